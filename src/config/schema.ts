@@ -1,0 +1,93 @@
+import { z } from '../domain/zod.ts';
+import { MOCK_MODEL, isClaudeModel } from '../domain/models.ts';
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected a folder name of lowercase letters, digits, ".", "_" or "-"');
+
+const modelId = z
+  .string()
+  .refine((value) => value === MOCK_MODEL || isClaudeModel(value), {
+    message: `expected "${MOCK_MODEL}" or a Claude model id such as "claude-sonnet-5-5"`,
+  });
+
+const unitInterval = z.number().min(0).max(1);
+
+/** The written shape of agentdevel.config.json. Defaults make the normalized shape. */
+export const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    blueprint: name.describe('The blueprint folder under blueprints/ that this workspace releases.'),
+    task: name.describe('The task folder under rubrics/ the blueprint is graded on.'),
+    models: z
+      .object({
+        agent: modelId.default(MOCK_MODEL),
+        critic: modelId.default(MOCK_MODEL),
+        diagnostician: modelId.default(MOCK_MODEL),
+        synthesizer: modelId.default(MOCK_MODEL),
+      })
+      .strict()
+      .default({ agent: MOCK_MODEL, critic: MOCK_MODEL, diagnostician: MOCK_MODEL, synthesizer: MOCK_MODEL })
+      .describe('The model of each role: a Claude model id, or "mock" for the offline simulation.'),
+    trials: z.number().int().min(1).max(32).default(1).describe('Trials per case in every run.'),
+    concurrency: z.number().int().min(1).max(64).default(4).describe('Case-trials run at once.'),
+    gate: z
+      .object({
+        maxP2F: z.number().int().min(0).default(0).describe('Most pass-to-fail regressions an RC may cause.'),
+        maxP2FRate: unitInterval.default(0.02).describe('Most regressions as a share of passing cases.'),
+        minF2P: z.number().int().min(0).default(1).describe('Fewest fail-to-pass fixes an RC must bring.'),
+        minHitRate: unitInterval
+          .default(0.5)
+          .describe('Fewest share of fixes whose baseline symptom the change intent targets.'),
+      })
+      .strict()
+      .default({ maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5 }),
+    stop: z
+      .object({
+        maxIterations: z.number().int().min(1).default(10),
+        maxConsecutiveRejections: z.number().int().min(1).default(3),
+        minF2P: z
+          .number()
+          .int()
+          .min(1)
+          .default(1)
+          .describe('Fixes below this per promoted RC count as drying up.'),
+        patience: z.number().int().min(1).default(2).describe('Iterations of dried-up fixes or rising regressions before stopping.'),
+      })
+      .strict()
+      .default({ maxIterations: 10, maxConsecutiveRejections: 3, minF2P: 1, patience: 2 }),
+    line: z
+      .object({
+        branch: z.string().min(1).default('main'),
+        tagPrefix: z.string().default(''),
+      })
+      .strict()
+      .default({ branch: 'main', tagPrefix: '' }),
+    sandbox: z
+      .object({
+        timeoutMs: z.number().int().min(100).default(30_000),
+        memoryMb: z.number().int().min(32).default(256),
+      })
+      .strict()
+      .default({ timeoutMs: 30_000, memoryMb: 256 }),
+    repairs: z
+      .object({
+        diagnosis: z.number().int().min(0).max(5).default(2),
+        synthesis: z.number().int().min(0).max(5).default(2),
+      })
+      .strict()
+      .default({ diagnosis: 2, synthesis: 2 }),
+    command: z
+      .object({
+        passEnv: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
+          .default([])
+          .describe('Environment variables a `command` blueprint receives; nothing else is passed.'),
+      })
+      .strict()
+      .default({ passEnv: [] }),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.output<typeof configSchema>;

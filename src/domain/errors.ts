@@ -1,0 +1,99 @@
+// The error catalogue: every error a user can see has a code, a one-line message and a next
+// step. Anything thrown that is not an AgentdevelError is a bug and prints its stack (exit 70).
+
+export const EXIT = {
+  ok: 0,
+  rejected: 1,
+  usage: 2,
+  infra: 3,
+  internal: 70,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+interface CatalogueEntry {
+  readonly exit: ExitCode;
+  readonly hint: string;
+}
+
+const catalogue = {
+  USAGE: { exit: EXIT.usage, hint: 'Run `agentdevel --help` for the commands and their options.' },
+  CONFIG_MISSING: {
+    exit: EXIT.usage,
+    hint: 'Run agentdevel in a workspace (a git repository with agentdevel.config.json), or pass -C DIR.',
+  },
+  CONFIG_INVALID: {
+    exit: EXIT.usage,
+    hint: 'Fix the key named above; agentdevel.config.schema.json describes every key.',
+  },
+  CASES_INVALID: {
+    exit: EXIT.usage,
+    hint: 'Each line of a split is one JSON object with a unique string "id".',
+  },
+  TASK_INVALID: { exit: EXIT.usage, hint: 'Fix the task folder named above (rubrics/<task>/).' },
+  BLUEPRINT_INVALID: { exit: EXIT.usage, hint: 'Fix the blueprint folder named above (blueprints/<name>/).' },
+  NOT_A_REPOSITORY: {
+    exit: EXIT.usage,
+    hint: 'agentdevel keeps releases in git: run `git init` and commit the workspace first.',
+  },
+  DIRTY_TREE: {
+    exit: EXIT.usage,
+    hint: 'Commit or stash your changes (git stash -u), then run the command again.',
+  },
+  REF_NOT_FOUND: { exit: EXIT.usage, hint: 'Pass a branch, tag or commit that exists in this repository.' },
+  CANDIDATE_NOT_ON_RELEASE: {
+    exit: EXIT.usage,
+    hint: 'Rebase the candidate onto the current release of the line, then gate it again.',
+  },
+  DEMO_DIR_NOT_EMPTY: { exit: EXIT.usage, hint: 'Pass a new or empty folder to --dir.' },
+  TEST_SPLIT_SEALED: {
+    exit: EXIT.usage,
+    hint: 'The test split is evaluated once per release; its earlier result is shown by `agentdevel log`.',
+  },
+  WORKSPACE_LOCKED: {
+    exit: EXIT.infra,
+    hint: 'Another agentdevel command holds this workspace; wait for it, or pass --wait SECONDS.',
+  },
+  MODEL_UNAVAILABLE: {
+    exit: EXIT.infra,
+    hint: 'The model API could not be reached after retries; check ANTHROPIC_BASE_URL, the key and the status page, then re-run.',
+  },
+  INFRA: { exit: EXIT.infra, hint: 'An infrastructure step failed; the message says which. Re-run when it is fixed.' },
+  GIT_FAILED: { exit: EXIT.infra, hint: 'A git command failed; the message has git\'s own words.' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof catalogue;
+
+export interface ErrorLocation {
+  readonly file?: string;
+  readonly line?: number;
+  readonly key?: string;
+}
+
+export class AgentdevelError extends Error {
+  readonly code: ErrorCode;
+  readonly exitCode: ExitCode;
+  readonly hint: string;
+  readonly location: ErrorLocation;
+
+  constructor(code: ErrorCode, message: string, options: { hint?: string; cause?: unknown; location?: ErrorLocation } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AgentdevelError';
+    this.code = code;
+    this.exitCode = catalogue[code].exit;
+    this.hint = options.hint ?? catalogue[code].hint;
+    this.location = options.location ?? {};
+  }
+}
+
+export function isAgentdevelError(error: unknown): error is AgentdevelError {
+  return error instanceof AgentdevelError;
+}
+
+/** Formats "file:line: key: message" with the parts that are known. */
+export function locate(location: ErrorLocation, message: string): string {
+  const where = [location.file, location.line === undefined ? undefined : String(location.line)]
+    .filter((part) => part !== undefined)
+    .join(':');
+  const key = location.key ? `${location.key}: ` : '';
+  return where ? `${where}: ${key}${message}` : `${key}${message}`;
+}

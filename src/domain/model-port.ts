@@ -1,0 +1,148 @@
+import type { CriticVerdict, ScorerResult } from './record.ts';
+import type { DiagnosisReport } from './diagnosis.ts';
+import type { ReleaseCandidate } from './release-candidate.ts';
+import type { TraceEvent } from './trace.ts';
+
+export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer'] as const;
+export type Role = (typeof roles)[number];
+
+/** Token usage of one model call; cost is computed by the engine from its price table. */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly costUsd: number;
+}
+
+export interface ToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+}
+
+export type AssistantBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown };
+
+export type UserBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'tool_result'; readonly toolUseId: string; readonly content: string; readonly isError: boolean };
+
+export type ConversationMessage =
+  | { readonly role: 'user'; readonly content: readonly UserBlock[] }
+  | { readonly role: 'assistant'; readonly content: readonly AssistantBlock[] };
+
+export interface AgentTurnRequest {
+  readonly model: string;
+  readonly system: string;
+  readonly tools: readonly ToolSpec[];
+  readonly messages: readonly ConversationMessage[];
+  readonly maxTokens: number;
+  readonly temperature?: number;
+  /** Varies per trial so that repeated trials are independent draws (engines may ignore it). */
+  readonly seed: string;
+}
+
+export interface AgentTurn {
+  readonly content: readonly AssistantBlock[];
+  readonly stopReason: string;
+  readonly usage: Usage;
+  readonly latencyMs: number;
+}
+
+/**
+ * Everything the critic may see. There is no blueprint field, and none may be added: the
+ * critic is implementation-blind (DESIGN.md non-negotiables; guarded by the canary test).
+ */
+export interface CriticRequest {
+  readonly model: string;
+  readonly rubric: string;
+  readonly trace: readonly TraceEvent[];
+  readonly scorer: ScorerResult | null;
+  readonly taxonomy: readonly SymptomEntry[];
+}
+
+export interface SymptomEntry {
+  readonly label: string;
+  readonly description: string;
+}
+
+export interface DiagnosisScriptRequest {
+  readonly model: string;
+  readonly recordSchema: string;
+  readonly sampleRecords: readonly unknown[];
+  readonly taxonomy: readonly SymptomEntry[];
+  readonly previousScript: string | null;
+  /** The failure of the previous attempt in this iteration, for a bounded repair. */
+  readonly repairFeedback: string | null;
+}
+
+export interface BlueprintFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+export interface RcHistoryEntry {
+  readonly iteration: number;
+  readonly targets: readonly string[];
+  readonly rationale: string;
+  readonly decision: 'promoted' | 'rejected' | 'invalid';
+  readonly reasons: readonly string[];
+  readonly fingerprint: string;
+}
+
+export interface SynthesisRequest {
+  readonly model: string;
+  readonly blueprintName: string;
+  readonly blueprintRoot: string;
+  readonly files: readonly BlueprintFile[];
+  readonly diagnosis: DiagnosisReport;
+  readonly history: readonly RcHistoryEntry[];
+  readonly repairFeedback: string | null;
+}
+
+export interface WithUsage<T> {
+  readonly value: T;
+  readonly usage: Usage;
+}
+
+/**
+ * The one port for model calls. Each role has its own typed request, so what a role may see
+ * is checked by the compiler rather than by convention.
+ */
+export interface ModelPort {
+  agentTurn(request: AgentTurnRequest): Promise<AgentTurn>;
+  criticize(request: CriticRequest): Promise<WithUsage<CriticVerdict>>;
+  writeDiagnosisScript(request: DiagnosisScriptRequest): Promise<WithUsage<{ script: string }>>;
+  synthesize(request: SynthesisRequest): Promise<WithUsage<ReleaseCandidate>>;
+}
+
+export const zeroUsage: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0,
+};
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    costUsd: a.costUsd + b.costUsd,
+  };
+}
+
+/** A model call that failed for infrastructure reasons (after retries). Never a fail of the agent. */
+export class InfraError extends Error {
+  readonly role: Role;
+  constructor(role: Role, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InfraError';
+    this.role = role;
+  }
+}
+export type { DiagnosisReport };

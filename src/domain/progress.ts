@@ -1,0 +1,28 @@
+import type { RecordStatus } from './record.ts';
+
+/** What stages tell the outside world. Stages never print; the CLI decides how to show these. */
+export type ProgressEvent =
+  | { readonly type: 'stage'; readonly stage: string; readonly message: string }
+  | { readonly type: 'run.started'; readonly runId: string; readonly label: string; readonly total: number }
+  | {
+      readonly type: 'case.finished';
+      readonly runId: string;
+      readonly caseId: string;
+      readonly trial: number;
+      readonly status: RecordStatus;
+      readonly pass: boolean | null;
+    }
+  | {
+      readonly type: 'run.finished';
+      readonly runId: string;
+      readonly label: string;
+      readonly passRate: number;
+      readonly reused: boolean;
+    }
+  | { readonly type: 'warning'; readonly message: string };
+
+export interface Reporter {
+  emit(event: ProgressEvent): void;
+}
+
+export const silentReporter: Reporter = { emit: () => undefined };

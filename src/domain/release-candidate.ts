@@ -1,0 +1,21 @@
+import { z } from './zod.ts';
+
+/** A whole-file edit. `content: null` deletes the file. Paths are relative to the workspace root. */
+export const fileEditSchema = z.object({
+  path: z.string().min(1),
+  content: z.string().nullable(),
+});
+export type FileEdit = z.infer<typeof fileEditSchema>;
+
+/** Which symptoms the RC targets and why; it documents alignment, it does not claim causality. */
+export const changeIntentSchema = z.object({
+  targets: z.array(z.string()).min(1),
+  rationale: z.string().min(1),
+});
+export type ChangeIntent = z.infer<typeof changeIntentSchema>;
+
+export const releaseCandidateSchema = z.object({
+  edits: z.array(fileEditSchema),
+  intent: changeIntentSchema,
+});
+export type ReleaseCandidate = z.infer<typeof releaseCandidateSchema>;

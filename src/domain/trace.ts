@@ -1,0 +1,59 @@
+import { z } from './zod.ts';
+
+// Trace events, the DESIGN.md contract. There is deliberately no `system` role and no field
+// for prompt text or code: a trace never carries the blueprint.
+
+const startEvent = z.object({
+  type: z.literal('start'),
+  caseId: z.string(),
+  trial: z.number().int().nonnegative(),
+  at: z.string().optional(),
+});
+const messageEvent = z.object({
+  type: z.literal('message'),
+  role: z.enum(['user', 'assistant']),
+  text: z.string(),
+});
+const toolCallEvent = z.object({
+  type: z.literal('tool_call'),
+  id: z.string(),
+  name: z.string(),
+  args: z.unknown(),
+});
+const toolResultEvent = z.object({
+  type: z.literal('tool_result'),
+  id: z.string(),
+  ok: z.boolean(),
+  result: z.unknown().optional(),
+  error: z.string().optional(),
+});
+const llmEvent = z.object({
+  type: z.literal('llm'),
+  model: z.string(),
+  inputTokens: z.number().int().nonnegative().optional(),
+  outputTokens: z.number().int().nonnegative().optional(),
+  latencyMs: z.number().nonnegative().optional(),
+  stopReason: z.string().optional(),
+});
+const errorEvent = z.object({
+  type: z.literal('error'),
+  kind: z.enum(['agent', 'infra']),
+  message: z.string(),
+});
+const finalEvent = z.object({
+  type: z.literal('final'),
+  output: z.unknown(),
+});
+
+export const traceEventSchema = z.discriminatedUnion('type', [
+  startEvent,
+  messageEvent,
+  toolCallEvent,
+  toolResultEvent,
+  llmEvent,
+  errorEvent,
+  finalEvent,
+]);
+
+export type TraceEvent = z.infer<typeof traceEventSchema>;
+export type TraceEventType = TraceEvent['type'];

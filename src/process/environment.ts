@@ -1,0 +1,36 @@
+// What a child process may see of agentdevel's environment: nothing, unless named. Secrets
+// (API keys and the like) therefore never reach sandboxed code, traces, reports or logs.
+
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
+
+/** A minimal environment for child processes: a PATH to find executables, plus named passes. */
+export function childEnvironment(
+  parent: Readonly<Record<string, string | undefined>>,
+  pass: readonly string[] = [],
+): Record<string, string> {
+  const env: Record<string, string> = { PATH: parent.PATH ?? '/usr/bin:/bin' };
+  for (const name of pass) {
+    const value = parent[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** The values to redact from anything agentdevel writes or prints. */
+export function secretValues(parent: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(parent)
+    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 8)
+    .map(([, value]) => value as string);
+}
+
+export type Redactor = (text: string) => string;
+
+export function makeRedactor(secrets: readonly string[]): Redactor {
+  const sorted = [...new Set(secrets)].sort((a, b) => b.length - a.length);
+  if (sorted.length === 0) return (text) => text;
+  return (text) => {
+    let out = text;
+    for (const secret of sorted) out = out.split(secret).join('[redacted]');
+    return out;
+  };
+}
