@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnvironment } from './environment.ts';
 import { permissionArgs } from './node-permissions.ts';
-import { runProcess, type ProcessOutcome } from './runner.ts';
+import { runProcess, type ProcessOutcome, type ProcessRequest } from './runner.ts';
 
 const entry = fileURLToPath(new URL('./sandbox-entry.mjs', import.meta.url));
 
@@ -11,15 +11,45 @@ export interface SandboxLimits {
   readonly memoryMb: number;
 }
 
-export interface SandboxRequest {
+export interface SandboxRequest extends SandboxGrant {
   /** Absolute path of the untrusted script (an ES module). */
   readonly script: string;
+  readonly args: readonly string[];
+  readonly limits: SandboxLimits;
+}
+
+export interface SandboxGrant {
   /** Files and folders the script may read, besides itself. */
   readonly readable: readonly string[];
   /** Folders the script may write. */
   readonly writable: readonly string[];
-  readonly args: readonly string[];
-  readonly limits: SandboxLimits;
+}
+
+/** The command line that runs `script` under the sandbox; shared by scripts and the tool host. */
+export function sandboxInvocation(
+  script: string,
+  grant: SandboxGrant,
+  args: readonly string[],
+  memoryMb: number,
+): ProcessRequest {
+  const permissions = {
+    read: [entry, script, ...grant.readable].map((p) => path.resolve(p)),
+    write: grant.writable.map((p) => path.resolve(p)),
+  };
+  return {
+    command: process.execPath,
+    args: [
+      ...permissionArgs(permissions),
+      `--max-old-space-size=${memoryMb}`,
+      '--disable-warning=ExperimentalWarning',
+      entry,
+      path.resolve(script),
+      ...args,
+    ],
+    // Nothing of agentdevel's environment: no API keys, no tokens.
+    env: childEnvironment({ PATH: '/nonexistent' }),
+    cwd: path.dirname(path.resolve(script)),
+  };
 }
 
 export type SandboxVerdict =
@@ -32,22 +62,8 @@ export type SandboxVerdict =
  * environment variables and no network, and is killed at the time or memory limit.
  */
 export async function runSandboxed(request: SandboxRequest): Promise<SandboxVerdict> {
-  const grant = {
-    read: [entry, request.script, ...request.readable].map((p) => path.resolve(p)),
-    write: request.writable.map((p) => path.resolve(p)),
-  };
   const outcome = await runProcess({
-    command: process.execPath,
-    args: [
-      ...permissionArgs(grant),
-      `--max-old-space-size=${request.limits.memoryMb}`,
-      '--disable-warning=ExperimentalWarning',
-      entry,
-      path.resolve(request.script),
-      ...request.args,
-    ],
-    env: childEnvironment({ PATH: '/nonexistent' }),
-    cwd: path.dirname(path.resolve(request.script)),
+    ...sandboxInvocation(request.script, request, request.args, request.limits.memoryMb),
     timeoutMs: request.limits.timeoutMs,
     maxOutputBytes: 4 * 1024 * 1024,
   });

@@ -1,0 +1,108 @@
+// The tool host: runs a blueprint's tool wrappers and the task's environment in a sandboxed
+// child process, driven over IPC by the tool-loop runtime. It is started through
+// sandbox-entry.mjs, so it sees no environment variables, no network, and only its bundles.
+// argv: WRAPPERS_BUNDLE ENVIRONMENT_BUNDLE|-
+const [wrappersPath, environmentPath] = process.argv.slice(2);
+
+const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+const sessions = new Map();
+let tools = new Map();
+let environmentModule = null;
+
+function plain(value) {
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
+}
+
+function errorText(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function init() {
+  const bundle = await import(new URL(`file://${wrappersPath}`).href);
+  const specs = [];
+  for (const [file, mod] of bundle.default) {
+    const wrapper = mod.default ?? mod;
+    const problems = [];
+    if (typeof wrapper.name !== 'string' || !toolNamePattern.test(wrapper.name)) problems.push('"name" must be 1-64 letters, digits, "_" or "-"');
+    if (typeof wrapper.description !== 'string' || wrapper.description.length === 0) problems.push('"description" must be a non-empty string');
+    if (!wrapper.inputSchema || typeof wrapper.inputSchema.safeParse !== 'function') problems.push('"inputSchema" must be a zod schema');
+    if (typeof wrapper.run !== 'function') problems.push('"run" must be a function (args, ctx)');
+    if (problems.length > 0) throw new Error(`${file}: ${problems.join('; ')}`);
+    if (tools.has(wrapper.name)) throw new Error(`${file}: a tool named "${wrapper.name}" is already defined`);
+    tools.set(wrapper.name, wrapper);
+    let inputSchema;
+    try {
+      inputSchema = bundle.toJSONSchema(wrapper.inputSchema, { io: 'input', unrepresentable: 'any' });
+    } catch (error) {
+      throw new Error(`${file}: inputSchema cannot be expressed as JSON Schema: ${errorText(error)}`);
+    }
+    delete inputSchema.$schema;
+    specs.push({ name: wrapper.name, description: wrapper.description, inputSchema });
+  }
+  if (environmentPath && environmentPath !== '-') {
+    environmentModule = await import(new URL(`file://${environmentPath}`).href);
+    if (typeof environmentModule.createEnvironment !== 'function') {
+      throw new Error('the task environment must export createEnvironment(case)');
+    }
+  }
+  return { tools: specs };
+}
+
+function session(id) {
+  const found = sessions.get(id);
+  if (!found) throw new Error(`no open session ${id}`);
+  return found;
+}
+
+const operations = {
+  init: () => init(),
+  open: async ({ session: id, case: caseData }) => {
+    const environment = environmentModule ? await environmentModule.createEnvironment(caseData) : null;
+    sessions.set(id, { environment, caseData });
+    const opening = environment?.user?.opening ? await environment.user.opening() : null;
+    return { opening: opening ?? null };
+  },
+  call: async ({ session: id, name, args }) => {
+    const { environment } = session(id);
+    const wrapper = tools.get(name);
+    if (!wrapper) return { ok: false, error: `unknown tool "${name}"` };
+    const parsed = wrapper.inputSchema.safeParse(args ?? {});
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+      return { ok: false, error: `invalid arguments: ${issues}` };
+    }
+    try {
+      // Wrappers reach the environment only through ctx.env: the environment's API object.
+      const result = await wrapper.run(parsed.data, { env: environment?.api ?? {} });
+      return { ok: true, result: plain(result) };
+    } catch (error) {
+      return { ok: false, error: errorText(error) };
+    }
+  },
+  reply: async ({ session: id, text }) => {
+    const { environment } = session(id);
+    const reply = environment?.user?.reply ? await environment.user.reply(text) : null;
+    return { reply: reply ?? null };
+  },
+  close: async ({ session: id }) => {
+    const { environment, caseData } = session(id);
+    sessions.delete(id);
+    const state = environment?.state ? plain(await environment.state()) : null;
+    const expectedState =
+      environmentModule?.expectedState ? plain(await environmentModule.expectedState(caseData)) : null;
+    return { state, expectedState };
+  },
+};
+
+process.on('message', async (message) => {
+  const { id, op, ...payload } = message;
+  try {
+    const handler = operations[op];
+    if (!handler) throw new Error(`unknown operation ${op}`);
+    const value = await handler(payload);
+    process.send({ id, ok: true, value });
+  } catch (error) {
+    process.send({ id, ok: false, error: errorText(error) });
+  }
+});
+process.send({ id: 0, ok: true, value: 'ready' });
