@@ -39,9 +39,12 @@ export const configSchema = z
         minHitRate: unitInterval
           .default(0.5)
           .describe('Fewest share of fixes whose baseline symptom the change intent targets.'),
+        maxUngradedShare: unitInterval
+          .default(0.1)
+          .describe('Most share of cases without a verdict (infrastructure errors) for the gate to decide at all.'),
       })
       .strict()
-      .default({ maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5 }),
+      .default({ maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1 }),
     stop: z
       .object({
         maxIterations: z.number().int().min(1).default(10),
@@ -50,12 +53,12 @@ export const configSchema = z
           .number()
           .int()
           .min(1)
-          .default(1)
+          .default(2)
           .describe('Fixes below this per promoted RC count as drying up.'),
         patience: z.number().int().min(1).default(2).describe('Iterations of dried-up fixes or rising regressions before stopping.'),
       })
       .strict()
-      .default({ maxIterations: 10, maxConsecutiveRejections: 3, minF2P: 1, patience: 2 }),
+      .default({ maxIterations: 10, maxConsecutiveRejections: 3, minF2P: 2, patience: 2 }),
     line: z
       .object({
         branch: z.string().min(1).default('main'),

@@ -3,7 +3,7 @@
 // as ctx.env. Like tau-bench, the environment checks what is physically possible (an order
 // must exist, only pending orders can be cancelled) but not the written policy; following the
 // policy is the agent's job, and the state scorer catches it when the agent does not.
-import seed from './data.json';
+import seed from './data.json' with { type: 'json' };
 import { simulatedUser, type UserScript } from './user.ts';
 
 export interface Item {

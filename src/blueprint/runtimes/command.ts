@@ -1,0 +1,63 @@
+import type { Case } from '../../domain/case.ts';
+import { traceEventSchema } from '../../domain/trace.ts';
+import { childEnvironment } from '../../process/environment.ts';
+import { runProcessLines } from '../../process/runner.ts';
+import type { LoadedBlueprint } from '../load.ts';
+import type { CommandManifest } from '../manifest.ts';
+import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from './runtime.ts';
+
+export interface CommandOptions {
+  readonly blueprint: LoadedBlueprint;
+  readonly manifest: CommandManifest;
+  /** Names of environment variables the agent may see (from the workspace config, not the blueprint). */
+  readonly passEnv: readonly string[];
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Any executable as an agent: the case (without its grading fields) as JSON on stdin, trace
+ * events as JSON lines on stdout, streamed into the trace as they arrive.
+ */
+export function startCommand(options: CommandOptions): Runtime {
+  const [command, ...args] = options.manifest.command;
+  async function runCase(testCase: Case, _trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    let output: unknown = null;
+    let lineNumber = 0;
+    const outcome = await runProcessLines(
+      {
+        command: command as string,
+        args,
+        cwd: options.blueprint.root,
+        env: childEnvironment(options.parentEnv, options.passEnv),
+        input: JSON.stringify(visibleCase(testCase)),
+        timeoutMs: options.manifest.timeoutMs,
+      },
+      (line) => {
+        lineNumber += 1;
+        if (line.trim() === '') return;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(line);
+        } catch {
+          sink.emit({ type: 'error', kind: 'agent', message: `stdout line ${lineNumber} is not JSON` });
+          return;
+        }
+        const event = traceEventSchema.safeParse(parsed);
+        if (!event.success || event.data.type === 'start') {
+          sink.emit({ type: 'error', kind: 'agent', message: `stdout line ${lineNumber} is not a trace event` });
+          return;
+        }
+        if (event.data.type === 'final') output = event.data.output;
+        sink.emit(event.data);
+      },
+    );
+    if (outcome.spawnError) sink.emit({ type: 'error', kind: 'agent', message: `could not start ${command}: ${outcome.spawnError}` });
+    else if (outcome.timedOut) sink.emit({ type: 'error', kind: 'agent', message: `timed out after ${options.manifest.timeoutMs} ms` });
+    else if (outcome.exitCode !== 0) {
+      const tail = outcome.stderr.trim().split('\n').at(-1) ?? '';
+      sink.emit({ type: 'error', kind: 'agent', message: `exited with ${outcome.signal ?? `code ${outcome.exitCode}`}${tail ? `: ${tail.slice(0, 200)}` : ''}` });
+    }
+    return { output, observation: null };
+  }
+  return { runCase, close: async () => undefined };
+}

@@ -1,0 +1,34 @@
+import type { ModelPort } from '../../domain/model-port.ts';
+import type { LoadedBlueprint } from '../load.ts';
+import type { RuntimeKind } from '../manifest.ts';
+import { startCommand } from './command.ts';
+import type { Runtime } from './runtime.ts';
+import { startToolLoop } from './tool-loop.ts';
+
+export interface RuntimeContext {
+  readonly blueprint: LoadedBlueprint;
+  readonly environmentBundle: string | null;
+  readonly model: ModelPort;
+  readonly agentModel: string;
+  readonly callTimeoutMs: number;
+  readonly memoryMb: number;
+  readonly passEnv: readonly string[];
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+}
+
+const starters: { [K in RuntimeKind]: (context: RuntimeContext) => Promise<Runtime> } = {
+  'tool-loop': (context) => {
+    const manifest = context.blueprint.manifest;
+    if (manifest.runtime !== 'tool-loop') throw new Error('unreachable: runtime mismatch');
+    return startToolLoop({ ...context, manifest });
+  },
+  command: async (context) => {
+    const manifest = context.blueprint.manifest;
+    if (manifest.runtime !== 'command') throw new Error('unreachable: runtime mismatch');
+    return startCommand({ ...context, manifest });
+  },
+};
+
+export function startRuntime(context: RuntimeContext): Promise<Runtime> {
+  return starters[context.blueprint.manifest.runtime](context);
+}

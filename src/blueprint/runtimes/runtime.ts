@@ -1,0 +1,30 @@
+import type { Case } from '../../domain/case.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
+import type { Observation } from '../../stages/score/scorers.ts';
+
+export interface TraceSink {
+  emit(event: TraceEvent): void;
+}
+
+export interface CaseOutcome {
+  readonly output: unknown;
+  readonly observation: Observation | null;
+}
+
+/**
+ * Runs one case-trial of a blueprint and streams its trace into `sink`. Agent failures are
+ * part of the outcome (and the trace); only infrastructure failures throw (InfraError).
+ */
+export interface Runtime {
+  runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome>;
+  close(): Promise<void>;
+}
+
+/** Fields of a case that grade the agent; the agent never sees them. */
+export const HIDDEN_CASE_FIELDS = ['expected'] as const;
+
+export function visibleCase(testCase: Case): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...testCase };
+  for (const field of HIDDEN_CASE_FIELDS) delete copy[field];
+  return copy;
+}

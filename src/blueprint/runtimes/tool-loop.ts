@@ -1,0 +1,125 @@
+import type { Case } from '../../domain/case.ts';
+import type { ConversationMessage, ModelPort, UserBlock } from '../../domain/model-port.ts';
+import type { LoadedBlueprint } from '../load.ts';
+import type { ToolLoopManifest } from '../manifest.ts';
+import { startToolHost, ToolHostError, type ToolHost } from '../tool-host/client.ts';
+import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from './runtime.ts';
+
+export interface ToolLoopOptions {
+  readonly blueprint: LoadedBlueprint;
+  readonly manifest: ToolLoopManifest;
+  readonly environmentBundle: string | null;
+  readonly model: ModelPort;
+  readonly agentModel: string;
+  readonly callTimeoutMs: number;
+  readonly memoryMb: number;
+}
+
+/**
+ * The built-in tool-use loop: the model proposes tool calls, the sandboxed tool host runs the
+ * blueprint's wrappers against the task environment, and text turns go to the (simulated)
+ * user until the user has nothing more to say or the step budget runs out.
+ */
+export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> {
+  const { blueprint, manifest } = options;
+  const hostBundles = { wrappers: blueprint.wrappersBundle as string, environment: options.environmentBundle };
+  const hostLimits = { callTimeoutMs: options.callTimeoutMs, memoryMb: options.memoryMb };
+  // Started eagerly so a wrapper that does not import fails the load, not every case.
+  let host: ToolHost | null = await startToolHost(hostBundles, hostLimits);
+  const tools = host.tools;
+  const system = (blueprint.renderPrompt as (context: unknown) => string)({ tools });
+
+  const liveHost = async (): Promise<ToolHost> => {
+    host ??= await startToolHost(hostBundles, hostLimits);
+    return host;
+  };
+
+  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    const session = `${testCase.id}#${trial}`;
+    try {
+      const current = await liveHost();
+      const { opening } = await current.open(session, testCase);
+      const input = visibleCase(testCase).input;
+      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase)));
+      sink.emit({ type: 'message', role: 'user', text: firstText });
+      const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
+      let lastText: string | null = null;
+      let finished = false;
+      for (let step = 0; step < manifest.maxSteps && !finished; step += 1) {
+        const turn = await options.model.agentTurn({
+          model: options.agentModel,
+          system,
+          tools,
+          messages,
+          maxTokens: manifest.maxTokens,
+          ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
+          seed: `${testCase.id}:${trial}`,
+        });
+        sink.emit({
+          type: 'llm',
+          model: options.agentModel,
+          inputTokens: turn.usage.inputTokens,
+          outputTokens: turn.usage.outputTokens,
+          latencyMs: turn.latencyMs,
+          stopReason: turn.stopReason,
+        });
+        messages.push({ role: 'assistant', content: turn.content });
+        const results: UserBlock[] = [];
+        for (const block of turn.content) {
+          if (block.type === 'text') {
+            if (block.text.trim() === '') continue;
+            lastText = block.text;
+            sink.emit({ type: 'message', role: 'assistant', text: block.text });
+            continue;
+          }
+          sink.emit({ type: 'tool_call', id: block.id, name: block.name, args: block.input });
+          const outcome = await current.call(session, block.name, block.input);
+          sink.emit(
+            outcome.ok
+              ? { type: 'tool_result', id: block.id, ok: true, result: outcome.result }
+              : { type: 'tool_result', id: block.id, ok: false, error: outcome.error ?? 'error' },
+          );
+          results.push({
+            type: 'tool_result',
+            toolUseId: block.id,
+            content: outcome.ok ? JSON.stringify(outcome.result ?? null) : (outcome.error ?? 'error'),
+            isError: !outcome.ok,
+          });
+        }
+        if (results.length > 0) {
+          messages.push({ role: 'user', content: results });
+          continue;
+        }
+        const reply = await current.reply(session, lastText ?? '');
+        if (reply === null) {
+          finished = true;
+          break;
+        }
+        sink.emit({ type: 'message', role: 'user', text: reply });
+        messages.push({ role: 'user', content: [{ type: 'text', text: reply }] });
+      }
+      if (!finished) {
+        sink.emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.maxSteps} model turns without finishing` });
+      }
+      const end = await current.close(session);
+      sink.emit({ type: 'final', output: lastText });
+      return { output: lastText, observation: { state: end.state, expectedState: end.expectedState } };
+    } catch (error) {
+      if (!(error instanceof ToolHostError)) throw error;
+      // The host runs blueprint code, so its failure is the agent's failure for this case.
+      host?.stop();
+      host = null;
+      sink.emit({ type: 'error', kind: 'agent', message: error.message });
+      sink.emit({ type: 'final', output: null });
+      return { output: null, observation: null };
+    }
+  }
+
+  return {
+    runCase,
+    close: async () => {
+      host?.stop();
+      host = null;
+    },
+  };
+}

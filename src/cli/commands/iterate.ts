@@ -1,0 +1,40 @@
+import { AgentdevelError } from '../../domain/errors.ts';
+import { iterate, type IterateOutcome } from '../../pipeline/iterate.ts';
+import { refuseDirtyTree } from '../../pipeline/workspace.ts';
+import { openCommand, type CommandContext, type CommonOptions, type Io } from '../context.ts';
+import { simulationNote } from './notes.ts';
+
+export interface IterateOptions extends CommonOptions {
+  readonly maxIterations?: string;
+}
+
+export function parseMaxIterations(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new AgentdevelError('USAGE', `--max-iterations: expected a whole number of at least 1, got "${value}"`);
+  return n;
+}
+
+export function printIterations(command: CommandContext, outcome: IterateOutcome): void {
+  for (const it of outcome.iterations) {
+    const what = it.kind === 'promoted' ? `promoted ${it.tag}` : it.kind === 'rejected' ? 'rejected' : 'no release candidate';
+    command.output.line(`iteration ${it.iteration}: ${what}  F→P ${it.f2p.length}  P→F ${it.p2f.length}${it.targets.length ? `  targets ${it.targets.join(', ')}` : ''}`);
+  }
+  command.output.line(`current release: ${outcome.release}`);
+  command.output.line(`stopped: ${outcome.stopReason}`);
+  if (outcome.simulated) command.output.line(simulationNote);
+}
+
+export async function iterateCommand(io: Io, options: IterateOptions): Promise<number> {
+  const maxIterations = parseMaxIterations(options.maxIterations);
+  const command = await openCommand(io, options, 'iterate');
+  try {
+    await refuseDirtyTree(command.workspace);
+    const outcome = await iterate(command.run, { maxIterations });
+    if (command.output.json) command.output.result(outcome);
+    else printIterations(command, outcome);
+    return 0;
+  } finally {
+    await command.close();
+  }
+}

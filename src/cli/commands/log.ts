@@ -1,0 +1,23 @@
+import { readDecisionLog } from '../../pipeline/decision-log.ts';
+import { openCommand, type CommonOptions, type Io } from '../context.ts';
+
+export async function logCommand(io: Io, options: CommonOptions): Promise<number> {
+  const command = await openCommand(io, options, null);
+  try {
+    const entries = await readDecisionLog(command.workspace);
+    for (const entry of entries) {
+      if (command.output.json) {
+        command.output.result(entry);
+        continue;
+      }
+      const cost = entry.costUsd === null ? '' : `  $${entry.costUsd.toFixed(4)}`;
+      command.output.line(
+        `${entry.rc}  ${entry.decision.padEnd(8)}  ${(entry.tag ?? '-').padEnd(20)}  F→P ${String(entry.f2p).padStart(3)}  P→F ${String(entry.p2f).padStart(3)}${cost}${entry.simulated ? '  (simulated)' : ''}`,
+      );
+    }
+    if (!command.output.json && entries.length === 0) command.output.line('no release candidates yet: run `agentdevel iterate`');
+    return 0;
+  } finally {
+    await command.close();
+  }
+}

@@ -1,0 +1,53 @@
+import { AgentdevelError } from '../../domain/errors.ts';
+import { runVersion, withCheckout, type RunResult } from '../../pipeline/execute-run.ts';
+import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { simulationNote } from './notes.ts';
+
+export interface RunOptions extends CommonOptions {
+  readonly split?: string;
+  readonly ref?: string;
+  readonly trials?: string;
+}
+
+export async function runCommand(io: Io, options: RunOptions): Promise<number> {
+  const split = options.split ?? 'train';
+  if (split === 'test') {
+    throw new AgentdevelError('TEST_SPLIT_SEALED', 'the test split is sealed: `run` works on the train split only', {
+      hint: 'Run `agentdevel evaluate-test` for the single held-out evaluation of the current release.',
+    });
+  }
+  if (split !== 'train') throw new AgentdevelError('USAGE', `--split: expected "train", got "${split}"`);
+  const trials = options.trials === undefined ? null : Number(options.trials);
+  if (trials !== null && (!Number.isInteger(trials) || trials < 1 || trials > 32)) {
+    throw new AgentdevelError('USAGE', `--trials: expected a whole number from 1 to 32, got "${options.trials}"`);
+  }
+  const command = await openCommand(io, options, 'run');
+  try {
+    const { workspace } = command;
+    const request = { split: 'train' as const, trials: trials ?? workspace.config.trials, purpose: 'run' as const };
+    let result: RunResult;
+    if (options.ref) {
+      const commit = await workspace.repo.resolve(options.ref);
+      if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
+      result = await withCheckout(workspace, commit, (source) => runVersion(command.run, { ...request, source, label: options.ref as string }));
+    } else {
+      // The working tree as it is, committed or not: what the user sees is what runs.
+      const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
+      const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
+      result = await runVersion(command.run, { ...request, source: { commit: dirty ? `${head}+dirty` : head, dir: workspace.root }, label: 'working tree' });
+    }
+    const graded = result.records.filter((r) => r.pass !== null);
+    const passed = graded.filter((r) => r.pass).length;
+    const infraErrors = result.records.length - graded.length;
+    const passRate = graded.length === 0 ? 0 : passed / graded.length;
+    if (command.output.json) {
+      command.output.result({ runId: result.runId, split, trials: request.trials, passRate, passed, graded: graded.length, infraErrors, reused: result.reused, simulated: result.simulated });
+    } else {
+      command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded.length} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
+      if (result.simulated) command.output.line(simulationNote);
+    }
+    return 0;
+  } finally {
+    await command.close();
+  }
+}

@@ -1,0 +1,74 @@
+import path from 'node:path';
+import { systemClock, type Clock } from '../domain/clock.ts';
+import type { Reporter } from '../domain/progress.ts';
+import { createModelPort } from '../engine/index.ts';
+import type { RunContext } from '../pipeline/execute-run.ts';
+import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
+import { makeRedactor, secretValues, type Redactor } from '../process/environment.ts';
+import { createOutput, createReporter, type Output } from './render.ts';
+
+export interface CommonOptions {
+  readonly C?: string;
+  readonly json?: boolean;
+  readonly wait?: string;
+}
+
+export interface Io {
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly clock: Clock;
+}
+
+export const processIo = (): Io => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  clock: systemClock,
+});
+
+export interface CommandContext {
+  readonly workspace: Workspace;
+  readonly run: RunContext;
+  readonly output: Output;
+  readonly reporter: Reporter;
+  readonly redact: Redactor;
+  close(): Promise<void>;
+}
+
+export function presentation(io: Io, options: CommonOptions): { output: Output; reporter: Reporter; redact: Redactor } {
+  const redact = makeRedactor(secretValues(io.env));
+  const output = createOutput(options.json === true, redact, io.stdout);
+  const reporter = createReporter(io.stderr, redact, { tty: io.stderr.isTTY === true && io.env.CI !== 'true' });
+  return { output, reporter, redact };
+}
+
+export function workspaceDir(io: Io, options: CommonOptions): string {
+  return path.resolve(io.cwd, options.C ?? '.');
+}
+
+/** Opens the workspace named by -C (default: the current directory) for one command. */
+export async function openCommand(io: Io, options: CommonOptions, lockFor: string | null): Promise<CommandContext> {
+  const { output, reporter, redact } = presentation(io, options);
+  const waitMs = Math.max(0, Number(options.wait ?? 0)) * 1000;
+  const workspace = await openWorkspace(workspaceDir(io, options), {
+    lock: lockFor ? { command: lockFor, waitMs } : null,
+    clock: io.clock,
+  });
+  try {
+    const model = createModelPort(workspace.config.models, { claude: null });
+    return {
+      workspace,
+      output,
+      reporter,
+      redact,
+      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env },
+      close: () => workspace.close(),
+    };
+  } catch (error) {
+    await workspace.close();
+    throw error;
+  }
+}

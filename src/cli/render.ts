@@ -1,0 +1,75 @@
+import type { ProgressEvent, Reporter } from '../domain/progress.ts';
+import type { Redactor } from '../process/environment.ts';
+
+export interface Output {
+  /** Machine-readable result (stdout). */
+  result(value: unknown): void;
+  /** Human-readable result (stdout). */
+  line(text: string): void;
+  readonly json: boolean;
+}
+
+export function createOutput(json: boolean, redact: Redactor, stdout: NodeJS.WritableStream = process.stdout): Output {
+  return {
+    json,
+    result: (value) => stdout.write(`${redact(JSON.stringify(value))}\n`),
+    line: (text) => {
+      if (!json) stdout.write(`${redact(text)}\n`);
+    },
+  };
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/**
+ * Progress on stderr: a live bar on a terminal, plain lines otherwise (CI logs, pipes). Stages
+ * only emit events; this is the one place that decides how they look.
+ */
+export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, options: { tty: boolean }): Reporter {
+  const runs = new Map<string, { label: string; total: number; done: number; passed: number }>();
+  const write = (text: string) => stderr.write(redact(text));
+  let barShown = false;
+  const clearBar = () => {
+    if (barShown) write('\r\u001b[2K');
+    barShown = false;
+  };
+  return {
+    emit(event: ProgressEvent) {
+      switch (event.type) {
+        case 'stage':
+          clearBar();
+          write(`${event.message}\n`);
+          return;
+        case 'warning':
+          clearBar();
+          write(`warning: ${event.message}\n`);
+          return;
+        case 'run.started':
+          runs.set(event.runId, { label: event.label, total: event.total, done: 0, passed: 0 });
+          if (!options.tty) write(`  ${event.label}: running ${event.total} case-trials (${event.runId})\n`);
+          return;
+        case 'case.finished': {
+          const run = runs.get(event.runId);
+          if (!run) return;
+          run.done += 1;
+          if (event.pass) run.passed += 1;
+          if (options.tty) {
+            const width = 24;
+            const filled = Math.round((run.done / Math.max(1, run.total)) * width);
+            write(`\r\u001b[2K  ${run.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${run.done}/${run.total} passing ${run.passed}`);
+            barShown = true;
+          }
+          return;
+        }
+        case 'run.finished':
+          clearBar();
+          write(`  ${event.label}: pass rate ${pct(event.passRate)}${event.reused ? ' (records reused: this version already ran)' : ''}\n`);
+          return;
+        default: {
+          const exhaustive: never = event;
+          return exhaustive;
+        }
+      }
+    },
+  };
+}

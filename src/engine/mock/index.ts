@@ -1,0 +1,31 @@
+// The mock engine: a deterministic simulation of every model role for the bundled example,
+// so the whole pipeline runs offline. It is not a language model, and its results say so.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { ModelPort } from '../../domain/model-port.ts';
+import { heuristicCritic } from '../../stages/critic/heuristic.ts';
+import { simulatedAgentTurn } from './agent.ts';
+import { simulatedSynthesis } from './synthesizer.ts';
+import { mockUsage } from './usage.ts';
+
+const builtinScript = fileURLToPath(new URL('../../stages/diagnose/builtin-diagnosis.mjs', import.meta.url));
+
+export function createMockEngine(): ModelPort {
+  return {
+    agentTurn: async (request) => simulatedAgentTurn(request),
+    criticize: async (request) => ({
+      value: heuristicCritic(request.rubric, request.trace, request.scorer),
+      usage: mockUsage(request.rubric, JSON.stringify(request.trace), ''),
+    }),
+    // The simulated diagnostician keeps the previous iteration's script when there is one
+    // (the paper's soft reference) and otherwise writes the built-in script.
+    writeDiagnosisScript: async (request) => {
+      const script = request.previousScript ?? (await readFile(builtinScript, 'utf8'));
+      return { value: { script }, usage: mockUsage(request.recordSchema, script) };
+    },
+    synthesize: async (request) => {
+      const candidate = simulatedSynthesis(request);
+      return { value: candidate, usage: mockUsage(JSON.stringify(request.diagnosis), JSON.stringify(candidate)) };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadBlueprint } from '../blueprint/load.ts';
+import { startToolHost } from '../blueprint/tool-host/client.ts';
+import type { ReleaseCandidate } from '../domain/release-candidate.ts';
+import { isAgentdevelError } from '../domain/errors.ts';
+import type { Workspace } from './workspace.ts';
+
+export interface BuiltCandidate {
+  readonly branch: string;
+  readonly dir: string;
+  readonly commit: string;
+}
+
+export function candidateBranch(blueprint: string, iteration: number): string {
+  return `agentdevel/rc/${blueprint}/iter-${String(iteration).padStart(3, '0')}`;
+}
+
+export function candidateDir(workspace: Workspace, iteration: number): string {
+  return path.join(workspace.stateDir, 'worktrees', `rc-iter-${String(iteration).padStart(3, '0')}`);
+}
+
+/**
+ * Builds the RC on its own branch in its own worktree (the user's working tree is never
+ * touched): applies the edits on top of the current release and commits them.
+ */
+export async function buildCandidate(
+  workspace: Workspace,
+  base: string,
+  iteration: number,
+  candidate: ReleaseCandidate,
+): Promise<BuiltCandidate> {
+  const branch = candidateBranch(workspace.config.blueprint, iteration);
+  const dir = candidateDir(workspace, iteration);
+  await discardCandidate(workspace, { branch, dir });
+  await workspace.repo.addWorktree(dir, base, branch);
+  for (const edit of candidate.edits) {
+    const file = path.join(dir, edit.path);
+    if (edit.content === null) await rm(file, { force: true });
+    else {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, edit.content);
+    }
+  }
+  const message = `rc(${workspace.config.blueprint}): ${candidate.intent.targets.join(', ')}\n\n${candidate.intent.rationale}\n`;
+  const commit = await workspace.repo.commitAll(dir, message);
+  return { branch, dir, commit };
+}
+
+/** Proves a built RC can run: the blueprint loads and its tool wrappers import. */
+export async function checkCandidateLoads(workspace: Workspace, built: BuiltCandidate): Promise<string | null> {
+  const buildDir = path.join(workspace.stateDir, 'build', `check-${path.basename(built.dir)}`);
+  try {
+    const blueprint = await loadBlueprint(built.dir, workspace.config.blueprint, buildDir);
+    if (blueprint.wrappersBundle) {
+      const host = await startToolHost({ wrappers: blueprint.wrappersBundle, environment: null }, { callTimeoutMs: workspace.config.sandbox.timeoutMs, memoryMb: workspace.config.sandbox.memoryMb });
+      host.stop();
+    }
+    return null;
+  } catch (error) {
+    if (isAgentdevelError(error) || error instanceof Error) return `the edited blueprint does not load: ${error.message}`;
+    throw error;
+  } finally {
+    await rm(buildDir, { recursive: true, force: true });
+  }
+}
+
+export async function discardCandidate(workspace: Workspace, built: Pick<BuiltCandidate, 'branch' | 'dir'>): Promise<void> {
+  await workspace.repo.removeWorktree(built.dir);
+  await rm(built.dir, { recursive: true, force: true });
+  await workspace.repo.deleteBranch(built.branch);
+}

@@ -1,0 +1,162 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
+import { startRuntime } from '../blueprint/runtimes/index.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { Split } from '../domain/case.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { MOCK_MODEL } from '../domain/models.ts';
+import type { ModelPort } from '../domain/model-port.ts';
+import type { Reporter } from '../domain/progress.ts';
+import type { CaseRecord } from '../domain/record.ts';
+import type { Redactor } from '../process/environment.ts';
+import { runCases } from '../stages/run/run.ts';
+import type { RunPurpose } from '../store/store.ts';
+import { loadSplit, loadTask } from '../task/load.ts';
+import { folderFingerprint } from './fingerprint.ts';
+import type { Workspace } from './workspace.ts';
+
+/** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
+const RECORD_FORMAT = 1;
+
+export interface VersionSource {
+  /** The commit the files come from ("+dirty" when they are uncommitted working files). */
+  readonly commit: string;
+  /** A checkout of that commit: a worktree, or the workspace itself. */
+  readonly dir: string;
+}
+
+export interface RunRequest {
+  readonly source: VersionSource;
+  readonly split: Split;
+  readonly trials: number;
+  readonly purpose: RunPurpose;
+  readonly label: string;
+}
+
+export interface RunResult {
+  readonly runId: string;
+  readonly records: CaseRecord[];
+  readonly reused: boolean;
+  readonly simulated: boolean;
+}
+
+export interface RunContext {
+  readonly workspace: Workspace;
+  readonly model: ModelPort;
+  readonly reporter: Reporter;
+  readonly redact: Redactor;
+  readonly clock: Clock;
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+}
+
+export function newRunId(clock: Clock): string {
+  const stamp = clock.now().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Runs one version of the blueprint over a split, or reuses the records of an identical
+ * earlier run (same blueprint content, task content, split, trials and models). Cases are
+ * loaded and validated before anything is recorded, so bad input leaves no trace.
+ */
+export async function runVersion(context: RunContext, request: RunRequest): Promise<RunResult> {
+  const { workspace, reporter } = context;
+  const { config, store } = workspace;
+  const dir = request.source.dir;
+  const task = await loadTask(dir, config.task);
+  const cases = await loadSplit(task, request.split);
+  const blueprintFolder = `blueprints/${config.blueprint}`;
+  const identity = {
+    blueprint: config.blueprint,
+    commit: request.source.commit,
+    blueprintTree: await folderFingerprint(dir, blueprintFolder),
+    taskTree: await folderFingerprint(dir, `rubrics/${config.task}`),
+    split: request.split,
+    trials: request.trials,
+    agentModel: config.models.agent,
+    criticModel: config.models.critic,
+    simulated: config.models.agent === MOCK_MODEL || config.models.critic === MOCK_MODEL,
+  };
+  const cacheKey = createHash('sha256')
+    .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT }))
+    .digest('hex');
+
+  const cached = store.findCompleteRun(cacheKey);
+  if (cached) {
+    const records = store.records(cached.id);
+    const graded = records.filter((r) => r.pass !== null);
+    reporter.emit({
+      type: 'run.finished',
+      runId: cached.id,
+      label: request.label,
+      passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
+      reused: true,
+    });
+    return { runId: cached.id, records, reused: true, simulated: cached.simulated };
+  }
+
+  const runId = newRunId(context.clock);
+  const buildDir = path.join(workspace.stateDir, 'build', runId);
+  try {
+    const blueprint = await loadBlueprint(dir, config.blueprint, buildDir);
+    const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir) : null;
+    const runtime = await startRuntime({
+      blueprint,
+      environmentBundle,
+      model: context.model,
+      agentModel: config.models.agent,
+      callTimeoutMs: config.sandbox.timeoutMs,
+      memoryMb: config.sandbox.memoryMb,
+      passEnv: config.command.passEnv,
+      parentEnv: context.parentEnv,
+    }).catch((error: unknown) => {
+      throw new AgentdevelError('BLUEPRINT_INVALID', `${blueprintFolder}: the tool wrappers do not load: ${(error as Error).message}`, { cause: error });
+    });
+    store.createRun(runId, { ...identity, cacheKey }, request.purpose);
+    let records: CaseRecord[];
+    try {
+      records = await runCases(
+        {
+          runId,
+          label: request.label,
+          cases,
+          trials: request.trials,
+          concurrency: config.concurrency,
+          tracesRoot: workspace.tracesRoot,
+          rubric: task.rubric,
+          scorers: task.manifest.scorers,
+          taskRoot: task.root,
+          criticModel: config.models.critic,
+        },
+        { runtime, model: context.model, store, reporter, redact: context.redact },
+      );
+    } catch (error) {
+      store.finishRun(runId, 'failed');
+      throw error;
+    } finally {
+      await runtime.close();
+    }
+    const infraErrors = records.filter((r) => r.status === 'infra_error');
+    // A run with infrastructure errors is kept for this decision but never reused.
+    store.finishRun(runId, infraErrors.length === 0 ? 'complete' : 'failed');
+    if (records.length > 0 && infraErrors.length === records.length) {
+      throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${infraErrors[0]?.error ?? ''}`);
+    }
+    return { runId, records, reused: false, simulated: identity.simulated };
+  } finally {
+    await rm(buildDir, { recursive: true, force: true });
+  }
+}
+
+/** Checks out a commit into a temporary worktree for the duration of `work`. */
+export async function withCheckout<T>(workspace: Workspace, commit: string, work: (source: VersionSource) => Promise<T>): Promise<T> {
+  const dir = path.join(workspace.stateDir, 'worktrees', `${commit.slice(0, 12)}-${randomBytes(3).toString('hex')}`);
+  await workspace.repo.addWorktree(dir, commit, null);
+  try {
+    return await work({ commit, dir });
+  } finally {
+    await workspace.repo.removeWorktree(dir);
+  }
+}

@@ -1,0 +1,206 @@
+import path from 'node:path';
+import { readBlueprintFiles } from '../blueprint/load.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import type { RcHistoryEntry } from '../domain/model-port.ts';
+import { diagnose } from '../stages/diagnose/diagnose.ts';
+import type { ReleaseEvidence } from '../stages/release/artifacts.ts';
+import { synthesize } from '../stages/synthesize/synthesize.ts';
+import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
+import { evaluateCandidate } from './evaluate-candidate.ts';
+import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
+import { promote, recordRejection } from './release.ts';
+import { stopReason, type IterationResult } from './stop.ts';
+import { auditRef, currentRelease, nextIteration, tagName } from './versions.ts';
+import { lineTip } from './workspace.ts';
+
+export interface IterationSummary extends IterationResult {
+  readonly rc: string | null;
+  readonly tag: string | null;
+  readonly reasons: readonly string[];
+  readonly targets: readonly string[];
+  readonly diagnosisSource: 'generated' | 'builtin';
+}
+
+export interface IterateOutcome {
+  readonly iterations: IterationSummary[];
+  readonly stopReason: string;
+  readonly release: string;
+  readonly simulated: boolean;
+}
+
+function failingCases(run: RunResult): number {
+  const failing = new Set(run.records.filter((r) => r.pass === false).map((r) => r.caseId));
+  return failing.size;
+}
+
+/** The AgentDevel loop (Algorithm 1): the one place that knows the order of the stages. */
+export async function iterate(context: RunContext, options: { maxIterations: number | null }): Promise<IterateOutcome> {
+  const { workspace, reporter } = context;
+  const { config, store, repo } = workspace;
+  const stopPolicy = { ...config.stop, maxIterations: options.maxIterations ?? config.stop.maxIterations };
+  const results: IterationSummary[] = [];
+  const history: RcHistoryEntry[] = [];
+  let simulated = false;
+
+  for (;;) {
+    const tip = await lineTip(workspace);
+    const release = await currentRelease(repo, config, tip);
+    const iteration = await nextIteration(repo, config);
+    reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
+    const baseline = await withCheckout(workspace, tip, (source) =>
+      runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }),
+    );
+    simulated ||= baseline.simulated;
+    const stop = stopReason(results, stopPolicy, failingCases(baseline));
+    if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated };
+
+    reporter.emit({ type: 'stage', stage: 'diagnose', message: `iteration ${iteration}: diagnosing ${failingCases(baseline)} failing cases` });
+    const diagnosis = await diagnose(
+      {
+        records: baseline.records,
+        tracesRoot: workspace.tracesRoot,
+        workDir: path.join(workspace.stateDir, 'diagnose', `iter-${String(iteration).padStart(3, '0')}`),
+        previousScript: await previousScript(context, iteration),
+        model: config.models.diagnostician,
+        taxonomy: store.taxonomy(),
+        limits: config.sandbox,
+        maxRepairs: config.repairs.diagnosis,
+      },
+      { model: context.model, reporter },
+    );
+    store.recordModelCall('diagnostician', config.models.diagnostician, diagnosis.usage, { iteration, runId: baseline.runId });
+
+    reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
+    let built: BuiltCandidate | null = null;
+    const files = await withCheckout(workspace, tip, (source) => readBlueprintFiles(source.dir, config.blueprint));
+    const synthesis = await synthesize(
+      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+      {
+        model: context.model,
+        reporter,
+        validate: async (candidate) => {
+          built = await buildCandidate(workspace, tip, iteration, candidate);
+          return checkCandidateLoads(workspace, built);
+        },
+      },
+    );
+    store.recordModelCall('synthesizer', config.models.synthesizer, synthesis.usage, { iteration, runId: null });
+
+    if (synthesis.kind === 'no_candidate') {
+      if (built) await discardCandidate(workspace, built);
+      reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: ${synthesis.reason}` });
+      store.saveDecision({
+        blueprint: config.blueprint,
+        iteration,
+        candidateRef: '(none)',
+        candidateCommit: null,
+        baselineRun: baseline.runId,
+        candidateRun: null,
+        outcome: 'no_candidate',
+        reasons: [synthesis.reason, ...synthesis.attempts],
+        intent: null,
+        tag: null,
+        auditRef: null,
+        f2p: [],
+        p2f: [],
+      });
+      results.push({ iteration, kind: 'no_candidate', f2p: [], p2f: [], p2fRate: 0, rc: null, tag: null, reasons: [synthesis.reason], targets: [], diagnosisSource: diagnosis.source });
+      const stopNow = stopReason(results, stopPolicy, failingCases(baseline)) ?? synthesis.reason;
+      return { iterations: results, stopReason: stopNow, release: release.label, simulated };
+    }
+
+    const candidate = built as unknown as BuiltCandidate;
+    try {
+      reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: running the RC (${synthesis.candidate.intent.targets.join(', ')})` });
+      const evaluation = await evaluateCandidate(context, {
+        baselineRun: baseline,
+        candidate: { commit: candidate.commit, dir: candidate.dir },
+        label: `RC ${iteration}`,
+        intent: synthesis.candidate.intent,
+      });
+      const { decision } = evaluation;
+      if (decision.verdict === 'undecided') {
+        throw new AgentdevelError('MODEL_UNAVAILABLE', `iteration ${iteration}: the gate cannot decide: ${decision.reasons.join('; ')}`);
+      }
+      const accepted = decision.verdict === 'accept';
+      const evidence: ReleaseEvidence = {
+        iteration,
+        blueprint: config.blueprint,
+        outcome: accepted ? 'promoted' : 'rejected',
+        release: accepted ? tagName(config, release.version + 1) : null,
+        candidate: { ref: candidate.branch, commit: candidate.commit },
+        baseline: { commit: tip, label: release.label, runId: baseline.runId },
+        candidateRunId: evaluation.candidateRun.runId,
+        decision,
+        intent: synthesis.candidate.intent,
+        baselineCases: evaluation.baselineCases,
+        candidateCases: evaluation.candidateCases,
+        edits: await repo.changedPaths(tip, candidate.commit),
+        diagnosis,
+        simulated,
+        models: { ...config.models },
+        costUsd: store.costOfIteration(iteration).costUsd,
+      };
+      const recorded = accepted ? await promote(workspace, candidate.dir, tip, evidence) : await recordRejection(workspace, candidate.dir, evidence);
+      store.saveDecision({
+        blueprint: config.blueprint,
+        iteration,
+        candidateRef: candidate.branch,
+        candidateCommit: candidate.commit,
+        baselineRun: baseline.runId,
+        candidateRun: evaluation.candidateRun.runId,
+        outcome: evidence.outcome,
+        reasons: decision.reasons,
+        intent: synthesis.candidate.intent,
+        tag: recorded.tag,
+        auditRef: recorded.auditRef,
+        f2p: decision.f2p,
+        p2f: decision.p2f,
+      });
+      history.push({
+        iteration,
+        targets: synthesis.candidate.intent.targets,
+        rationale: synthesis.candidate.intent.rationale,
+        decision: evidence.outcome,
+        reasons: decision.reasons,
+        fingerprint: synthesis.fingerprint,
+      });
+      reporter.emit({
+        type: 'stage',
+        stage: 'gate',
+        message: `iteration ${iteration}: ${accepted ? `promoted ${recorded.tag}` : 'rejected'}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F`,
+      });
+      results.push({
+        iteration,
+        kind: evidence.outcome,
+        f2p: decision.f2p,
+        p2f: decision.p2f,
+        p2fRate: decision.p2fRate,
+        rc: candidate.branch,
+        tag: recorded.tag,
+        reasons: decision.reasons,
+        targets: synthesis.candidate.intent.targets,
+        diagnosisSource: diagnosis.source,
+      });
+      const after = accepted ? evaluation.candidateRun : baseline;
+      const stopAfter = stopReason(results, stopPolicy, failingCases(after));
+      if (stopAfter) {
+        const final = await currentRelease(repo, config, await lineTip(workspace));
+        return { iterations: results, stopReason: stopAfter, release: final.label, simulated };
+      }
+    } finally {
+      await discardCandidate(workspace, candidate);
+    }
+  }
+}
+
+/** The diagnosis script of the latest recorded iteration: the soft reference for this one. */
+async function previousScript(context: RunContext, iteration: number): Promise<string | null> {
+  const { repo, config } = context.workspace;
+  for (let previous = iteration - 1; previous >= 1; previous -= 1) {
+    const ref = auditRef(config, previous);
+    const script = await repo.readFileAt(ref, `diagnostics/${config.blueprint}/iter-${String(previous).padStart(3, '0')}/diagnosis.mjs`);
+    if (script !== null) return script;
+  }
+  return null;
+}

@@ -1,0 +1,59 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildArtifacts, releaseCommitMessage, tagMessage, type ReleaseEvidence } from '../stages/release/artifacts.ts';
+import { applyPromotion, clearJournal, writeJournal } from '../stages/release/journal.ts';
+import { auditRef } from './versions.ts';
+import { lineRef, type Workspace } from './workspace.ts';
+
+export interface Recorded {
+  readonly commit: string;
+  readonly auditRef: string;
+  readonly tag: string | null;
+  readonly worktreeSynced: boolean;
+}
+
+async function commitArtifacts(workspace: Workspace, dir: string, evidence: ReleaseEvidence): Promise<string> {
+  for (const file of buildArtifacts(evidence)) {
+    const target = path.join(dir, file.path);
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, file.content);
+  }
+  return workspace.repo.commitAll(dir, releaseCommitMessage(evidence));
+}
+
+/**
+ * Promotes an accepted RC: commits the release artifacts on top of it (in the RC's worktree),
+ * then moves the line, adds the annotated tag and the audit ref in one ref transaction, and
+ * brings a clean, checked-out line along. A journal makes a crash at any point recoverable.
+ */
+export async function promote(workspace: Workspace, candidateDir: string, oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
+  const { repo, config } = workspace;
+  const releaseCommit = await commitArtifacts(workspace, candidateDir, evidence);
+  const tag = evidence.release as string;
+  const tagObject = await repo.createTagObject(tag, releaseCommit, tagMessage(evidence));
+  const checkedOut = (await repo.currentBranch()) === config.line.branch;
+  const clean = checkedOut && (await repo.uncommittedPaths()).length === 0;
+  const journal = {
+    line: lineRef(config),
+    lineBranch: config.line.branch,
+    oldTip,
+    newTip: releaseCommit,
+    tagRef: `refs/tags/${tag}`,
+    tagObject,
+    auditRef: auditRef(config, evidence.iteration),
+    syncWorktree: clean,
+  };
+  await writeJournal(workspace.stateDir, journal);
+  await applyPromotion(repo, journal);
+  await clearJournal(workspace.stateDir);
+  return { commit: releaseCommit, auditRef: journal.auditRef, tag, worktreeSynced: clean };
+}
+
+/** Records a rejected RC off the line: its commit plus the rejection report, under refs/agentdevel/. */
+export async function recordRejection(workspace: Workspace, candidateDir: string, evidence: ReleaseEvidence): Promise<Recorded> {
+  const commit = await commitArtifacts(workspace, candidateDir, evidence);
+  const ref = auditRef(workspace.config, evidence.iteration);
+  const previous = await workspace.repo.refValue(ref);
+  await workspace.repo.updateRefs([{ ref, newValue: commit, oldValue: previous }]);
+  return { commit, auditRef: ref, tag: null, worktreeSynced: false };
+}

@@ -1,0 +1,47 @@
+import type { Config } from '../config/schema.ts';
+import type { GitRepo } from '../git/git.ts';
+
+export interface Release {
+  readonly commit: string;
+  /** The highest released version number (0 before the first promotion). */
+  readonly version: number;
+  /** A human label: the tag at the tip, or the line and a short commit. */
+  readonly label: string;
+}
+
+export function tagName(config: Config, version: number): string {
+  return `${config.line.tagPrefix}${config.blueprint}/v${version}`;
+}
+
+export function auditRefPrefix(config: Config): string {
+  return `refs/agentdevel/rc/${config.blueprint}/`;
+}
+
+export function auditRef(config: Config, iteration: number): string {
+  return `${auditRefPrefix(config)}iter-${String(iteration).padStart(3, '0')}`;
+}
+
+export function iterationOf(ref: string): number | null {
+  const match = /iter-(\d+)$/.exec(ref);
+  return match?.[1] ? Number(match[1]) : null;
+}
+
+export async function currentRelease(repo: GitRepo, config: Config, tip: string): Promise<Release> {
+  const prefix = `refs/tags/${config.line.tagPrefix}${config.blueprint}/v`;
+  let version = 0;
+  let label: string | null = null;
+  for (const { ref } of await repo.refs(`refs/tags/${config.line.tagPrefix}${config.blueprint}/`)) {
+    if (!ref.startsWith(prefix)) continue;
+    const n = Number(ref.slice(prefix.length));
+    if (!Number.isInteger(n)) continue;
+    if (n > version) version = n;
+    if ((await repo.resolve(ref)) === tip) label = ref.slice('refs/tags/'.length);
+  }
+  return { commit: tip, version, label: label ?? `${config.line.branch}@${tip.slice(0, 10)}${version === 0 ? ' (initial)' : ''}` };
+}
+
+/** Iterations are numbered from the audit refs in git, so numbering survives losing the database. */
+export async function nextIteration(repo: GitRepo, config: Config): Promise<number> {
+  const numbers = (await repo.refs(auditRefPrefix(config))).map((r) => iterationOf(r.ref) ?? 0);
+  return Math.max(0, ...numbers) + 1;
+}

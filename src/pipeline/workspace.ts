@@ -1,0 +1,90 @@
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { CONFIG_FILE, loadConfig } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
+import type { Clock } from '../domain/clock.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { GitRepo } from '../git/git.ts';
+import { STATE_DIR, Store } from '../store/store.ts';
+import { acquireLock, type WorkspaceLock } from './lock.ts';
+import { recoverPromotion } from '../stages/release/journal.ts';
+
+/** An opened workspace: the repository, its config, its store, and (for writers) its lock. */
+export interface Workspace {
+  readonly root: string;
+  readonly stateDir: string;
+  readonly tracesRoot: string;
+  readonly repo: GitRepo;
+  readonly config: Config;
+  readonly store: Store;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Commands that change the store or the line take the workspace lock. */
+  readonly lock: { readonly command: string; readonly waitMs: number } | null;
+  readonly clock: Clock;
+}
+
+export async function openWorkspace(dir: string, options: OpenOptions): Promise<Workspace> {
+  const repo = await GitRepo.open(dir);
+  const root = repo.root;
+  if (path.resolve(dir) !== root) {
+    await access(path.join(dir, CONFIG_FILE)).then(
+      () => {
+        throw new AgentdevelError('CONFIG_MISSING', `${CONFIG_FILE} must be at the top of the repository (${root}), not in ${dir}`);
+      },
+      () => undefined,
+    );
+  }
+  const config = await loadConfig(root);
+  const stateDir = path.join(root, STATE_DIR);
+  await repo.excludeFromStatus([`/${STATE_DIR}/`, '/traces/']);
+  let lock: WorkspaceLock | null = null;
+  const store = Store.open(root, options.clock);
+  try {
+    if (options.lock) {
+      lock = await acquireLock(stateDir, options.lock.command, options.lock.waitMs, () => options.clock.now());
+      // A promotion interrupted by a crash is finished before anything else looks at the line.
+      await recoverPromotion(repo, stateDir);
+    }
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  return {
+    root,
+    stateDir,
+    tracesRoot: path.join(root, 'traces'),
+    repo,
+    config,
+    store,
+    close: async () => {
+      store.close();
+      await lock?.release();
+    },
+  };
+}
+
+export function lineRef(config: Config): string {
+  return `refs/heads/${config.line.branch}`;
+}
+
+export async function lineTip(workspace: Workspace): Promise<string> {
+  const tip = await workspace.repo.resolve(lineRef(workspace.config));
+  if (!tip) {
+    throw new AgentdevelError('CONFIG_INVALID', `line.branch: the branch "${workspace.config.line.branch}" does not exist in ${workspace.root}`, {
+      hint: 'Commit the workspace on that branch, or set line.branch in agentdevel.config.json to your main branch.',
+      location: { file: path.join(workspace.root, CONFIG_FILE), key: 'line.branch' },
+    });
+  }
+  return tip;
+}
+
+export async function refuseDirtyTree(workspace: Workspace): Promise<void> {
+  const dirty = await workspace.repo.uncommittedPaths();
+  if (dirty.length > 0) {
+    const shown = dirty.slice(0, 5).join(', ');
+    throw new AgentdevelError('DIRTY_TREE', `the working tree has uncommitted changes (${shown}${dirty.length > 5 ? `, and ${dirty.length - 5} more` : ''})`);
+  }
+}

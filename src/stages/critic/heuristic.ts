@@ -1,0 +1,124 @@
+// The offline heuristic critic: an implementation-blind lint over one trace. Like the LLM
+// critic it sees only the rubric, the trace and the scorer result, and it reports a symptom
+// (what went wrong on the surface), never a cause or a fix. Checks run in a fixed order and
+// the first hit names the symptom; a clean trace passes unless the scorer failed.
+import { z } from '../../domain/zod.ts';
+import { PASSING_LABEL, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
+
+/** Optional machine-readable rules in the rubric (a ```json critic-rules fenced block). */
+const rubricRulesSchema = z.object({
+  confirmBefore: z.array(z.string()).default([]),
+  lookupBefore: z.record(z.string(), z.string()).default({}),
+  repeatLimit: z.number().int().min(2).default(3),
+});
+export type RubricRules = z.output<typeof rubricRulesSchema>;
+
+export function rubricRules(rubric: string): RubricRules {
+  const block = /```json critic-rules\s*\n([\s\S]*?)```/.exec(rubric)?.[1];
+  if (!block) return rubricRulesSchema.parse({});
+  try {
+    const parsed = rubricRulesSchema.safeParse(JSON.parse(block));
+    return parsed.success ? parsed.data : rubricRulesSchema.parse({});
+  } catch {
+    return rubricRulesSchema.parse({});
+  }
+}
+
+type Finding = Omit<CriticVerdict, 'pass'>;
+type Check = (trace: readonly TraceEvent[], rules: RubricRules) => Finding | null;
+
+const AFFIRMATIVE = /^\s*(yes|yeah|yep|sure|ok|okay|please do|go ahead|confirm)/i;
+const ASKS_TO_CONFIRM = /confirm|proceed|go ahead|shall i|should i|\(yes\/no\)/i;
+
+function short(value: unknown, max = 80): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+const checks: readonly Check[] = [
+  function stepBudget(trace) {
+    const hit = trace.find((e) => e.type === 'error' && e.kind === 'agent' && /step budget/i.test(e.message));
+    return hit ? { label: 'step_budget_exhausted', description: 'The conversation ran out of steps before the request was finished.' } : null;
+  },
+  function invalidArguments(trace) {
+    const calls = new Map(trace.filter((e) => e.type === 'tool_call').map((e) => [e.id, e]));
+    const hit = trace.find((e) => e.type === 'tool_result' && !e.ok && /^invalid arguments/i.test(e.error ?? ''));
+    if (!hit || hit.type !== 'tool_result') return null;
+    const call = calls.get(hit.id);
+    return { label: 'invalid_tool_arguments', description: `${call?.name ?? 'a tool'} rejected its arguments: ${short(hit.error)}` };
+  },
+  function toolError(trace) {
+    const calls = new Map(trace.filter((e) => e.type === 'tool_call').map((e) => [e.id, e]));
+    const hit = trace.find((e) => e.type === 'tool_result' && !e.ok);
+    if (!hit || hit.type !== 'tool_result') return null;
+    const call = calls.get(hit.id);
+    const args = call?.type === 'tool_call' ? ` with ${short(call.args, 60)}` : '';
+    return { label: 'tool_error', description: `${call?.type === 'tool_call' ? call.name : 'a tool'}${args} failed: ${short(hit.error)}` };
+  },
+  function actedWithoutConfirmation(trace, rules) {
+    for (const [index, event] of trace.entries()) {
+      if (event.type !== 'tool_call' || !rules.confirmBefore.includes(event.name)) continue;
+      const before = trace.slice(0, index);
+      const questionAt = before.findLastIndex((e) => e.type === 'message' && e.role === 'assistant' && ASKS_TO_CONFIRM.test(e.text));
+      const answer = before.slice(questionAt + 1).find((e) => e.type === 'message' && e.role === 'user');
+      if (questionAt < 0 || !answer || answer.type !== 'message') {
+        return { label: 'missing_required_step', description: `${event.name} was called without asking the customer to confirm first.` };
+      }
+      if (!AFFIRMATIVE.test(answer.text)) {
+        return { label: 'acted_against_user', description: `${event.name} was called although the customer did not confirm.` };
+      }
+    }
+    return null;
+  },
+  function wrongOrder(trace, rules) {
+    for (const [index, event] of trace.entries()) {
+      if (event.type !== 'tool_call') continue;
+      const lookup = rules.lookupBefore[event.name];
+      if (!lookup) continue;
+      const looked = trace.slice(0, index).some((e) => e.type === 'tool_call' && e.name === lookup);
+      if (!looked) return { label: 'wrong_order', description: `${event.name} was called before ${lookup}.` };
+    }
+    return null;
+  },
+  function repeatedCalls(trace, rules) {
+    const counts = new Map<string, number>();
+    for (const event of trace) {
+      if (event.type !== 'tool_call') continue;
+      const key = `${event.name} ${JSON.stringify(event.args)}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      if ((counts.get(key) ?? 0) >= rules.repeatLimit) {
+        return { label: 'repeated_identical_calls', description: `${event.name} was called ${rules.repeatLimit} times with the same arguments.` };
+      }
+    }
+    return null;
+  },
+  function emptyFinal(trace) {
+    const final = trace.findLast((e) => e.type === 'final');
+    if (!final || final.type !== 'final') return { label: 'missing_final_output', description: 'The run ended without a final output.' };
+    const output = final.output;
+    const empty =
+      output === null ||
+      output === undefined ||
+      (typeof output === 'string' && output.trim() === '') ||
+      (typeof output === 'object' && Object.values(output as object).every((v) => v === null || v === ''));
+    return empty ? { label: 'empty_final_output', description: 'The final output is empty.' } : null;
+  },
+];
+
+/** Scorer codes become symptoms when the trace itself looks clean. */
+function fromScorer(scorer: ScorerResult): Finding {
+  const failed = scorer.checks.find((c) => !c.pass);
+  const label = (failed?.code ?? 'wrong_outcome').replace(/[^a-z0-9_]/g, '_');
+  return { label: /^[a-z]/.test(label) ? label : 'wrong_outcome', description: short(failed?.message ?? 'The outcome does not meet the rubric.', 200) };
+}
+
+export function heuristicCritic(rubric: string, trace: readonly TraceEvent[], scorer: ScorerResult | null): CriticVerdict {
+  const rules = rubricRules(rubric);
+  for (const check of checks) {
+    const finding = check(trace, rules);
+    if (finding) return { pass: false, ...finding };
+  }
+  if (scorer && !scorer.pass) return { pass: false, ...fromScorer(scorer) };
+  return { pass: true, label: PASSING_LABEL, description: 'The conversation follows the rubric.' };
+}

@@ -1,0 +1,131 @@
+import type { ChangeIntent } from '../../domain/release-candidate.ts';
+import type { CaseSummary, Flips } from './flips.ts';
+
+export interface GatePolicy {
+  readonly maxP2F: number;
+  readonly maxP2FRate: number;
+  readonly minF2P: number;
+  readonly minHitRate: number;
+  /** Most share of cases that may be ungraded (infrastructure errors) for a decision to stand. */
+  readonly maxUngradedShare: number;
+}
+
+export type GateVerdict = 'accept' | 'reject' | 'undecided';
+
+export interface GateCheck {
+  readonly name: 'scope' | 'regressions' | 'regression_rate' | 'fixes' | 'hit_rate' | 'graded';
+  readonly ok: boolean;
+  readonly message: string;
+}
+
+export interface GateDecision {
+  readonly verdict: GateVerdict;
+  readonly checks: GateCheck[];
+  readonly reasons: string[];
+  readonly p2f: string[];
+  readonly f2p: string[];
+  readonly p2fRate: number;
+  readonly f2pRate: number;
+  readonly hitRate: number | null;
+  readonly baselinePassRate: number;
+  readonly candidatePassRate: number;
+}
+
+const EPSILON = 1e-9;
+
+function passRate(cases: ReadonlyMap<string, CaseSummary>): number {
+  const graded = [...cases.values()].filter((c) => c.outcome !== 'unknown');
+  return graded.length === 0 ? 0 : graded.filter((c) => c.outcome === 'pass').length / graded.length;
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/**
+ * The paper-faithful flip gate (section 2.4): regressions are release accidents, fixes are the
+ * evidence, and fixes must land on the symptoms the change intent targets. Pure: the same
+ * flips and policy always give the same decision and reasons.
+ */
+export function decideGate(input: {
+  readonly policy: GatePolicy;
+  readonly flips: Flips;
+  readonly baseline: ReadonlyMap<string, CaseSummary>;
+  readonly candidate: ReadonlyMap<string, CaseSummary>;
+  readonly intent: ChangeIntent | null;
+}): GateDecision {
+  const { policy, flips, baseline, candidate, intent } = input;
+  const basePassing = [...baseline.values()].filter((c) => c.outcome === 'pass').length;
+  const baseFailing = [...baseline.values()].filter((c) => c.outcome === 'fail').length;
+  const p2fRate = flips.p2f.length / (basePassing + EPSILON);
+  const f2pRate = flips.f2p.length / (baseFailing + EPSILON);
+  const hits = intent ? flips.f2p.filter((id) => intent.targets.includes(baseline.get(id)?.symptom ?? '')).length : 0;
+  const hitRate = flips.f2p.length === 0 ? null : intent ? hits / flips.f2p.length : null;
+  const total = new Set([...baseline.keys(), ...candidate.keys()]).size;
+  const ungradedShare = total === 0 ? 1 : flips.ungraded.length / total;
+
+  const checks: GateCheck[] = [
+    {
+      name: 'graded',
+      ok: ungradedShare <= policy.maxUngradedShare,
+      message: `${flips.ungraded.length} of ${total} cases could not be graded (infrastructure errors; at most ${pct(policy.maxUngradedShare)} allowed)`,
+    },
+    {
+      name: 'regressions',
+      ok: flips.p2f.length <= policy.maxP2F,
+      message: `${flips.p2f.length} pass→fail regression${flips.p2f.length === 1 ? '' : 's'} (at most ${policy.maxP2F} allowed)${flips.p2f.length > 0 ? `: ${flips.p2f.slice(0, 8).join(', ')}${flips.p2f.length > 8 ? ', …' : ''}` : ''}`,
+    },
+    {
+      name: 'regression_rate',
+      ok: p2fRate <= policy.maxP2FRate + EPSILON,
+      message: `regression rate ${pct(p2fRate)} of ${basePassing} passing cases (at most ${pct(policy.maxP2FRate)})`,
+    },
+    {
+      name: 'fixes',
+      ok: flips.f2p.length >= policy.minF2P,
+      message: `${flips.f2p.length} fail→pass fix${flips.f2p.length === 1 ? '' : 'es'} (at least ${policy.minF2P} required)`,
+    },
+    {
+      name: 'hit_rate',
+      ok: flips.f2p.length === 0 || intent === null || (hitRate ?? 0) >= policy.minHitRate - EPSILON,
+      message:
+        intent === null
+          ? 'hit rate not checked (the candidate states no change intent)'
+          : hitRate === null
+          ? 'hit rate not applicable (no fixes)'
+          : `hit rate ${pct(hitRate)}: ${hits} of ${flips.f2p.length} fixes had a targeted symptom (${intent?.targets.join(', ') ?? 'no intent'}; at least ${pct(policy.minHitRate)})`,
+    },
+  ];
+  const graded = checks[0] as GateCheck;
+  const verdict: GateVerdict = !graded.ok ? 'undecided' : checks.every((c) => c.ok) ? 'accept' : 'reject';
+  const failed = checks.filter((c) => !c.ok);
+  const reasons = verdict === 'accept' ? checks.filter((c) => c.name !== 'graded').map((c) => c.message) : failed.map((c) => c.message);
+  return {
+    verdict,
+    checks,
+    reasons,
+    p2f: flips.p2f,
+    f2p: flips.f2p,
+    p2fRate,
+    f2pRate,
+    hitRate,
+    baselinePassRate: passRate(baseline),
+    candidatePassRate: passRate(candidate),
+  };
+}
+
+/** The decision for an RC that edits files outside its blueprint folder: rejected before it runs. */
+export function scopeRejection(outside: readonly string[], blueprint: string): GateDecision {
+  const shown = outside.slice(0, 5).join(', ');
+  const message = `edits outside blueprints/${blueprint}/ (${shown}${outside.length > 5 ? ', …' : ''}): an RC may change its blueprint only, so it was rejected before running`;
+  return {
+    verdict: 'reject',
+    checks: [{ name: 'scope', ok: false, message }],
+    reasons: [message],
+    p2f: [],
+    f2p: [],
+    p2fRate: 0,
+    f2pRate: 0,
+    hitRate: null,
+    baselinePassRate: 0,
+    candidatePassRate: 0,
+  };
+}

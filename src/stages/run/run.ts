@@ -1,0 +1,120 @@
+import path from 'node:path';
+import type { Case } from '../../domain/case.ts';
+import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
+import type { Reporter } from '../../domain/progress.ts';
+import { finalPass, type CaseRecord, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import type { Redactor } from '../../process/environment.ts';
+import type { Runtime } from '../../blueprint/runtimes/runtime.ts';
+import type { ScorerConfig } from '../../task/manifest.ts';
+import { score, ScorerCrash, type ScorerInput } from '../score/scorers.ts';
+import { mapPool } from './pool.ts';
+import { openTraceWriter, readTrace, traceFileName } from './trace-file.ts';
+
+export interface RunInput {
+  readonly runId: string;
+  readonly label: string;
+  readonly cases: readonly Case[];
+  readonly trials: number;
+  readonly concurrency: number;
+  /** Absolute folder of the workspace's traces/; trace refs are relative to it. */
+  readonly tracesRoot: string;
+  readonly rubric: string;
+  readonly scorers: readonly ScorerConfig[];
+  readonly taskRoot: string;
+  readonly criticModel: string;
+}
+
+export interface RecordSink {
+  saveRecord(runId: string, record: CaseRecord): void;
+  taxonomy(): SymptomEntry[];
+  addSymptom(label: string, description: string, runId: string | null): void;
+}
+
+export interface RunDeps {
+  readonly runtime: Runtime;
+  readonly model: ModelPort;
+  readonly store: RecordSink;
+  readonly reporter: Reporter;
+  readonly redact: Redactor;
+}
+
+/**
+ * Runs every case `trials` times with bounded concurrency and grades each case-trial:
+ * scorers first, then the critic, then the final pass (paper eq. 6). Each record is saved as
+ * soon as it exists. Infrastructure failures become `infra_error` records, never fails.
+ */
+export async function runCases(input: RunInput, deps: RunDeps): Promise<CaseRecord[]> {
+  const jobs = input.cases.flatMap((testCase) => Array.from({ length: input.trials }, (_, trial) => ({ testCase, trial })));
+  deps.reporter.emit({ type: 'run.started', runId: input.runId, label: input.label, total: jobs.length });
+  const taxonomy = deps.store.taxonomy();
+  const records = await mapPool(jobs, input.concurrency, async ({ testCase, trial }) => {
+    const record = await runOne(testCase, trial, input, deps, taxonomy);
+    deps.store.saveRecord(input.runId, record);
+    if (record.critic && !record.critic.pass) deps.store.addSymptom(record.critic.label, record.critic.description, input.runId);
+    deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
+    return record;
+  });
+  const scored = records.filter((r) => r.pass !== null);
+  deps.reporter.emit({
+    type: 'run.finished',
+    runId: input.runId,
+    label: input.label,
+    passRate: scored.length === 0 ? 0 : scored.filter((r) => r.pass).length / scored.length,
+    reused: false,
+  });
+  return records;
+}
+
+async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunDeps, taxonomy: SymptomEntry[]): Promise<CaseRecord> {
+  const traceRef = path.join(input.runId, traceFileName(testCase.id, trial));
+  const traceFile = path.join(input.tracesRoot, traceRef);
+  const writer = openTraceWriter(traceFile, deps.redact);
+  const base = { caseId: testCase.id, trial, traceRef };
+  const infra = async (message: string, stage: string): Promise<CaseRecord> => ({
+    ...base,
+    status: 'infra_error',
+    output: null,
+    scorer: null,
+    critic: null,
+    pass: null,
+    error: deps.redact(`${stage}: ${message}`),
+  });
+
+  writer.emit({ type: 'start', caseId: testCase.id, trial });
+  let outcome;
+  try {
+    outcome = await deps.runtime.runCase(testCase, trial, writer);
+  } catch (error) {
+    if (!(error instanceof InfraError)) {
+      await writer.close();
+      throw error;
+    }
+    writer.emit({ type: 'error', kind: 'infra', message: deps.redact(error.message) });
+    await writer.close();
+    return infra(error.message, 'agent');
+  }
+  await writer.close();
+
+  const trace = await readTrace(traceFile);
+  const reportedInfra = trace.find((e) => e.type === 'error' && e.kind === 'infra');
+  if (reportedInfra && reportedInfra.type === 'error') return infra(reportedInfra.message, 'agent');
+
+  const scorerInput: ScorerInput = { testCase, output: outcome.output, trace, observation: outcome.observation, taskRoot: input.taskRoot };
+  let scorer: ScorerResult | null;
+  try {
+    scorer = await score(input.scorers, scorerInput);
+  } catch (error) {
+    if (error instanceof ScorerCrash) return infra(error.message, 'scorer');
+    throw error;
+  }
+
+  let critic: CriticVerdict | null = null;
+  try {
+    critic = (await deps.model.criticize({ model: input.criticModel, rubric: input.rubric, trace, scorer, taxonomy })).value;
+  } catch (error) {
+    if (!(error instanceof InfraError)) throw error;
+    // Without a scorer the critic's verdict is the pass; without either there is no verdict.
+    if (!scorer) return infra(error.message, 'critic');
+  }
+  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null };
+}

@@ -1,0 +1,146 @@
+import path from 'node:path';
+import type { Case } from '../../domain/case.ts';
+import { atPath, canonicalJson } from '../../domain/json.ts';
+import { z } from '../../domain/zod.ts';
+import type { ScorerCheck, ScorerResult } from '../../domain/record.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
+import { childEnvironment } from '../../process/environment.ts';
+import { runProcess } from '../../process/runner.ts';
+import type { ScorerConfig, ScorerKind } from '../../task/manifest.ts';
+
+export interface Observation {
+  /** The environment's final state, when the runtime has an environment. */
+  readonly state: unknown;
+  /** The state the case's expected actions produce. */
+  readonly expectedState: unknown;
+}
+
+export interface ScorerInput {
+  readonly testCase: Case;
+  readonly output: unknown;
+  readonly trace: readonly TraceEvent[];
+  readonly observation: Observation | null;
+  readonly taskRoot: string;
+}
+
+type Handler<K extends ScorerKind> = (config: Extract<ScorerConfig, { kind: K }>, input: ScorerInput) => Promise<Omit<ScorerCheck, 'scorer'>>;
+
+/** Lists the first few paths where two JSON values differ. */
+export function differingPaths(actual: unknown, expected: unknown, prefix = '', out: string[] = []): string[] {
+  if (out.length >= 5) return out;
+  if (canonicalJson(actual) === canonicalJson(expected)) return out;
+  const bothObjects = actual && expected && typeof actual === 'object' && typeof expected === 'object' && !Array.isArray(actual) && !Array.isArray(expected);
+  if (!bothObjects) {
+    out.push(prefix || '(root)');
+    return out;
+  }
+  const keys = [...new Set([...Object.keys(actual as object), ...Object.keys(expected as object)])].sort();
+  for (const key of keys) {
+    differingPaths((actual as Record<string, unknown>)[key], (expected as Record<string, unknown>)[key], prefix ? `${prefix}.${key}` : key, out);
+  }
+  return out;
+}
+
+/** Names how states differ: something changed that should not have, something missing, or a wrong value. */
+function stateDifferenceKind(actual: unknown, expected: unknown, differences: readonly string[]): string {
+  const at = (value: unknown, p: string) => (p === '(root)' ? value : atPath(value, p));
+  if (differences.some((p) => at(expected, p) === undefined)) return 'unexpected_state_change';
+  if (differences.some((p) => at(actual, p) === undefined)) return 'missing_state_change';
+  return 'wrong_state_change';
+}
+
+function assistantText(trace: readonly TraceEvent[], output: unknown): string {
+  const said = trace.filter((e) => e.type === 'message' && e.role === 'assistant').map((e) => (e.type === 'message' ? e.text : ''));
+  return [...said, typeof output === 'string' ? output : JSON.stringify(output ?? '')].join('\n');
+}
+
+const handlers: { [K in ScorerKind]: Handler<K> } = {
+  // tau-bench's reward: the final state must equal the expected one, and every expected
+  // output must appear in what the agent said.
+  async state(_config, input) {
+    if (!input.observation) return { pass: false, code: 'no_state', message: 'the runtime reported no environment state' };
+    const { state, expectedState } = input.observation;
+    const differences = differingPaths(state, expectedState);
+    if (differences.length > 0) {
+      return { pass: false, code: stateDifferenceKind(state, expectedState, differences), message: `final state differs from the expected state at ${differences.join(', ')}` };
+    }
+    const outputs = z.array(z.string()).catch([]).parse(atPath(input.testCase, 'expected.outputs') ?? []);
+    const text = assistantText(input.trace, input.output).toLowerCase();
+    const missing = outputs.filter((o) => !text.includes(o.toLowerCase()));
+    if (missing.length > 0) {
+      return { pass: false, code: 'missing_required_output', message: `the agent never said ${missing.map((m) => `"${m}"`).join(', ')}` };
+    }
+    return { pass: true };
+  },
+  async schema(config, input) {
+    const schema = z.fromJSONSchema(config.schema as Parameters<typeof z.fromJSONSchema>[0]);
+    const result = schema.safeParse(atPath(input.output, config.path));
+    if (result.success) return { pass: true };
+    const issue = result.error.issues[0];
+    return { pass: false, code: 'schema_mismatch', message: `${issue?.path.join('.') || '(output)'}: ${issue?.message ?? 'does not match'}` };
+  },
+  async regex(config, input) {
+    const source = config.pattern ?? String(atPath(input.testCase, config.patternFromCase) ?? '');
+    const target = atPath(input.output, config.path);
+    const text = typeof target === 'string' ? target : JSON.stringify(target ?? '');
+    const matched = new RegExp(source, config.flags ?? '').test(text);
+    const pass = config.expect === 'match' ? matched : !matched;
+    return pass ? { pass } : { pass, code: 'regex_mismatch', message: `${config.expect === 'match' ? 'no match' : 'unexpected match'} for /${source}/` };
+  },
+  async numeric(config, input) {
+    const expected = config.expected ?? Number(atPath(input.testCase, config.expectedFromCase));
+    const raw = atPath(input.output, config.path);
+    const actual = typeof raw === 'number' ? raw : Number(String(raw ?? '').replace(/[^0-9eE.+-]/g, ''));
+    if (!Number.isFinite(actual)) return { pass: false, code: 'not_a_number', message: `${config.path} is not a number` };
+    if (!Number.isFinite(expected)) return { pass: false, code: 'no_expected_number', message: 'the case has no expected number' };
+    const pass = Math.abs(actual - expected) <= config.tolerance;
+    return pass ? { pass } : { pass, code: 'out_of_tolerance', message: `${config.path} is ${actual}, expected ${expected} ± ${config.tolerance}` };
+  },
+  // A custom script of the task (trusted: the task is frozen and outside the blueprint). It
+  // reads {case, output} on stdin and prints {pass, code?, message?}.
+  async script(config, input) {
+    const [command, ...args] = config.command;
+    const outcome = await runProcess({
+      command: command as string,
+      args,
+      cwd: input.taskRoot,
+      env: childEnvironment(process.env),
+      input: JSON.stringify({ case: input.testCase, output: input.output }),
+      timeoutMs: config.timeoutMs,
+    });
+    if (outcome.exitCode !== 0) {
+      throw new ScorerCrash(`${path.join(input.taskRoot, String(command))} failed: ${outcome.timedOut ? 'timed out' : outcome.stderr.trim().split('\n').at(-1) ?? `exit ${outcome.exitCode}`}`);
+    }
+    const verdict = z
+      .object({ pass: z.boolean(), code: z.string().optional(), message: z.string().optional() })
+      .safeParse(safeJson(outcome.stdout.trim().split('\n').at(-1) ?? ''));
+    if (!verdict.success) throw new ScorerCrash(`the script scorer ${command} printed no {"pass": …} line`);
+    return verdict.data;
+  },
+};
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A scorer that could not produce a verdict: an infrastructure problem, never a fail. */
+export class ScorerCrash extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScorerCrash';
+  }
+}
+
+export async function score(configs: readonly ScorerConfig[], input: ScorerInput): Promise<ScorerResult | null> {
+  if (configs.length === 0) return null;
+  const checks: ScorerCheck[] = [];
+  for (const config of configs) {
+    const handler = handlers[config.kind] as Handler<ScorerKind>;
+    checks.push({ scorer: config.kind, ...(await handler(config as never, input)) });
+  }
+  return { pass: checks.every((c) => c.pass), checks };
+}

@@ -1,0 +1,70 @@
+import { addUsage, zeroUsage, type BlueprintFile, type ModelPort, type RcHistoryEntry, type Usage } from '../../domain/model-port.ts';
+import type { DiagnosisReport } from '../../domain/diagnosis.ts';
+import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
+import type { Reporter } from '../../domain/progress.ts';
+import { blueprintPrefix, editProblems, editsFingerprint } from './edits.ts';
+
+export interface SynthesizeInput {
+  readonly blueprint: string;
+  readonly files: readonly BlueprintFile[];
+  readonly diagnosis: DiagnosisReport;
+  readonly history: readonly RcHistoryEntry[];
+  readonly model: string;
+  readonly maxRepairs: number;
+}
+
+export interface SynthesizeDeps {
+  readonly model: ModelPort;
+  readonly reporter: Reporter;
+  /** Builds the RC and proves its blueprint loads; returns what is wrong, or null. */
+  validate(candidate: ReleaseCandidate): Promise<string | null>;
+}
+
+export type SynthesisOutcome =
+  | { readonly kind: 'candidate'; readonly candidate: ReleaseCandidate; readonly fingerprint: string; readonly attempts: string[]; readonly usage: Usage }
+  | { readonly kind: 'no_candidate'; readonly reason: string; readonly attempts: string[]; readonly usage: Usage };
+
+/**
+ * Asks the synthesizer for exactly one RC. Edits outside the blueprint folder, a repeat of an
+ * RC already tried, or a blueprint that does not load go back to the model for a bounded
+ * repair; after that the iteration has no valid RC.
+ */
+export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): Promise<SynthesisOutcome> {
+  const attempts: string[] = [];
+  let usage = zeroUsage;
+  let feedback: string | null = null;
+  for (let attempt = 0; attempt <= input.maxRepairs; attempt += 1) {
+    let candidate: ReleaseCandidate;
+    try {
+      const answer = await deps.model.synthesize({
+        model: input.model,
+        blueprintName: input.blueprint,
+        blueprintRoot: blueprintPrefix(input.blueprint).slice(0, -1),
+        files: input.files,
+        diagnosis: input.diagnosis,
+        history: input.history,
+        repairFeedback: feedback,
+      });
+      usage = addUsage(usage, answer.usage);
+      candidate = answer.value;
+    } catch (error) {
+      attempts.push(`the synthesizer failed: ${(error as Error).message}`);
+      return { kind: 'no_candidate', reason: `no valid RC: ${attempts.at(-1)}`, attempts, usage };
+    }
+    if (candidate.edits.length === 0) {
+      attempts.push('no edits proposed');
+      return { kind: 'no_candidate', reason: `no valid RC: the synthesizer proposed no edits (${candidate.intent.rationale})`, attempts, usage };
+    }
+    const fingerprint = editsFingerprint(candidate.edits);
+    const problems = editProblems(candidate.edits, input.blueprint);
+    const repeat = input.history.find((h) => h.fingerprint === fingerprint);
+    if (repeat) problems.push(`these exact edits were already tried in iteration ${repeat.iteration} (${repeat.decision})`);
+    const loadError = problems.length === 0 ? await deps.validate(candidate) : null;
+    if (loadError) problems.push(loadError);
+    if (problems.length === 0) return { kind: 'candidate', candidate, fingerprint, attempts, usage };
+    attempts.push(problems.join('; '));
+    deps.reporter.emit({ type: 'warning', message: `RC attempt ${attempt + 1} refused: ${problems.join('; ')}` });
+    feedback = `Your previous proposal was refused: ${problems.join('; ')}. Propose a corrected RC.`;
+  }
+  return { kind: 'no_candidate', reason: `no valid RC after ${input.maxRepairs + 1} attempts: ${attempts.at(-1)}`, attempts, usage };
+}

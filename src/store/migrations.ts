@@ -1,0 +1,104 @@
+import type { Sql } from './sqlite.ts';
+
+/**
+ * Schema migrations, applied in order and recorded in PRAGMA user_version. Append only: a
+ * released migration is never edited, so every database can be brought forward.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    cache_key TEXT NOT NULL,
+    blueprint TEXT NOT NULL,
+    commit_sha TEXT NOT NULL,
+    blueprint_tree TEXT NOT NULL,
+    task_tree TEXT NOT NULL,
+    split TEXT NOT NULL,
+    trials INTEGER NOT NULL,
+    agent_model TEXT NOT NULL,
+    critic_model TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'failed')),
+    simulated INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    cases INTEGER,
+    passed INTEGER,
+    infra_errors INTEGER
+  );
+  CREATE INDEX runs_by_cache_key ON runs (cache_key, status);
+  CREATE TABLE records (
+    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    case_id TEXT NOT NULL,
+    trial INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'infra_error')),
+    output TEXT,
+    trace_ref TEXT NOT NULL,
+    scorer TEXT,
+    critic TEXT,
+    pass INTEGER,
+    symptom TEXT,
+    error TEXT,
+    PRIMARY KEY (run_id, case_id, trial)
+  );
+  CREATE TABLE symptoms (
+    label TEXT PRIMARY KEY,
+    description TEXT NOT NULL,
+    first_seen_at TEXT NOT NULL,
+    first_seen_run TEXT
+  );
+  CREATE TABLE decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    blueprint TEXT NOT NULL,
+    iteration INTEGER,
+    candidate_ref TEXT NOT NULL,
+    candidate_commit TEXT,
+    baseline_run TEXT,
+    candidate_run TEXT,
+    outcome TEXT NOT NULL,
+    reasons TEXT NOT NULL,
+    intent TEXT,
+    tag TEXT,
+    audit_ref TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE flips (
+    decision_id INTEGER NOT NULL REFERENCES decisions (id) ON DELETE CASCADE,
+    case_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('p2f', 'f2p')),
+    PRIMARY KEY (decision_id, case_id)
+  );
+  CREATE TABLE model_calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    role TEXT NOT NULL,
+    model TEXT NOT NULL,
+    iteration INTEGER,
+    run_id TEXT,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cache_read_tokens INTEGER NOT NULL,
+    cache_write_tokens INTEGER NOT NULL,
+    cost_usd REAL NOT NULL,
+    at TEXT NOT NULL
+  );
+  CREATE TABLE test_evaluations (
+    blueprint TEXT NOT NULL,
+    release TEXT NOT NULL,
+    commit_sha TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    pass_rate REAL NOT NULL,
+    at TEXT NOT NULL,
+    PRIMARY KEY (blueprint, commit_sha)
+  );
+  `,
+];
+
+export function migrate(sql: Sql): void {
+  const current = (sql.pragma('user_version') as Array<{ user_version: number }>)[0]?.user_version ?? 0;
+  for (let version = current; version < migrations.length; version += 1) {
+    sql.transaction(() => {
+      sql.exec(migrations[version] as string);
+      sql.pragma(`user_version = ${version + 1}`);
+    });
+  }
+}

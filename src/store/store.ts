@@ -1,0 +1,289 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Clock } from '../domain/clock.ts';
+import type { Role, SymptomEntry, Usage } from '../domain/model-port.ts';
+import type { CaseRecord, CriticVerdict, ScorerResult } from '../domain/record.ts';
+import { migrate } from './migrations.ts';
+import { openSql, type Sql } from './sqlite.ts';
+
+export const STATE_DIR = '.agentdevel';
+export const DATABASE_FILE = 'state.db';
+
+export type RunPurpose = 'baseline' | 'candidate' | 'run' | 'test' | 'confirm';
+
+export interface RunIdentity {
+  readonly cacheKey: string;
+  readonly blueprint: string;
+  readonly commit: string;
+  readonly blueprintTree: string;
+  readonly taskTree: string;
+  readonly split: string;
+  readonly trials: number;
+  readonly agentModel: string;
+  readonly criticModel: string;
+  readonly simulated: boolean;
+}
+
+export interface RunSummary extends RunIdentity {
+  readonly id: string;
+  readonly purpose: RunPurpose;
+  readonly status: 'running' | 'complete' | 'failed';
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
+  readonly cases: number | null;
+  readonly passed: number | null;
+  readonly infraErrors: number | null;
+}
+
+export interface DecisionRow {
+  readonly id: number;
+  readonly blueprint: string;
+  readonly iteration: number | null;
+  readonly candidateRef: string;
+  readonly candidateCommit: string | null;
+  readonly baselineRun: string | null;
+  readonly candidateRun: string | null;
+  readonly outcome: string;
+  readonly reasons: string[];
+  readonly intent: unknown;
+  readonly tag: string | null;
+  readonly auditRef: string | null;
+  readonly createdAt: string;
+  readonly f2p: string[];
+  readonly p2f: string[];
+}
+
+const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+const parse = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
+
+/** The SQLite index of runs, records, decisions, the symptom taxonomy and the cost ledger. */
+export class Store {
+  private constructor(
+    private readonly sql: Sql,
+    private readonly clock: Clock,
+  ) {}
+
+  static open(workspace: string, clock: Clock): Store {
+    const dir = path.join(workspace, STATE_DIR);
+    mkdirSync(dir, { recursive: true });
+    const sql = openSql(path.join(dir, DATABASE_FILE));
+    migrate(sql);
+    return new Store(sql, clock);
+  }
+
+  close(): void {
+    this.sql.close();
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  findCompleteRun(cacheKey: string): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'complete' ORDER BY started_at DESC LIMIT 1`, cacheKey);
+    return row ? toRun(row) : undefined;
+  }
+
+  run(id: string): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE id = ?`, id);
+    return row ? toRun(row) : undefined;
+  }
+
+  createRun(id: string, identity: RunIdentity, purpose: RunPurpose): void {
+    this.sql.run(
+      `INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+      id,
+      identity.cacheKey,
+      identity.blueprint,
+      identity.commit,
+      identity.blueprintTree,
+      identity.taskTree,
+      identity.split,
+      identity.trials,
+      identity.agentModel,
+      identity.criticModel,
+      purpose,
+      identity.simulated ? 1 : 0,
+      this.now(),
+    );
+  }
+
+  finishRun(id: string, status: 'complete' | 'failed'): void {
+    const stats = this.sql.get<{ cases: number; passed: number; infra: number }>(
+      `SELECT COUNT(*) AS cases, COALESCE(SUM(pass = 1), 0) AS passed, COALESCE(SUM(status = 'infra_error'), 0) AS infra FROM records WHERE run_id = ?`,
+      id,
+    );
+    this.sql.run(
+      `UPDATE runs SET status = ?, finished_at = ?, cases = ?, passed = ?, infra_errors = ? WHERE id = ?`,
+      status,
+      this.now(),
+      stats?.cases ?? 0,
+      stats?.passed ?? 0,
+      stats?.infra ?? 0,
+      id,
+    );
+  }
+
+  saveRecord(runId: string, record: CaseRecord): void {
+    this.sql.run(
+      `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      runId,
+      record.caseId,
+      record.trial,
+      record.status,
+      json(record.output),
+      record.traceRef,
+      json(record.scorer),
+      json(record.critic),
+      record.pass === null ? null : record.pass ? 1 : 0,
+      record.critic?.label ?? null,
+      record.error,
+    );
+  }
+
+  records(runId: string): CaseRecord[] {
+    return this.sql
+      .all(`SELECT * FROM records WHERE run_id = ? ORDER BY case_id, trial`, runId)
+      .map((row) => ({
+        caseId: String(row.case_id),
+        trial: Number(row.trial),
+        status: row.status === 'infra_error' ? 'infra_error' : 'ok',
+        output: parse(row.output),
+        traceRef: String(row.trace_ref),
+        scorer: parse<ScorerResult>(row.scorer),
+        critic: parse<CriticVerdict>(row.critic),
+        pass: row.pass === null ? null : Number(row.pass) === 1,
+        error: row.error === null ? null : String(row.error),
+      }));
+  }
+
+  runCount(): number {
+    return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`)?.n ?? 0);
+  }
+
+  /** Case-trials actually executed (not reused) for the given runs. */
+  recordCount(runIds: readonly string[]): number {
+    if (runIds.length === 0) return 0;
+    return Number(
+      this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM records WHERE run_id IN (${runIds.map(() => '?').join(',')})`, ...runIds)?.n ?? 0,
+    );
+  }
+
+  taxonomy(): SymptomEntry[] {
+    return this.sql
+      .all(`SELECT label, description FROM symptoms ORDER BY first_seen_at, label`)
+      .map((row) => ({ label: String(row.label), description: String(row.description) }));
+  }
+
+  /** The taxonomy only grows: a label, once recorded, keeps its first description. */
+  addSymptom(label: string, description: string, runId: string | null): void {
+    this.sql.run(`INSERT OR IGNORE INTO symptoms (label, description, first_seen_at, first_seen_run) VALUES (?, ?, ?, ?)`, label, description, this.now(), runId);
+  }
+
+  saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number {
+    return this.sql.transaction(() => {
+      const inserted = this.sql.run(
+        `INSERT INTO decisions (blueprint, iteration, candidate_ref, candidate_commit, baseline_run, candidate_run, outcome, reasons, intent, tag, audit_ref, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        decision.blueprint,
+        decision.iteration,
+        decision.candidateRef,
+        decision.candidateCommit,
+        decision.baselineRun,
+        decision.candidateRun,
+        decision.outcome,
+        JSON.stringify(decision.reasons),
+        json(decision.intent),
+        decision.tag,
+        decision.auditRef,
+        this.now(),
+      );
+      const id = Number(inserted.lastInsertRowid);
+      for (const caseId of decision.f2p) this.sql.run(`INSERT INTO flips (decision_id, case_id, kind) VALUES (?, ?, 'f2p')`, id, caseId);
+      for (const caseId of decision.p2f) this.sql.run(`INSERT INTO flips (decision_id, case_id, kind) VALUES (?, ?, 'p2f')`, id, caseId);
+      return id;
+    });
+  }
+
+  decisions(blueprint: string): DecisionRow[] {
+    return this.sql.all(`SELECT * FROM decisions WHERE blueprint = ? ORDER BY id`, blueprint).map((row) => {
+      const flips = this.sql.all(`SELECT case_id, kind FROM flips WHERE decision_id = ? ORDER BY case_id`, row.id as number);
+      return {
+        id: Number(row.id),
+        blueprint: String(row.blueprint),
+        iteration: row.iteration === null ? null : Number(row.iteration),
+        candidateRef: String(row.candidate_ref),
+        candidateCommit: row.candidate_commit === null ? null : String(row.candidate_commit),
+        baselineRun: row.baseline_run === null ? null : String(row.baseline_run),
+        candidateRun: row.candidate_run === null ? null : String(row.candidate_run),
+        outcome: String(row.outcome),
+        reasons: parse<string[]>(row.reasons) ?? [],
+        intent: parse(row.intent),
+        tag: row.tag === null ? null : String(row.tag),
+        auditRef: row.audit_ref === null ? null : String(row.audit_ref),
+        createdAt: String(row.created_at),
+        f2p: flips.filter((f) => f.kind === 'f2p').map((f) => String(f.case_id)),
+        p2f: flips.filter((f) => f.kind === 'p2f').map((f) => String(f.case_id)),
+      };
+    });
+  }
+
+  recordModelCall(role: Role, model: string, usage: Usage, context: { iteration: number | null; runId: string | null }): void {
+    this.sql.run(
+      `INSERT INTO model_calls (role, model, iteration, run_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      role,
+      model,
+      context.iteration,
+      context.runId,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+      usage.costUsd,
+      this.now(),
+    );
+  }
+
+  costOfIteration(iteration: number): { costUsd: number; inputTokens: number; outputTokens: number; calls: number } {
+    const row = this.sql.get<{ cost: number; input: number; output: number; calls: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output, COUNT(*) AS calls FROM model_calls WHERE iteration = ?`,
+      iteration,
+    );
+    return { costUsd: row?.cost ?? 0, inputTokens: row?.input ?? 0, outputTokens: row?.output ?? 0, calls: row?.calls ?? 0 };
+  }
+
+  testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined {
+    const row = this.sql.get(`SELECT run_id, pass_rate, at FROM test_evaluations WHERE blueprint = ? AND commit_sha = ?`, blueprint, commit);
+    return row ? { runId: String(row.run_id), passRate: Number(row.pass_rate), at: String(row.at) } : undefined;
+  }
+
+  saveTestEvaluation(blueprint: string, release: string, commit: string, runId: string, passRate: number): void {
+    this.sql.run(`INSERT INTO test_evaluations (blueprint, release, commit_sha, run_id, pass_rate, at) VALUES (?, ?, ?, ?, ?, ?)`, blueprint, release, commit, runId, passRate, this.now());
+  }
+}
+
+function toRun(row: Record<string, unknown>): RunSummary {
+  return {
+    id: String(row.id),
+    cacheKey: String(row.cache_key),
+    blueprint: String(row.blueprint),
+    commit: String(row.commit_sha),
+    blueprintTree: String(row.blueprint_tree),
+    taskTree: String(row.task_tree),
+    split: String(row.split),
+    trials: Number(row.trials),
+    agentModel: String(row.agent_model),
+    criticModel: String(row.critic_model),
+    purpose: String(row.purpose) as RunPurpose,
+    status: String(row.status) as RunSummary['status'],
+    simulated: Number(row.simulated) === 1,
+    startedAt: String(row.started_at),
+    finishedAt: row.finished_at === null ? null : String(row.finished_at),
+    cases: row.cases === null ? null : Number(row.cases),
+    passed: row.passed === null ? null : Number(row.passed),
+    infraErrors: row.infra_errors === null ? null : Number(row.infra_errors),
+  };
+}
