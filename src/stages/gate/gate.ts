@@ -55,8 +55,9 @@ export function decideGate(input: {
   const { policy, flips, baseline, candidate, intent } = input;
   const basePassing = [...baseline.values()].filter((c) => c.outcome === 'pass').length;
   const baseFailing = [...baseline.values()].filter((c) => c.outcome === 'fail').length;
-  const p2fRate = flips.p2f.length / (basePassing + EPSILON);
-  const f2pRate = flips.f2p.length / (baseFailing + EPSILON);
+  // The paper adds an epsilon to the denominators; a plain zero for an empty side says the same.
+  const p2fRate = basePassing === 0 ? 0 : flips.p2f.length / basePassing;
+  const f2pRate = baseFailing === 0 ? 0 : flips.f2p.length / baseFailing;
   const hits = intent ? flips.f2p.filter((id) => intent.targets.includes(baseline.get(id)?.symptom ?? '')).length : 0;
   const hitRate = flips.f2p.length === 0 ? null : intent ? hits / flips.f2p.length : null;
   const total = new Set([...baseline.keys(), ...candidate.keys()]).size;
