@@ -1,0 +1,52 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scaffoldExample } from '../../src/pipeline/example.ts';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');
+
+export function tempDir(prefix = 'agentdevel-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** A fresh copy of the bundled example as a git repository with one commit on main. */
+export async function exampleWorkspace(): Promise<string> {
+  const dir = path.join(tempDir(), 'workspace');
+  await scaffoldExample(dir);
+  return dir;
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the real CLI in a subprocess, as a user would. */
+export function cli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, CI: 'true', ...options.env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+export function git(dir: string, ...args: string[]): string {
+  const result = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** The refs that make up the line: branches, tags and agentdevel's audit refs, with their values. */
+export function lineState(dir: string): string {
+  return git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
+}

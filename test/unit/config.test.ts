@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configJsonSchema } from '../../src/config/json-schema.ts';
+import { parseConfig } from '../../src/config/load.ts';
+import { AgentdevelError } from '../../src/domain/errors.ts';
+import { repoRoot } from '../helpers/workspace.ts';
+
+function failure(text: string): AgentdevelError {
+  try {
+    parseConfig(text, '/ws/agentdevel.config.json');
+  } catch (error) {
+    if (error instanceof AgentdevelError) return error;
+    throw error;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('config', () => {
+  it('fills defaults into the normalized shape', () => {
+    const config = parseConfig('{"blueprint": "a", "task": "b"}', 'x.json');
+    expect(config.trials).toBe(1);
+    expect(config.models).toEqual({ agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' });
+    expect(config.gate.maxP2F).toBe(0);
+    expect(config.line).toEqual({ branch: 'main', tagPrefix: '' });
+  });
+
+  it.each([
+    ['a value of the wrong type', '{"blueprint":"a","task":"b","trials":"3"}', 'trials', /expected number/],
+    ['a nested value of the wrong type', '{"blueprint":"a","task":"b","gate":{"maxP2F":"x"}}', 'gate.maxP2F', /expected number/],
+    ['a misspelled key', '{"blueprint":"a","task":"b","gate":{"maxP2f":1}}', 'gate.maxP2f', /unknown key/],
+    ['a model that is neither mock nor Claude', '{"blueprint":"a","task":"b","models":{"critic":"gpt-4o"}}', 'models.critic', /Claude model id/],
+    ['a missing blueprint', '{"task":"b"}', 'blueprint', /expected string/],
+    ['a branch git would refuse', '{"blueprint":"a","task":"b","line":{"branch":"release..1"}}', 'line.branch', /not a valid git branch/],
+  ])('names the key of %s', (_name, text, key, message) => {
+    const error = failure(text);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.exitCode).toBe(2);
+    expect(error.location.key).toBe(key);
+    expect(error.message).toContain('/ws/agentdevel.config.json');
+    expect(error.message).toMatch(message);
+  });
+
+  it('names the line of a JSON syntax error', () => {
+    const error = failure('{\n  "blueprint": "a",\n  "task": "b",\n}\n');
+    expect(error.location.line).toBe(4);
+    expect(error.message).toMatch(/agentdevel\.config\.json:4: not valid JSON/);
+  });
+
+  it('ships a JSON Schema that matches the zod schema', () => {
+    const committed = readFileSync(path.join(repoRoot, 'agentdevel.config.schema.json'), 'utf8');
+    expect(committed).toBe(configJsonSchema());
+  });
+
+  it('accepts the bundled example config', () => {
+    const text = readFileSync(path.join(repoRoot, 'agentdevel.config.json'), 'utf8');
+    expect(parseConfig(text, 'agentdevel.config.json').blueprint).toBe('support-agent');
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { CaseRecord } from '../../src/domain/record.ts';
+import { computeFlips, summarizeCases } from '../../src/stages/gate/flips.ts';
+import { decideGate, scopeRejection, type GatePolicy } from '../../src/stages/gate/gate.ts';
+
+const policy: GatePolicy = { maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1 };
+
+/** Records from a compact picture: "P" pass, "F<label>" fail with a symptom, "I" infra error. */
+function run(outcomes: Record<string, string>): CaseRecord[] {
+  return Object.entries(outcomes).flatMap(([caseId, trials]) =>
+    trials.split(' ').map((t, trial) => ({
+      caseId,
+      trial,
+      status: t === 'I' ? 'infra_error' : 'ok',
+      output: null,
+      traceRef: '',
+      scorer: null,
+      critic: t.startsWith('F') ? { pass: false, label: t.slice(1) || 'wrong', description: 'd' } : { pass: true, label: 'ok', description: '' },
+      pass: t === 'I' ? null : t === 'P',
+      error: null,
+    })),
+  );
+}
+
+function gate(before: Record<string, string>, after: Record<string, string>, targets: string[] | null, override: Partial<GatePolicy> = {}) {
+  const baseline = summarizeCases(run(before));
+  const candidate = summarizeCases(run(after));
+  return decideGate({
+    policy: { ...policy, ...override },
+    flips: computeFlips(baseline, candidate),
+    baseline,
+    candidate,
+    intent: targets ? { targets, rationale: 'r' } : null,
+  });
+}
+
+describe('flips', () => {
+  it('classifies each case between two runs, leaving infra errors out', () => {
+    const flips = computeFlips(
+      summarizeCases(run({ a: 'P', b: 'P', c: 'Fx', d: 'Fx', e: 'I', f: 'P' })),
+      summarizeCases(run({ a: 'P', b: 'Fy', c: 'P', d: 'Fx', e: 'P', g: 'P' })),
+    );
+    expect(flips).toEqual({ p2p: ['a'], p2f: ['b'], f2p: ['c'], f2f: ['d'], ungraded: ['e'], unmatched: ['f', 'g'] });
+  });
+
+  it('takes the majority of trials, a tie counting as a fail', () => {
+    const cases = summarizeCases(run({ a: 'P P Fx', b: 'P Fx', c: 'I P' }));
+    expect(cases.get('a')?.outcome).toBe('pass');
+    expect(cases.get('b')?.outcome).toBe('fail');
+    expect(cases.get('c')).toMatchObject({ outcome: 'pass', graded: 1 });
+  });
+});
+
+describe('the paper-faithful gate', () => {
+  it('accepts fixes on the targeted symptom without regressions', () => {
+    const decision = gate({ a: 'P', b: 'Fx', c: 'Fx', d: 'Fy' }, { a: 'P', b: 'P', c: 'P', d: 'Fy' }, ['x']);
+    expect(decision.verdict).toBe('accept');
+    expect(decision.f2p).toEqual(['b', 'c']);
+    expect(decision.hitRate).toBe(1);
+    expect(decision.f2pRate).toBeCloseTo(2 / 3);
+  });
+
+  it('rejects an RC that breaks a passing case, naming the case', () => {
+    const decision = gate({ a: 'P', b: 'Fx' }, { a: 'Fz', b: 'P' }, ['x']);
+    expect(decision.verdict).toBe('reject');
+    expect(decision.p2f).toEqual(['a']);
+    expect(decision.p2fRate).toBe(1);
+    expect(decision.reasons.join(' ')).toMatch(/1 pass→fail regression .*: a/);
+  });
+
+  it('tolerates regressions up to the policy', () => {
+    const before = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`c${i}`, i < 90 ? 'P' : 'Fx']));
+    const after = { ...before, c0: 'Fz', c90: 'P', c91: 'P' };
+    expect(gate(before, after, ['x'], { maxP2F: 1, maxP2FRate: 0.02 }).verdict).toBe('accept');
+    expect(gate(before, after, ['x'], { maxP2F: 1, maxP2FRate: 0.01 }).verdict).toBe('reject');
+  });
+
+  it('rejects when fixes miss the targeted symptoms (hit rate)', () => {
+    const decision = gate({ a: 'Fx', b: 'Fy', c: 'Fy' }, { a: 'P', b: 'P', c: 'P' }, ['x']);
+    expect(decision.hitRate).toBeCloseTo(1 / 3);
+    expect(decision.verdict).toBe('reject');
+    expect(decision.checks.find((c) => c.name === 'hit_rate')?.ok).toBe(false);
+  });
+
+  it('rejects an RC that fixes nothing', () => {
+    expect(gate({ a: 'P', b: 'Fx' }, { a: 'P', b: 'Fx' }, ['x']).verdict).toBe('reject');
+  });
+
+  it('skips the hit-rate check when no intent is stated', () => {
+    const decision = gate({ a: 'Fx' }, { a: 'P' }, null);
+    expect(decision.verdict).toBe('accept');
+    expect(decision.checks.find((c) => c.name === 'hit_rate')?.message).toMatch(/not checked/);
+  });
+
+  it('refuses to decide when too many cases have no verdict', () => {
+    const decision = gate({ a: 'P', b: 'Fx', c: 'P' }, { a: 'I', b: 'P', c: 'P' }, ['x']);
+    expect(decision.verdict).toBe('undecided');
+    expect(decision.reasons[0]).toMatch(/could not be graded/);
+  });
+
+  it('rejects an out-of-scope RC before it runs', () => {
+    const decision = scopeRejection(['rubrics/t/train.jsonl'], 'bp');
+    expect(decision.verdict).toBe('reject');
+    expect(decision.reasons[0]).toMatch(/outside blueprints\/bp\/ \(rubrics\/t\/train\.jsonl\)/);
+  });
+});
