@@ -23,10 +23,17 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError();
+  // -C and --json work before the command too (`agentdevel -C DIR log`), like git.
+  common(program);
   const action =
     <T>(handler: (io: Io, options: T) => Promise<number>) =>
     async (options: T) => {
-      exitCode = await handler(io, options);
+      const global = program.opts<{ C?: string; json?: boolean; wait?: string }>();
+      const merged = { ...options } as T & { C?: string; json?: boolean; wait?: string };
+      merged.C ??= global.C;
+      merged.json ||= global.json;
+      if (global.wait !== '0' && (merged.wait === undefined || merged.wait === '0')) merged.wait = global.wait;
+      exitCode = await handler(io, merged);
     };
 
   common(program.command('run').description('run a blueprint version over the train split; prints the run id and pass rate'))

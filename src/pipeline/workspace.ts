@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
@@ -45,8 +45,10 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
   try {
     if (options.lock) {
       lock = await acquireLock(stateDir, options.lock.command, options.lock.waitMs, () => options.clock.now());
-      // A promotion interrupted by a crash is finished before anything else looks at the line.
+      // A promotion interrupted by a crash is finished before anything else looks at the line,
+      // and checkouts a killed command left behind are removed (the lock says none is in use).
       await recoverPromotion(repo, stateDir);
+      await removeLeftovers(repo, stateDir);
     }
   } catch (error) {
     store.close();
@@ -64,6 +66,16 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
       await lock?.release();
     },
   };
+}
+
+async function removeLeftovers(repo: GitRepo, stateDir: string): Promise<void> {
+  const worktrees = path.join(stateDir, 'worktrees');
+  for (const entry of await readdir(worktrees).catch(() => [] as string[])) {
+    await repo.removeWorktree(path.join(worktrees, entry));
+    await rm(path.join(worktrees, entry), { recursive: true, force: true });
+  }
+  await rm(path.join(stateDir, 'build'), { recursive: true, force: true });
+  for (const { ref } of await repo.refs('refs/heads/agentdevel/rc/')) await repo.deleteBranch(ref.slice('refs/heads/'.length));
 }
 
 export function lineRef(config: Config): string {

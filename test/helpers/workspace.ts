@@ -40,8 +40,9 @@ export function cli(args: readonly string[], options: { cwd?: string; env?: Reco
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Real git, with an identity of its own so tests pass on machines without a git config (CI). */
 export function git(dir: string, ...args: string[]): string {
-  const result = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+  const result = spawnSync('git', ['-c', 'user.name=agentdevel-test', '-c', 'user.email=test@agentdevel.invalid', ...args], { cwd: dir, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`);
   return result.stdout.trim();
 }

@@ -216,7 +216,13 @@ class Policy {
 
 export function simulatedAgentTurn(request: AgentTurnRequest): AgentTurn {
   const view = readConversation(request.messages);
-  const content = new Policy(request, readGuidance(request), view).decide();
+  let content: AssistantBlock[];
+  try {
+    content = new Policy(request, readGuidance(request), view).decide();
+  } catch {
+    // Tool results of an unexpected shape (a changed wrapper): give up the way a confused agent does.
+    content = [{ type: 'text', text: "I'm sorry, I couldn't make sense of what the system returned." }];
+  }
   const stopReason = content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
   return { content, stopReason, usage: mockUsage(request.system, JSON.stringify(request.messages), JSON.stringify(content)), latencyMs: 0 };
 }

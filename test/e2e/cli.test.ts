@@ -1,0 +1,204 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/store.ts';
+import { cli, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
+
+const clock = { now: () => new Date() };
+
+function runCount(dir: string): number {
+  const store = Store.open(dir, clock);
+  try {
+    return store.runCount();
+  } finally {
+    store.close();
+  }
+}
+
+function logLines(dir: string): Array<Record<string, unknown>> {
+  const result = cli(['log', '--json', '-C', dir]);
+  expect(result.code).toBe(0);
+  return result.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+let demo: string;
+let demoResult: ReturnType<typeof cli>;
+
+beforeAll(() => {
+  demo = path.join(tempDir('agentdevel-e2e-'), 'demo');
+  demoResult = cli(['demo', '--dir', demo], { env: { ANTHROPIC_API_KEY: '' } });
+}, 120_000);
+
+describe('agentdevel demo', () => {
+  it('runs the whole loop offline and ends with its stop reason', () => {
+    expect(demoResult.stderr).not.toMatch(/internal error/);
+    expect(demoResult.code).toBe(0);
+    expect(demoResult.stdout.trim().split('\n').at(-1)).toMatch(/^stop reason: .+/);
+    expect(demoResult.stdout).toMatch(/simulated results: the mock engine/);
+  });
+
+  it('leaves annotated release tags on the line', () => {
+    const tags = git(demo, 'tag', '--list', 'support-agent/v*').split('\n').filter(Boolean);
+    expect(tags.length).toBeGreaterThanOrEqual(1);
+    for (const tag of tags) {
+      expect(git(demo, 'cat-file', '-t', tag)).toBe('tag');
+      expect(git(demo, 'merge-base', '--is-ancestor', tag, 'main')).toBe('');
+    }
+    expect(git(demo, 'status', '--porcelain')).toBe('');
+  });
+
+  it('logs one JSON object per RC: promoted ones with fixes and no regressions, rejected ones with regressions', () => {
+    const entries = logLines(demo);
+    for (const entry of entries) {
+      expect(Object.keys(entry)).toEqual(expect.arrayContaining(['rc', 'decision', 'f2p', 'p2f', 'tag']));
+      expect(['promoted', 'rejected']).toContain(entry.decision);
+    }
+    expect(entries.some((e) => e.decision === 'promoted' && (e.f2p as number) > 0 && e.p2f === 0 && typeof e.tag === 'string')).toBe(true);
+    expect(entries.some((e) => e.decision === 'rejected' && (e.p2f as number) > 0 && e.tag === null)).toBe(true);
+  });
+
+  it('keeps its log in git: it survives deleting the database', () => {
+    const before = logLines(demo);
+    const copy = path.join(tempDir(), 'clone');
+    git(path.dirname(copy), 'clone', '-q', demo, copy);
+    git(copy, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');
+    expect(existsSync(path.join(copy, '.agentdevel', 'state.db'))).toBe(false);
+    expect(logLines(copy).map((e) => [e.rc, e.decision, e.f2p, e.p2f, e.tag])).toEqual(before.map((e) => [e.rc, e.decision, e.f2p, e.p2f, e.tag]));
+  });
+
+  it('commits the diagnosis script and report with each release', () => {
+    const tag = git(demo, 'tag', '--list', 'support-agent/v1');
+    const files = git(demo, 'show', '--name-only', '--format=', tag).split('\n');
+    expect(files.some((f) => /^diagnostics\/support-agent\/iter-\d{3}\/diagnosis\.mjs$/.test(f))).toBe(true);
+    expect(files.some((f) => /^releases\/support-agent\/v1\/report\.md$/.test(f))).toBe(true);
+  });
+});
+
+describe('agentdevel gate', () => {
+  it('rejects a candidate whose tool wrappers throw, listing the regressed cases, and leaves the line alone', () => {
+    git(demo, 'checkout', '-q', '-b', 'broken-wrappers');
+    const wrapper = path.join(demo, 'blueprints/support-agent/tools/get_order.ts');
+    writeFileSync(wrapper, readFileSync(wrapper, 'utf8').replace(/run: \(([^)]*)\)[^,]*=>[\s\S]*?,\n};/, "run: () => {\n    throw new Error('order service unavailable');\n  },\n};"));
+    git(demo, 'commit', '-qam', 'make get_order throw');
+    git(demo, 'checkout', '-q', 'main');
+    const before = lineState(demo);
+
+    const result = cli(['gate', '--candidate', 'broken-wrappers', '--json', '-C', demo]);
+    expect(result.code).toBe(1);
+    const verdict = JSON.parse(result.stdout) as { decision: string; p2f: string[] };
+    expect(verdict.decision).toBe('reject');
+    expect(verdict.p2f.length).toBeGreaterThan(0);
+    for (const id of verdict.p2f) expect(id).toMatch(/^train-\d{3}$/);
+    expect(lineState(demo)).toBe(before);
+  });
+
+  it('rejects a candidate that edits outside its blueprint folder before running it', () => {
+    git(demo, 'checkout', '-q', '-b', 'edits-the-task');
+    const train = path.join(demo, 'rubrics/orders/train.jsonl');
+    writeFileSync(train, readFileSync(train, 'utf8').replace('"confirms":false', '"confirms":true'));
+    git(demo, 'commit', '-qam', 'make the task easier');
+    git(demo, 'checkout', '-q', 'main');
+    const runsBefore = runCount(demo);
+    const before = lineState(demo);
+    const tagsBefore = git(demo, 'tag', '--list');
+
+    const result = cli(['gate', '--candidate', 'edits-the-task', '--promote', '--json', '-C', demo]);
+    expect(result.code).toBe(1);
+    const verdict = JSON.parse(result.stdout) as { ranCandidate: boolean; reasons: string[] };
+    expect(verdict.ranCandidate).toBe(false);
+    expect(verdict.reasons[0]).toMatch(/outside blueprints\/support-agent\/ \(rubrics\/orders\/train\.jsonl\)/);
+    expect(runCount(demo)).toBe(runsBefore);
+    expect(git(demo, 'rev-parse', 'main')).toBe(before.match(/refs\/heads\/main (\w+)/)?.[1]);
+    expect(git(demo, 'tag', '--list')).toBe(tagsBefore);
+  });
+});
+
+describe('bad input', () => {
+  it.each([
+    ['a malformed line 3', 'rubrics/orders/train.jsonl', (text: string) => text.split('\n').map((l, i) => (i === 2 ? '{"id": "train-003", "user": oops}' : l)).join('\n'), /rubrics\/orders\/train\.jsonl:3: not valid JSON/],
+    ['a duplicate case id', 'rubrics/orders/train.jsonl', (text: string) => text.replace('"id":"train-005"', '"id":"train-001"'), /rubrics\/orders\/train\.jsonl:5: duplicate case id "train-001"/],
+    ['a config value of the wrong type', 'agentdevel.config.json', (text: string) => text.replace('"trials": 1', '"trials": "1"'), /agentdevel\.config\.json: trials: .*expected number/],
+  ])('run exits 2 on %s, naming the file and line or key, and records nothing', (_name, file, edit, message) => {
+    const target = path.join(demo, file);
+    const original = readFileSync(target, 'utf8');
+    const runsBefore = runCount(demo);
+    const refsBefore = lineState(demo);
+    const logBefore = cli(['log', '--json', '-C', demo]).stdout;
+    writeFileSync(target, edit(original));
+    try {
+      const result = cli(['run', '-C', demo]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(2);
+      expect(result.stdout).toBe('');
+    } finally {
+      writeFileSync(target, original);
+    }
+    expect(runCount(demo)).toBe(runsBefore);
+    expect(lineState(demo)).toBe(refsBefore);
+    expect(cli(['log', '--json', '-C', demo]).stdout).toBe(logBefore);
+  });
+
+  it('iterate refuses a dirty working tree', () => {
+    const readme = path.join(demo, 'NOTES.md');
+    writeFileSync(readme, 'work in progress\n');
+    try {
+      const result = cli(['iterate', '-C', demo]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/uncommitted changes \(NOTES\.md\)/);
+    } finally {
+      git(demo, 'clean', '-qf', 'NOTES.md');
+    }
+  });
+
+  it('a second writer refuses while the workspace is held', async () => {
+    const holder = spawn('sleep', ['30']);
+    writeFileSync(path.join(demo, '.agentdevel', 'lock'), JSON.stringify({ pid: holder.pid, command: 'iterate', since: 'now' }));
+    try {
+      const result = cli(['iterate', '-C', demo]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/WORKSPACE_LOCKED.*`agentdevel iterate` \(pid \d+\)/);
+    } finally {
+      holder.kill();
+      writeFileSync(path.join(demo, '.agentdevel', 'lock'), JSON.stringify({ pid: 2 ** 22 + 777, command: 'iterate', since: 'then' }));
+    }
+    expect(cli(['run', '-C', demo]).code).toBe(0);
+  });
+
+  it('exits 2 on an unknown command or option', () => {
+    expect(cli(['iterat']).code).toBe(2);
+    expect(cli(['iterate', '--max-iterations', 'zero', '-C', demo]).code).toBe(2);
+  });
+});
+
+describe('a killed iterate', () => {
+  it('leaves the old release or the new one, and the next command finishes or cleans up', async () => {
+    const dir = await exampleWorkspace();
+    const bin = path.join(__dirname, '../../bin/agentdevel.mjs');
+    for (const delay of [2500, 4000, 5500]) {
+      const child = spawn(process.execPath, [bin, 'iterate', '-C', dir], { stdio: 'ignore', env: { ...process.env, CI: 'true' } });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      // The next writer recovers; then the line must be consistent.
+      const next = cli(['run', '-C', dir]);
+      expect(next.code).toBe(0);
+      expect(existsSync(path.join(dir, '.agentdevel', 'promotion.json'))).toBe(false);
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      const tip = git(dir, 'rev-parse', 'main');
+      const tags = git(dir, 'tag', '--list', 'support-agent/v*').split('\n').filter(Boolean);
+      for (const tag of tags) expect(git(dir, 'merge-base', '--is-ancestor', tag, 'main')).toBe('');
+      const tipIsRelease = tags.some((tag) => git(dir, 'rev-parse', `${tag}^{commit}`) === tip);
+      const tipIsInitial = git(dir, 'rev-list', '--count', 'main') === '1';
+      expect(tipIsRelease || tipIsInitial).toBe(true);
+    }
+    const finish = cli(['iterate', '-C', dir]);
+    expect(finish.code).toBe(0);
+    expect(logLines(dir).some((e) => e.decision === 'promoted')).toBe(true);
+  }, 120_000);
+});

@@ -1,0 +1,182 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AgentdevelError } from '../../src/domain/errors.ts';
+import { promote, recordRejection } from '../../src/pipeline/release.ts';
+import { openWorkspace, type Workspace } from '../../src/pipeline/workspace.ts';
+import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
+import { writeJournal } from '../../src/stages/release/journal.ts';
+import { decideGate } from '../../src/stages/gate/gate.ts';
+import { exampleWorkspace, git } from '../helpers/workspace.ts';
+
+const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+
+async function open(dir: string): Promise<Workspace> {
+  return openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock });
+}
+
+/** A candidate: a commit on its own branch, checked out in a worktree (as iterate builds one). */
+function candidate(dir: string, iteration: number): { dir: string; commit: string } {
+  const worktree = path.join(dir, '.agentdevel', 'worktrees', `rc-${iteration}`);
+  git(dir, 'worktree', 'add', '-q', '-b', `rc-${iteration}`, worktree, 'main');
+  const prompt = path.join(worktree, 'blueprints/support-agent/system.hbs');
+  writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nBe brief.\n`);
+  git(worktree, 'commit', '-qam', 'rc: be brief');
+  return { dir: worktree, commit: git(worktree, 'rev-parse', 'HEAD') };
+}
+
+function evidence(iteration: number, commit: string, base: string, outcome: 'promoted' | 'rejected'): ReleaseEvidence {
+  const decision = decideGate({
+    policy: { maxP2F: 0, maxP2FRate: 0, minF2P: 1, minHitRate: 0, maxUngradedShare: 1 },
+    flips: { p2f: outcome === 'rejected' ? ['c2'] : [], f2p: ['c1'], p2p: [], f2f: [], ungraded: [], unmatched: [] },
+    baseline: new Map([['c1', { caseId: 'c1', passes: 0, graded: 1, outcome: 'fail', symptom: 'x', description: 'd' }], ['c2', { caseId: 'c2', passes: 1, graded: 1, outcome: 'pass', symptom: null, description: null }]]),
+    candidate: new Map(),
+    intent: { targets: ['x'], rationale: 'why' },
+  });
+  return {
+    iteration,
+    blueprint: 'support-agent',
+    outcome,
+    release: outcome === 'promoted' ? 'support-agent/v1' : null,
+    candidate: { ref: `rc-${iteration}`, commit },
+    baseline: { commit: base, label: 'main', runId: 'run-a' },
+    candidateRunId: 'run-b',
+    decision,
+    intent: { targets: ['x'], rationale: 'why' },
+    baselineCases: new Map(),
+    candidateCases: new Map(),
+    edits: [{ status: 'M', path: 'blueprints/support-agent/system.hbs' }],
+    diagnosis: null,
+    simulated: true,
+    models: { agent: 'mock' },
+    costUsd: null,
+  };
+}
+
+describe('promotion', () => {
+  it('moves the line, adds an annotated tag and an audit ref, and brings the clean checkout along', async () => {
+    const dir = await exampleWorkspace();
+    const base = git(dir, 'rev-parse', 'HEAD');
+    const workspace = await open(dir);
+    const rc = candidate(dir, 1);
+    const recorded = await promote(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'));
+    await workspace.close();
+
+    expect(git(dir, 'rev-parse', 'main')).toBe(recorded.commit);
+    expect(git(dir, 'rev-parse', 'main^')).toBe(rc.commit);
+    expect(git(dir, 'cat-file', '-t', 'refs/tags/support-agent/v1')).toBe('tag');
+    expect(git(dir, 'tag', '-l', '--format=%(contents)', 'support-agent/v1')).toMatch(/1 fixed \(F→P\), 0 regressed \(P→F\)/);
+    expect(git(dir, 'rev-parse', 'refs/agentdevel/rc/support-agent/iter-001')).toBe(recorded.commit);
+    expect(readFileSync(path.join(dir, 'blueprints/support-agent/system.hbs'), 'utf8')).toContain('Be brief.');
+    expect(existsSync(path.join(dir, 'releases/support-agent/v1/report.md'))).toBe(true);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(existsSync(path.join(dir, '.agentdevel/promotion.json'))).toBe(false);
+  });
+
+  it('records a rejection off the line, leaving the line and tags alone', async () => {
+    const dir = await exampleWorkspace();
+    const base = git(dir, 'rev-parse', 'HEAD');
+    const workspace = await open(dir);
+    const rc = candidate(dir, 1);
+    const recorded = await recordRejection(workspace, rc.dir, evidence(1, rc.commit, base, 'rejected'));
+    await workspace.close();
+    expect(git(dir, 'rev-parse', 'main')).toBe(base);
+    expect(git(dir, 'tag')).toBe('');
+    expect(git(dir, 'show', `${recorded.auditRef}:releases/support-agent/rejected/iter-001/decision.json`)).toContain('"outcome": "rejected"');
+  });
+
+  it('finishes a promotion killed after its journal was written', async () => {
+    const dir = await exampleWorkspace();
+    const base = git(dir, 'rev-parse', 'HEAD');
+    let workspace = await open(dir);
+    const rc = candidate(dir, 1);
+    const tagObject = await workspace.repo.createTagObject('support-agent/v1', rc.commit, 'v1');
+    await writeJournal(workspace.stateDir, {
+      line: 'refs/heads/main',
+      lineBranch: 'main',
+      oldTip: base,
+      newTip: rc.commit,
+      tagRef: 'refs/tags/support-agent/v1',
+      tagObject,
+      auditRef: 'refs/agentdevel/rc/support-agent/iter-001',
+      syncWorktree: true,
+    });
+    // The process dies here: nothing moved yet. The next command finishes the promotion.
+    expect(git(dir, 'rev-parse', 'main')).toBe(base);
+    await workspace.close();
+    workspace = await open(dir);
+    await workspace.close();
+    expect(git(dir, 'rev-parse', 'main')).toBe(rc.commit);
+    expect(git(dir, 'rev-parse', 'support-agent/v1^{commit}')).toBe(rc.commit);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(existsSync(path.join(dir, '.agentdevel/promotion.json'))).toBe(false);
+  });
+
+  it('brings the checkout along when the refs moved but the files did not', async () => {
+    const dir = await exampleWorkspace();
+    const base = git(dir, 'rev-parse', 'HEAD');
+    let workspace = await open(dir);
+    const rc = candidate(dir, 1);
+    const tagObject = await workspace.repo.createTagObject('support-agent/v1', rc.commit, 'v1');
+    const journal = {
+      line: 'refs/heads/main',
+      lineBranch: 'main',
+      oldTip: base,
+      newTip: rc.commit,
+      tagRef: 'refs/tags/support-agent/v1',
+      tagObject,
+      auditRef: 'refs/agentdevel/rc/support-agent/iter-001',
+      syncWorktree: true,
+    };
+    await writeJournal(workspace.stateDir, journal);
+    await workspace.repo.updateRefs([
+      { ref: 'refs/heads/main', newValue: rc.commit, oldValue: base },
+      { ref: 'refs/tags/support-agent/v1', newValue: tagObject, oldValue: null },
+    ]);
+    expect(git(dir, 'status', '--porcelain')).not.toBe('');
+    await workspace.close();
+    workspace = await open(dir);
+    await workspace.close();
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(git(dir, 'rev-parse', 'refs/agentdevel/rc/support-agent/iter-001')).toBe(rc.commit);
+  });
+
+  it('moves the line and the tag together or not at all', async () => {
+    const dir = await exampleWorkspace();
+    const base = git(dir, 'rev-parse', 'HEAD');
+    const workspace = await open(dir);
+    const rc = candidate(dir, 1);
+    git(dir, 'tag', 'support-agent/v1', base);
+    const tagObject = await workspace.repo.createTagObject('support-agent/v1', rc.commit, 'v1');
+    await expect(
+      workspace.repo.updateRefs([
+        { ref: 'refs/heads/main', newValue: rc.commit, oldValue: base },
+        { ref: 'refs/tags/support-agent/v1', newValue: tagObject, oldValue: null },
+      ]),
+    ).rejects.toBeInstanceOf(AgentdevelError);
+    await workspace.close();
+    expect(git(dir, 'rev-parse', 'main')).toBe(base);
+  });
+});
+
+describe('the workspace lock', () => {
+  it('refuses a second writer while the first holds the workspace', async () => {
+    const dir = await exampleWorkspace();
+    const first = await open(dir);
+    const error = await open(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentdevelError);
+    expect((error as AgentdevelError).code).toBe('WORKSPACE_LOCKED');
+    expect((error as AgentdevelError).exitCode).toBe(3);
+    await first.close();
+    const second = await open(dir);
+    await second.close();
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    const dir = await exampleWorkspace();
+    await (await open(dir)).close();
+    writeFileSync(path.join(dir, '.agentdevel', 'lock'), JSON.stringify({ pid: 2 ** 22 + 12345, command: 'iterate', since: 'then' }));
+    const workspace = await open(dir);
+    await workspace.close();
+  });
+});

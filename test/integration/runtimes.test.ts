@@ -1,0 +1,161 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleEnvironment, loadBlueprint } from '../../src/blueprint/load.ts';
+import { startRuntime } from '../../src/blueprint/runtimes/index.ts';
+import type { Runtime } from '../../src/blueprint/runtimes/runtime.ts';
+import { AgentdevelError } from '../../src/domain/errors.ts';
+import { InfraError } from '../../src/domain/model-port.ts';
+import { silentReporter } from '../../src/domain/progress.ts';
+import type { TraceEvent } from '../../src/domain/trace.ts';
+import { createMockEngine } from '../../src/engine/mock/index.ts';
+import { runCases } from '../../src/stages/run/run.ts';
+import { loadSplit, loadTask } from '../../src/task/load.ts';
+import { scriptedModel } from '../helpers/scripted-model.ts';
+import { exampleWorkspace, tempDir } from '../helpers/workspace.ts';
+
+let workspace: string;
+const runtimes: Runtime[] = [];
+
+async function toolLoop(dir: string, model = createMockEngine()): Promise<Runtime> {
+  const build = tempDir('agentdevel-build-');
+  const blueprint = await loadBlueprint(dir, 'support-agent', build);
+  const task = await loadTask(dir, 'orders');
+  const environmentBundle = await bundleEnvironment(task.environmentModule as string, build);
+  const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], parentEnv: {} });
+  runtimes.push(runtime);
+  return runtime;
+}
+
+function collect(): { events: TraceEvent[]; emit(event: TraceEvent): void } {
+  const events: TraceEvent[] = [];
+  return { events, emit: (event) => events.push(event) };
+}
+
+beforeAll(async () => {
+  workspace = await exampleWorkspace();
+});
+afterAll(async () => {
+  for (const runtime of runtimes) await runtime.close();
+});
+
+describe('the tool-loop runtime', () => {
+  it('runs a case through the sandboxed tool host and reports the environment state', async () => {
+    const runtime = await toolLoop(workspace);
+    const task = await loadTask(workspace, 'orders');
+    const testCase = (await loadSplit(task, 'train')).find((c) => c.id === 'train-001');
+    const sink = collect();
+    const outcome = await runtime.runCase(testCase as never, 0, sink);
+    expect(sink.events.map((e) => e.type)).toContain('tool_call');
+    expect(sink.events.at(-1)).toMatchObject({ type: 'final' });
+    expect(outcome.observation?.state).toEqual(outcome.observation?.expectedState);
+    expect(String(outcome.output)).toContain('54.10');
+  });
+
+  it('never puts the system prompt or tool code into the trace', async () => {
+    const canary = 'CANARY-7f3a91-blueprint-internal';
+    const dir = await exampleWorkspace();
+    const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
+    writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nInternal note ${canary}.\n`);
+    const wrapper = path.join(dir, 'blueprints/support-agent/tools/get_order.ts');
+    writeFileSync(wrapper, `${readFileSync(wrapper, 'utf8')}\n// ${canary}\n`);
+    const runtime = await toolLoop(dir);
+    const task = await loadTask(dir, 'orders');
+    const sink = collect();
+    await runtime.runCase((await loadSplit(task, 'train'))[0] as never, 0, sink);
+    expect(JSON.stringify(sink.events)).not.toContain(canary);
+  });
+
+  it('turns a throwing tool wrapper into failed tool results, not a crash', async () => {
+    const dir = await exampleWorkspace();
+    writeFileSync(
+      path.join(dir, 'blueprints/support-agent/tools/get_order.ts'),
+      "import { z } from 'zod';\nexport default { name: 'get_order', description: 'd', inputSchema: z.object({ order_id: z.string() }), run: () => { throw new Error('wrapper exploded'); } };\n",
+    );
+    const runtime = await toolLoop(dir);
+    const task = await loadTask(dir, 'orders');
+    const sink = collect();
+    await runtime.runCase((await loadSplit(task, 'train'))[0] as never, 0, sink);
+    expect(sink.events).toContainEqual(expect.objectContaining({ type: 'tool_result', ok: false, error: 'wrapper exploded' }));
+  });
+
+  it('refuses a blueprint whose wrapper does not export a tool, naming the file', async () => {
+    const dir = await exampleWorkspace();
+    writeFileSync(path.join(dir, 'blueprints/support-agent/tools/get_order.ts'), 'export default { name: 42 };\n');
+    await expect(toolLoop(dir)).rejects.toThrow(/blueprints\/support-agent\/tools\/get_order\.ts: "name" must be/);
+  });
+
+  it('refuses a blueprint whose wrapper does not compile, naming the file and line', async () => {
+    const dir = await exampleWorkspace();
+    writeFileSync(path.join(dir, 'blueprints/support-agent/tools/get_order.ts'), "import { z } from 'zod';\nexport default {{ oops\n");
+    const error = await toolLoop(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentdevelError);
+    expect((error as AgentdevelError).message).toMatch(/tools\/get_order\.ts:2/);
+  });
+
+  it('keeps a tool wrapper from reading files or the environment', async () => {
+    const dir = await exampleWorkspace();
+    writeFileSync(
+      path.join(dir, 'blueprints/support-agent/tools/get_order.ts'),
+      "import { z } from 'zod';\nimport fs from 'node:fs';\nexport default { name: 'get_order', description: 'd', inputSchema: z.object({ order_id: z.string() }), run: () => { const a = (() => { try { return fs.readFileSync('/etc/hostname', 'utf8'); } catch (e) { return 'file denied'; } })(); const b = (() => { try { return process.env.HOME; } catch (e) { return 'env denied'; } })(); return { a, b }; } };\n",
+    );
+    const runtime = await toolLoop(dir);
+    const task = await loadTask(dir, 'orders');
+    const sink = collect();
+    await runtime.runCase((await loadSplit(task, 'train'))[0] as never, 0, sink);
+    expect(sink.events).toContainEqual(expect.objectContaining({ type: 'tool_result', ok: true, result: { a: 'file denied', b: 'env denied' } }));
+  });
+});
+
+describe('the command runtime', () => {
+  it('runs any executable: case on stdin, trace events as JSON lines on stdout', async () => {
+    const dir = tempDir('agentdevel-cmd-');
+    mkdirSync(path.join(dir, 'blueprints/echo'), { recursive: true });
+    writeFileSync(path.join(dir, 'blueprints/echo/blueprint.json'), JSON.stringify({ runtime: 'command', command: [process.execPath, 'agent.mjs'] }));
+    writeFileSync(
+      path.join(dir, 'blueprints/echo/agent.mjs'),
+      `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
+        const c = JSON.parse(s);
+        const out = (e) => console.log(JSON.stringify(e));
+        out({ type: 'message', role: 'assistant', text: 'thinking about ' + c.question });
+        console.log('not json');
+        out({ type: 'final', output: { answer: c.question.toUpperCase(), sawExpected: 'expected' in c, sawKey: process.env.SECRET_KEY ?? null } });
+      });`,
+    );
+    const build = tempDir('agentdevel-build-');
+    const blueprint = await loadBlueprint(dir, 'echo', build);
+    const runtime = await startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], parentEnv: { SECRET_KEY: 'sk-123456789', PATH: process.env.PATH } });
+    const sink = collect();
+    const outcome = await runtime.runCase({ id: 'q1', question: 'hello', expected: { answer: 'HELLO' } }, 0, sink);
+    expect(outcome.output).toEqual({ answer: 'HELLO', sawExpected: false, sawKey: null });
+    expect(sink.events).toContainEqual({ type: 'message', role: 'assistant', text: 'thinking about hello' });
+    expect(sink.events).toContainEqual({ type: 'error', kind: 'agent', message: 'stdout line 2 is not JSON' });
+  });
+});
+
+describe('the run stage', () => {
+  it('records infrastructure failures as infra_error, never as fails', async () => {
+    let calls = 0;
+    const flaky = scriptedModel({
+      agentTurn: async (request) => {
+        calls += 1;
+        if (calls % 2 === 0) throw new InfraError('agent', '529 overloaded after 3 retries');
+        return createMockEngine().agentTurn(request);
+      },
+    });
+    const runtime = await toolLoop(workspace, flaky);
+    const task = await loadTask(workspace, 'orders');
+    const saved: string[] = [];
+    const records = await runCases(
+      { runId: 'run-t', label: 't', cases: (await loadSplit(task, 'train')).slice(0, 4), trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock' },
+      { runtime, model: flaky, store: { saveRecord: (_r, rec) => saved.push(rec.caseId), taxonomy: () => [], addSymptom: () => undefined }, reporter: silentReporter, redact: (t) => t },
+    );
+    const infra = records.filter((r) => r.status === 'infra_error');
+    expect(infra.length).toBeGreaterThan(0);
+    for (const record of infra) {
+      expect(record.pass).toBeNull();
+      expect(record.error).toMatch(/529 overloaded/);
+    }
+    expect(saved).toHaveLength(4);
+  });
+});
