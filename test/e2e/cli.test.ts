@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openSql } from '../../src/store/sqlite.ts';
 import { Store } from '../../src/store/store.ts';
 import { cli, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
 
@@ -69,6 +70,18 @@ describe('agentdevel demo', () => {
     git(copy, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');
     expect(existsSync(path.join(copy, '.agentdevel', 'state.db'))).toBe(false);
     expect(logLines(copy).map((e) => [e.rc, e.decision, e.f2p, e.p2f, e.tag])).toEqual(before.map((e) => [e.rc, e.decision, e.f2p, e.p2f, e.tag]));
+  });
+
+  it('never runs the same blueprint version twice on the same cases and trials', () => {
+    const sql = openSql(path.join(demo, '.agentdevel', 'state.db'));
+    try {
+      const repeated = sql.all(`SELECT blueprint_tree, COUNT(*) AS n FROM runs WHERE split = 'train' GROUP BY blueprint_tree, task_tree, trials HAVING n > 1`);
+      expect(repeated).toEqual([]);
+      const iterations = logLines(demo).length + 1;
+      expect(Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE split = 'train'`)?.n)).toBeLessThanOrEqual(iterations + 1);
+    } finally {
+      sql.close();
+    }
   });
 
   it('commits the diagnosis script and report with each release', () => {

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { createOutput, createReporter } from '../../src/cli/render.ts';
+import { makeRedactor } from '../../src/process/environment.ts';
+
+function capture(): NodeJS.WriteStream & { text: string } {
+  const sink = { text: '', write(chunk: string) { sink.text += chunk; return true; } };
+  return sink as unknown as NodeJS.WriteStream & { text: string };
+}
+
+const redact = makeRedactor(['sk-ant-secret-value']);
+
+describe('progress rendering', () => {
+  const events = [
+    { type: 'run.started', runId: 'r1', label: 'v1', total: 2 },
+    { type: 'case.finished', runId: 'r1', caseId: 'a', trial: 0, status: 'ok', pass: true },
+    { type: 'case.finished', runId: 'r1', caseId: 'b', trial: 0, status: 'ok', pass: false },
+    { type: 'run.finished', runId: 'r1', label: 'v1', passRate: 0.5, reused: false },
+    { type: 'warning', message: 'key sk-ant-secret-value leaked?' },
+  ] as const;
+
+  it('prints plain lines without a terminal (CI logs)', () => {
+    const err = capture();
+    const reporter = createReporter(err, redact, { tty: false });
+    for (const event of events) reporter.emit(event);
+    expect(err.text).toBe('  v1: running 2 case-trials (r1)\n  v1: pass rate 50.0%\nwarning: key [redacted] leaked?\n');
+  });
+
+  it('draws a progress bar on a terminal and clears it before the next line', () => {
+    const err = capture();
+    const reporter = createReporter(err, redact, { tty: true });
+    for (const event of events) reporter.emit(event);
+    expect(err.text).toContain('\r\u001b[2K  v1 [############............] 1/2 passing 1');
+    expect(err.text).toContain('2/2 passing 1');
+    expect(err.text).toMatch(/\r\u001b\[2K  v1: pass rate 50\.0%\n/);
+  });
+
+  it('keeps stdout for results, and JSON mode for JSON only', () => {
+    const out = capture();
+    const json = createOutput(true, redact, out);
+    json.line('human text');
+    json.result({ key: 'sk-ant-secret-value' });
+    expect(out.text).toBe('{"key":"[redacted]"}\n');
+  });
+});
