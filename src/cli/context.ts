@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import type { Reporter } from '../domain/progress.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { claudeEngines } from '../engine/claude.ts';
 import { createModelPort } from '../engine/index.ts';
-import type { RunContext } from '../pipeline/execute-run.ts';
+import type { RunContext, UsageScope } from '../pipeline/execute-run.ts';
 import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
 import { makeRedactor, secretValues, type Redactor } from '../process/environment.ts';
 import { createOutput, createReporter, type Output } from './render.ts';
@@ -11,6 +13,8 @@ export interface CommonOptions {
   readonly C?: string;
   readonly json?: boolean;
   readonly wait?: string;
+  readonly record?: string;
+  readonly replay?: string;
 }
 
 export interface Io {
@@ -28,6 +32,8 @@ export const processIo = (): Io => ({
   cwd: process.cwd(),
   clock: systemClock,
 });
+
+const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' } as const;
 
 export interface CommandContext {
   readonly workspace: Workspace;
@@ -58,13 +64,23 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
     clock: io.clock,
   });
   try {
-    const model = createModelPort(workspace.config.models, { claude: null });
+    if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
+    const cassetteDir = options.record ?? options.replay;
+    const usageScope: UsageScope = { iteration: null, runId: null };
+    const claude = claudeEngines({
+      env: io.env,
+      settings: workspace.config.anthropic,
+      cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
+      ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+    });
+    // Only writers call models; `log` must work without an API key.
+    const model = lockFor ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
     return {
       workspace,
       output,
       reporter,
       redact,
-      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env },
+      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, usageScope },
       close: () => workspace.close(),
     };
   } catch (error) {

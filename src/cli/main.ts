@@ -13,7 +13,9 @@ function common(command: Command): Command {
   return command
     .option('-C <dir>', 'work on the workspace in DIR (like git -C)')
     .option('--json', 'print machine-readable output on stdout (progress stays on stderr)')
-    .addOption(new Option('--wait <seconds>', 'wait up to SECONDS for another agentdevel command to release the workspace').default('0'));
+    .addOption(new Option('--wait <seconds>', 'wait up to SECONDS for another agentdevel command to release the workspace').default('0'))
+    .option('--record <dir>', 'save every model request and response as a cassette in DIR')
+    .option('--replay <dir>', 'answer model calls from the cassette in DIR, with no network; a request it lacks is an error');
 }
 
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
@@ -28,9 +30,11 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   const action =
     <T>(handler: (io: Io, options: T) => Promise<number>) =>
     async (options: T) => {
-      const global = program.opts<{ C?: string; json?: boolean; wait?: string }>();
-      const merged = { ...options } as T & { C?: string; json?: boolean; wait?: string };
+      const global = program.opts<{ C?: string; json?: boolean; wait?: string; record?: string; replay?: string }>();
+      const merged = { ...options } as T & { C?: string; json?: boolean; wait?: string; record?: string; replay?: string };
       merged.C ??= global.C;
+      merged.record ??= global.record;
+      merged.replay ??= global.replay;
       merged.json ||= global.json;
       if (global.wait !== '0' && (merged.wait === undefined || merged.wait === '0')) merged.wait = global.wait;
       exitCode = await handler(io, merged);

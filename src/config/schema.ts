@@ -1,5 +1,5 @@
 import { z } from '../domain/zod.ts';
-import { MOCK_MODEL, isClaudeModel } from '../domain/models.ts';
+import { DEFAULT_MODEL, MOCK_MODEL, isClaudeModel } from '../domain/models.ts';
 
 const name = z
   .string()
@@ -21,13 +21,13 @@ export const configSchema = z
     task: name.describe('The task folder under rubrics/ the blueprint is graded on.'),
     models: z
       .object({
-        agent: modelId.default(MOCK_MODEL),
-        critic: modelId.default(MOCK_MODEL),
-        diagnostician: modelId.default(MOCK_MODEL),
-        synthesizer: modelId.default(MOCK_MODEL),
+        agent: modelId.default(DEFAULT_MODEL),
+        critic: modelId.default(DEFAULT_MODEL),
+        diagnostician: modelId.default(DEFAULT_MODEL),
+        synthesizer: modelId.default(DEFAULT_MODEL),
       })
       .strict()
-      .default({ agent: MOCK_MODEL, critic: MOCK_MODEL, diagnostician: MOCK_MODEL, synthesizer: MOCK_MODEL })
+      .default({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL })
       .describe('The model of each role: a Claude model id, or "mock" for the offline simulation.'),
     trials: z.number().int().min(1).max(32).default(1).describe('Trials per case in every run.'),
     concurrency: z.number().int().min(1).max(64).default(4).describe('Case-trials run at once.'),
@@ -80,6 +80,13 @@ export const configSchema = z
       })
       .strict()
       .default({ diagnosis: 2, synthesis: 2 }),
+    anthropic: z
+      .object({
+        maxRetries: z.number().int().min(0).max(10).default(4).describe('Retries of a call on 429, 529, other 5xx and connection errors (retry-after is honoured).'),
+        timeoutMs: z.number().int().min(1000).default(600_000).describe('Time limit of one model call.'),
+      })
+      .strict()
+      .default({ maxRetries: 4, timeoutMs: 600_000 }),
     command: z
       .object({
         passEnv: z

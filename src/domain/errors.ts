@@ -59,6 +59,14 @@ const catalogue = {
   },
   INFRA: { exit: EXIT.infra, hint: 'An infrastructure step failed; the message says which. Re-run when it is fixed.' },
   GIT_FAILED: { exit: EXIT.infra, hint: 'A git command failed; the message has git\'s own words.' },
+  REPLAY_MISS: {
+    exit: EXIT.infra,
+    hint: 'Replay needs the same workspace, commit and config as the recording; record again with --record DIR.',
+  },
+  API_KEY_MISSING: {
+    exit: EXIT.usage,
+    hint: 'Export ANTHROPIC_API_KEY (or point ANTHROPIC_BASE_URL at a compatible server), or set the role to "mock" in agentdevel.config.json.',
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof catalogue;

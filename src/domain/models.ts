@@ -26,3 +26,22 @@ export function priceOf(model: string): ModelPrice {
 export function isClaudeModel(model: string): boolean {
   return /^claude-[a-z0-9][a-z0-9.-]*$/.test(model);
 }
+
+export interface TokenCounts {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+}
+
+/** USD cost of one call: cache writes at 1.25x the input price, cache reads at 0.1x. */
+export function costOf(model: string, tokens: TokenCounts): number {
+  const price = priceOf(model);
+  const perToken = (n: number, usdPerMillion: number) => (n * usdPerMillion) / 1_000_000;
+  return (
+    perToken(tokens.inputTokens, price.input) +
+    perToken(tokens.outputTokens, price.output) +
+    perToken(tokens.cacheWriteTokens, price.input * 1.25) +
+    perToken(tokens.cacheReadTokens, price.input * 0.1)
+  );
+}

@@ -15,9 +15,7 @@ export function createModelPort(models: Config['models'], engines: { claude: Eng
   const forRole = (role: Role): ModelPort => {
     const model = models[role];
     if (model === MOCK_MODEL) return mock;
-    if (!engines.claude) {
-      throw new AgentdevelError('CONFIG_INVALID', `models.${role}: "${model}" needs the Claude engine, which is not available in this build`);
-    }
+    if (!engines.claude) throw new AgentdevelError('CONFIG_INVALID', `models.${role}: "${model}" needs the Claude engine`);
     return engines.claude(role, model);
   };
   const ports = { agent: forRole('agent'), critic: forRole('critic'), diagnostician: forRole('diagnostician'), synthesizer: forRole('synthesizer') };

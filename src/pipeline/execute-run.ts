@@ -42,7 +42,14 @@ export interface RunResult {
   readonly simulated: boolean;
 }
 
+/** Which iteration and run model calls are charged to in the cost ledger (set as the pipeline moves). */
+export interface UsageScope {
+  iteration: number | null;
+  runId: string | null;
+}
+
 export interface RunContext {
+  readonly usageScope: UsageScope;
   readonly workspace: Workspace;
   readonly model: ModelPort;
   readonly reporter: Reporter;
@@ -116,6 +123,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
     });
     store.createRun(runId, { ...identity, cacheKey }, request.purpose);
     let records: CaseRecord[];
+    context.usageScope.runId = runId;
     try {
       records = await runCases(
         {
@@ -136,6 +144,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
       store.finishRun(runId, 'failed');
       throw error;
     } finally {
+      context.usageScope.runId = null;
       await runtime.close();
     }
     const infraErrors = records.filter((r) => r.status === 'infra_error');

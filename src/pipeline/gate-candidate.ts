@@ -45,6 +45,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   }
   const release = await currentRelease(repo, config, tip);
   const iteration = await nextIteration(repo, config);
+  context.usageScope.iteration = request.promote ? iteration : null;
   const intent: ChangeIntent | null =
     request.targets.length > 0 ? { targets: [...request.targets], rationale: `targets given on the command line for ${request.ref}` } : null;
 

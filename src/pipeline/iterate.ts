@@ -46,6 +46,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     const tip = await lineTip(workspace);
     const release = await currentRelease(repo, config, tip);
     const iteration = await nextIteration(repo, config);
+    context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     const baseline = await withCheckout(workspace, tip, (source) =>
       runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }),
@@ -68,7 +69,6 @@ export async function iterate(context: RunContext, options: { maxIterations: num
       },
       { model: context.model, reporter },
     );
-    store.recordModelCall('diagnostician', config.models.diagnostician, diagnosis.usage, { iteration, runId: baseline.runId });
 
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     let built: BuiltCandidate | null = null;
@@ -84,7 +84,6 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         },
       },
     );
-    store.recordModelCall('synthesizer', config.models.synthesizer, synthesis.usage, { iteration, runId: null });
 
     if (synthesis.kind === 'no_candidate') {
       if (built) await discardCandidate(workspace, built);

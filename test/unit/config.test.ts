@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { configJsonSchema } from '../../src/config/json-schema.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
+import { DEFAULT_MODEL } from '../../src/domain/models.ts';
 import { repoRoot } from '../helpers/workspace.ts';
 
 function failure(text: string): AgentdevelError {
@@ -20,7 +21,8 @@ describe('config', () => {
   it('fills defaults into the normalized shape', () => {
     const config = parseConfig('{"blueprint": "a", "task": "b"}', 'x.json');
     expect(config.trials).toBe(1);
-    expect(config.models).toEqual({ agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' });
+    expect(config.models).toEqual({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL });
+    expect(DEFAULT_MODEL).toBe('claude-sonnet-5-5');
     expect(config.gate.maxP2F).toBe(0);
     expect(config.line).toEqual({ branch: 'main', tagPrefix: '' });
   });

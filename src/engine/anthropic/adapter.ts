@@ -1,0 +1,194 @@
+import { costOf } from '../../domain/models.ts';
+import {
+  InfraError,
+  addUsage,
+  zeroUsage,
+  type AgentTurn,
+  type AssistantBlock,
+  type ConversationMessage,
+  type ModelPort,
+  type Role,
+  type Usage,
+  type WithUsage,
+} from '../../domain/model-port.ts';
+import { criticVerdictSchema } from '../../domain/record.ts';
+import { releaseCandidateSchema } from '../../domain/release-candidate.ts';
+import { z, type ZodType } from '../../domain/zod.ts';
+import type { MessageParams, MessageResult, SendMessage } from './messages-client.ts';
+import {
+  CRITIC_INSTRUCTIONS,
+  DIAGNOSTICIAN_INSTRUCTIONS,
+  criticUserMessage,
+  diagnosticianUserMessage,
+  synthesizerInstructions,
+  synthesizerUserMessage,
+} from './prompts.ts';
+
+/** Receives the usage and cost of every call, failed or not (the cost ledger). */
+export type UsageLedger = (role: Role, model: string, usage: Usage) => void;
+
+/** A model output that did not match its schema, even after one repair: never a fail of the agent. */
+export class StructuredOutputError extends InfraError {
+  constructor(role: Role, message: string) {
+    super(role, message);
+    this.name = 'StructuredOutputError';
+  }
+}
+
+const CACHE = { type: 'ephemeral' } as const;
+
+function usageOf(model: string, result: MessageResult): Usage {
+  const tokens = {
+    inputTokens: result.usage.input_tokens ?? 0,
+    outputTokens: result.usage.output_tokens ?? 0,
+    cacheReadTokens: result.usage.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: result.usage.cache_creation_input_tokens ?? 0,
+  };
+  return { ...tokens, costUsd: costOf(model, tokens) };
+}
+
+function toApiMessages(messages: readonly ConversationMessage[]): unknown[] {
+  return messages.map((message) =>
+    message.role === 'assistant'
+      ? {
+          role: 'assistant',
+          content: message.content.map((block) =>
+            block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', id: block.id, name: block.name, input: block.input },
+          ),
+        }
+      : {
+          role: 'user',
+          content: message.content.map((block) =>
+            block.type === 'text'
+              ? { type: 'text', text: block.text }
+              : { type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, is_error: block.isError },
+          ),
+        },
+  );
+}
+
+interface StructuredCall<T> {
+  readonly role: Role;
+  readonly model: string;
+  readonly system: readonly string[];
+  readonly user: string;
+  readonly tool: { readonly name: string; readonly description: string; readonly schema: ZodType<T> };
+  readonly maxTokens: number;
+  readonly stream: boolean;
+}
+
+/**
+ * The Claude engine: every role on the Messages API. Structured outputs use forced tool use and
+ * are validated with zod; an invalid output gets one repair turn before it counts as an error.
+ */
+export function createClaudeEngine(send: SendMessage, ledger: UsageLedger): ModelPort {
+  const call = async (role: Role, params: MessageParams, stream: boolean): Promise<{ result: MessageResult; usage: Usage }> => {
+    const result = await send(role, params, { stream });
+    const usage = usageOf(params.model, result);
+    ledger(role, params.model, usage);
+    return { result, usage };
+  };
+
+  async function structured<T>(spec: StructuredCall<T>): Promise<WithUsage<T>> {
+    const inputSchema = z.toJSONSchema(spec.tool.schema, { io: 'input' }) as Record<string, unknown>;
+    delete inputSchema.$schema;
+    const messages: unknown[] = [{ role: 'user', content: spec.user }];
+    const params: MessageParams = {
+      model: spec.model,
+      max_tokens: spec.maxTokens,
+      system: spec.system.map((text) => ({ type: 'text', text, cache_control: CACHE })),
+      tools: [{ name: spec.tool.name, description: spec.tool.description, input_schema: inputSchema, cache_control: CACHE }],
+      tool_choice: { type: 'tool', name: spec.tool.name },
+      messages,
+    };
+    let usage = zeroUsage;
+    let problem = '';
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const answer = await call(spec.role, { ...params, messages: [...messages] }, spec.stream);
+      usage = addUsage(usage, answer.usage);
+      const use = answer.result.content.find(
+        (b): b is { type: 'tool_use'; id: string; name: string; input: unknown } => b.type === 'tool_use' && (b as { name?: string }).name === spec.tool.name,
+      );
+      if (use) {
+        const parsed = spec.tool.schema.safeParse(use.input);
+        if (parsed.success) return { value: parsed.data, usage };
+        problem = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+        messages.push(
+          { role: 'assistant', content: answer.result.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, is_error: true, content: `The input does not match the schema: ${problem}. Call ${spec.tool.name} again with corrected input.` }] },
+        );
+      } else {
+        problem = `no ${spec.tool.name} call in the answer (stop reason ${answer.result.stop_reason ?? 'none'})`;
+        const content = answer.result.content.length > 0 ? answer.result.content : [{ type: 'text', text: '(no answer)' }];
+        messages.push({ role: 'assistant', content }, { role: 'user', content: `Answer by calling the ${spec.tool.name} tool.` });
+      }
+    }
+    throw new StructuredOutputError(spec.role, `the ${spec.role}'s output was invalid after one repair: ${problem}`);
+  }
+
+  return {
+    async agentTurn(request): Promise<AgentTurn> {
+      const tools = request.tools.map((tool, index) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.inputSchema,
+        ...(index === request.tools.length - 1 ? { cache_control: CACHE } : {}),
+      }));
+      const started = Date.now();
+      const { result, usage } = await call(
+        'agent',
+        {
+          model: request.model,
+          max_tokens: request.maxTokens,
+          system: [{ type: 'text', text: request.system, cache_control: CACHE }],
+          ...(tools.length > 0 ? { tools } : {}),
+          ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+          messages: toApiMessages(request.messages),
+        },
+        false,
+      );
+      const content: AssistantBlock[] = [];
+      for (const block of result.content) {
+        if (block.type === 'text') content.push({ type: 'text', text: (block as { text: string }).text });
+        else if (block.type === 'tool_use') {
+          const use = block as { id: string; name: string; input: unknown };
+          content.push({ type: 'tool_use', id: use.id, name: use.name, input: use.input });
+        }
+      }
+      return { content, stopReason: result.stop_reason ?? 'unknown', usage, latencyMs: Date.now() - started };
+    },
+
+    criticize: (request) =>
+      structured({
+        role: 'critic',
+        model: request.model,
+        system: [CRITIC_INSTRUCTIONS, `<rubric>\n${request.rubric}\n</rubric>`],
+        user: criticUserMessage(request),
+        tool: { name: 'submit_verdict', description: 'Submit the verdict on this conversation.', schema: criticVerdictSchema },
+        maxTokens: 1024,
+        stream: false,
+      }),
+
+    writeDiagnosisScript: (request) =>
+      structured({
+        role: 'diagnostician',
+        model: request.model,
+        system: [DIAGNOSTICIAN_INSTRUCTIONS],
+        user: diagnosticianUserMessage(request),
+        tool: { name: 'submit_script', description: 'Submit the complete diagnosis script.', schema: z.object({ script: z.string() }) },
+        maxTokens: 16_000,
+        stream: true,
+      }),
+
+    synthesize: (request) =>
+      structured({
+        role: 'synthesizer',
+        model: request.model,
+        system: [synthesizerInstructions(request.blueprintRoot)],
+        user: synthesizerUserMessage(request),
+        tool: { name: 'submit_release_candidate', description: 'Submit the one release candidate.', schema: releaseCandidateSchema },
+        maxTokens: 32_000,
+        stream: true,
+      }),
+  };
+}

@@ -1,0 +1,97 @@
+// Record and replay of model calls, on the wire: a fetch that sits under the SDK. Each request
+// is keyed by a hash of its method, path and body; its responses (in order, errors included)
+// are stored as one JSON file per key. Replaying serves them without any network, so any
+// iteration can be run again from its cassette to audit the decision.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { AgentdevelError } from '../../domain/errors.ts';
+
+interface RecordedResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+interface CassetteEntry {
+  readonly request: { readonly method: string; readonly path: string; readonly role: string | null; readonly body: unknown };
+  readonly responses: RecordedResponse[];
+}
+
+const KEPT_HEADERS = ['content-type', 'request-id', 'retry-after', 'retry-after-ms', 'x-should-retry'];
+
+type FetchInput = Parameters<typeof fetch>[0];
+type FetchInit = Parameters<typeof fetch>[1];
+
+function describe(input: FetchInput, init: FetchInit): { method: string; path: string; body: string; role: string | null } {
+  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+  const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+  return {
+    method: (init?.method ?? 'GET').toUpperCase(),
+    path: url.pathname,
+    body: typeof init?.body === 'string' ? init.body : '',
+    role: headers.get('x-agentdevel-role'),
+  };
+}
+
+export function requestKey(method: string, pathname: string, body: string): string {
+  return createHash('sha256').update(`${method} ${pathname}\n${body}`).digest('hex').slice(0, 32);
+}
+
+function parseBody(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+/** A fetch that passes every call through to `inner` and writes what it saw into `dir`. */
+export function recordingFetch(dir: string, inner: typeof fetch = fetch): typeof fetch {
+  mkdirSync(dir, { recursive: true });
+  const entries = new Map<string, CassetteEntry>();
+  return async (input, init) => {
+    const request = describe(input, init);
+    const response = await inner(input, init);
+    const body = await response.text();
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = response.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    const key = requestKey(request.method, request.path, request.body);
+    const entry = entries.get(key) ?? { request: { method: request.method, path: request.path, role: request.role, body: parseBody(request.body) }, responses: [] };
+    entry.responses.push({ status: response.status, headers, body });
+    entries.set(key, entry);
+    writeFileSync(path.join(dir, `${key}.json`), `${JSON.stringify(entry, null, 1)}\n`);
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** A fetch that answers only from a cassette and fails clearly on a request it has not seen. */
+export function replayingFetch(dir: string): typeof fetch {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  } catch (cause) {
+    throw new AgentdevelError('USAGE', `--replay: cannot read the cassette folder ${dir}`, { cause });
+  }
+  const entries = new Map<string, CassetteEntry>();
+  for (const file of files) entries.set(file.slice(0, -'.json'.length), JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CassetteEntry);
+  const served = new Map<string, number>();
+  return async (input, init) => {
+    const request = describe(input, init);
+    const key = requestKey(request.method, request.path, request.body);
+    const entry = entries.get(key);
+    const index = served.get(key) ?? 0;
+    const recorded = entry?.responses[index];
+    if (!recorded) {
+      throw new AgentdevelError(
+        'REPLAY_MISS',
+        `--replay: the cassette in ${dir} has no ${entry ? `response number ${index + 1}` : 'response'} for this ${request.role ?? 'model'} request (key ${key})`,
+      );
+    }
+    served.set(key, index + 1);
+    return new Response(recorded.body, { status: recorded.status, headers: recorded.headers });
+  };
+}

@@ -1,0 +1,45 @@
+import type { Config } from '../config/schema.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { createClaudeEngine, type UsageLedger } from './anthropic/adapter.ts';
+import { recordingFetch, replayingFetch } from './anthropic/cassette.ts';
+import { createMessagesClient, type SendMessage } from './anthropic/messages-client.ts';
+import type { EngineFactory } from './index.ts';
+
+export type Cassette = { readonly mode: 'record' | 'replay'; readonly dir: string } | null;
+
+export interface ClaudeOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly settings: Config['anthropic'];
+  readonly cassette: Cassette;
+  readonly ledger: UsageLedger;
+}
+
+/**
+ * The Claude engine for every role that names a Claude model. One client is shared by all
+ * roles. ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured, so a compatible local server
+ * can stand in for the API; a replayed cassette needs neither.
+ */
+export function claudeEngines(options: ClaudeOptions): EngineFactory {
+  let send: SendMessage | null = null;
+  const client = (): SendMessage => {
+    if (send) return send;
+    const replaying = options.cassette?.mode === 'replay';
+    const apiKey = options.env.ANTHROPIC_API_KEY ?? (replaying ? 'replay-without-a-key' : undefined);
+    if (!apiKey) throw new AgentdevelError('API_KEY_MISSING', 'a role runs on a Claude model but ANTHROPIC_API_KEY is not set');
+    const fetchForCassette =
+      options.cassette === null ? undefined : options.cassette.mode === 'record' ? recordingFetch(options.cassette.dir) : replayingFetch(options.cassette.dir);
+    send = createMessagesClient({
+      apiKey,
+      baseURL: replaying ? 'http://replay.invalid' : (options.env.ANTHROPIC_BASE_URL ?? null),
+      maxRetries: options.settings.maxRetries,
+      timeoutMs: options.settings.timeoutMs,
+      ...(fetchForCassette ? { fetch: fetchForCassette } : {}),
+    });
+    return send;
+  };
+  const engine = () => createClaudeEngine((role, params, sendOptions) => client()(role, params, sendOptions), options.ledger);
+  return () => {
+    client();
+    return engine();
+  };
+}

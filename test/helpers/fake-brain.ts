@@ -1,0 +1,145 @@
+// Answers Messages API requests the way the mock engine would, so that the real Claude adapter,
+// the SDK and HTTP are exercised end to end with realistic behaviour: the agent role acts like
+// the simulated orders agent, the critic like the heuristic critic, the diagnostician returns the
+// built-in script, the synthesizer proposes the simulated repairs.
+import { readFileSync } from 'node:fs';
+import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry } from '../../src/domain/model-port.ts';
+import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
+import { simulatedAgentTurn } from '../../src/engine/mock/agent.ts';
+import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
+import { heuristicCritic } from '../../src/stages/critic/heuristic.ts';
+import type { FakeReply, FakeRequest, Responder } from './fake-anthropic.ts';
+import { toolAnswer } from './fake-anthropic.ts';
+import { repoRoot } from './workspace.ts';
+
+type ApiBlock = Record<string, unknown>;
+
+function systemText(body: Record<string, unknown>): string {
+  const system = body.system;
+  if (typeof system === 'string') return system;
+  return ((system as ApiBlock[] | undefined) ?? []).map((b) => String(b.text ?? '')).join('\n');
+}
+
+export function userText(body: Record<string, unknown>): string {
+  const first = (body.messages as Array<{ content: unknown }>)[0]?.content;
+  return typeof first === 'string' ? first : ((first as ApiBlock[]) ?? []).map((b) => String(b.text ?? '')).join('\n');
+}
+
+function between(text: string, open: string, close: string): string {
+  const start = text.indexOf(open);
+  const end = text.indexOf(close, start + open.length);
+  return start < 0 || end < 0 ? '' : text.slice(start + open.length, end).trim();
+}
+
+function toConversation(messages: Array<{ role: string; content: ApiBlock[] | string }>): ConversationMessage[] {
+  return messages.map((m) => {
+    const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    if (m.role === 'assistant') {
+      return {
+        role: 'assistant',
+        content: content.map((b) => (b.type === 'tool_use' ? { type: 'tool_use', id: String(b.id), name: String(b.name), input: b.input } : { type: 'text', text: String(b.text) })),
+      } as ConversationMessage;
+    }
+    return {
+      role: 'user',
+      content: content.map((b) =>
+        b.type === 'tool_result' ? { type: 'tool_result', toolUseId: String(b.tool_use_id), content: String(b.content), isError: b.is_error === true } : { type: 'text', text: String(b.text) },
+      ),
+    } as ConversationMessage;
+  });
+}
+
+function agent(request: FakeRequest): FakeReply {
+  const body = request.body;
+  const turnRequest: AgentTurnRequest = {
+    model: String(body.model),
+    system: systemText(body),
+    tools: ((body.tools as ApiBlock[]) ?? []).map((t) => ({ name: String(t.name), description: String(t.description), inputSchema: t.input_schema as Record<string, unknown> })),
+    messages: toConversation(body.messages as Array<{ role: string; content: ApiBlock[] }>),
+    maxTokens: Number(body.max_tokens),
+    seed: '0',
+  };
+  const turn = simulatedAgentTurn(turnRequest);
+  return {
+    kind: 'message',
+    message: {
+      content: turn.content.map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input })),
+      stop_reason: turn.stopReason,
+      usage: { input_tokens: 40, output_tokens: turn.usage.outputTokens, cache_read_input_tokens: turn.usage.inputTokens },
+    },
+  };
+}
+
+function critic(request: FakeRequest): FakeReply {
+  const text = userText(request.body);
+  const rubric = between(systemText(request.body), '<rubric>', '</rubric>');
+  const scorerText = between(text, '<scorer_result>', '</scorer_result>');
+  const scorer = scorerText.startsWith('{') ? JSON.parse(scorerText) : null;
+  const verdict = heuristicCritic(rubric, JSON.parse(between(text, '<trace>', '</trace>')), scorer);
+  return toolAnswer('submit_verdict', verdict);
+}
+
+const builtinScript = readFileSync(`${repoRoot}src/stages/diagnose/builtin-diagnosis.mjs`, 'utf8');
+
+function synthesizer(request: FakeRequest): FakeReply {
+  const text = userText(request.body);
+  const files = [...text.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)].map((m) => ({ path: m[1] as string, content: m[2] as string }));
+  const name = /<blueprint name="([^"]+)">/.exec(text)?.[1] ?? '';
+  const history: RcHistoryEntry[] = [...text.matchAll(/^- iteration (\d+): (\w+); targets ([^;]*); rationale: (.*?); gate: .*$/gm)].map((m) => ({
+    iteration: Number(m[1]),
+    decision: m[2] as RcHistoryEntry['decision'],
+    targets: String(m[3]).split(', '),
+    rationale: String(m[4]),
+    reasons: [],
+    fingerprint: '',
+  }));
+  const diagnosis = JSON.parse(between(text, '<diagnosis>', '</diagnosis>')) as DiagnosisReport;
+  const candidate = simulatedSynthesis({ model: 'x', blueprintName: name, blueprintRoot: `blueprints/${name}`, files, diagnosis, history, repairFeedback: null });
+  return toolAnswer('submit_release_candidate', candidate, { input_tokens: 4000, output_tokens: 2000 });
+}
+
+/** The mock engine's behaviour, served over the Messages API. */
+export const mockBrain: Responder = (request) => {
+  switch (request.role) {
+    case 'agent':
+      return agent(request);
+    case 'critic':
+      return critic(request);
+    case 'diagnostician':
+      return toolAnswer('submit_script', { script: builtinScript }, { input_tokens: 3000, output_tokens: 1500 });
+    case 'synthesizer':
+      return synthesizer(request);
+    default:
+      return { kind: 'error', status: 400, type: `no role header on request ${request.index}` };
+  }
+};
+
+/** The smallest outputs each schema allows: an empty turn, a minimal verdict, an empty script, empty edits. */
+export const minimalBrain: Responder = (request) => {
+  switch (request.role) {
+    case 'agent':
+      return { kind: 'message', message: { content: [], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 0 } } };
+    case 'critic':
+      return toolAnswer('submit_verdict', { pass: false, label: 'aa', description: '' });
+    case 'diagnostician':
+      return toolAnswer('submit_script', { script: '' });
+    case 'synthesizer':
+      return toolAnswer('submit_release_candidate', { edits: [], intent: { targets: ['x'], rationale: 'x' } });
+    default:
+      return { kind: 'error', status: 400 };
+  }
+};
+
+/** Every fifth request fails with 429 (with retry-after) or 529, alternately: 20% of requests. */
+export function withFaults(inner: Responder): Responder {
+  let count = 0;
+  return (request) => {
+    count += 1;
+    if (count % 5 === 0) {
+      return count % 10 === 0
+        ? { kind: 'error', status: 529, headers: { 'retry-after': '0.01' } }
+        : { kind: 'error', status: 429, headers: { 'retry-after': '0.02' } };
+    }
+    return inner(request);
+  };
+}

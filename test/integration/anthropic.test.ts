@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { InfraError, type Role, type Usage } from '../../src/domain/model-port.ts';
+import { createClaudeEngine, StructuredOutputError } from '../../src/engine/anthropic/adapter.ts';
+import { createMessagesClient } from '../../src/engine/anthropic/messages-client.ts';
+import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeReply } from '../helpers/fake-anthropic.ts';
+
+let server: FakeAnthropic | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+const verdict = { pass: false, label: 'tool_error', description: 'get_order failed' };
+const criticRequest = {
+  model: 'claude-sonnet-5-5',
+  rubric: 'RUBRIC: the agent must confirm before cancelling.',
+  trace: [{ type: 'message' as const, role: 'user' as const, text: 'cancel W1' }],
+  scorer: null,
+  taxonomy: [{ label: 'tool_error', description: 'a tool failed' }],
+};
+
+async function engineAgainst(replies: FakeReply[], maxRetries = 3) {
+  let next = 0;
+  server = await startFakeAnthropic(() => replies[Math.min(next++, replies.length - 1)] as FakeReply);
+  const ledger: Array<{ role: Role; model: string; usage: Usage }> = [];
+  const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries, timeoutMs: 10_000 });
+  return { engine: createClaudeEngine(send, (role, model, usage) => ledger.push({ role, model, usage })), ledger, server };
+}
+
+describe('the Claude engine against a fake Messages API', () => {
+  it('gets a critic verdict through forced tool use, with the role header, prompt caching and the cost recorded', async () => {
+    const { engine, ledger, server: fake } = await engineAgainst([toolAnswer('submit_verdict', verdict, { input_tokens: 1000, output_tokens: 100 })]);
+    const answer = await engine.criticize(criticRequest);
+    expect(answer.value).toEqual(verdict);
+    const request = fake.requests[0];
+    expect(request?.headers['x-agentdevel-role']).toBe('critic');
+    expect(`${request?.headers['x-api-key'] ?? ''} ${request?.headers.authorization ?? ''}`).toContain('sk-test-key-0123456789');
+    expect(request?.body.tool_choice).toEqual({ type: 'tool', name: 'submit_verdict' });
+    const system = request?.body.system as Array<{ text: string; cache_control?: unknown }>;
+    expect(system.find((b) => b.text.includes('RUBRIC:'))?.cache_control).toEqual({ type: 'ephemeral' });
+    expect(ledger).toEqual([{ role: 'critic', model: 'claude-sonnet-5-5', usage: expect.objectContaining({ inputTokens: 1000, outputTokens: 100 }) }]);
+    // $3 per million input and $15 per million output tokens.
+    expect(ledger[0]?.usage.costUsd).toBeCloseTo(0.003 + 0.0015, 8);
+  });
+
+  it.each<[string, FakeReply]>([
+    ['429 with retry-after', { kind: 'error', status: 429, headers: { 'retry-after': '0.2' } }],
+    ['529 overloaded', { kind: 'error', status: 529, headers: { 'retry-after': '0.01' } }],
+    ['500', { kind: 'error', status: 500, headers: { 'retry-after': '0.01' } }],
+    ['a connection reset', { kind: 'reset' }],
+    ['a malformed body', { kind: 'malformed' }],
+  ])('retries after %s', async (name, fault) => {
+    const started = Date.now();
+    const { engine, server: fake } = await engineAgainst([fault, fault, toolAnswer('submit_verdict', verdict)]);
+    expect((await engine.criticize(criticRequest)).value).toEqual(verdict);
+    expect(fake.requests).toHaveLength(3);
+    if (name.startsWith('429')) expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+  });
+
+  it('reports an infrastructure error, never a verdict, when the retries run out', async () => {
+    const { engine, server: fake } = await engineAgainst([{ kind: 'error', status: 529, headers: { 'retry-after': '0.01' } }], 2);
+    const error = await engine.criticize(criticRequest).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InfraError);
+    expect((error as InfraError).role).toBe('critic');
+    expect((error as Error).message).toMatch(/529 after 2 retries/);
+    expect(fake.requests).toHaveLength(3);
+  });
+
+  it('repairs an invalid structured output once', async () => {
+    const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', { pass: 'maybe', label: 'Bad Label' }), toolAnswer('submit_verdict', verdict)]);
+    expect((await engine.criticize(criticRequest)).value).toEqual(verdict);
+    const repair = fake.requests[1]?.body.messages as Array<{ role: string; content: unknown }>;
+    expect(repair).toHaveLength(3);
+    expect(JSON.stringify(repair[2])).toMatch(/does not match the schema.*pass/);
+  });
+
+  it('counts an output that stays invalid after the repair as an error (not a fail)', async () => {
+    const { engine, ledger } = await engineAgainst([toolAnswer('submit_verdict', { pass: 'maybe' })]);
+    await expect(engine.criticize(criticRequest)).rejects.toBeInstanceOf(StructuredOutputError);
+    expect(ledger).toHaveLength(2);
+  });
+
+  it('streams the synthesizer answer (server-sent events) and validates it', async () => {
+    const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'Be precise.' }], intent: { targets: ['tool_error'], rationale: 'r' } };
+    const { engine, server: fake } = await engineAgainst([toolAnswer('submit_release_candidate', candidate)]);
+    const answer = await engine.synthesize({ model: 'claude-sonnet-5-5', blueprintName: 'bp', blueprintRoot: 'blueprints/bp', files: [], diagnosis: { summary: '', totals: { records: 0, failing: 0, infraErrors: 0 }, dominantSymptoms: [], patterns: [], representativeCases: [], affectedSurface: [] }, history: [], repairFeedback: null });
+    expect(answer.value).toEqual(candidate);
+    expect(fake.requests[0]?.body.stream).toBe(true);
+    expect(fake.requests[0]?.headers['x-agentdevel-role']).toBe('synthesizer');
+  });
+
+  it('runs an agent turn with the blueprint prompt cached and tool calls returned', async () => {
+    const reply: FakeReply = { kind: 'message', message: { content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_1', name: 'get_order', input: { order_id: 'W1' } }], stop_reason: 'tool_use', usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 900 } } };
+    const { engine, ledger, server: fake } = await engineAgainst([reply]);
+    const turn = await engine.agentTurn({
+      model: 'claude-sonnet-5-5',
+      system: 'You are a helpful agent.',
+      tools: [{ name: 'get_order', description: 'd', inputSchema: { type: 'object', properties: { order_id: { type: 'string' } } } }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'where is W1?' }] }],
+      maxTokens: 512,
+      seed: '0',
+    });
+    expect(turn.content).toEqual([{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_1', name: 'get_order', input: { order_id: 'W1' } }]);
+    expect(turn.usage.cacheReadTokens).toBe(900);
+    const body = fake.requests[0]?.body as { system: Array<{ cache_control: unknown }>; tools: Array<{ cache_control?: unknown }> };
+    expect(body.system[0]?.cache_control).toEqual({ type: 'ephemeral' });
+    expect(body.tools.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
+    expect(fake.requests[0]?.headers['x-agentdevel-role']).toBe('agent');
+    expect(ledger[0]?.usage.costUsd).toBeCloseTo((10 * 3 + 5 * 15 + 900 * 0.3) / 1e6, 10);
+  });
+});
