@@ -12,6 +12,8 @@ export interface LogEntry {
   readonly p2fCases: string[];
   readonly reasons: string[];
   readonly targets: string[];
+  readonly rationale: string;
+  readonly fingerprint: string | null;
   readonly commit: string;
   readonly simulated: boolean;
   readonly costUsd: number | null;
@@ -25,7 +27,8 @@ interface DecisionFile {
   f2p: string[];
   p2f: string[];
   reasons: string[];
-  intent: { targets: string[] } | null;
+  intent: { targets: string[]; rationale: string } | null;
+  fingerprint?: string | null;
   simulated: boolean;
   costUsd: number | null;
 }
@@ -56,6 +59,8 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
       p2fCases: decision.p2f,
       reasons: decision.reasons,
       targets: decision.intent?.targets ?? [],
+      rationale: decision.intent?.rationale ?? '',
+      fingerprint: decision.fingerprint ?? null,
       commit: decision.candidate.commit,
       simulated: decision.simulated,
       costUsd: decision.costUsd,

@@ -81,6 +81,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         candidate: { ref: request.ref, commit },
         baseline: { commit: tip, label: release.label, runId: baseline?.runId ?? '(not run)' },
         candidateRunId: evaluation?.candidateRun.runId ?? '(not run)',
+        fingerprint: null,
         decision,
         intent,
         baselineCases: evaluation?.baselineCases ?? new Map(),

@@ -2,10 +2,11 @@ import path from 'node:path';
 import { readBlueprintFiles } from '../blueprint/load.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { RcHistoryEntry } from '../domain/model-port.ts';
-import { diagnose } from '../stages/diagnose/diagnose.ts';
+import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import type { ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
+import { readDecisionLog } from './decision-log.ts';
 import { evaluateCandidate } from './evaluate-candidate.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
 import { promote, recordRejection } from './release.ts';
@@ -39,7 +40,15 @@ export async function iterate(context: RunContext, options: { maxIterations: num
   const { config, store, repo } = workspace;
   const stopPolicy = { ...config.stop, maxIterations: options.maxIterations ?? config.stop.maxIterations };
   const results: IterationSummary[] = [];
-  const history: RcHistoryEntry[] = [];
+  // Earlier RCs, from git: the synthesizer sees what was tried before and how the gate judged it.
+  const history: RcHistoryEntry[] = (await readDecisionLog(workspace)).map((entry) => ({
+    iteration: entry.iteration,
+    targets: entry.targets,
+    rationale: entry.rationale,
+    decision: entry.decision,
+    reasons: entry.reasons,
+    fingerprint: entry.fingerprint ?? '',
+  }));
   let simulated = false;
 
   for (;;) {
@@ -96,14 +105,14 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         baselineRun: baseline.runId,
         candidateRun: null,
         outcome: 'no_candidate',
-        reasons: [synthesis.reason, ...synthesis.attempts],
+        reasons: [synthesis.reason, ...synthesis.attempts, diagnosisNote(diagnosis)],
         intent: null,
         tag: null,
         auditRef: null,
         f2p: [],
         p2f: [],
       });
-      results.push({ iteration, kind: 'no_candidate', f2p: [], p2f: [], p2fRate: 0, rc: null, tag: null, reasons: [synthesis.reason], targets: [], diagnosisSource: diagnosis.source });
+      results.push({ iteration, kind: 'no_candidate', f2p: [], p2f: [], p2fRate: 0, rc: null, tag: null, reasons: [synthesis.reason, diagnosisNote(diagnosis)], targets: [], diagnosisSource: diagnosis.source });
       const stopNow = stopReason(results, stopPolicy, failingCases(baseline)) ?? synthesis.reason;
       return { iterations: results, stopReason: stopNow, release: release.label, simulated };
     }
@@ -130,6 +139,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         candidate: { ref: candidate.branch, commit: candidate.commit },
         baseline: { commit: tip, label: release.label, runId: baseline.runId },
         candidateRunId: evaluation.candidateRun.runId,
+        fingerprint: synthesis.fingerprint,
         decision,
         intent: synthesis.candidate.intent,
         baselineCases: evaluation.baselineCases,
@@ -191,6 +201,14 @@ export async function iterate(context: RunContext, options: { maxIterations: num
       await discardCandidate(workspace, candidate);
     }
   }
+}
+
+function diagnosisNote(diagnosis: DiagnoseResult): string {
+  if (diagnosis.source === 'generated') return 'diagnosis: the generated script was used';
+  const failed = diagnosis.attempts.filter((a) => !a.ok);
+  return failed.length === 0
+    ? 'diagnosis: built-in diagnosis script used'
+    : `diagnosis: built-in diagnosis used after ${failed.length} failed attempt${failed.length === 1 ? '' : 's'} (last: ${failed.at(-1)?.error ?? 'unknown'})`;
 }
 
 /** The diagnosis script of the latest recorded iteration: the soft reference for this one. */

@@ -189,6 +189,17 @@ describe('bad input', () => {
   });
 });
 
+describe('iterate across invocations', () => {
+  it('remembers earlier RCs from git, so a rejected idea is not proposed again', async () => {
+    const dir = await exampleWorkspace();
+    expect(cli(['iterate', '--max-iterations', '1', '-C', dir]).code).toBe(0);
+    expect(cli(['iterate', '--max-iterations', '1', '-C', dir]).code).toBe(0);
+    const entries = logLines(dir);
+    expect(entries.map((e) => e.decision)).toEqual(['rejected', 'promoted']);
+    expect(entries[1]?.targets).not.toEqual(entries[0]?.targets);
+  });
+});
+
 describe('a killed iterate', () => {
   it('leaves the old release or the new one, and the next command finishes or cleans up', async () => {
     const dir = await exampleWorkspace();

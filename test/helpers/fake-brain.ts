@@ -130,12 +130,17 @@ export const minimalBrain: Responder = (request) => {
   }
 };
 
-/** Every fifth request fails with 429 (with retry-after) or 529, alternately: 20% of requests. */
-export function withFaults(inner: Responder): Responder {
+/**
+ * Every fifth request fails with 429 (with retry-after) or 529, alternately: 20% of requests.
+ * A request already retried twice is let through, so that concurrent requests cannot gang up on
+ * one and the outcome does not depend on scheduling (agentdevel retries up to 4 times).
+ */
+export function withFaults(inner: Responder, counts = { faults: 0 }): Responder {
   let count = 0;
   return (request) => {
     count += 1;
-    if (count % 5 === 0) {
+    if (count % 5 === 0 && Number(request.headers['x-stainless-retry-count'] ?? 0) < 2) {
+      counts.faults += 1;
       return count % 10 === 0
         ? { kind: 'error', status: 529, headers: { 'retry-after': '0.01' } }
         : { kind: 'error', status: 429, headers: { 'retry-after': '0.02' } };

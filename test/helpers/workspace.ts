@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn as spawnChild, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -50,4 +50,20 @@ export function git(dir: string, ...args: string[]): string {
 /** The refs that make up the line: branches, tags and agentdevel's audit refs, with their values. */
 export function lineState(dir: string): string {
   return git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
+}
+
+/** Runs the real CLI without blocking this process (needed when the test serves HTTP itself). */
+export function cliAsync(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawnChild(process.execPath, [bin, ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, CI: 'true', ...options.env } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
 }

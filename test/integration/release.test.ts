@@ -41,6 +41,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     candidate: { ref: `rc-${iteration}`, commit },
     baseline: { commit: base, label: 'main', runId: 'run-a' },
     candidateRunId: 'run-b',
+    fingerprint: null,
     decision,
     intent: { targets: ['x'], rationale: 'why' },
     baselineCases: new Map(),

@@ -18,6 +18,10 @@ export function parseMaxIterations(value: string | undefined): number | null {
 export function printIterations(command: CommandContext, outcome: IterateOutcome): void {
   for (const it of outcome.iterations) {
     const what = it.kind === 'promoted' ? `promoted ${it.tag}` : it.kind === 'rejected' ? 'rejected' : 'no release candidate';
+    if (it.kind === 'no_candidate') {
+      command.output.line(`iteration ${it.iteration}: ${what}: ${it.reasons.join('; ')}`);
+      continue;
+    }
     command.output.line(`iteration ${it.iteration}: ${what}  F→P ${it.f2p.length}  P→F ${it.p2f.length}${it.targets.length ? `  targets ${it.targets.join(', ')}` : ''}`);
   }
   command.output.line(`current release: ${outcome.release}`);

@@ -18,6 +18,14 @@ interface CassetteEntry {
   readonly responses: RecordedResponse[];
 }
 
+export const REPLAY_MISS_HEADER = 'x-agentdevel-replay-miss';
+
+/** The REPLAY_MISS error a replayed response stands for, if it stands for one. */
+export function replayMiss(headers: Headers | undefined): AgentdevelError | null {
+  const message = headers?.get(REPLAY_MISS_HEADER);
+  return message ? new AgentdevelError('REPLAY_MISS', decodeURIComponent(message)) : null;
+}
+
 const KEPT_HEADERS = ['content-type', 'request-id', 'retry-after', 'retry-after-ms', 'x-should-retry'];
 
 type FetchInput = Parameters<typeof fetch>[0];
@@ -86,10 +94,12 @@ export function replayingFetch(dir: string): typeof fetch {
     const index = served.get(key) ?? 0;
     const recorded = entry?.responses[index];
     if (!recorded) {
-      throw new AgentdevelError(
-        'REPLAY_MISS',
-        `--replay: the cassette in ${dir} has no ${entry ? `response number ${index + 1}` : 'response'} for this ${request.role ?? 'model'} request (key ${key})`,
-      );
+      // Answered as an HTTP error the SDK does not retry; the client turns it into REPLAY_MISS.
+      const message = `--replay: the cassette in ${dir} has no ${entry ? `response number ${index + 1}` : 'response'} for this ${request.role ?? 'model'} request (key ${key})`;
+      return new Response(JSON.stringify({ type: 'error', error: { type: 'replay_miss', message } }), {
+        status: 400,
+        headers: { 'content-type': 'application/json', 'x-should-retry': 'false', [REPLAY_MISS_HEADER]: encodeURIComponent(message) },
+      });
     }
     served.set(key, index + 1);
     return new Response(recorded.body, { status: recorded.status, headers: recorded.headers });

@@ -3,6 +3,7 @@
 // retries (429, 529, other 5xx, connection errors; retry-after honoured) are spent.
 import Anthropic, { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import { InfraError, type Role } from '../../domain/model-port.ts';
+import { replayMiss } from './cassette.ts';
 
 export type MessageParams = Record<string, unknown> & { model: string; max_tokens: number };
 
@@ -58,7 +59,7 @@ export function createMessagesClient(options: MessagesClientOptions): SendMessag
         return message as unknown as MessageResult;
       } catch (error) {
         lastError = error;
-        if (error instanceof APIError || error instanceof APIConnectionError || isOurs(error)) break;
+        if (error instanceof APIError || error instanceof APIConnectionError) break;
         // Anything else here is a response the SDK could not parse: try again.
       }
     }
@@ -66,20 +67,8 @@ export function createMessagesClient(options: MessagesClientOptions): SendMessag
   };
 }
 
-/** A replay miss is agentdevel's own error, raised inside fetch; the SDK wraps it as a connection error. */
-function replayMiss(error: unknown): Error | null {
-  for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth += 1) {
-    if ((current as { code?: string }).code === 'REPLAY_MISS') return current;
-  }
-  return null;
-}
-
-function isOurs(error: unknown): boolean {
-  return replayMiss(error) !== null;
-}
-
 function toInfraError(role: Role, error: unknown, retries: number): Error {
-  const miss = replayMiss(error);
+  const miss = error instanceof APIError ? replayMiss(error.headers) : null;
   if (miss) return miss;
   if (error instanceof APIConnectionError) {
     return new InfraError(role, `the model API could not be reached after ${retries} retries: ${error.message}`, { cause: error });

@@ -125,14 +125,20 @@ async function writeRecordsFile(file: string, records: readonly CaseRecord[], tr
   await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
 }
 
-/** A few failing and passing records (traces cut short) for the diagnostician's prompt. */
+/**
+ * A few failing and passing records (traces cut short) for the diagnostician's prompt. Run ids
+ * and latencies are left out: they differ between runs of the same version, and the prompt
+ * must not (it is the cassette key when calls are recorded for replay).
+ */
 async function sampleRecords(records: readonly CaseRecord[], tracesRoot: string): Promise<unknown[]> {
   const failing = records.filter((r) => r.pass === false).slice(0, 6);
   const passing = records.filter((r) => r.pass === true).slice(0, 2);
   const sample: unknown[] = [];
   for (const record of [...failing, ...passing]) {
     const trace = await readTrace(path.join(tracesRoot, record.traceRef)).catch(() => []);
-    sample.push({ ...record, trace: trace.slice(0, 30) });
+    const { traceRef: _runSpecific, ...rest } = record;
+    const steady = trace.slice(0, 30).map((event) => (event.type === 'llm' ? { ...event, latencyMs: undefined } : event));
+    sample.push({ ...rest, trace: steady });
   }
   return sample;
 }

@@ -25,6 +25,8 @@ export interface ReleaseEvidence {
   readonly candidate: { readonly ref: string; readonly commit: string };
   readonly baseline: { readonly commit: string; readonly label: string; readonly runId: string };
   readonly candidateRunId: string;
+  /** The identity of the RC's edits (to recognise a repeat), when it came from the synthesizer. */
+  readonly fingerprint: string | null;
   readonly decision: GateDecision;
   readonly intent: ChangeIntent | null;
   readonly baselineCases: ReadonlyMap<string, CaseSummary>;
@@ -75,6 +77,7 @@ export function decisionDocument(evidence: ReleaseEvidence): Record<string, unkn
     checks: decision.checks,
     reasons: decision.reasons,
     intent: evidence.intent,
+    fingerprint: evidence.fingerprint,
     simulated: evidence.simulated,
     models: evidence.models,
     costUsd: evidence.costUsd,
