@@ -15,6 +15,17 @@ export interface CommonOptions {
   readonly wait?: string;
   readonly record?: string;
   readonly replay?: string;
+  /** Overrides `trials` of the config for this command. */
+  readonly trials?: string;
+}
+
+export function parseTrials(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const trials = Number(value);
+  if (!Number.isInteger(trials) || trials < 1 || trials > 32) {
+    throw new AgentdevelError('USAGE', `--trials: expected a whole number from 1 to 32, got "${value}"`);
+  }
+  return trials;
 }
 
 export interface Io {
@@ -59,10 +70,12 @@ export function workspaceDir(io: Io, options: CommonOptions): string {
 export async function openCommand(io: Io, options: CommonOptions, lockFor: string | null): Promise<CommandContext> {
   const { output, reporter, redact } = presentation(io, options);
   const waitMs = Math.max(0, Number(options.wait ?? 0)) * 1000;
-  const workspace = await openWorkspace(workspaceDir(io, options), {
+  const trials = parseTrials(options.trials);
+  const opened = await openWorkspace(workspaceDir(io, options), {
     lock: lockFor ? { command: lockFor, waitMs } : null,
     clock: io.clock,
   });
+  const workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
   try {
     if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
     const cassetteDir = options.record ?? options.replay;

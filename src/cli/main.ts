@@ -1,7 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, isAgentdevelError } from '../domain/errors.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
-import { processIo, type Io } from './context.ts';
+import { processIo, type CommonOptions, type Io } from './context.ts';
+import { calibrateCommand } from './commands/calibrate.ts';
+import { compareCommand } from './commands/compare.ts';
+import { importCommand, type ImportOptions } from './commands/import.ts';
 import { demoCommand } from './commands/demo.ts';
 import { evaluateTestCommand } from './commands/evaluate-test.ts';
 import { gateCommand } from './commands/gate.ts';
@@ -27,17 +30,22 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .showHelpAfterError();
   // -C and --json work before the command too (`agentdevel -C DIR log`), like git.
   common(program);
+  const mergeGlobal = <T extends CommonOptions>(options: T): T => {
+    const global = program.opts<CommonOptions>();
+    const wait = global.wait !== '0' && (options.wait === undefined || options.wait === '0') ? global.wait : options.wait;
+    return {
+      ...options,
+      C: options.C ?? global.C,
+      record: options.record ?? global.record,
+      replay: options.replay ?? global.replay,
+      json: options.json === true || global.json === true,
+      wait,
+    };
+  };
   const action =
-    <T>(handler: (io: Io, options: T) => Promise<number>) =>
+    <T extends CommonOptions>(handler: (io: Io, options: T) => Promise<number>) =>
     async (options: T) => {
-      const global = program.opts<{ C?: string; json?: boolean; wait?: string; record?: string; replay?: string }>();
-      const merged = { ...options } as T & { C?: string; json?: boolean; wait?: string; record?: string; replay?: string };
-      merged.C ??= global.C;
-      merged.record ??= global.record;
-      merged.replay ??= global.replay;
-      merged.json ||= global.json;
-      if (global.wait !== '0' && (merged.wait === undefined || merged.wait === '0')) merged.wait = global.wait;
-      exitCode = await handler(io, merged);
+      exitCode = await handler(io, mergeGlobal(options));
     };
 
   common(program.command('run').description('run a blueprint version over the train split; prints the run id and pass rate'))
@@ -47,12 +55,34 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .action(action(runCommand));
   common(program.command('iterate').description('the main job: run, diagnose, synthesize one RC, gate, promote or discard; until a stop condition'))
     .option('--max-iterations <n>', 'stop after N iterations (default: stop.maxIterations of the config)')
+    .option('--trials <k>', 'trials per case (default: the config)')
     .action(action(iterateCommand));
   common(program.command('gate').description('gate a release candidate written by anyone against the current release'))
     .option('--candidate <ref>', 'the branch, tag or commit to gate')
     .option('--promote', 'promote it when accepted (and record it either way)')
     .option('--targets <labels>', 'comma-separated symptom labels the change intends to fix (enables the hit-rate check)')
+    .option('--trials <k>', 'trials per case (default: the config)')
     .action(action(gateCommand));
+  common(program.command('calibrate').description('noise floors: the flip rate of the current release against itself (A/A), and the critic\'s own disagreement'))
+    .option('--critic', 're-grade the same traces several times and report the critic\'s disagreement rate')
+    .option('--repeats <n>', 'times the critic re-grades each trace (default 3)')
+    .option('--trials <k>', 'trials per case in each of the two runs (default: the config)')
+    .action(action(calibrateCommand));
+  common(program.command('compare').description('compare two recorded runs (by name or id) with the gate; exit 0 accepts, 1 rejects'))
+    .argument('<baseline>', 'run name or id')
+    .argument('<candidate>', 'run name or id')
+    .action(async (baseline: string, candidate: string, options: CommonOptions) => {
+      exitCode = await compareCommand(io, mergeGlobal(options), baseline, candidate);
+    });
+  common(program.command('import').description('read external results into a run (format: taubench)'))
+    .argument('<format>', 'taubench')
+    .argument('<file>', 'the results file')
+    .option('--name <name>', 'the name of the new run')
+    .option('--trials <list>', 'only these trials, e.g. 0,1')
+    .option('--version <label>', 'which agent version the results come from (default: the file\'s content); runs of one version share a flaky history')
+    .action(async (format: string, file: string, options: ImportOptions) => {
+      exitCode = await importCommand(io, mergeGlobal(options), format, file);
+    });
   common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(action(logCommand));
   common(program.command('evaluate-test').description('the single held-out test evaluation of the current release')).action(action(evaluateTestCommand));
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))

@@ -42,9 +42,32 @@ export const configSchema = z
         maxUngradedShare: unitInterval
           .default(0.1)
           .describe('Most share of cases without a verdict (infrastructure errors) for the gate to decide at all.'),
+        policy: z
+          .enum(['auto', 'flips', 'stochastic'])
+          .default('auto')
+          .describe('flips: the paper-faithful gate; stochastic: trials, confirmation and significance; auto: flips with one trial per case, stochastic with more.'),
+        alpha: z.number().gt(0).lt(1).default(0.05).describe('Significance level of the paired test and the per-case tests (stochastic gate).'),
+        maxSignificantRegressions: z.number().int().min(0).default(0).describe('Regressions the evidence supports that are still tolerated (stochastic gate).'),
+        confirmTrials: z
+          .number()
+          .int()
+          .min(0)
+          .max(16)
+          .default(3)
+          .describe('Extra trials for each case whose outcome changed, split between candidate and baseline, before the stochastic gate decides.'),
       })
       .strict()
-      .default({ maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1 }),
+      .default({
+        maxP2F: 0,
+        maxP2FRate: 0.02,
+        minF2P: 1,
+        minHitRate: 0.5,
+        maxUngradedShare: 0.1,
+        policy: 'auto',
+        alpha: 0.05,
+        maxSignificantRegressions: 0,
+        confirmTrials: 3,
+      }),
     stop: z
       .object({
         maxIterations: z.number().int().min(1).default(10),

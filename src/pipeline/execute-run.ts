@@ -33,6 +33,10 @@ export interface RunRequest {
   readonly trials: number;
   readonly purpose: RunPurpose;
   readonly label: string;
+  /** Only these cases (confirmation re-runs); all cases of the split when absent. */
+  readonly cases?: readonly string[];
+  /** Number of the first trial, so extra trials are fresh draws rather than repeats. */
+  readonly firstTrial?: number;
 }
 
 export interface RunResult {
@@ -40,6 +44,8 @@ export interface RunResult {
   readonly records: CaseRecord[];
   readonly reused: boolean;
   readonly simulated: boolean;
+  /** Content fingerprint of the task the run was graded on (the scope of the flaky history). */
+  readonly taskTree: string;
 }
 
 /** Which iteration and run model calls are charged to in the cost ledger (set as the pipeline moves). */
@@ -73,7 +79,9 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
   const { config, store } = workspace;
   const dir = request.source.dir;
   const task = await loadTask(dir, config.task);
-  const cases = await loadSplit(task, request.split);
+  const allCases = await loadSplit(task, request.split);
+  const wanted = request.cases ? new Set(request.cases) : null;
+  const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
   const blueprintFolder = `blueprints/${config.blueprint}`;
   const identity = {
     blueprint: config.blueprint,
@@ -87,7 +95,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
     simulated: config.models.agent === MOCK_MODEL || config.models.critic === MOCK_MODEL,
   };
   const cacheKey = createHash('sha256')
-    .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT }))
+    .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
     .digest('hex');
 
   const cached = store.findCompleteRun(cacheKey);
@@ -101,7 +109,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
       passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
       reused: true,
     });
-    return { runId: cached.id, records, reused: true, simulated: cached.simulated };
+    return { runId: cached.id, records, reused: true, simulated: cached.simulated, taskTree: identity.taskTree };
   }
 
   const runId = newRunId(context.clock);
@@ -131,6 +139,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
           label: request.label,
           cases,
           trials: request.trials,
+          ...(request.firstTrial === undefined ? {} : { firstTrial: request.firstTrial }),
           concurrency: config.concurrency,
           tracesRoot: workspace.tracesRoot,
           rubric: task.rubric,
@@ -153,7 +162,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
     if (records.length > 0 && infraErrors.length === records.length) {
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${infraErrors[0]?.error ?? ''}`);
     }
-    return { runId, records, reused: false, simulated: identity.simulated };
+    return { runId, records, reused: false, simulated: identity.simulated, taskTree: identity.taskTree };
   } finally {
     await rm(buildDir, { recursive: true, force: true });
   }

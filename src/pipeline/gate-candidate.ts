@@ -60,7 +60,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   try {
     const evaluate = async (dir: string) =>
       baseline
-        ? evaluateCandidate(context, { baselineRun: baseline, candidate: { commit, dir }, label: request.ref, intent })
+        ? evaluateCandidate(context, { baselineRun: baseline, baselineCommit: tip, candidate: { commit, dir }, label: request.ref, intent })
         : null;
     const evaluation = built ? await evaluate(built.dir) : await withCheckout(workspace, commit, (source) => evaluate(source.dir));
     const decision = evaluation?.decision ?? scopeRejection(outside, config.blueprint);

@@ -122,6 +122,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
       reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: running the RC (${synthesis.candidate.intent.targets.join(', ')})` });
       const evaluation = await evaluateCandidate(context, {
         baselineRun: baseline,
+        baselineCommit: tip,
         candidate: { commit: candidate.commit, dir: candidate.dir },
         label: `RC ${iteration}`,
         intent: synthesis.candidate.intent,

@@ -91,6 +91,11 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (blueprint, commit_sha)
   );
   `,
+  `
+  ALTER TABLE runs ADD COLUMN name TEXT;
+  CREATE UNIQUE INDEX runs_by_name ON runs (name) WHERE name IS NOT NULL;
+  CREATE INDEX records_by_case ON records (case_id);
+  `,
 ];
 
 export function migrate(sql: Sql): void {

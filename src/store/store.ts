@@ -33,6 +33,7 @@ export interface RunSummary extends RunIdentity {
   readonly cases: number | null;
   readonly passed: number | null;
   readonly infraErrors: number | null;
+  readonly name: string | null;
 }
 
 export interface DecisionRow {
@@ -89,10 +90,10 @@ export class Store {
     return row ? toRun(row) : undefined;
   }
 
-  createRun(id: string, identity: RunIdentity, purpose: RunPurpose): void {
+  createRun(id: string, identity: RunIdentity, purpose: RunPurpose, name: string | null = null): void {
     this.sql.run(
-      `INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+      `INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at, name)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
       id,
       identity.cacheKey,
       identity.blueprint,
@@ -106,7 +107,32 @@ export class Store {
       purpose,
       identity.simulated ? 1 : 0,
       this.now(),
+      name,
     );
+  }
+
+  /** A run by its name (imports, calibration) or its id. */
+  findRun(nameOrId: string): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE name = ? OR id = ? ORDER BY name IS NULL LIMIT 1`, nameOrId, nameOrId);
+    return row ? toRun(row) : undefined;
+  }
+
+  /**
+   * The flaky history: cases of this task that have varied within one version (same blueprint
+   * and models) in any run recorded so far. Such a case counts as a regression only when its
+   * pass rate drops significantly.
+   */
+  knownFlaky(taskTree: string): Set<string> {
+    const rows = this.sql.all<{ case_id: string }>(
+      `SELECT case_id FROM (
+         SELECT r.case_id AS case_id, SUM(r.pass) AS passes, COUNT(r.pass) AS graded
+         FROM records r JOIN runs ON runs.id = r.run_id
+         WHERE runs.task_tree = ? AND r.status = 'ok' AND r.pass IS NOT NULL
+         GROUP BY runs.blueprint_tree, runs.agent_model, runs.critic_model, r.case_id)
+       WHERE passes > 0 AND passes < graded`,
+      taskTree,
+    );
+    return new Set(rows.map((r) => r.case_id));
   }
 
   finishRun(id: string, status: 'complete' | 'failed'): void {
@@ -285,5 +311,6 @@ function toRun(row: Record<string, unknown>): RunSummary {
     cases: row.cases === null ? null : Number(row.cases),
     passed: row.passed === null ? null : Number(row.passed),
     infraErrors: row.infra_errors === null ? null : Number(row.infra_errors),
+    name: row.name === null || row.name === undefined ? null : String(row.name),
   };
 }

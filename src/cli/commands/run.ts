@@ -6,7 +6,6 @@ import { simulationNote } from './notes.ts';
 export interface RunOptions extends CommonOptions {
   readonly split?: string;
   readonly ref?: string;
-  readonly trials?: string;
 }
 
 export async function runCommand(io: Io, options: RunOptions): Promise<number> {
@@ -17,14 +16,10 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     });
   }
   if (split !== 'train') throw new AgentdevelError('USAGE', `--split: expected "train", got "${split}"`);
-  const trials = options.trials === undefined ? null : Number(options.trials);
-  if (trials !== null && (!Number.isInteger(trials) || trials < 1 || trials > 32)) {
-    throw new AgentdevelError('USAGE', `--trials: expected a whole number from 1 to 32, got "${options.trials}"`);
-  }
   const command = await openCommand(io, options, 'run');
   try {
     const { workspace } = command;
-    const request = { split: 'train' as const, trials: trials ?? workspace.config.trials, purpose: 'run' as const };
+    const request = { split: 'train' as const, trials: workspace.config.trials, purpose: 'run' as const };
     let result: RunResult;
     if (options.ref) {
       const commit = await workspace.repo.resolve(options.ref);

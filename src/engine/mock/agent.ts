@@ -214,11 +214,33 @@ class Policy {
   }
 }
 
+/** A deterministic draw in [0, 1) from a string (FNV-1a), so a trial's seed fixes its luck. */
+function draw(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash / 2 ** 32;
+}
+
+/**
+ * With a temperature above zero the simulated agent is noisy like a sampled model: on a turn,
+ * with probability temperature / 2, it forgets the prompt's guidance. The draw depends on the
+ * trial's seed and the turn, so trials differ from each other but each is reproducible.
+ */
+function sampledGuidance(request: AgentTurnRequest): Guidance {
+  const guidance = readGuidance(request);
+  const temperature = request.temperature ?? 0;
+  if (temperature <= 0 || draw(`${request.seed}:${request.messages.length}`) >= temperature / 2) return guidance;
+  return { ...guidance, confirmActions: false, returnWindowDays: null, stripOrderIdPrefix: false };
+}
+
 export function simulatedAgentTurn(request: AgentTurnRequest): AgentTurn {
   const view = readConversation(request.messages);
   let content: AssistantBlock[];
   try {
-    content = new Policy(request, readGuidance(request), view).decide();
+    content = new Policy(request, sampledGuidance(request), view).decide();
   } catch {
     // Tool results of an unexpected shape (a changed wrapper): give up the way a confused agent does.
     content = [{ type: 'text', text: "I'm sorry, I couldn't make sense of what the system returned." }];

@@ -1,5 +1,6 @@
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { CaseSummary, Flips } from './flips.ts';
+import { signTestOneSided } from './significance.ts';
 
 export interface GatePolicy {
   readonly maxP2F: number;
@@ -11,19 +12,28 @@ export interface GatePolicy {
 }
 
 export type GateVerdict = 'accept' | 'reject' | 'undecided';
+export type GatePolicyKind = 'flips' | 'stochastic';
 
 export interface GateCheck {
-  readonly name: 'scope' | 'regressions' | 'regression_rate' | 'fixes' | 'hit_rate' | 'graded';
+  readonly name: 'scope' | 'regressions' | 'regression_rate' | 'fixes' | 'hit_rate' | 'graded' | 'significant_regressions' | 'paired_test';
   readonly ok: boolean;
   readonly message: string;
 }
 
 export interface GateDecision {
+  readonly policy: GatePolicyKind;
   readonly verdict: GateVerdict;
   readonly checks: GateCheck[];
   readonly reasons: string[];
+  /** Pass→fail regressions: every such flip (paper policy), or the consistent ones (stochastic policy). */
   readonly p2f: string[];
   readonly f2p: string[];
+  /** Cases that vary within a version (here or in the history) and whose pass rate changed. */
+  readonly flaky: string[];
+  /** The regressions and fixes the evidence supports (see the stochastic policy). */
+  readonly significant: { readonly regressions: string[]; readonly fixes: string[] };
+  /** One-sided exact sign test (McNemar) over discordant cases: evidence of regression. */
+  readonly pValue: number;
   readonly p2fRate: number;
   readonly f2pRate: number;
   readonly hitRate: number | null;
@@ -33,12 +43,12 @@ export interface GateDecision {
 
 const EPSILON = 1e-9;
 
-function passRate(cases: ReadonlyMap<string, CaseSummary>): number {
+export function passRate(cases: ReadonlyMap<string, CaseSummary>): number {
   const graded = [...cases.values()].filter((c) => c.outcome !== 'unknown');
   return graded.length === 0 ? 0 : graded.filter((c) => c.outcome === 'pass').length / graded.length;
 }
 
-const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+export const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 /**
  * The paper-faithful flip gate (section 2.4): regressions are release accidents, fixes are the
@@ -58,17 +68,10 @@ export function decideGate(input: {
   // The paper adds an epsilon to the denominators; a plain zero for an empty side says the same.
   const p2fRate = basePassing === 0 ? 0 : flips.p2f.length / basePassing;
   const f2pRate = baseFailing === 0 ? 0 : flips.f2p.length / baseFailing;
-  const hits = intent ? flips.f2p.filter((id) => intent.targets.includes(baseline.get(id)?.symptom ?? '')).length : 0;
-  const hitRate = flips.f2p.length === 0 ? null : intent ? hits / flips.f2p.length : null;
   const total = new Set([...baseline.keys(), ...candidate.keys()]).size;
-  const ungradedShare = total === 0 ? 1 : flips.ungraded.length / total;
 
   const checks: GateCheck[] = [
-    {
-      name: 'graded',
-      ok: ungradedShare <= policy.maxUngradedShare,
-      message: `${flips.ungraded.length} of ${total} cases could not be graded (infrastructure errors; at most ${pct(policy.maxUngradedShare)} allowed)`,
-    },
+    gradedCheck(flips.ungraded.length, total, policy.maxUngradedShare),
     {
       name: 'regressions',
       ok: flips.p2f.length <= policy.maxP2F,
@@ -84,33 +87,61 @@ export function decideGate(input: {
       ok: flips.f2p.length >= policy.minF2P,
       message: `${flips.f2p.length} fail→pass fix${flips.f2p.length === 1 ? '' : 'es'} (at least ${policy.minF2P} required)`,
     },
-    {
-      name: 'hit_rate',
-      ok: flips.f2p.length === 0 || intent === null || (hitRate ?? 0) >= policy.minHitRate - EPSILON,
-      message:
-        intent === null
-          ? 'hit rate not checked (the candidate states no change intent)'
-          : hitRate === null
-          ? 'hit rate not applicable (no fixes)'
-          : `hit rate ${pct(hitRate)}: ${hits} of ${flips.f2p.length} fixes had a targeted symptom (${intent?.targets.join(', ') ?? 'no intent'}; at least ${pct(policy.minHitRate)})`,
-    },
+    hitRateCheck(flips.f2p, baseline, intent, policy.minHitRate),
   ];
-  const graded = checks[0] as GateCheck;
-  const verdict: GateVerdict = !graded.ok ? 'undecided' : checks.every((c) => c.ok) ? 'accept' : 'reject';
-  const failed = checks.filter((c) => !c.ok);
-  const reasons = verdict === 'accept' ? checks.filter((c) => c.name !== 'graded').map((c) => c.message) : failed.map((c) => c.message);
   return {
-    verdict,
+    policy: 'flips',
+    ...verdictOf(checks),
     checks,
-    reasons,
     p2f: flips.p2f,
     f2p: flips.f2p,
+    flaky: [],
+    significant: { regressions: [], fixes: [] },
+    pValue: signTestOneSided(flips.p2f.length, flips.f2p.length),
     p2fRate,
     f2pRate,
-    hitRate,
+    hitRate: hitRateOf(flips.f2p, baseline, intent),
     baselinePassRate: passRate(baseline),
     candidatePassRate: passRate(candidate),
   };
+}
+
+export function gradedCheck(ungraded: number, total: number, maxShare: number): GateCheck {
+  const share = total === 0 ? 1 : ungraded / total;
+  return {
+    name: 'graded',
+    ok: share <= maxShare,
+    message: `${ungraded} of ${total} cases could not be graded (infrastructure errors; at most ${pct(maxShare)} allowed)`,
+  };
+}
+
+/** Share of fixes whose baseline symptom the change intent targets; null without fixes or intent. */
+export function hitRateOf(fixes: readonly string[], baseline: ReadonlyMap<string, CaseSummary>, intent: ChangeIntent | null): number | null {
+  if (fixes.length === 0 || !intent) return null;
+  return fixes.filter((id) => intent.targets.includes(baseline.get(id)?.symptom ?? '')).length / fixes.length;
+}
+
+export function hitRateCheck(fixes: readonly string[], baseline: ReadonlyMap<string, CaseSummary>, intent: ChangeIntent | null, minHitRate: number): GateCheck {
+  const hitRate = hitRateOf(fixes, baseline, intent);
+  const hits = hitRate === null ? 0 : Math.round(hitRate * fixes.length);
+  return {
+    name: 'hit_rate',
+    ok: fixes.length === 0 || intent === null || (hitRate ?? 0) >= minHitRate - EPSILON,
+    message:
+      intent === null
+        ? 'hit rate not checked (the candidate states no change intent)'
+        : hitRate === null
+          ? 'hit rate not applicable (no fixes)'
+          : `hit rate ${pct(hitRate)}: ${hits} of ${fixes.length} fixes had a targeted symptom (${intent.targets.join(', ')}; at least ${pct(minHitRate)})`,
+  };
+}
+
+/** accept when every check holds; undecided when too few cases were graded; else reject, with the failed checks as reasons. */
+export function verdictOf(checks: readonly GateCheck[]): { verdict: GateVerdict; reasons: string[] } {
+  const graded = checks.find((c) => c.name === 'graded');
+  const verdict: GateVerdict = graded && !graded.ok ? 'undecided' : checks.every((c) => c.ok) ? 'accept' : 'reject';
+  const reasons = verdict === 'accept' ? checks.filter((c) => c.name !== 'graded').map((c) => c.message) : checks.filter((c) => !c.ok).map((c) => c.message);
+  return { verdict, reasons };
 }
 
 /** The decision for an RC that edits files outside its blueprint folder: rejected before it runs. */
@@ -118,11 +149,15 @@ export function scopeRejection(outside: readonly string[], blueprint: string): G
   const shown = outside.slice(0, 5).join(', ');
   const message = `edits outside blueprints/${blueprint}/ (${shown}${outside.length > 5 ? ', …' : ''}): an RC may change its blueprint only, so it was rejected before running`;
   return {
+    policy: 'flips',
     verdict: 'reject',
     checks: [{ name: 'scope', ok: false, message }],
     reasons: [message],
     p2f: [],
     f2p: [],
+    flaky: [],
+    significant: { regressions: [], fixes: [] },
+    pValue: 1,
     p2fRate: 0,
     f2pRate: 0,
     hitRate: null,

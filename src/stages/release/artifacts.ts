@@ -73,6 +73,10 @@ export function decisionDocument(evidence: ReleaseEvidence): Record<string, unkn
     candidateRun: { runId: evidence.candidateRunId, passRate: decision.candidatePassRate },
     f2p: decision.f2p,
     p2f: decision.p2f,
+    flaky: decision.flaky,
+    policy: decision.policy,
+    significant: decision.significant,
+    pValue: decision.pValue,
     rates: { p2fRate: decision.p2fRate, f2pRate: decision.f2pRate, hitRate: decision.hitRate },
     checks: decision.checks,
     reasons: decision.reasons,
@@ -87,6 +91,17 @@ export function decisionDocument(evidence: ReleaseEvidence): Record<string, unkn
 
 function flipRows(ids: readonly string[], cases: ReadonlyMap<string, CaseSummary>) {
   return ids.map((caseId) => ({ caseId, symptom: cases.get(caseId)?.symptom ?? null, description: cases.get(caseId)?.description ?? '' }));
+}
+
+const trialsText = (c: CaseSummary | undefined): string => (c ? `${c.passes}/${c.graded}` : '-');
+
+function flakyRows(evidence: ReleaseEvidence) {
+  return evidence.decision.flaky.map((caseId) => ({
+    caseId,
+    before: trialsText(evidence.baselineCases.get(caseId)),
+    after: trialsText(evidence.candidateCases.get(caseId)),
+    counted: evidence.decision.significant.regressions.includes(caseId) ? 'significant drop: counted as a regression' : evidence.decision.significant.fixes.includes(caseId) ? 'significant rise: counted as a fix' : 'within noise',
+  }));
 }
 
 export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
@@ -112,13 +127,16 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
     intent: evidence.intent,
     f2p,
     p2f,
+    flaky: flakyRows(evidence),
+    stochastic: evidence.decision.policy === 'stochastic',
+    pValueText: evidence.decision.pValue.toFixed(4),
     edits: evidence.edits,
     diagnosis: evidence.diagnosis?.report ?? null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
   });
   const files: ArtifactFile[] = [
     { path: `${folder}/decision.json`, content: `${JSON.stringify(decisionDocument(evidence), null, 2)}\n` },
-    { path: `${folder}/flips.json`, content: `${JSON.stringify({ f2p, p2f }, null, 2)}\n` },
+    { path: `${folder}/flips.json`, content: `${JSON.stringify({ f2p, p2f, flaky: flakyRows(evidence) }, null, 2)}\n` },
     { path: `${folder}/intent.json`, content: `${JSON.stringify(evidence.intent, null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
   ];
@@ -146,6 +164,7 @@ export function tagMessage(evidence: ReleaseEvidence): string {
     `Intent: ${evidence.intent ? `${evidence.intent.targets.join(', ')}: ${evidence.intent.rationale}` : 'none given'}`,
     `Fixed: ${evidence.decision.f2p.join(', ') || 'none'}`,
     `Regressed: ${evidence.decision.p2f.join(', ') || 'none'}`,
+    ...(evidence.decision.flaky.length > 0 ? [`Flaky (changed within noise): ${evidence.decision.flaky.join(', ')}`] : []),
     `Report: ${releaseFolder(evidence)}/report.md`,
   ];
   if (evidence.simulated) lines.push('', 'Simulation: produced by the mock engine, not a language model.');

@@ -15,6 +15,8 @@ export interface RunInput {
   readonly label: string;
   readonly cases: readonly Case[];
   readonly trials: number;
+  /** Number of the first trial (confirmation and calibration runs continue after earlier trials). */
+  readonly firstTrial?: number;
   readonly concurrency: number;
   /** Absolute folder of the workspace's traces/; trace refs are relative to it. */
   readonly tracesRoot: string;
@@ -44,7 +46,8 @@ export interface RunDeps {
  * soon as it exists. Infrastructure failures become `infra_error` records, never fails.
  */
 export async function runCases(input: RunInput, deps: RunDeps): Promise<CaseRecord[]> {
-  const jobs = input.cases.flatMap((testCase) => Array.from({ length: input.trials }, (_, trial) => ({ testCase, trial })));
+  const first = input.firstTrial ?? 0;
+  const jobs = input.cases.flatMap((testCase) => Array.from({ length: input.trials }, (_, i) => ({ testCase, trial: first + i })));
   deps.reporter.emit({ type: 'run.started', runId: input.runId, label: input.label, total: jobs.length });
   const taxonomy = deps.store.taxonomy();
   const records = await mapPool(jobs, input.concurrency, async ({ testCase, trial }) => {

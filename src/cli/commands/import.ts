@@ -1,0 +1,48 @@
+import path from 'node:path';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { newRunId } from '../../pipeline/execute-run.ts';
+import { importTaubench } from '../../pipeline/import-taubench.ts';
+import { openStoreWorkspace } from '../../pipeline/store-workspace.ts';
+import { estimateTables } from '../../stages/gate/estimators.ts';
+import { summarizeCases } from '../../stages/gate/flips.ts';
+import { presentation, workspaceDir, type CommonOptions, type Io } from '../context.ts';
+
+export interface ImportOptions extends CommonOptions {
+  readonly name?: string;
+  readonly trials?: string;
+  readonly version?: string;
+}
+
+export function parseTrialList(value: string | undefined): number[] | null {
+  if (value === undefined) return null;
+  const trials = value.split(',').map((t) => t.trim());
+  if (trials.some((t) => !/^\d+$/.test(t))) throw new AgentdevelError('USAGE', `--trials: expected trial numbers such as 0,1, got "${value}"`);
+  return trials.map(Number);
+}
+
+/** `agentdevel import taubench FILE --name NAME [--trials 0,1]`: external results as a run. */
+export async function importCommand(io: Io, options: ImportOptions, format: string, file: string): Promise<number> {
+  if (format !== 'taubench') throw new AgentdevelError('USAGE', `import: unknown format "${format}" (supported: taubench)`);
+  if (!options.name) throw new AgentdevelError('USAGE', 'import needs --name NAME for the run');
+  const trials = parseTrialList(options.trials);
+  const { output, redact } = presentation(io, options);
+  const workspace = await openStoreWorkspace(workspaceDir(io, options), io.clock, 'import');
+  try {
+    const runId = newRunId(io.clock);
+    const { records } = await importTaubench(
+      workspace.store,
+      workspace.tracesRoot,
+      runId,
+      { file: path.resolve(io.cwd, file), name: options.name, trials, version: options.version ?? null },
+      redact,
+    );
+    const cases = [...summarizeCases(records).values()];
+    const { passAt, passHat } = estimateTables(cases);
+    const passRate = records.filter((r) => r.pass).length / records.length;
+    if (output.json) output.result({ runId, name: options.name, records: records.length, cases: cases.length, passRate, passHat, passAt });
+    else output.line(`imported ${records.length} task-trials (${cases.length} tasks) as run "${options.name}" (${runId}): pass rate ${(passRate * 100).toFixed(1)}%, pass^1 ${passHat['1']?.toFixed(3)}`);
+    return 0;
+  } finally {
+    await workspace.close();
+  }
+}

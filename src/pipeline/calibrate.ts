@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { mapPool } from '../stages/run/pool.ts';
+import { readTrace } from '../stages/run/trace-file.ts';
+import { changedCases, compareRuns, type Comparison } from '../stages/gate/compare.ts';
+import { loadTask } from '../task/load.ts';
+import { comparePolicy } from './evaluate-candidate.ts';
+import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
+import { currentRelease } from './versions.ts';
+import { lineTip } from './workspace.ts';
+
+export interface AgentNoise {
+  readonly release: string;
+  readonly trials: number;
+  readonly runs: readonly [string, string];
+  readonly cases: number;
+  /** Share of cases whose outcome differs between two runs of the identical version. */
+  readonly flipRate: number;
+  readonly changed: string[];
+  readonly comparison: Comparison;
+}
+
+export interface CriticNoise {
+  readonly model: string;
+  readonly records: number;
+  readonly repeats: number;
+  /** Share of case-trials on which the critic's pass/fail verdict was not the same every time. */
+  readonly passDisagreement: number;
+  /** Share of failing case-trials on which its symptom label was not the same every time. */
+  readonly labelDisagreement: number;
+}
+
+/**
+ * An A/A test: the current release runs twice on fresh trials, and the flips between the two
+ * are the noise floor any real gate decision has to clear.
+ */
+export async function calibrateAgent(context: RunContext): Promise<{ noise: AgentNoise; first: RunResult }> {
+  const { workspace } = context;
+  const { config } = workspace;
+  const tip = await lineTip(workspace);
+  const release = await currentRelease(workspace.repo, config, tip);
+  const [first, second] = await withCheckout(workspace, tip, async (source) => {
+    const request = { source, split: 'train' as const, trials: config.trials, purpose: 'run' as const };
+    const a = await runVersion(context, { ...request, label: `${release.label} (A)` });
+    const b = await runVersion(context, { ...request, firstTrial: config.trials, label: `${release.label} (B)` });
+    return [a, b] as const;
+  });
+  const comparison = compareRuns({
+    baseline: first.records,
+    candidate: second.records,
+    policy: comparePolicy(config),
+    plannedTrials: config.trials,
+    knownFlaky: workspace.store.knownFlaky(first.taskTree),
+    intent: null,
+  });
+  const changed = changedCases(first.records, second.records);
+  const cases = comparison.baseline.cases;
+  return {
+    first,
+    noise: { release: release.label, trials: config.trials, runs: [first.runId, second.runId], cases, flipRate: cases === 0 ? 0 : changed.length / cases, changed, comparison },
+  };
+}
+
+/** Re-grades the same traces `repeats` times: the critic's own disagreement, apart from the agent's noise. */
+export async function calibrateCritic(context: RunContext, run: RunResult, repeats: number): Promise<CriticNoise> {
+  const { workspace } = context;
+  const task = await loadTask(workspace.root, workspace.config.task);
+  const taxonomy = workspace.store.taxonomy();
+  const graded = run.records.filter((r) => r.status === 'ok');
+  const verdicts = await mapPool(graded, workspace.config.concurrency, async (record) => {
+    const trace = await readTrace(path.join(workspace.tracesRoot, record.traceRef));
+    const again = [];
+    for (let i = 0; i < repeats; i += 1) {
+      again.push((await context.model.criticize({ model: workspace.config.models.critic, rubric: task.rubric, trace, scorer: record.scorer, taxonomy })).value);
+    }
+    return record.critic ? [record.critic, ...again] : again;
+  });
+  const passSplit = verdicts.filter((list) => new Set(list.map((v) => v.pass)).size > 1).length;
+  const failing = verdicts.filter((list) => list.some((v) => !v.pass));
+  const labelSplit = failing.filter((list) => new Set(list.filter((v) => !v.pass).map((v) => v.label)).size > 1).length;
+  return {
+    model: workspace.config.models.critic,
+    records: graded.length,
+    repeats,
+    passDisagreement: graded.length === 0 ? 0 : passSplit / graded.length,
+    labelDisagreement: failing.length === 0 ? 0 : labelSplit / failing.length,
+  };
+}

@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AgentdevelError } from '../domain/errors.ts';
+import { parseJson } from '../domain/json.ts';
+import type { CaseRecord } from '../domain/record.ts';
+import { firstIssue } from '../domain/schema-issue.ts';
+import type { TraceEvent } from '../domain/trace.ts';
+import { z } from '../domain/zod.ts';
+import { openTraceWriter, traceFileName } from '../stages/run/trace-file.ts';
+import type { Store } from '../store/store.ts';
+import type { Redactor } from '../process/environment.ts';
+
+// tau-bench's results format: a JSON list of {task_id, reward, info, traj, trial}, where traj is
+// the chat transcript (system, user, assistant with tool_calls, tool).
+const toolCallSchema = z
+  .object({
+    id: z.string().optional(),
+    function: z.object({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).optional() }).passthrough(),
+  })
+  .passthrough();
+const messageSchema = z
+  .object({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.string().nullable().optional(),
+    tool_calls: z.array(toolCallSchema).nullable().optional(),
+    tool_call_id: z.string().optional(),
+    name: z.string().optional(),
+  })
+  .passthrough();
+const entrySchema = z
+  .object({
+    task_id: z.union([z.number(), z.string()]),
+    reward: z.number(),
+    info: z.unknown().optional(),
+    traj: z.array(messageSchema),
+    trial: z.number().int().nonnegative().default(0),
+  })
+  .passthrough();
+const resultsSchema = z.array(entrySchema);
+type Entry = z.output<typeof entrySchema>;
+
+/**
+ * A tau-bench trajectory as trace events. The system message is dropped: it is the agent's
+ * prompt, and traces never carry the blueprint (the critic must stay blind to it).
+ */
+export function trajectoryToTrace(entry: Entry): TraceEvent[] {
+  const events: TraceEvent[] = [{ type: 'start', caseId: String(entry.task_id), trial: entry.trial }];
+  let lastAssistant: string | null = null;
+  let callNumber = 0;
+  for (const message of entry.traj) {
+    switch (message.role) {
+      case 'system':
+        break;
+      case 'user':
+        events.push({ type: 'message', role: 'user', text: message.content ?? '' });
+        break;
+      case 'assistant':
+        if (message.content) {
+          events.push({ type: 'message', role: 'assistant', text: message.content });
+          lastAssistant = message.content;
+        }
+        for (const call of message.tool_calls ?? []) {
+          callNumber += 1;
+          const raw = call.function.arguments;
+          let args: unknown = raw ?? {};
+          if (typeof raw === 'string') {
+            try {
+              args = JSON.parse(raw);
+            } catch {
+              args = raw;
+            }
+          }
+          events.push({ type: 'tool_call', id: call.id ?? `call_${callNumber}`, name: call.function.name, args });
+        }
+        break;
+      case 'tool': {
+        const content = message.content ?? '';
+        const failed = /^error\b/i.test(content.trim());
+        const id = message.tool_call_id ?? `call_${callNumber}`;
+        events.push(failed ? { type: 'tool_result', id, ok: false, error: content } : { type: 'tool_result', id, ok: true, result: content });
+        break;
+      }
+    }
+  }
+  events.push({ type: 'final', output: lastAssistant });
+  return events;
+}
+
+export interface ImportRequest {
+  readonly file: string;
+  readonly name: string;
+  readonly trials: readonly number[] | null;
+  /** Which agent version the results come from; runs of one version pool into the flaky history. */
+  readonly version: string | null;
+}
+
+/** Reads a tau-bench results file into a run: one record per task-trial, reward 1 meaning pass. */
+export async function importTaubench(
+  store: Store,
+  tracesRoot: string,
+  runId: string,
+  request: ImportRequest,
+  redact: Redactor,
+): Promise<{ runId: string; records: CaseRecord[] }> {
+  let text: string;
+  try {
+    text = await readFile(request.file, 'utf8');
+  } catch (cause) {
+    throw new AgentdevelError('USAGE', `${request.file}: cannot be read`, { cause });
+  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) throw new AgentdevelError('CASES_INVALID', `${request.file}:${parsed.line}: not valid JSON: ${parsed.message}`, { location: { file: request.file, line: parsed.line } });
+  const checked = resultsSchema.safeParse(parsed.value);
+  if (!checked.success) {
+    const { key, message } = firstIssue(checked.error);
+    throw new AgentdevelError('CASES_INVALID', `${request.file}: [${key.replace(/^(\d+)/, '$1]')}: ${message}`, { location: { file: request.file, key } });
+  }
+  const wanted = request.trials ? new Set(request.trials) : null;
+  const entries = checked.data.filter((e) => !wanted || wanted.has(e.trial));
+  if (entries.length === 0) throw new AgentdevelError('USAGE', `${request.file}: no results${wanted ? ` for trials ${[...wanted].join(',')}` : ''}`);
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const key = `${entry.task_id}#${entry.trial}`;
+    if (seen.has(key)) throw new AgentdevelError('CASES_INVALID', `${request.file}: task ${entry.task_id} trial ${entry.trial} appears twice`);
+    seen.add(key);
+  }
+  if (store.findRun(request.name)) throw new AgentdevelError('USAGE', `--name: a run named "${request.name}" already exists`);
+
+  const fileHash = createHash('sha256').update(text).digest('hex');
+  const trialsPerTask = Math.max(...countBy(entries.map((e) => String(e.task_id))).values());
+  store.createRun(
+    runId,
+    {
+      cacheKey: `import:${runId}`,
+      blueprint: 'taubench',
+      commit: `import:${path.basename(request.file)}`,
+      blueprintTree: `import:${request.version ?? fileHash}`,
+      taskTree: 'taubench',
+      split: 'train',
+      trials: trialsPerTask,
+      agentModel: 'imported',
+      criticModel: 'none',
+      simulated: false,
+    },
+    'run',
+    request.name,
+  );
+  const records: CaseRecord[] = [];
+  for (const entry of entries) {
+    const caseId = String(entry.task_id);
+    const traceRef = path.join(runId, traceFileName(caseId, entry.trial));
+    const writer = openTraceWriter(path.join(tracesRoot, traceRef), redact);
+    const trace = trajectoryToTrace(entry);
+    for (const event of trace) writer.emit(event);
+    await writer.close();
+    const pass = entry.reward >= 1 - 1e-9;
+    const record: CaseRecord = {
+      caseId,
+      trial: entry.trial,
+      status: 'ok',
+      output: (trace.at(-1) as { output: unknown }).output,
+      traceRef,
+      scorer: { pass, checks: [{ scorer: 'taubench-reward', pass, ...(pass ? {} : { code: 'reward_below_1' }), message: `reward ${entry.reward}` }] },
+      critic: null,
+      pass,
+      error: null,
+    };
+    store.saveRecord(runId, record);
+    records.push(record);
+  }
+  store.finishRun(runId, 'complete');
+  return { runId, records };
+}
+
+function countBy(values: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return counts;
+}
