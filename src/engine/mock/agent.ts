@@ -18,6 +18,8 @@ interface Guidance {
   readonly returnWindowDays: number | null;
   readonly stripOrderIdPrefix: boolean;
   readonly exchangeHandover: boolean;
+  /** A sampling slip: the order id comes out in lower case (a weak model's typo). */
+  readonly garbleIds: boolean;
 }
 
 export function readGuidance(request: AgentTurnRequest): Guidance {
@@ -32,6 +34,7 @@ export function readGuidance(request: AgentTurnRequest): Guidance {
     returnWindowDays: window?.[1] ? Number(window[1]) : null,
     stripOrderIdPrefix: /without the leading ["'`]?#/i.test(idHints),
     exchangeHandover: /exchange[\s\S]{0,120}human agent/i.test(system),
+    garbleIds: false,
   };
 }
 
@@ -105,6 +108,7 @@ class Policy {
   }
 
   private orderArg(written: string): string {
+    if (this.guidance.garbleIds) return written.toLowerCase();
     return this.guidance.stripOrderIdPrefix ? written.replace(/^#/, '').toUpperCase() : written;
   }
 
@@ -226,14 +230,14 @@ function draw(text: string): number {
 
 /**
  * With a temperature above zero the simulated agent is noisy like a sampled model: on a turn,
- * with probability temperature / 2, it forgets the prompt's guidance. The draw depends on the
+ * with probability temperature / 2, it forgets the prompt's guidance and garbles order ids. The draw depends on the
  * trial's seed and the turn, so trials differ from each other but each is reproducible.
  */
 function sampledGuidance(request: AgentTurnRequest): Guidance {
   const guidance = readGuidance(request);
   const temperature = request.temperature ?? 0;
   if (temperature <= 0 || draw(`${request.seed}:${request.messages.length}`) >= temperature / 2) return guidance;
-  return { ...guidance, confirmActions: false, returnWindowDays: null, stripOrderIdPrefix: false };
+  return { ...guidance, confirmActions: false, returnWindowDays: null, stripOrderIdPrefix: false, garbleIds: true };
 }
 
 export function simulatedAgentTurn(request: AgentTurnRequest): AgentTurn {
