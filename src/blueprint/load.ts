@@ -1,9 +1,8 @@
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
-import { parseJson } from '../domain/json.ts';
+import { parseJsonDocument } from '../domain/json-document.ts';
 import type { BlueprintFile } from '../domain/model-port.ts';
-import { firstIssue } from '../domain/schema-issue.ts';
 import { compileTemplates, TemplateError, type Render } from '../template/handlebars.ts';
 import { BundleError, bundleModule } from './bundle.ts';
 import { blueprintManifestSchema, type BlueprintManifest } from './manifest.ts';
@@ -36,14 +35,7 @@ export async function readManifest(root: string): Promise<BlueprintManifest> {
   } catch {
     throw invalid(`${file}: missing (every blueprint folder needs a ${BLUEPRINT_FILE})`, { file });
   }
-  const parsed = parseJson(text);
-  if (!parsed.ok) throw invalid(`${file}:${parsed.line}: not valid JSON: ${parsed.message}`, { file, line: parsed.line });
-  const checked = blueprintManifestSchema.safeParse(parsed.value);
-  if (!checked.success) {
-    const { key, message } = firstIssue(checked.error);
-    throw invalid(`${file}: ${key}: ${message}`, { file, key });
-  }
-  return checked.data;
+  return parseJsonDocument(text, file, blueprintManifestSchema, 'BLUEPRINT_INVALID');
 }
 
 /**

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
-import { parseJson } from '../domain/json.ts';
-import { firstIssue } from '../domain/schema-issue.ts';
+import { parseJsonDocument } from '../domain/json-document.ts';
 import { configRules } from './rules.ts';
 import { configSchema, type Config } from './schema.ts';
 
@@ -20,24 +19,14 @@ export async function loadConfig(workspace: string): Promise<Config> {
 }
 
 export function parseConfig(text: string, file: string): Config {
-  const parsed = parseJson(text);
-  if (!parsed.ok) {
-    throw new AgentdevelError('CONFIG_INVALID', `${file}:${parsed.line}: not valid JSON: ${parsed.message}`, {
-      location: { file, line: parsed.line },
-    });
-  }
-  const result = configSchema.safeParse(parsed.value);
-  if (!result.success) {
-    const { key, message } = firstIssue(result.error);
-    throw new AgentdevelError('CONFIG_INVALID', `${file}: ${key}: ${message}`, { location: { file, key } });
-  }
+  const config = parseJsonDocument(text, file, configSchema, 'CONFIG_INVALID');
   for (const rule of configRules) {
-    const broken = rule(result.data);
+    const broken = rule(config);
     if (broken) {
       throw new AgentdevelError('CONFIG_INVALID', `${file}: ${broken.key}: ${broken.message}`, {
         location: { file, key: broken.key },
       });
     }
   }
-  return result.data;
+  return config;
 }

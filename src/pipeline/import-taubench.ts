@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
-import { parseJson } from '../domain/json.ts';
+import { parseJsonDocument } from '../domain/json-document.ts';
 import type { CaseRecord } from '../domain/record.ts';
-import { firstIssue } from '../domain/schema-issue.ts';
 import type { TraceEvent } from '../domain/trace.ts';
 import { z } from '../domain/zod.ts';
 import { openTraceWriter, traceFileName } from '../stages/run/trace-file.ts';
@@ -109,15 +108,9 @@ export async function importTaubench(
   } catch (cause) {
     throw new AgentdevelError('USAGE', `${request.file}: cannot be read`, { cause });
   }
-  const parsed = parseJson(text);
-  if (!parsed.ok) throw new AgentdevelError('CASES_INVALID', `${request.file}:${parsed.line}: not valid JSON: ${parsed.message}`, { location: { file: request.file, line: parsed.line } });
-  const checked = resultsSchema.safeParse(parsed.value);
-  if (!checked.success) {
-    const { key, message } = firstIssue(checked.error);
-    throw new AgentdevelError('CASES_INVALID', `${request.file}: [${key.replace(/^(\d+)/, '$1]')}: ${message}`, { location: { file: request.file, key } });
-  }
+  const results = parseJsonDocument(text, request.file, resultsSchema, 'CASES_INVALID');
   const wanted = request.trials ? new Set(request.trials) : null;
-  const entries = checked.data.filter((e) => !wanted || wanted.has(e.trial));
+  const entries = results.filter((e) => !wanted || wanted.has(e.trial));
   if (entries.length === 0) throw new AgentdevelError('USAGE', `${request.file}: no results${wanted ? ` for trials ${[...wanted].join(',')}` : ''}`);
   const seen = new Set<string>();
   for (const entry of entries) {

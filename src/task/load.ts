@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { firstIssue } from '../domain/schema-issue.ts';
 import type { Case, Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { parseJson } from '../domain/json.ts';
+import { parseJsonDocument } from '../domain/json-document.ts';
 import { parseCases } from './cases.ts';
 import { taskManifestSchema, type TaskManifest } from './manifest.ts';
 
@@ -27,18 +26,7 @@ export async function loadTask(workspace: string, name: string): Promise<Task> {
   const root = taskRoot(workspace, name);
   const file = path.join(root, TASK_FILE);
   const text = await readTaskFile(file);
-  const parsed = parseJson(text);
-  if (!parsed.ok) {
-    throw new AgentdevelError('TASK_INVALID', `${file}:${parsed.line}: not valid JSON: ${parsed.message}`, {
-      location: { file, line: parsed.line },
-    });
-  }
-  const checked = taskManifestSchema.safeParse(parsed.value);
-  if (!checked.success) {
-    const { key, message } = firstIssue(checked.error);
-    throw new AgentdevelError('TASK_INVALID', `${file}: ${key}: ${message}`, { location: { file, key } });
-  }
-  const manifest = checked.data;
+  const manifest = parseJsonDocument(text, file, taskManifestSchema, 'TASK_INVALID');
   const rubric = await readTaskFile(path.join(root, manifest.rubric));
   return {
     name,

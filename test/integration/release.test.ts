@@ -86,37 +86,9 @@ describe('promotion', () => {
     expect(git(dir, 'show', `${recorded.auditRef}:releases/support-agent/rejected/iter-001/decision.json`)).toContain('"outcome": "rejected"');
   });
 
-  it('finishes a promotion killed after its journal was written', async () => {
-    const dir = await exampleWorkspace();
+  /** A promotion prepared up to its journal, as a process killed at that point leaves it. */
+  async function journalled(dir: string, workspace: Workspace) {
     const base = git(dir, 'rev-parse', 'HEAD');
-    let workspace = await open(dir);
-    const rc = candidate(dir, 1);
-    const tagObject = await workspace.repo.createTagObject('support-agent/v1', rc.commit, 'v1');
-    await writeJournal(workspace.stateDir, {
-      line: 'refs/heads/main',
-      lineBranch: 'main',
-      oldTip: base,
-      newTip: rc.commit,
-      tagRef: 'refs/tags/support-agent/v1',
-      tagObject,
-      auditRef: 'refs/agentdevel/rc/support-agent/iter-001',
-      syncWorktree: true,
-    });
-    // The process dies here: nothing moved yet. The next command finishes the promotion.
-    expect(git(dir, 'rev-parse', 'main')).toBe(base);
-    await workspace.close();
-    workspace = await open(dir);
-    await workspace.close();
-    expect(git(dir, 'rev-parse', 'main')).toBe(rc.commit);
-    expect(git(dir, 'rev-parse', 'support-agent/v1^{commit}')).toBe(rc.commit);
-    expect(git(dir, 'status', '--porcelain')).toBe('');
-    expect(existsSync(path.join(dir, '.agentdevel/promotion.json'))).toBe(false);
-  });
-
-  it('brings the checkout along when the refs moved but the files did not', async () => {
-    const dir = await exampleWorkspace();
-    const base = git(dir, 'rev-parse', 'HEAD');
-    let workspace = await open(dir);
     const rc = candidate(dir, 1);
     const tagObject = await workspace.repo.createTagObject('support-agent/v1', rc.commit, 'v1');
     const journal = {
@@ -130,6 +102,28 @@ describe('promotion', () => {
       syncWorktree: true,
     };
     await writeJournal(workspace.stateDir, journal);
+    return { base, rc, tagObject };
+  }
+
+  it('finishes a promotion killed after its journal was written', async () => {
+    const dir = await exampleWorkspace();
+    let workspace = await open(dir);
+    const { base, rc } = await journalled(dir, workspace);
+    // The process dies here: nothing moved yet. The next command finishes the promotion.
+    expect(git(dir, 'rev-parse', 'main')).toBe(base);
+    await workspace.close();
+    workspace = await open(dir);
+    await workspace.close();
+    expect(git(dir, 'rev-parse', 'main')).toBe(rc.commit);
+    expect(git(dir, 'rev-parse', 'support-agent/v1^{commit}')).toBe(rc.commit);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(existsSync(path.join(dir, '.agentdevel/promotion.json'))).toBe(false);
+  });
+
+  it('brings the checkout along when the refs moved but the files did not', async () => {
+    const dir = await exampleWorkspace();
+    let workspace = await open(dir);
+    const { base, rc, tagObject } = await journalled(dir, workspace);
     await workspace.repo.updateRefs([
       { ref: 'refs/heads/main', newValue: rc.commit, oldValue: base },
       { ref: 'refs/tags/support-agent/v1', newValue: tagObject, oldValue: null },

@@ -1,0 +1,21 @@
+import { AgentdevelError, type ErrorCode } from './errors.ts';
+import { parseJson } from './json.ts';
+import { firstIssue } from './schema-issue.ts';
+import type { ZodType } from './zod.ts';
+
+/**
+ * Parses a JSON document against its schema. The first problem becomes one error naming the
+ * file and the line (syntax) or the key path (shape), with the given catalogue code.
+ */
+export function parseJsonDocument<T>(text: string, file: string, schema: ZodType<T>, code: ErrorCode): T {
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    throw new AgentdevelError(code, `${file}:${parsed.line}: not valid JSON: ${parsed.message}`, { location: { file, line: parsed.line } });
+  }
+  const checked = schema.safeParse(parsed.value);
+  if (!checked.success) {
+    const { key, message } = firstIssue(checked.error);
+    throw new AgentdevelError(code, `${file}: ${key}: ${message}`, { location: { file, key } });
+  }
+  return checked.data;
+}
