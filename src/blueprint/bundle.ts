@@ -1,7 +1,7 @@
 // The one module that imports esbuild (house rule 6). Tool wrappers and task environments are
 // TypeScript; we bundle them into single ES modules so that the sandboxed tool host needs to
 // read only those files (not the workspace, not node_modules) under Node's permission model.
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,4 +48,9 @@ export async function bundleModule(entrySource: string, resolveDir: string, outf
     }
     throw error;
   }
+}
+
+/** Ends esbuild's helper process, so a finished command leaves nothing running behind it. */
+export async function stopBundler(): Promise<void> {
+  await stop();
 }

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { stopBundler } from '../blueprint/bundle.ts';
 import { EXIT, isAgentdevelError } from '../domain/errors.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
 import { processIo, type CommonOptions, type Io } from './context.ts';
@@ -95,6 +96,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     return exitCode;
   } catch (error) {
     return reportError(error, io);
+  } finally {
+    await stopBundler();
   }
 }
 

@@ -206,9 +206,11 @@ describe('a killed iterate', () => {
     const bin = path.join(__dirname, '../../bin/agentdevel.mjs');
     for (const delay of [2500, 4000, 5500]) {
       const child = spawn(process.execPath, [bin, 'iterate', '-C', dir], { stdio: 'ignore', env: { ...process.env, CI: 'true' } });
+      // Listen before killing: on a fast machine the iteration may already be over.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       await new Promise((resolve) => setTimeout(resolve, delay));
       child.kill('SIGKILL');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await exited;
       // The next writer recovers; then the line must be consistent.
       const next = cli(['run', '-C', dir]);
       expect(next.code).toBe(0);
