@@ -107,6 +107,39 @@ describe('the tool-loop runtime', () => {
   });
 });
 
+describe('tool hosts', () => {
+  it('keep a wrapper that hangs on one case from failing the cases running beside it', async () => {
+    const dir = await exampleWorkspace();
+    const wrapper = path.join(dir, 'blueprints/support-agent/tools/get_order.ts');
+    writeFileSync(wrapper, readFileSync(wrapper, 'utf8').replace('run: (args', "run: (args: { order_id: string }, ctx: never) => { if (args.order_id === 'W1001') { for (;;) {} } return run2(args, ctx); },\n  run2: (args"));
+    writeFileSync(wrapper, readFileSync(wrapper, 'utf8').replace('return run2(args, ctx);', 'return (ctx as { env: { getOrder(id: string): unknown } }).env.getOrder(args.order_id);'));
+    const build = tempDir('agentdevel-build-');
+    const blueprint = await loadBlueprint(dir, 'support-agent', build);
+    const task = await loadTask(dir, 'orders');
+    const environmentBundle = await bundleEnvironment(task.environmentModule as string, build);
+    const model = createMockEngine();
+    const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 1500, memoryMb: 128, passEnv: [], parentEnv: {} });
+    runtimes.push(runtime);
+    const cases = (await loadSplit(task, 'train')).slice(0, 8);
+    const sink = { saveRecord: () => undefined, taxonomy: () => [], addSymptom: () => undefined };
+    const records = await runCases(
+      { runId: 'run-h', label: 'h', cases, trials: 1, concurrency: 4, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock' },
+      { runtime, model, store: sink, reporter: silentReporter, redact: (t) => t },
+    );
+    const reference = await runCases(
+      { runId: 'run-r', label: 'r', cases, trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock' },
+      { runtime: await toolLoop(workspace), model, store: sink, reporter: silentReporter, redact: (t) => t },
+    );
+    const hung = records.find((r) => r.caseId === 'train-001');
+    expect(hung?.pass).toBe(false);
+    expect(hung?.critic?.label).toBe('agent_error');
+    expect(hung?.critic?.description).toMatch(/did not answer "call" within 1500 ms/);
+    for (const record of records.filter((r) => r.caseId !== 'train-001')) {
+      expect([record.caseId, record.pass]).toEqual([record.caseId, reference.find((r) => r.caseId === record.caseId)?.pass]);
+    }
+  });
+});
+
 describe('the command runtime', () => {
   it('runs any executable: case on stdin, trace events as JSON lines on stdout', async () => {
     const dir = tempDir('agentdevel-cmd-');

@@ -24,6 +24,7 @@ describe('heuristic critic', () => {
 
   it.each<[string, TraceEvent[], string]>([
     ['an exhausted step budget', [user('x'), { type: 'error', kind: 'agent', message: 'step budget exhausted: 7 turns' }, final(null)], 'step_budget_exhausted'],
+    ['an agent error', [user('x'), { type: 'error', kind: 'agent', message: 'the tool host exited (SIGKILL)' }, final(null)], 'agent_error'],
     ['invalid tool arguments', [user('x'), call('1', 'get_order', { order_id: 5 }), fail('1', 'invalid arguments: order_id: expected string'), final()], 'invalid_tool_arguments'],
     ['a tool error', [user('x'), call('1', 'get_order', { order_id: '#W1' }), fail('1', 'order "#W1" not found'), final()], 'tool_error'],
     ['a consequential call without confirmation', [user('x'), call('1', 'get_order'), ok('1'), call('2', 'cancel_order'), ok('2'), final()], 'missing_required_step'],

@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import type { Case } from '../../domain/case.ts';
 import type { ConversationMessage, ModelPort, UserBlock } from '../../domain/model-port.ts';
 import type { LoadedBlueprint } from '../load.ts';
@@ -24,21 +25,30 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
   const { blueprint, manifest } = options;
   const hostBundles = { wrappers: blueprint.wrappersBundle as string, environment: options.environmentBundle };
   const hostLimits = { callTimeoutMs: options.callTimeoutMs, memoryMb: options.memoryMb };
-  // Started eagerly so a wrapper that does not import fails the load, not every case.
-  let host: ToolHost | null = await startToolHost(hostBundles, hostLimits);
-  const tools = host.tools;
+  // The expected state comes from the task's trusted code in this process: the sandboxed host
+  // (where the blueprint's wrappers run) never sees a case's expected answers.
+  const environment = options.environmentBundle
+    ? ((await import(pathToFileURL(options.environmentBundle).href)) as { expectedState?: (c: unknown) => unknown })
+    : null;
+  // One host per case in flight, so a wrapper that hangs or crashes takes down its own case
+  // only. The first starts eagerly: a wrapper that does not import fails the load, not every case.
+  const idle: ToolHost[] = [await startToolHost(hostBundles, hostLimits)];
+  const live = new Set<ToolHost>(idle);
+  const tools = (idle[0] as ToolHost).tools;
   const system = (blueprint.renderPrompt as (context: unknown) => string)({ tools });
 
-  const liveHost = async (): Promise<ToolHost> => {
-    host ??= await startToolHost(hostBundles, hostLimits);
+  const acquire = async (): Promise<ToolHost> => {
+    const host = idle.pop() ?? (await startToolHost(hostBundles, hostLimits));
+    live.add(host);
     return host;
   };
 
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     const session = `${testCase.id}#${trial}`;
+    let current: ToolHost | null = null;
     try {
-      const current = await liveHost();
-      const { opening } = await current.open(session, testCase);
+      current = await acquire();
+      const { opening } = await current.open(session, visibleCase(testCase));
       const input = visibleCase(testCase).input;
       const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase)));
       sink.emit({ type: 'message', role: 'user', text: firstText });
@@ -102,13 +112,18 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
         sink.emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.maxSteps} model turns without finishing` });
       }
       const end = await current.close(session);
+      idle.push(current);
       sink.emit({ type: 'final', output: lastText });
-      return { output: lastText, observation: { state: end.state, expectedState: end.expectedState } };
+      const expectedState = environment?.expectedState ? JSON.parse(JSON.stringify(environment.expectedState(testCase) ?? null)) : null;
+      return { output: lastText, observation: { state: end.state, expectedState } };
     } catch (error) {
+      if (current) {
+        // A host that failed is never reused; one in a good state would have been returned above.
+        current.stop();
+        live.delete(current);
+      }
       if (!(error instanceof ToolHostError)) throw error;
       // The host runs blueprint code, so its failure is the agent's failure for this case.
-      host?.stop();
-      host = null;
       sink.emit({ type: 'error', kind: 'agent', message: error.message });
       sink.emit({ type: 'final', output: null });
       return { output: null, observation: null };
@@ -118,8 +133,9 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
   return {
     runCase,
     close: async () => {
-      host?.stop();
-      host = null;
+      for (const host of live) host.stop();
+      live.clear();
+      idle.length = 0;
     },
   };
 }

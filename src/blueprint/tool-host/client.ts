@@ -18,7 +18,6 @@ export interface ToolCallOutcome {
 
 export interface SessionEnd {
   readonly state: unknown;
-  readonly expectedState: unknown;
 }
 
 /** The host died or stopped answering: blueprint code (a wrapper) is the usual cause. */

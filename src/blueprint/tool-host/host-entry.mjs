@@ -58,7 +58,7 @@ const operations = {
   init: () => init(),
   open: async ({ session: id, case: caseData }) => {
     const environment = environmentModule ? await environmentModule.createEnvironment(caseData) : null;
-    sessions.set(id, { environment, caseData });
+    sessions.set(id, { environment });
     const opening = environment?.user?.opening ? await environment.user.opening() : null;
     return { opening: opening ?? null };
   },
@@ -85,12 +85,9 @@ const operations = {
     return { reply: reply ?? null };
   },
   close: async ({ session: id }) => {
-    const { environment, caseData } = session(id);
+    const { environment } = session(id);
     sessions.delete(id);
-    const state = environment?.state ? plain(await environment.state()) : null;
-    const expectedState =
-      environmentModule?.expectedState ? plain(await environmentModule.expectedState(caseData)) : null;
-    return { state, expectedState };
+    return { state: environment?.state ? plain(await environment.state()) : null };
   },
 };
 

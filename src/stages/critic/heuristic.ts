@@ -41,6 +41,10 @@ const checks: readonly Check[] = [
     const hit = trace.find((e) => e.type === 'error' && e.kind === 'agent' && /step budget/i.test(e.message));
     return hit ? { label: 'step_budget_exhausted', description: 'The conversation ran out of steps before the request was finished.' } : null;
   },
+  function agentError(trace) {
+    const hit = trace.find((e) => e.type === 'error' && e.kind === 'agent');
+    return hit && hit.type === 'error' ? { label: 'agent_error', description: short(hit.message, 200) } : null;
+  },
   function invalidArguments(trace) {
     const calls = new Map(trace.filter((e) => e.type === 'tool_call').map((e) => [e.id, e]));
     const hit = trace.find((e) => e.type === 'tool_result' && !e.ok && /^invalid arguments/i.test(e.error ?? ''));
