@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { stopBundler } from '../blueprint/bundle.ts';
-import { EXIT, isAgentdevelError } from '../domain/errors.ts';
+import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
+import { InfraError } from '../domain/model-port.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
 import { processIo, type CommonOptions, type Io } from './context.ts';
 import { calibrateCommand } from './commands/calibrate.ts';
@@ -106,6 +107,12 @@ function reportError(error: unknown, io: Io): number {
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return EXIT.ok;
     return EXIT.usage;
+  }
+  if (error instanceof InfraError) {
+    // An outage of a role outside a run (diagnostician, synthesizer): an infrastructure failure.
+    const wrapped = new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error });
+    io.stderr.write(redact(`error ${wrapped.code}: ${wrapped.message}\n  ${wrapped.hint}\n`));
+    return wrapped.exitCode;
   }
   if (isAgentdevelError(error)) {
     io.stderr.write(redact(`error ${error.code}: ${error.message}\n  ${error.hint}\n`));

@@ -145,4 +145,23 @@ export class InfraError extends Error {
     this.role = role;
   }
 }
+/** A model output that did not match its schema, even after one repair: never a fail of the agent. */
+export class StructuredOutputError extends InfraError {
+  constructor(role: Role, message: string) {
+    super(role, message);
+    this.name = 'StructuredOutputError';
+  }
+}
+
+/**
+ * The model API refused the agent's request as invalid (400, 413, 422): the blueprint's prompt
+ * or tool schemas are at fault, so this is the agent's failure on that case, not an outage.
+ */
+export class AgentRequestRejected extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AgentRequestRejected';
+  }
+}
+
 export type { DiagnosisReport };

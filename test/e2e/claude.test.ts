@@ -124,6 +124,16 @@ describe('iterate with every role on Claude (fake Messages API)', () => {
     }
   }, 120_000);
 
+  it('reports an outage of the synthesizer as an infrastructure failure (exit 3), not as "no valid RC"', async () => {
+    const dir = await claudeWorkspace();
+    server.respond = (request) => (request.role === 'synthesizer' ? { kind: 'error', status: 529, headers: { 'retry-after': '0.01' } } : mockBrain(request));
+    const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: env() });
+    server.respond = mockBrain;
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/529 after 4 retries/);
+    expect(git(dir, 'for-each-ref', 'refs/agentdevel')).toBe('');
+  }, 120_000);
+
   it('completes with exit 0 when every output is the smallest its schema allows, recording what happened', async () => {
     const dir = await claudeWorkspace();
     server.respond = minimalBrain;

@@ -66,6 +66,22 @@ describe('the Claude engine against a fake Messages API', () => {
     expect(fake.requests).toHaveLength(3);
   });
 
+  it.each<[string, number, 'agent' | 'critic', RegExp]>([
+    ['refused credentials are a configuration error (exit 2)', 401, 'critic', /API_KEY_MISSING/],
+    ['an unknown model is a configuration error naming the key', 404, 'critic', /CONFIG_INVALID.*models\.critic/],
+    ["an agent request the API refuses is the agent's failure", 400, 'agent', /AgentRequestRejected/],
+    ["a critic request the API refuses is an infrastructure error, not a fail", 413, 'critic', /InfraError/],
+  ])('classifies errors: %s', async (_name, status, role, expected) => {
+    const { engine, server: fake } = await engineAgainst([{ kind: 'error', status, type: 'invalid_request_error' }]);
+    const call =
+      role === 'agent'
+        ? engine.agentTurn({ model: 'claude-sonnet-5-5', system: 's', tools: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], maxTokens: 10, seed: '0' })
+        : engine.criticize(criticRequest);
+    const error = (await call.catch((e: unknown) => e)) as Error & { code?: string };
+    expect(`${error.name} ${error.code ?? ''} ${error.message}`).toMatch(expected);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('repairs an invalid structured output once', async () => {
     const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', { pass: 'maybe', label: 'Bad Label' }), toolAnswer('submit_verdict', verdict)]);
     expect((await engine.criticize(criticRequest)).value).toEqual(verdict);

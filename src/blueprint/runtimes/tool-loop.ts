@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import type { Case } from '../../domain/case.ts';
-import type { ConversationMessage, ModelPort, UserBlock } from '../../domain/model-port.ts';
+import { AgentRequestRejected, type ConversationMessage, type ModelPort, type UserBlock } from '../../domain/model-port.ts';
 import type { LoadedBlueprint } from '../load.ts';
 import type { ToolLoopManifest } from '../manifest.ts';
 import { startToolHost, ToolHostError, type ToolHost } from '../tool-host/client.ts';
@@ -122,8 +122,9 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
         current.stop();
         live.delete(current);
       }
-      if (!(error instanceof ToolHostError)) throw error;
-      // The host runs blueprint code, so its failure is the agent's failure for this case.
+      if (!(error instanceof ToolHostError || error instanceof AgentRequestRejected)) throw error;
+      // The host runs blueprint code and the request is built from the blueprint, so either
+      // failing is the agent's failure on this case.
       sink.emit({ type: 'error', kind: 'agent', message: error.message });
       sink.emit({ type: 'final', output: null });
       return { output: null, observation: null };

@@ -1,6 +1,6 @@
 import { costOf } from '../../domain/models.ts';
 import {
-  InfraError,
+  StructuredOutputError,
   addUsage,
   zeroUsage,
   type AgentTurn,
@@ -27,13 +27,7 @@ import {
 /** Receives the usage and cost of every call, failed or not (the cost ledger). */
 export type UsageLedger = (role: Role, model: string, usage: Usage) => void;
 
-/** A model output that did not match its schema, even after one repair: never a fail of the agent. */
-export class StructuredOutputError extends InfraError {
-  constructor(role: Role, message: string) {
-    super(role, message);
-    this.name = 'StructuredOutputError';
-  }
-}
+export { StructuredOutputError };
 
 const CACHE = { type: 'ephemeral' } as const;
 

@@ -2,7 +2,8 @@
 // request for one role and returns the plain response, or throws InfraError once the SDK's
 // retries (429, 529, other 5xx, connection errors; retry-after honoured) are spent.
 import Anthropic, { APIConnectionError, APIError } from '@anthropic-ai/sdk';
-import { InfraError, type Role } from '../../domain/model-port.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { AgentRequestRejected, InfraError, type Role } from '../../domain/model-port.ts';
 import { replayMiss } from './cassette.ts';
 
 export type MessageParams = Record<string, unknown> & { model: string; max_tokens: number };
@@ -63,20 +64,37 @@ export function createMessagesClient(options: MessagesClientOptions): SendMessag
         // Anything else here is a response the SDK could not parse: try again.
       }
     }
-    throw toInfraError(role, lastError, options.maxRetries);
+    throw toInfraError(role, lastError, options.maxRetries, params.model);
   };
 }
 
-function toInfraError(role: Role, error: unknown, retries: number): Error {
+/** Statuses worth retrying, as the SDK retries them: the service, not the request, is at fault. */
+const TRANSIENT = (status: number): boolean => status === 408 || status === 409 || status === 429 || status >= 500;
+
+/**
+ * Sorts a failed call: an outage (InfraError: never a fail), bad credentials or an unknown
+ * model (the user's configuration: exit 2), or a request the API refused as invalid (for the
+ * agent role, the blueprint's fault: the case fails; for the other roles, an InfraError).
+ */
+function toInfraError(role: Role, error: unknown, retries: number, model: string): Error {
   const miss = error instanceof APIError ? replayMiss(error.headers) : null;
   if (miss) return miss;
   if (error instanceof APIConnectionError) {
     return new InfraError(role, `the model API could not be reached after ${retries} retries: ${error.message}`, { cause: error });
   }
   if (error instanceof APIError) {
+    const status = error.status ?? 0;
     const requestId = error.requestID ? ` (request ${error.requestID})` : '';
-    const retried = error.status === 429 || (error.status ?? 0) >= 500 ? ` after ${retries} retries` : '';
-    return new InfraError(role, `the model API answered ${error.status ?? 'an error'}${retried}${requestId}: ${error.message.slice(0, 300)}`, { cause: error });
+    const detail = `${status}${requestId}: ${error.message.slice(0, 300)}`;
+    if (status === 401 || status === 403) {
+      return new AgentdevelError('API_KEY_MISSING', `the model API refused the credentials (${detail})`, { cause: error });
+    }
+    if (status === 404) {
+      return new AgentdevelError('CONFIG_INVALID', `models.${role}: the model API does not know "${model}" (${detail})`, { cause: error });
+    }
+    if (TRANSIENT(status)) return new InfraError(role, `the model API answered ${status} after ${retries} retries${requestId}: ${error.message.slice(0, 300)}`, { cause: error });
+    if (role === 'agent') return new AgentRequestRejected(`the model API refused the agent's request (${detail})`, { cause: error });
+    return new InfraError(role, `the model API refused the ${role}'s request (${detail})`, { cause: error });
   }
   return new InfraError(role, `the model API sent a response that could not be read: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagnosisReportSchema, type DiagnosisReport } from '../../domain/diagnosis.ts';
 import { firstIssue } from '../../domain/schema-issue.ts';
-import { addUsage, zeroUsage, type ModelPort, type SymptomEntry, type Usage } from '../../domain/model-port.ts';
+import { StructuredOutputError, addUsage, zeroUsage, type ModelPort, type SymptomEntry, type Usage } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { runSandboxed, type SandboxLimits } from '../../process/sandbox.ts';
@@ -66,8 +66,11 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
       usage = addUsage(usage, written.usage);
       script = written.value.script;
     } catch (error) {
-      attempts.push({ ok: false, error: `the diagnostician failed: ${(error as Error).message}` });
-      break;
+      // An output that stays invalid counts as a failed attempt; an outage propagates (exit 3).
+      if (!(error instanceof StructuredOutputError)) throw error;
+      attempts.push({ ok: false, error: `the diagnostician's output was invalid: ${error.message}` });
+      feedback = error.message;
+      continue;
     }
     const outcome = await execute(script, recordsFile, path.join(input.workDir, `attempt-${attempt + 1}`), input.limits);
     attempts.push({ ok: outcome.ok, error: outcome.ok ? null : outcome.error });

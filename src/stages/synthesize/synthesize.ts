@@ -1,4 +1,4 @@
-import { addUsage, zeroUsage, type BlueprintFile, type ModelPort, type RcHistoryEntry, type Usage } from '../../domain/model-port.ts';
+import { StructuredOutputError, addUsage, zeroUsage, type BlueprintFile, type ModelPort, type RcHistoryEntry, type Usage } from '../../domain/model-port.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
 import type { Reporter } from '../../domain/progress.ts';
@@ -48,8 +48,11 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
       usage = addUsage(usage, answer.usage);
       candidate = answer.value;
     } catch (error) {
-      attempts.push(`the synthesizer failed: ${(error as Error).message}`);
-      return { kind: 'no_candidate', reason: `no valid RC: ${attempts.at(-1)}`, attempts, usage };
+      // An output that stays invalid is the synthesizer's failure; an outage is not (it propagates).
+      if (!(error instanceof StructuredOutputError)) throw error;
+      attempts.push(`the synthesizer's output was invalid: ${error.message}`);
+      feedback = `Your previous answer did not match the schema: ${error.message}. Propose a corrected RC.`;
+      continue;
     }
     if (candidate.edits.length === 0) {
       attempts.push('no edits proposed');
