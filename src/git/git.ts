@@ -198,13 +198,23 @@ export class GitRepo {
     await this.git.raw(['update-ref', '-d', ref]).catch(() => undefined);
   }
 
-  /** Makes these paths of the main worktree (index and files) match a commit; deletes the ones it lacks. */
-  async syncPaths(commit: string, changes: readonly ChangedPath[]): Promise<void> {
-    const present = changes.filter((c) => c.status !== 'D').map((c) => c.path);
-    const removed = changes.filter((c) => c.status === 'D').map((c) => c.path);
-    if (present.length > 0) await this.raw(['checkout', commit, '--', ...present], 'checkout');
-    if (removed.length > 0) await this.raw(['rm', '--quiet', '--force', '--ignore-unmatch', '--', ...removed], 'rm');
+  /** The tree the index of the main worktree holds now (written as an object, as `git write-tree` does). */
+  async indexTree(): Promise<string> {
+    return (await this.raw(['write-tree'], 'write-tree')).trim();
   }
+
+  async treeOf(commit: string): Promise<string> {
+    return (await this.raw(['rev-parse', `${commit}^{tree}`], 'rev-parse')).trim();
+  }
+
+  /**
+   * Moves the main worktree's index and files from one commit to another, as a fast-forward
+   * does: local changes to files the move does not touch are kept; a conflict changes nothing.
+   */
+  async moveCheckout(from: string, to: string): Promise<void> {
+    await this.raw(['read-tree', '-m', '-u', from, to], 'read-tree');
+  }
+
 }
 
 export async function initRepository(dir: string, branch: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { AgentdevelError } from '../domain/errors.ts';
 import path from 'node:path';
 import { buildArtifacts, releaseCommitMessage, tagMessage, type ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { applyPromotion, clearJournal, writeJournal } from '../stages/release/journal.ts';
@@ -32,7 +33,9 @@ export async function promote(workspace: Workspace, candidateDir: string, oldTip
   const tag = evidence.release as string;
   const tagObject = await repo.createTagObject(tag, releaseCommit, tagMessage(evidence));
   const checkedOut = (await repo.currentBranch()) === config.line.branch;
-  const clean = checkedOut && (await repo.uncommittedPaths()).length === 0;
+  if (checkedOut && (await repo.indexTree()) !== (await repo.treeOf(oldTip))) {
+    throw new AgentdevelError('DIRTY_TREE', `the index of ${repo.root} has staged changes; the release was not promoted`);
+  }
   const journal = {
     line: lineRef(config),
     lineBranch: config.line.branch,
@@ -41,12 +44,19 @@ export async function promote(workspace: Workspace, candidateDir: string, oldTip
     tagRef: `refs/tags/${tag}`,
     tagObject,
     auditRef: auditRef(config, evidence.iteration),
-    syncWorktree: clean,
+    syncWorktree: checkedOut,
   };
   await writeJournal(workspace.stateDir, journal);
-  await applyPromotion(repo, journal);
+  try {
+    await applyPromotion(repo, journal);
+  } catch (error) {
+    // A conflict with local edits is found before anything moves: nothing to finish later. Any
+    // other failure keeps the journal, and the next command finishes the promotion.
+    if (error instanceof AgentdevelError && error.code === 'DIRTY_TREE') await clearJournal(workspace.stateDir);
+    throw error;
+  }
   await clearJournal(workspace.stateDir);
-  return { commit: releaseCommit, auditRef: journal.auditRef, tag, worktreeSynced: clean };
+  return { commit: releaseCommit, auditRef: journal.auditRef, tag, worktreeSynced: checkedOut };
 }
 
 /** Records a rejected RC off the line: its commit plus the rejection report, under refs/agentdevel/. */

@@ -74,6 +74,36 @@ describe('promotion', () => {
     expect(existsSync(path.join(dir, '.agentdevel/promotion.json'))).toBe(false);
   });
 
+  it('keeps local edits the release does not touch, and promotes nothing over edits it would overwrite', async () => {
+    const dir = await exampleWorkspace();
+    const base = git(dir, 'rev-parse', 'HEAD');
+    let workspace = await open(dir);
+    let rc = candidate(dir, 1);
+    // An unrelated edit made while the RC was being evaluated survives the promotion.
+    const rubric = path.join(dir, 'rubrics/orders/rubric.md');
+    writeFileSync(rubric, `${readFileSync(rubric, 'utf8')}\nA note in progress.\n`);
+    await promote(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'));
+    expect(git(dir, 'status', '--porcelain')).toBe('M rubrics/orders/rubric.md');
+    expect(readFileSync(path.join(dir, 'blueprints/support-agent/system.hbs'), 'utf8')).toContain('Be brief.');
+    expect(git(dir, 'diff', '--cached', '--name-only')).toBe('');
+    git(dir, 'checkout', '--', 'rubrics/orders/rubric.md');
+    await workspace.close();
+
+    // An edit to a file the release changes: nothing moves, and the edit stays.
+    workspace = await open(dir);
+    const tip = git(dir, 'rev-parse', 'HEAD');
+    rc = candidate(dir, 2);
+    const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
+    writeFileSync(prompt, 'my own prompt\n');
+    const error = await promote(workspace, rc.dir, tip, { ...evidence(2, rc.commit, tip, 'promoted'), release: 'support-agent/v2' }).catch((e: unknown) => e);
+    await workspace.close();
+    expect((error as AgentdevelError).code).toBe('DIRTY_TREE');
+    expect(git(dir, 'rev-parse', 'main')).toBe(tip);
+    expect(git(dir, 'tag', '--list', 'support-agent/v2')).toBe('');
+    expect(readFileSync(prompt, 'utf8')).toBe('my own prompt\n');
+    expect(existsSync(path.join(dir, '.agentdevel/promotion.json'))).toBe(false);
+  });
+
   it('records a rejection off the line, leaving the line and tags alone', async () => {
     const dir = await exampleWorkspace();
     const base = git(dir, 'rev-parse', 'HEAD');

@@ -16,7 +16,7 @@ export interface PromotionJournal {
   readonly tagRef: string;
   readonly tagObject: string;
   readonly auditRef: string;
-  /** Whether the checked-out files of the main worktree follow the line (it was clean). */
+  /** Whether the main worktree has the line checked out, so its index and files must move too. */
   readonly syncWorktree: boolean;
 }
 
@@ -29,8 +29,21 @@ export async function writeJournal(stateDir: string, journal: PromotionJournal):
   await rename(`${file}.tmp`, file);
 }
 
-/** Moves the line, the tag and the audit ref together, then brings the checked-out files along. Idempotent. */
+/**
+ * Brings the checked-out files along first (a two-way merge that keeps unrelated local edits
+ * and refuses conflicting ones), then moves the line, the tag and the audit ref in one
+ * transaction. Idempotent: each step checks whether it already happened.
+ */
 export async function applyPromotion(repo: GitRepo, journal: PromotionJournal): Promise<void> {
+  if (journal.syncWorktree && (await repo.currentBranch()) === journal.lineBranch) {
+    if ((await repo.indexTree()) === (await repo.treeOf(journal.oldTip))) {
+      try {
+        await repo.moveCheckout(journal.oldTip, journal.newTip);
+      } catch (cause) {
+        throw new AgentdevelError('DIRTY_TREE', `uncommitted changes in ${repo.root} conflict with the new release; nothing was promoted`, { cause });
+      }
+    }
+  }
   const updates: RefUpdate[] = [];
   const line = await repo.refValue(journal.line);
   if (line === journal.oldTip) updates.push({ ref: journal.line, newValue: journal.newTip, oldValue: journal.oldTip });
@@ -43,9 +56,6 @@ export async function applyPromotion(repo: GitRepo, journal: PromotionJournal): 
   const audit = await repo.refValue(journal.auditRef);
   if (audit !== journal.newTip) updates.push({ ref: journal.auditRef, newValue: journal.newTip, oldValue: audit });
   if (updates.length > 0) await repo.updateRefs(updates);
-  if (journal.syncWorktree && (await repo.currentBranch()) === journal.lineBranch) {
-    await repo.syncPaths(journal.newTip, await repo.changedPaths(journal.oldTip, journal.newTip));
-  }
 }
 
 /** Finishes a promotion that a crash interrupted (if any). Called with the workspace lock held. */
@@ -56,7 +66,13 @@ export async function recoverPromotion(repo: GitRepo, stateDir: string): Promise
   if (text === null) return false;
   const journal = JSON.parse(text) as PromotionJournal;
   if (await repo.objectExists(journal.tagObject)) {
-    await applyPromotion(repo, journal);
+    try {
+      await applyPromotion(repo, journal);
+    } catch (error) {
+      // Local edits made since the crash conflict with the release: keep the old release
+      // (nothing moved yet) rather than overwrite the user's work.
+      if (!(error instanceof AgentdevelError && error.code === 'DIRTY_TREE')) throw error;
+    }
   }
   await rm(file, { force: true });
   return true;
