@@ -1,7 +1,8 @@
 // The one module that imports esbuild (house rule 6). Tool wrappers and task environments are
 // TypeScript; we bundle them into single ES modules so that the sandboxed tool host needs to
 // read only those files (not the workspace, not node_modules) under Node's permission model.
-import { build, stop } from 'esbuild';
+import { build, stop, type Plugin } from 'esbuild';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,12 +20,40 @@ export class BundleError extends Error {
   }
 }
 
+const within = (file: string, root: string): boolean => file === root || file.startsWith(`${root}${path.sep}`);
+
 /**
- * Bundles `entrySource` (an ES module, resolved from `resolveDir`) into `outfile`.
+ * Bundling runs outside the sandbox and inlines whatever a module imports, so it is confined:
+ * only files under `roots` (after following symlinks) and agentdevel's own packages may be
+ * read. A wrapper cannot pull `../../secrets.json` or `~/.config` into its bundle.
  */
-export async function bundleModule(entrySource: string, resolveDir: string, outfile: string): Promise<void> {
+function confine(roots: readonly string[]): Plugin {
+  const allowed = [...roots, ownNodeModules].map((root) => realpathSync(root));
+  return {
+    name: 'agentdevel-confine',
+    setup(builder) {
+      builder.onLoad({ filter: /.*/ }, (args) => {
+        let real: string;
+        try {
+          real = realpathSync(args.path);
+        } catch {
+          return undefined;
+        }
+        if (allowed.some((root) => within(real, root))) return undefined;
+        return { errors: [{ text: `${args.path} is outside the folder being bundled; only its own files and agentdevel's packages (such as zod) may be imported` }] };
+      });
+    },
+  };
+}
+
+/**
+ * Bundles `entrySource` (an ES module, resolved from `resolveDir`) into `outfile`, reading only
+ * files under `roots`.
+ */
+export async function bundleModule(entrySource: string, resolveDir: string, outfile: string, roots: readonly string[]): Promise<void> {
   try {
     await build({
+      plugins: [confine(roots)],
       stdin: { contents: entrySource, resolveDir, sourcefile: 'agentdevel-entry.ts', loader: 'ts' },
       bundle: true,
       platform: 'node',

@@ -61,7 +61,7 @@ export async function loadBlueprint(workspace: string, name: string, buildDir: s
     'export const toJSONSchema = agentdevelZod.toJSONSchema;',
   ].join('\n');
   try {
-    await bundleModule(entry, root, wrappersBundle);
+    await bundleModule(entry, root, wrappersBundle, [root]);
   } catch (error) {
     if (error instanceof BundleError) {
       const where = error.line === null ? error.file : `${error.file}:${error.line}`;
@@ -97,12 +97,19 @@ async function compilePrompt(root: string, promptFile: string): Promise<Render> 
   }
 }
 
+/** rubrics/<task>/ of an environment module at rubrics/<task>/… */
+function taskRootOf(environmentModule: string): string {
+  const parts = environmentModule.split(path.sep);
+  const at = parts.lastIndexOf('rubrics');
+  return at >= 0 && parts[at + 1] ? parts.slice(0, at + 2).join(path.sep) : path.dirname(environmentModule);
+}
+
 /** Bundles the task's environment module for the tool host. */
 export async function bundleEnvironment(environmentModule: string, buildDir: string): Promise<string> {
   await mkdir(buildDir, { recursive: true });
   const out = path.join(buildDir, 'environment.mjs');
   try {
-    await bundleModule(`export * from ${JSON.stringify(environmentModule)};`, path.dirname(environmentModule), out);
+    await bundleModule(`export * from ${JSON.stringify(environmentModule)};`, path.dirname(environmentModule), out, [taskRootOf(environmentModule)]);
   } catch (error) {
     if (error instanceof BundleError) {
       throw new AgentdevelError('TASK_INVALID', `${error.file}${error.line ? `:${error.line}` : ''}: ${error.message}`, {

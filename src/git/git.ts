@@ -147,6 +147,16 @@ export class GitRepo {
     return (await this.raw(['rev-parse', 'HEAD'], 'rev-parse', dir)).trim();
   }
 
+  /**
+   * Commits exactly these paths of a worktree (added, changed or deleted) and nothing else, so
+   * files a run left in the worktree can never slip into a release.
+   */
+  async commitPaths(dir: string, paths: readonly string[], message: string): Promise<string> {
+    if (paths.length > 0) await this.raw(['add', '--all', '--', ...paths], 'add', dir);
+    await this.raw(['commit', '--quiet', '--allow-empty', '-m', message, '--', ...paths], 'commit', dir);
+    return (await this.raw(['rev-parse', 'HEAD'], 'rev-parse', dir)).trim();
+  }
+
   async changedPaths(from: string, to: string): Promise<ChangedPath[]> {
     const out = await this.raw(['diff', '--name-status', '--no-renames', from, to], 'diff');
     return out
@@ -156,6 +166,11 @@ export class GitRepo {
         const [status, ...rest] = line.split('\t');
         return { status: status ?? '', path: rest.join('\t') };
       });
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const base = await this.git.raw(['merge-base', a, b]).catch(() => '');
+    return base.trim() || null;
   }
 
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {

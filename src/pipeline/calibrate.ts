@@ -49,7 +49,7 @@ export async function calibrateAgent(context: RunContext): Promise<{ noise: Agen
     candidate: second.records,
     policy: comparePolicy(config),
     plannedTrials: config.trials,
-    knownFlaky: workspace.store.knownFlaky(first.taskTree),
+    knownFlaky: workspace.store.knownFlaky(first.taskTree, [first.blueprintTree]),
     intent: null,
   });
   const changed = changedCases(first.records, second.records);

@@ -43,7 +43,7 @@ export async function buildCandidate(
     }
   }
   const message = `rc(${workspace.config.blueprint}): ${candidate.intent.targets.join(', ')}\n\n${candidate.intent.rationale}\n`;
-  const commit = await workspace.repo.commitAll(dir, message);
+  const commit = await workspace.repo.commitPaths(dir, candidate.edits.map((e) => e.path), message);
   return { branch, dir, commit };
 }
 

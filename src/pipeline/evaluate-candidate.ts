@@ -57,7 +57,7 @@ export async function evaluateCandidate(
     candidate: candidateRecords,
     policy,
     plannedTrials: config.trials,
-    knownFlaky: store.knownFlaky(input.baselineRun.taskTree),
+    knownFlaky: store.knownFlaky(input.baselineRun.taskTree, [input.baselineRun.blueprintTree, candidateRun.blueprintTree]),
     intent: input.intent,
   });
   return {

@@ -44,8 +44,9 @@ export interface RunResult {
   readonly records: CaseRecord[];
   readonly reused: boolean;
   readonly simulated: boolean;
-  /** Content fingerprint of the task the run was graded on (the scope of the flaky history). */
+  /** Content fingerprints of the task and the blueprint version (the scope of the flaky history). */
   readonly taskTree: string;
+  readonly blueprintTree: string;
 }
 
 /** Which iteration and run model calls are charged to in the cost ledger (set as the pipeline moves). */
@@ -109,7 +110,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
       passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
       reused: true,
     });
-    return { runId: cached.id, records, reused: true, simulated: cached.simulated, taskTree: identity.taskTree };
+    return { runId: cached.id, records, reused: true, simulated: cached.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   const runId = newRunId(context.clock);
@@ -146,6 +147,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
           scorers: task.manifest.scorers,
           taskRoot: task.root,
           criticModel: config.models.critic,
+          growTaxonomy: request.split !== 'test',
         },
         { runtime, model: context.model, store, reporter, redact: context.redact },
       );
@@ -162,7 +164,7 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
     if (records.length > 0 && infraErrors.length === records.length) {
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${infraErrors[0]?.error ?? ''}`);
     }
-    return { runId, records, reused: false, simulated: identity.simulated, taskTree: identity.taskTree };
+    return { runId, records, reused: false, simulated: identity.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   } finally {
     await rm(buildDir, { recursive: true, force: true });
   }

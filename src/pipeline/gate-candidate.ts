@@ -35,7 +35,10 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--candidate: "${request.ref}" names no commit in ${workspace.root}`);
   const tip = await lineTip(workspace);
   if (commit === tip) throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" is the current release itself; there is nothing to gate`);
-  const changed = await repo.changedPaths(tip, commit);
+  // What the candidate itself changes: against its fork point, so a branch cut from an earlier
+  // release is not blamed for the release artifacts that came since.
+  const forkPoint = (await repo.mergeBase(tip, commit)) ?? tip;
+  const changed = await repo.changedPaths(forkPoint, commit);
   if (changed.length === 0) throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" changes nothing relative to the current release`);
   if (request.promote) {
     await refuseDirtyTree(workspace);

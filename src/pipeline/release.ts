@@ -14,12 +14,13 @@ export interface Recorded {
 }
 
 async function commitArtifacts(workspace: Workspace, dir: string, evidence: ReleaseEvidence): Promise<string> {
-  for (const file of buildArtifacts(evidence)) {
+  const files = buildArtifacts(evidence);
+  for (const file of files) {
     const target = path.join(dir, file.path);
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, file.content);
   }
-  return workspace.repo.commitAll(dir, releaseCommitMessage(evidence));
+  return workspace.repo.commitPaths(dir, files.map((f) => f.path), releaseCommitMessage(evidence));
 }
 
 /**

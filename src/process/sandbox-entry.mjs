@@ -35,8 +35,11 @@ net.Socket.prototype.connect = denied('the network');
 net.Server.prototype.listen = denied('the network');
 dgram.Socket.prototype.bind = denied('the network');
 dgram.Socket.prototype.send = denied('the network');
-for (const name of ['lookup', 'resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveTxt', 'reverse']) {
-  if (typeof dns[name] === 'function') dns[name] = denied('the network');
+const lookups = ['lookup', 'lookupService', 'resolve', 'resolve4', 'resolve6', 'resolveAny', 'resolveCaa', 'resolveCname', 'resolveMx', 'resolveNaptr', 'resolveNs', 'resolvePtr', 'resolveSoa', 'resolveSrv', 'resolveTxt', 'reverse'];
+for (const api of [dns, dns.promises, dns.Resolver.prototype, dns.promises.Resolver.prototype]) {
+  for (const name of lookups) {
+    if (typeof api[name] === 'function') api[name] = denied('the network');
+  }
 }
 syncBuiltinESMExports();
 

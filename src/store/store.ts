@@ -118,19 +118,22 @@ export class Store {
   }
 
   /**
-   * The flaky history: cases of this task that have varied within one version (same blueprint
-   * and models) in any run recorded so far. Such a case counts as a regression only when its
-   * pass rate drops significantly.
+   * The flaky history of the versions being compared: cases of this task that have varied
+   * within one of these versions (same blueprint content and models) in any run recorded so
+   * far. Such a case counts as a regression only when its pass rate drops significantly.
+   * Variation seen under other versions (say, a rejected RC) does not excuse a regression here.
    */
-  knownFlaky(taskTree: string): Set<string> {
+  knownFlaky(taskTree: string, blueprintTrees: readonly string[]): Set<string> {
+    if (blueprintTrees.length === 0) return new Set();
     const rows = this.sql.all<{ case_id: string }>(
       `SELECT case_id FROM (
          SELECT r.case_id AS case_id, SUM(r.pass) AS passes, COUNT(r.pass) AS graded
          FROM records r JOIN runs ON runs.id = r.run_id
-         WHERE runs.task_tree = ? AND r.status = 'ok' AND r.pass IS NOT NULL
+         WHERE runs.task_tree = ? AND runs.blueprint_tree IN (${blueprintTrees.map(() => '?').join(',')}) AND r.status = 'ok' AND r.pass IS NOT NULL
          GROUP BY runs.blueprint_tree, runs.agent_model, runs.critic_model, r.case_id)
        WHERE passes > 0 AND passes < graded`,
       taskTree,
+      ...blueprintTrees,
     );
     return new Set(rows.map((r) => r.case_id));
   }
@@ -199,7 +202,7 @@ export class Store {
 
   taxonomy(): SymptomEntry[] {
     return this.sql
-      .all(`SELECT label, description FROM symptoms ORDER BY first_seen_at, label`)
+      .all(`SELECT label, description FROM symptoms ORDER BY label`)
       .map((row) => ({ label: String(row.label), description: String(row.description) }));
   }
 

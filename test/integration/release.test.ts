@@ -2,12 +2,13 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentdevelError } from '../../src/domain/errors.ts';
+import { acquireLock } from '../../src/pipeline/lock.ts';
 import { promote, recordRejection } from '../../src/pipeline/release.ts';
 import { openWorkspace, type Workspace } from '../../src/pipeline/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { writeJournal } from '../../src/stages/release/journal.ts';
 import { decideGate } from '../../src/stages/gate/gate.ts';
-import { exampleWorkspace, git } from '../helpers/workspace.ts';
+import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
 
@@ -195,6 +196,22 @@ describe('the workspace lock', () => {
     await first.close();
     const second = await open(dir);
     await second.close();
+  });
+
+  it('lets exactly one of many simultaneous writers in at a time', async () => {
+    const stateDir = tempDir('agentdevel-lock-');
+    const held: Array<[number, number]> = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const lock = await acquireLock(stateDir, 'test', 20_000, () => new Date());
+        const start = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        held.push([start, performance.now()]);
+        await lock.release();
+      }),
+    );
+    held.sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < held.length; i += 1) expect(held[i]![0]).toBeGreaterThanOrEqual(held[i - 1]![1]);
   });
 
   it('takes over a lock left by a process that died', async () => {

@@ -93,6 +93,18 @@ describe('the tool-loop runtime', () => {
     expect((error as AgentdevelError).message).toMatch(/tools\/get_order\.ts:2/);
   });
 
+  it('refuses a wrapper that imports a file outside its blueprint (the bundler reads nothing else)', async () => {
+    const dir = await exampleWorkspace();
+    writeFileSync(path.join(dir, 'secret.json'), '{"key": "sk-do-not-bundle"}');
+    writeFileSync(
+      path.join(dir, 'blueprints/support-agent/tools/get_order.ts'),
+      "import { z } from 'zod';\nimport secret from '../../../secret.json';\nexport default { name: 'get_order', description: 'd', inputSchema: z.object({ order_id: z.string() }), run: () => secret };\n",
+    );
+    const error = await toolLoop(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentdevelError);
+    expect((error as AgentdevelError).message).toMatch(/secret\.json is outside the folder being bundled/);
+  });
+
   it('keeps a tool wrapper from reading files or the environment', async () => {
     const dir = await exampleWorkspace();
     writeFileSync(
@@ -123,11 +135,11 @@ describe('tool hosts', () => {
     const cases = (await loadSplit(task, 'train')).slice(0, 8);
     const sink = { saveRecord: () => undefined, taxonomy: () => [], addSymptom: () => undefined };
     const records = await runCases(
-      { runId: 'run-h', label: 'h', cases, trials: 1, concurrency: 4, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock' },
+      { runId: 'run-h', label: 'h', cases, trials: 1, concurrency: 4, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
       { runtime, model, store: sink, reporter: silentReporter, redact: (t) => t },
     );
     const reference = await runCases(
-      { runId: 'run-r', label: 'r', cases, trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock' },
+      { runId: 'run-r', label: 'r', cases, trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
       { runtime: await toolLoop(workspace), model, store: sink, reporter: silentReporter, redact: (t) => t },
     );
     const hung = records.find((r) => r.caseId === 'train-001');
@@ -180,7 +192,7 @@ describe('the run stage', () => {
     const task = await loadTask(workspace, 'orders');
     const saved: string[] = [];
     const records = await runCases(
-      { runId: 'run-t', label: 't', cases: (await loadSplit(task, 'train')).slice(0, 4), trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock' },
+      { runId: 'run-t', label: 't', cases: (await loadSplit(task, 'train')).slice(0, 4), trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
       { runtime, model: flaky, store: { saveRecord: (_r, rec) => saved.push(rec.caseId), taxonomy: () => [], addSymptom: () => undefined }, reporter: silentReporter, redact: (t) => t },
     );
     const infra = records.filter((r) => r.status === 'infra_error');

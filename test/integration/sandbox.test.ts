@@ -63,14 +63,17 @@ describe('the diagnosis sandbox', () => {
   });
 
   it.each([
-    ['spawning a process', "import cp from 'node:child_process'; cp.spawnSync('ls', { env: {} });"],
-    ['spawning a process with exec', "import cp from 'node:child_process'; cp.execFileSync('/bin/echo', ['hi'], { env: {} });"],
-    ['starting a worker', "import { Worker } from 'node:worker_threads'; new Worker('1', { eval: true });"],
-    ['opening a socket', "import net from 'node:net'; net.connect(80, '127.0.0.1');"],
-    ['fetching', "await fetch('http://127.0.0.1:9/')"],
-  ])('denies %s', async (_name, source) => {
+    ['spawning a process', "import cp from 'node:child_process'; cp.spawnSync('ls', { env: {} });", /ERR_ACCESS_DENIED|restricted/],
+    ['spawning a process with exec', "import cp from 'node:child_process'; cp.execFileSync('/bin/echo', ['hi'], { env: {} });", /ERR_ACCESS_DENIED|restricted/],
+    ['starting a worker', "import { Worker } from 'node:worker_threads'; new Worker('1', { eval: true });", /ERR_ACCESS_DENIED|restricted/],
+    ['opening a socket', "import net from 'node:net'; net.connect(80, '127.0.0.1');", /the network is denied/],
+    ['fetching', "await fetch('http://127.0.0.1:9/')", /the network is denied/],
+    ['a DNS lookup', "import dns from 'node:dns'; await dns.promises.lookup('example.com')", /the network is denied/],
+    ['a DNS resolver', "import dns from 'node:dns'; new dns.promises.Resolver().resolve4('example.com')", /the network is denied/],
+  ])('denies %s', async (_name, source, reason) => {
     const verdict = await sandboxed(source);
     expect(verdict.kind).toBe('failed');
+    if (verdict.kind === 'failed') expect(verdict.reason).toMatch(reason);
   });
 
   it('kills a script that loops forever at the time limit', async () => {

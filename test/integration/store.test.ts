@@ -52,9 +52,9 @@ describe('the store', () => {
 
   it('grows the symptom taxonomy without ever changing a label', () => {
     const store = Store.open(tempDir(), clock);
+    store.addSymptom('wrong_order', 'steps out of order', 'run-1');
     store.addSymptom('tool_error', 'a tool failed', 'run-1');
     store.addSymptom('tool_error', 'another wording', 'run-2');
-    store.addSymptom('wrong_order', 'steps out of order', 'run-2');
     expect(store.taxonomy()).toEqual([
       { label: 'tool_error', description: 'a tool failed' },
       { label: 'wrong_order', description: 'steps out of order' },

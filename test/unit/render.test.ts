@@ -42,3 +42,14 @@ describe('progress rendering', () => {
     expect(out.text).toBe('{"key":"[redacted]"}\n');
   });
 });
+
+describe('trace file names', () => {
+  it('never give two case ids the same file', async () => {
+    const { traceFileName } = await import('../../src/stages/run/trace-file.ts');
+    const ids = ['a/b', 'a_b', 'a%2fb', 'a b', '..', '.x', 'x', 'ü', '中', '\u04e2d'];
+    const names = ids.map((id) => traceFileName(id, 0));
+    expect(new Set(names).size).toBe(ids.length);
+    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_%.-]+$/);
+    expect(names.every((n) => !n.startsWith('.'))).toBe(true);
+  });
+});

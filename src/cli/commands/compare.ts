@@ -31,7 +31,7 @@ export async function compareCommand(io: Io, options: CommonOptions, baselineNam
       candidate: candidateRecords,
       policy: workspace.policy,
       plannedTrials: trialsPerCase,
-      knownFlaky: store.knownFlaky(baseline!.taskTree),
+      knownFlaky: store.knownFlaky(baseline!.taskTree, [baseline!.blueprintTree, candidate!.blueprintTree]),
       intent: null,
     });
     const { decision } = comparison;

@@ -1,3 +1,4 @@
+import { AgentdevelError } from '../../domain/errors.ts';
 import { runVersion, withCheckout } from '../../pipeline/execute-run.ts';
 import { currentRelease } from '../../pipeline/versions.ts';
 import { lineTip } from '../../pipeline/workspace.ts';
@@ -26,6 +27,10 @@ export async function evaluateTestCommand(io: Io, options: CommonOptions): Promi
         runVersion(command.run, { source, split: 'test', trials: workspace.config.trials, purpose: 'test', label: `${release.label} (test)` }),
       );
       const graded = run.records.filter((r) => r.pass !== null);
+      if (graded.length < run.records.length) {
+        // A partial evaluation is not the evaluation: it is not sealed, so it can be run again.
+        throw new AgentdevelError('MODEL_UNAVAILABLE', `${run.records.length - graded.length} test case-trials had infrastructure errors; the test evaluation was not recorded`);
+      }
       passRate = graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length;
       runId = run.runId;
       simulated = run.simulated;

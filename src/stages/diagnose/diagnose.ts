@@ -45,9 +45,12 @@ type Attempt = { ok: boolean; error: string | null };
  */
 export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promise<DiagnoseResult> {
   await rm(input.workDir, { recursive: true, force: true });
+  // One order for the same records however they were produced (fresh run or reused), so the
+  // script's input and the model's prompt are the same every time.
+  const records = [...input.records].sort((a, b) => (a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : a.trial - b.trial));
   const recordsFile = path.join(input.workDir, 'input', 'records.jsonl');
-  await writeRecordsFile(recordsFile, input.records, input.tracesRoot);
-  const sample = await sampleRecords(input.records, input.tracesRoot);
+  await writeRecordsFile(recordsFile, records, input.tracesRoot);
+  const sample = await sampleRecords(records, input.tracesRoot);
 
   const attempts: Attempt[] = [];
   let usage = zeroUsage;

@@ -24,6 +24,8 @@ export interface RunInput {
   readonly scorers: readonly ScorerConfig[];
   readonly taskRoot: string;
   readonly criticModel: string;
+  /** Whether new symptom labels join the taxonomy (never from the sealed test split). */
+  readonly growTaxonomy: boolean;
 }
 
 export interface RecordSink {
@@ -53,7 +55,7 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<CaseReco
   const records = await mapPool(jobs, input.concurrency, async ({ testCase, trial }) => {
     const record = await runOne(testCase, trial, input, deps, taxonomy);
     deps.store.saveRecord(input.runId, record);
-    if (record.critic && !record.critic.pass) deps.store.addSymptom(record.critic.label, record.critic.description, input.runId);
+    if (input.growTaxonomy && record.critic && !record.critic.pass) deps.store.addSymptom(record.critic.label, record.critic.description, input.runId);
     deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
     return record;
   });

@@ -39,6 +39,9 @@ export async function readTrace(file: string): Promise<TraceEvent[]> {
   return events;
 }
 
+/** A file name per case-trial; the escaping is one-to-one, so two case ids never share a file. */
 export function traceFileName(caseId: string, trial: number): string {
-  return `${caseId.replace(/[^A-Za-z0-9._-]/g, '_')}.t${trial}.jsonl`;
+  // Percent-encoding of UTF-8 bytes, like URLs: one-to-one, and no name starts with a dot.
+  const safe = caseId.replace(/[^A-Za-z0-9_-]|^\./gu, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''));
+  return `${safe}.t${trial}.jsonl`;
 }
