@@ -79,7 +79,8 @@ function critic(request: FakeRequest): FakeReply {
   return toolAnswer('submit_verdict', verdict);
 }
 
-const builtinScript = readFileSync(`${repoRoot}src/stages/diagnose/builtin-diagnosis.mjs`, 'utf8');
+// The script a diagnostician "writes": the built-in one, adapted (as a model would adapt it).
+const builtinScript = `// Diagnosis script written for this iteration.\n${readFileSync(`${repoRoot}src/stages/diagnose/builtin-diagnosis.mjs`, 'utf8')}`;
 
 function synthesizer(request: FakeRequest): FakeReply {
   const text = userText(request.body);
