@@ -122,5 +122,4 @@ export const configSchema = z
   })
   .strict();
 
-export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.output<typeof configSchema>;

@@ -96,12 +96,3 @@ export class AgentdevelError extends Error {
 export function isAgentdevelError(error: unknown): error is AgentdevelError {
   return error instanceof AgentdevelError;
 }
-
-/** Formats "file:line: key: message" with the parts that are known. */
-export function locate(location: ErrorLocation, message: string): string {
-  const where = [location.file, location.line === undefined ? undefined : String(location.line)]
-    .filter((part) => part !== undefined)
-    .join(':');
-  const key = location.key ? `${location.key}: ` : '';
-  return where ? `${where}: ${key}${message}` : `${key}${message}`;
-}

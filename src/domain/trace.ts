@@ -56,4 +56,3 @@ export const traceEventSchema = z.discriminatedUnion('type', [
 ]);
 
 export type TraceEvent = z.infer<typeof traceEventSchema>;
-export type TraceEventType = TraceEvent['type'];

@@ -192,14 +192,6 @@ export class Store {
     return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`)?.n ?? 0);
   }
 
-  /** Case-trials actually executed (not reused) for the given runs. */
-  recordCount(runIds: readonly string[]): number {
-    if (runIds.length === 0) return 0;
-    return Number(
-      this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM records WHERE run_id IN (${runIds.map(() => '?').join(',')})`, ...runIds)?.n ?? 0,
-    );
-  }
-
   taxonomy(): SymptomEntry[] {
     return this.sql
       .all(`SELECT label, description FROM symptoms ORDER BY label`)
