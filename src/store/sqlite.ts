@@ -14,22 +14,40 @@ export interface Sql {
   close(): void;
 }
 
+/**
+ * Every native handle ever opened stays reachable until the process ends. better-sqlite3 before
+ * 13 wraps databases and statements in node::ObjectWrap, and from Node 24.19 an ObjectWrap
+ * finalised by a garbage collection that runs outside JavaScript (an idle GC, or during exit)
+ * aborts the process (Assertion failed: (env) != nullptr in RemoveEnvironmentCleanupHook).
+ * Handles that are never collected are released by Node's own cleanup at exit instead. They are
+ * few: one statement per distinct SQL text per open database, and a command opens one or two.
+ * better-sqlite3 13 fixes this but needs Node 22, and agentdevel still supports Node 20.
+ */
+const retained: object[] = [];
+
 export function openSql(file: string): Sql {
   const db = new Database(file);
-  // WAL lets readers (agentdevel log) work while a run writes; a busy timeout rides out the
-  // brief write locks of a concurrent reader instead of failing.
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
+  retained.push(db);
   const cache = new Map<string, Database.Statement>();
   const statement = (sql: string) => {
     let prepared = cache.get(sql);
     if (!prepared) {
       prepared = db.prepare(sql);
       cache.set(sql, prepared);
+      retained.push(prepared);
     }
     return prepared;
   };
+  // Pragmas go through the same cached statements (db.pragma would prepare a fresh one each time).
+  const pragma = (source: string): unknown => {
+    const prepared = statement(`PRAGMA ${source}`);
+    return prepared.reader ? prepared.all() : prepared.run();
+  };
+  // WAL lets readers (agentdevel log) work while a run writes; a busy timeout rides out the
+  // brief write locks of a concurrent reader instead of failing.
+  pragma('journal_mode = WAL');
+  pragma('busy_timeout = 5000');
+  pragma('foreign_keys = ON');
   return {
     run: (sql, ...params) => statement(sql).run(...params),
     get: <T>(sql: string, ...params: SqlValue[]) => statement(sql).get(...params) as T | undefined,
@@ -38,7 +56,7 @@ export function openSql(file: string): Sql {
       db.exec(sql);
     },
     transaction: <T>(work: () => T) => db.transaction(work)(),
-    pragma: (s) => db.pragma(s),
+    pragma,
     close: () => db.close(),
   };
 }
