@@ -57,9 +57,11 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     const iteration = await nextIteration(repo, config);
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
-    const baseline = await withCheckout(workspace, tip, (source) =>
-      runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }),
-    );
+    // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
+    const { baseline, files } = await withCheckout(workspace, tip, async (source) => ({
+      baseline: await runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }),
+      files: await readBlueprintFiles(source.dir, config.blueprint),
+    }));
     simulated ||= baseline.simulated;
     const stop = stopReason(results, stopPolicy, failingCases(baseline));
     if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated };
@@ -81,7 +83,6 @@ export async function iterate(context: RunContext, options: { maxIterations: num
 
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     let built: BuiltCandidate | null = null;
-    const files = await withCheckout(workspace, tip, (source) => readBlueprintFiles(source.dir, config.blueprint));
     const synthesis = await synthesize(
       { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
       {

@@ -1,6 +1,6 @@
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { CaseSummary } from './flips.ts';
-import { gradedCheck, hitRateCheck, hitRateOf, passRate, pct, verdictOf, type GateCheck, type GateDecision } from './gate.ts';
+import { gradedCheck, hitRateCheck, hitRateOf, passRate, verdictOf, type GateCheck, type GateDecision } from './gate.ts';
 import { fisherDropPValue, signTestOneSided } from './significance.ts';
 
 export interface StochasticPolicy {
