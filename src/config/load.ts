@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
 import { parseJsonDocument } from '../domain/json-document.ts';
+import { parseJson } from '../domain/json.ts';
 import { configRules } from './rules.ts';
 import { configSchema, type Config } from './schema.ts';
 
@@ -18,7 +19,25 @@ export async function loadConfig(workspace: string): Promise<Config> {
   return parseConfig(text, file);
 }
 
+/** Keys an earlier agentdevel accepted, with what replaced them: named instead of "unknown key". */
+const RENAMED: ReadonlyArray<{ readonly section: string; readonly key: string; readonly now: string }> = [
+  {
+    section: 'gate',
+    key: 'confirmTrials',
+    now: 'gate.maxConfirmTrials (the most fresh trials per side for one moved case; the gate uses as few as its corrected level needs, and both sides get the same number)',
+  },
+];
+
 export function parseConfig(text: string, file: string): Config {
+  const raw = parseJson(text);
+  if (raw.ok && raw.value && typeof raw.value === 'object') {
+    for (const { section, key, now } of RENAMED) {
+      const part = (raw.value as Record<string, unknown>)[section];
+      if (part && typeof part === 'object' && key in part) {
+        throw new AgentdevelError('CONFIG_INVALID', `${file}: ${section}.${key}: replaced by ${now}`, { location: { file, key: `${section}.${key}` } });
+      }
+    }
+  }
   const config = parseJsonDocument(text, file, configSchema, 'CONFIG_INVALID');
   for (const rule of configRules) {
     const broken = rule(config);

@@ -45,16 +45,23 @@ export const configSchema = z
         policy: z
           .enum(['auto', 'flips', 'stochastic'])
           .default('auto')
-          .describe('flips: the paper-faithful gate; stochastic: trials, confirmation and significance; auto: flips with one trial per case, stochastic with more.'),
-        alpha: z.number().gt(0).lt(1).default(0.05).describe('Significance level of the paired test and the per-case tests (stochastic gate).'),
-        maxSignificantRegressions: z.number().int().min(0).default(0).describe('Regressions the evidence supports that are still tolerated (stochastic gate).'),
-        confirmTrials: z
+          .describe(
+            'auto and stochastic: the statistical gate (screening, then confirmation of moved cases on fresh trials; an unchanged agent is rejected at most alpha of the time); flips: the paper-faithful gate, every flip at face value, for deterministic agents.',
+          ),
+        alpha: z
+          .number()
+          .gt(0)
+          .lt(1)
+          .default(0.05)
+          .describe('Most chance that the statistical gate rejects an unchanged agent: half for the paired test, half for the per-case tests.'),
+        maxSignificantRegressions: z.number().int().min(0).default(0).describe('Confirmed regressions still tolerated (statistical gate).'),
+        maxConfirmTrials: z
           .number()
           .int()
-          .min(0)
-          .max(16)
-          .default(3)
-          .describe('Extra trials for each case whose outcome changed, split between candidate and baseline, before the stochastic gate decides.'),
+          .min(1)
+          .max(20)
+          .default(10)
+          .describe('Most fresh trials per side for one case whose outcome moved (statistical gate); the gate uses the fewest its corrected level needs.'),
       })
       .strict()
       .default({
@@ -66,7 +73,7 @@ export const configSchema = z
         policy: 'auto',
         alpha: 0.05,
         maxSignificantRegressions: 0,
-        confirmTrials: 3,
+        maxConfirmTrials: 10,
       }),
     stop: z
       .object({

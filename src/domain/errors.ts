@@ -57,6 +57,14 @@ const catalogue = {
     exit: EXIT.infra,
     hint: 'The model API could not be reached after retries; check ANTHROPIC_BASE_URL, the key and the status page, then re-run.',
   },
+  GATE_UNDECIDED: {
+    exit: EXIT.infra,
+    hint: 'Too many cases have no verdict (infrastructure errors: the model API, a crashing scorer, a tool host); `agentdevel run` shows them. Fix the cause and gate again.',
+  },
+  HISTORY_INVALID: {
+    exit: EXIT.usage,
+    hint: 'A decision recorded in git under refs/agentdevel/ cannot be read; the message names the ref and file.',
+  },
   INFRA: { exit: EXIT.infra, hint: 'An infrastructure step failed; the message says which. Re-run when it is fixed.' },
   GIT_FAILED: { exit: EXIT.infra, hint: 'A git command failed; the message has git\'s own words.' },
   REPLAY_MISS: {

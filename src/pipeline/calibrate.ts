@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { mapPool } from '../stages/run/pool.ts';
 import { readTrace } from '../stages/run/trace-file.ts';
-import { changedCases, compareRuns, type Comparison } from '../stages/gate/compare.ts';
+import { compareRuns, type Comparison } from '../stages/gate/compare.ts';
 import { loadTask } from '../task/load.ts';
 import { comparePolicy } from './evaluate-candidate.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
@@ -13,7 +13,7 @@ export interface AgentNoise {
   readonly trials: number;
   readonly runs: readonly [string, string];
   readonly cases: number;
-  /** Share of cases whose outcome differs between two runs of the identical version. */
+  /** Share of cases whose pass count differs between two runs of the identical version. */
   readonly flipRate: number;
   readonly changed: string[];
   readonly comparison: Comparison;
@@ -48,11 +48,11 @@ export async function calibrateAgent(context: RunContext): Promise<{ noise: Agen
     baseline: first.records,
     candidate: second.records,
     policy: comparePolicy(config),
-    plannedTrials: config.trials,
-    knownFlaky: workspace.store.knownFlaky(first.taskTree, [first.blueprintTree]),
+    noise: { variedCases: workspace.store.variedCases(first.taskTree) },
     intent: null,
   });
-  const changed = changedCases(first.records, second.records);
+  const { screening } = comparison.decision;
+  const changed = [...screening.p2f, ...screening.f2p].sort();
   const cases = comparison.baseline.cases;
   return {
     first,

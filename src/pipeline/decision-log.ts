@@ -1,3 +1,4 @@
+import { parseDecisionDocument } from '../domain/decision.ts';
 import type { Workspace } from './workspace.ts';
 import { auditRefPrefix, iterationOf } from './versions.ts';
 
@@ -19,20 +20,6 @@ export interface LogEntry {
   readonly costUsd: number | null;
 }
 
-interface DecisionFile {
-  iteration: number;
-  outcome: 'promoted' | 'rejected';
-  release: string | null;
-  candidate: { ref: string; commit: string };
-  f2p: string[];
-  p2f: string[];
-  reasons: string[];
-  intent: { targets: string[]; rationale: string } | null;
-  fingerprint?: string | null;
-  simulated: boolean;
-  costUsd: number | null;
-}
-
 /**
  * One entry per release candidate, read from git (the audit refs and the decision files they
  * carry), so the log survives losing the database.
@@ -47,7 +34,7 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
     const file = changed.find((c) => c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'));
     const text = file ? await repo.readFileAt(sha, file.path) : null;
     if (!text) continue;
-    const decision = JSON.parse(text) as DecisionFile;
+    const decision = parseDecisionDocument(text, `${ref}:${file?.path}`);
     entries.push({
       rc: decision.candidate.ref,
       iteration,

@@ -1,29 +1,25 @@
 import type { Config } from '../config/schema.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
-import type { CaseSummary } from '../stages/gate/flips.ts';
-import { changedCases, compareRuns, resolvePolicy, type ComparePolicy, type RunStats } from '../stages/gate/compare.ts';
-import type { GateDecision } from '../stages/gate/gate.ts';
-import { runVersion, withCheckout, type RunContext, type RunResult, type VersionSource } from './execute-run.ts';
+import type { CaseRecord } from '../domain/record.ts';
+import { gateCandidateRuns, type ComparePolicy, type ConfirmationRunner, type GatedComparison } from '../stages/gate/compare.ts';
+import type { ConfirmationRequest } from '../stages/gate/confirmation.ts';
+import { lazyCheckout, runVersion, type RunContext, type RunResult, type VersionSource } from './execute-run.ts';
 
 export function comparePolicy(config: Config): ComparePolicy {
   return { ...config.gate };
 }
 
-export interface CandidateEvaluation {
-  readonly decision: GateDecision;
+export interface CandidateEvaluation extends GatedComparison {
   readonly candidateRun: RunResult;
-  /** Confirmation runs (extra trials of the cases whose outcome changed), both sides. */
+  /** Confirmation runs (fresh trials of the cases whose outcome moved), both sides. */
   readonly confirmRuns: RunResult[];
-  readonly baselineCases: Map<string, CaseSummary>;
-  readonly candidateCases: Map<string, CaseSummary>;
-  readonly baselineStats: RunStats;
-  readonly candidateStats: RunStats;
 }
 
 /**
- * Runs the RC over the same train cases and trials as the baseline, re-runs only the cases
- * whose outcome changed (confirmation, stochastic gate), then decides. Confirmation costs grow
- * with the number of flips, not with the size of the train set.
+ * Runs the RC over the same train cases and trials as the baseline (the screen), then lets the
+ * gate ask for fresh trials of the cases that moved, on both sides, until it can decide. The
+ * baseline's screening records are reused, so a decision costs the candidate's run plus the
+ * confirmation, which grows with the number of moved cases, not with the train set.
  */
 export async function evaluateCandidate(
   context: RunContext,
@@ -31,42 +27,60 @@ export async function evaluateCandidate(
 ): Promise<CandidateEvaluation> {
   const { config, store } = context.workspace;
   const candidateRun = await runVersion(context, { source: input.candidate, split: 'train', trials: config.trials, purpose: 'candidate', label: input.label });
-  let baselineRecords = input.baselineRun.records;
-  let candidateRecords = candidateRun.records;
   const confirmRuns: RunResult[] = [];
-  const policy = comparePolicy(config);
-  const changed = changedCases(baselineRecords, candidateRecords);
-  if (resolvePolicy(policy.policy, config.trials) === 'stochastic' && config.gate.confirmTrials > 0 && changed.length > 0) {
-    // The candidate gets the larger half: a regression needs the RC to keep failing.
-    const forCandidate = Math.ceil(config.gate.confirmTrials / 2);
-    const forBaseline = config.gate.confirmTrials - forCandidate;
-    const confirm = { split: 'train' as const, purpose: 'confirm' as const, cases: changed, firstTrial: config.trials };
-    const candidateConfirm = await runVersion(context, { ...confirm, source: input.candidate, trials: forCandidate, label: `${input.label} (confirming ${changed.length})` });
-    confirmRuns.push(candidateConfirm);
-    candidateRecords = [...candidateRecords, ...candidateConfirm.records];
-    if (forBaseline > 0) {
-      const baselineConfirm = await withCheckout(context.workspace, input.baselineCommit, (source) =>
-        runVersion(context, { ...confirm, source, trials: forBaseline, label: `baseline (confirming ${changed.length})` }),
-      );
-      confirmRuns.push(baselineConfirm);
-      baselineRecords = [...baselineRecords, ...baselineConfirm.records];
-    }
+  // One checkout of the baseline serves every confirmation round; none is made when nothing moved.
+  const baseline = lazyCheckout(context.workspace, input.baselineCommit);
+  try {
+    const comparison = await gateCandidateRuns(
+      {
+        baseline: input.baselineRun.records,
+        candidate: candidateRun.records,
+        policy: comparePolicy(config),
+        noise: { variedCases: store.variedCases(input.baselineRun.taskTree) },
+        intent: input.intent,
+        screeningTrials: config.trials,
+      },
+      { runner: confirmationRunner(context, { baseline: baseline.source, candidate: async () => input.candidate }, input.label, confirmRuns) },
+    );
+    return { ...comparison, candidateRun, confirmRuns };
+  } finally {
+    await baseline.close();
   }
-  const comparison = compareRuns({
-    baseline: baselineRecords,
-    candidate: candidateRecords,
-    policy,
-    plannedTrials: config.trials,
-    knownFlaky: store.knownFlaky(input.baselineRun.taskTree, [input.baselineRun.blueprintTree, candidateRun.blueprintTree]),
-    intent: input.intent,
-  });
-  return {
-    decision: comparison.decision,
-    candidateRun,
-    confirmRuns,
-    baselineCases: comparison.baselineCases,
-    candidateCases: comparison.candidateCases,
-    baselineStats: comparison.baseline,
-    candidateStats: comparison.candidate,
+}
+
+/**
+ * Runs what the gate's planner asks for. Fresh trials are numbered after every trial the case
+ * already had on that side (screening and earlier rounds), so each is a new draw.
+ */
+function confirmationRunner(
+  context: RunContext,
+  sources: Record<ConfirmationRequest['side'], () => Promise<VersionSource>>,
+  label: string,
+  confirmRuns: RunResult[],
+): ConfirmationRunner {
+  const nextTrial = new Map<string, number>();
+  return async (request: ConfirmationRequest) => {
+    const source = await sources[request.side]();
+    const byFirstTrial = new Map<number, string[]>();
+    for (const caseId of request.caseIds) {
+      const first = nextTrial.get(`${request.side}:${caseId}`) ?? context.workspace.config.trials;
+      byFirstTrial.set(first, [...(byFirstTrial.get(first) ?? []), caseId]);
+      nextTrial.set(`${request.side}:${caseId}`, first + request.trials);
+    }
+    const records: CaseRecord[] = [];
+    for (const [firstTrial, cases] of byFirstTrial) {
+      const run = await runVersion(context, {
+        source,
+        split: 'train',
+        trials: request.trials,
+        purpose: 'confirm',
+        cases,
+        firstTrial,
+        label: `${request.side === 'candidate' ? label : 'baseline'} (confirming ${cases.length} case${cases.length === 1 ? '' : 's'}, ${request.trials} fresh trial${request.trials === 1 ? '' : 's'} each)`,
+      });
+      confirmRuns.push(run);
+      records.push(...run.records);
+    }
+    return records;
   };
 }

@@ -180,3 +180,16 @@ export async function withCheckout<T>(workspace: Workspace, commit: string, work
     await workspace.repo.removeWorktree(dir);
   }
 }
+
+/** A checkout made only if something asks for it, and removed by `close` if it was made. */
+export function lazyCheckout(workspace: Workspace, commit: string): { source: () => Promise<VersionSource>; close: () => Promise<void> } {
+  const dir = path.join(workspace.stateDir, 'worktrees', `${commit.slice(0, 12)}-${randomBytes(3).toString('hex')}`);
+  let opening: Promise<VersionSource> | null = null;
+  return {
+    source: () => (opening ??= workspace.repo.addWorktree(dir, commit, null).then(() => ({ commit, dir }))),
+    close: async () => {
+      // Removing a worktree that failed half-way is what the cleanup of leftovers does too.
+      if (opening) await workspace.repo.removeWorktree(dir);
+    },
+  };
+}

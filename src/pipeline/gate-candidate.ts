@@ -1,12 +1,10 @@
+import type { GateDecision } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
-import { scopeRejection, type GateDecision } from '../stages/gate/gate.ts';
-import type { ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { outsideBlueprint } from '../stages/synthesize/edits.ts';
 import { candidateBranch, candidateDir, discardCandidate } from './candidate.ts';
-import { evaluateCandidate } from './evaluate-candidate.ts';
+import { concludeCandidate } from './conclude.ts';
 import { runVersion, withCheckout, type RunContext } from './execute-run.ts';
-import { promote, recordRejection } from './release.ts';
 import { currentRelease, nextIteration, tagName } from './versions.ts';
 import { lineTip, refuseDirtyTree } from './workspace.ts';
 
@@ -30,7 +28,7 @@ export interface GateOutcome {
 /** Gates an RC written by anyone (a person, another tool) against the current release. */
 export async function gateCandidate(context: RunContext, request: GateRequest): Promise<GateOutcome> {
   const { workspace } = context;
-  const { repo, config, store } = workspace;
+  const { repo, config } = workspace;
   const commit = await repo.resolve(request.ref);
   if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--candidate: "${request.ref}" names no commit in ${workspace.root}`);
   const tip = await lineTip(workspace);
@@ -61,61 +59,29 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
     await repo.addWorktree(built.dir, commit, built.branch);
   }
   try {
-    const evaluate = async (dir: string) =>
-      baseline
-        ? evaluateCandidate(context, { baselineRun: baseline, baselineCommit: tip, candidate: { commit, dir }, label: request.ref, intent })
-        : null;
-    const evaluation = built ? await evaluate(built.dir) : await withCheckout(workspace, commit, (source) => evaluate(source.dir));
-    const decision = evaluation?.decision ?? scopeRejection(outside, config.blueprint);
-    if (decision.verdict === 'undecided') {
-      throw new AgentdevelError('MODEL_UNAVAILABLE', `the gate cannot decide: ${decision.reasons.join('; ')}`);
-    }
-    const accepted = decision.verdict === 'accept';
-    const simulated = (baseline?.simulated ?? false) || (evaluation?.candidateRun.simulated ?? false);
-    let outcome: GateOutcome['outcome'] = accepted ? 'accepted' : 'rejected';
-    let tag: string | null = null;
-    let auditRef: string | null = null;
-    if (built) {
-      const evidence: ReleaseEvidence = {
+    const conclude = (dir: string) =>
+      concludeCandidate(context, {
         iteration,
-        blueprint: config.blueprint,
-        outcome: accepted ? 'promoted' : 'rejected',
-        release: accepted ? tagName(config, release.version + 1) : null,
-        candidate: { ref: request.ref, commit },
-        baseline: { commit: tip, label: release.label, runId: baseline?.runId ?? '(not run)' },
-        candidateRunId: evaluation?.candidateRun.runId ?? '(not run)',
-        fingerprint: null,
-        decision,
+        record: built !== null,
+        candidate: { ref: request.ref, commit, dir },
+        baseline: { commit: tip, label: release.label, run: baseline },
+        nextRelease: tagName(config, release.version + 1),
         intent,
-        baselineCases: evaluation?.baselineCases ?? new Map(),
-        candidateCases: evaluation?.candidateCases ?? new Map(),
-        edits: changed,
+        fingerprint: null,
         diagnosis: null,
-        simulated,
-        models: { ...config.models },
-        costUsd: null,
-      };
-      const recorded = accepted ? await promote(workspace, built.dir, tip, evidence) : await recordRejection(workspace, built.dir, evidence);
-      outcome = evidence.outcome;
-      tag = recorded.tag;
-      auditRef = recorded.auditRef;
-    }
-    store.saveDecision({
-      blueprint: config.blueprint,
-      iteration: built ? iteration : null,
-      candidateRef: request.ref,
-      candidateCommit: commit,
-      baselineRun: baseline?.runId ?? null,
-      candidateRun: evaluation?.candidateRun.runId ?? null,
-      outcome,
-      reasons: decision.reasons,
-      intent,
-      tag,
-      auditRef,
-      f2p: decision.f2p,
-      p2f: decision.p2f,
-    });
-    return { candidate: request.ref, commit, decision, outcome, tag, ranCandidate: evaluation !== null, simulated };
+        edits: changed,
+        outside,
+      });
+    const conclusion = built ? await conclude(built.dir) : await withCheckout(workspace, commit, (source) => conclude(source.dir));
+    return {
+      candidate: request.ref,
+      commit,
+      decision: conclusion.decision,
+      outcome: conclusion.outcome,
+      tag: conclusion.tag,
+      ranCandidate: conclusion.evaluation !== null,
+      simulated: conclusion.simulated,
+    };
   } finally {
     if (built) await discardCandidate(workspace, built);
   }

@@ -147,23 +147,39 @@ export async function importTaubench(
     const trace = trajectoryToTrace(entry);
     for (const event of trace) writer.emit(event);
     await writer.close();
+    const outage = agentSideError(entry);
     const pass = entry.reward >= 1 - 1e-9;
-    const record: CaseRecord = {
-      caseId,
-      trial: entry.trial,
-      status: 'ok',
-      output: (trace.at(-1) as { output: unknown }).output,
-      traceRef,
-      scorer: { pass, checks: [{ scorer: 'taubench-reward', pass, ...(pass ? {} : { code: 'reward_below_1' }), message: `reward ${entry.reward}` }] },
-      critic: null,
-      pass,
-      error: null,
-    };
+    const record: CaseRecord = outage
+      ? { caseId, trial: entry.trial, status: 'infra_error', output: null, traceRef, scorer: null, critic: null, pass: null, error: redact(`tau-bench: ${outage}`) }
+      : {
+          caseId,
+          trial: entry.trial,
+          status: 'ok',
+          output: (trace.at(-1) as { output: unknown }).output,
+          traceRef,
+          scorer: { pass, checks: [{ scorer: 'taubench-reward', pass, ...(pass ? {} : { code: 'reward_below_1' }), message: `reward ${entry.reward}` }] },
+          critic: null,
+          pass,
+          error: null,
+        };
     store.saveRecord(runId, record);
     records.push(record);
   }
   store.finishRun(runId, 'complete');
   return { runId, records };
+}
+
+/**
+ * tau-bench's runner catches an exception in the agent (an API outage, a timeout) and writes
+ * reward 0 with `info.error` and an empty trajectory. That is an infrastructure failure, not a
+ * fail: it must never become a flip.
+ */
+function agentSideError(entry: Entry): string | null {
+  const info = entry.info;
+  if (!info || typeof info !== 'object' || !('error' in info)) return null;
+  const error = (info as { error?: unknown }).error;
+  if (error === undefined || error === null || error === '') return null;
+  return typeof error === 'string' ? error.split('\n')[0]?.slice(0, 300) ?? 'error' : JSON.stringify(error).slice(0, 300);
 }
 
 function countBy(values: readonly string[]): Map<string, number> {

@@ -1,15 +1,12 @@
 import path from 'node:path';
 import { readBlueprintFiles } from '../blueprint/load.ts';
-import { AgentdevelError } from '../domain/errors.ts';
 import type { RcHistoryEntry } from '../domain/model-port.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
-import type { ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
 import { readDecisionLog } from './decision-log.ts';
-import { evaluateCandidate } from './evaluate-candidate.ts';
+import { concludeCandidate } from './conclude.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
-import { promote, recordRejection } from './release.ts';
 import { stopReason, type IterationResult } from './stop.ts';
 import { auditRef, currentRelease, nextIteration, tagName } from './versions.ts';
 import { lineTip } from './workspace.ts';
@@ -121,79 +118,47 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     const candidate = built as unknown as BuiltCandidate;
     try {
       reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: running the RC (${synthesis.candidate.intent.targets.join(', ')})` });
-      const evaluation = await evaluateCandidate(context, {
-        baselineRun: baseline,
-        baselineCommit: tip,
-        candidate: { commit: candidate.commit, dir: candidate.dir },
-        label: `RC ${iteration}`,
-        intent: synthesis.candidate.intent,
-      });
-      const { decision } = evaluation;
-      if (decision.verdict === 'undecided') {
-        throw new AgentdevelError('MODEL_UNAVAILABLE', `iteration ${iteration}: the gate cannot decide: ${decision.reasons.join('; ')}`);
-      }
-      const accepted = decision.verdict === 'accept';
-      const evidence: ReleaseEvidence = {
+      const conclusion = await concludeCandidate(context, {
         iteration,
-        blueprint: config.blueprint,
-        outcome: accepted ? 'promoted' : 'rejected',
-        release: accepted ? tagName(config, release.version + 1) : null,
-        candidate: { ref: candidate.branch, commit: candidate.commit },
-        baseline: { commit: tip, label: release.label, runId: baseline.runId },
-        candidateRunId: evaluation.candidateRun.runId,
+        record: true,
+        candidate: { ref: candidate.branch, commit: candidate.commit, dir: candidate.dir },
+        baseline: { commit: tip, label: release.label, run: baseline },
+        nextRelease: tagName(config, release.version + 1),
+        intent: synthesis.candidate.intent,
         fingerprint: synthesis.fingerprint,
-        decision,
-        intent: synthesis.candidate.intent,
-        baselineCases: evaluation.baselineCases,
-        candidateCases: evaluation.candidateCases,
-        edits: await repo.changedPaths(tip, candidate.commit),
         diagnosis,
-        simulated,
-        models: { ...config.models },
-        costUsd: store.costOfIteration(iteration).costUsd,
-      };
-      const recorded = accepted ? await promote(workspace, candidate.dir, tip, evidence) : await recordRejection(workspace, candidate.dir, evidence);
-      store.saveDecision({
-        blueprint: config.blueprint,
-        iteration,
-        candidateRef: candidate.branch,
-        candidateCommit: candidate.commit,
-        baselineRun: baseline.runId,
-        candidateRun: evaluation.candidateRun.runId,
-        outcome: evidence.outcome,
-        reasons: decision.reasons,
-        intent: synthesis.candidate.intent,
-        tag: recorded.tag,
-        auditRef: recorded.auditRef,
-        f2p: decision.f2p,
-        p2f: decision.p2f,
+        edits: await repo.changedPaths(tip, candidate.commit),
+        outside: [],
       });
+      const { decision } = conclusion;
+      const kind = conclusion.outcome === 'promoted' ? 'promoted' : 'rejected';
+      simulated ||= conclusion.simulated;
       history.push({
         iteration,
         targets: synthesis.candidate.intent.targets,
         rationale: synthesis.candidate.intent.rationale,
-        decision: evidence.outcome,
+        decision: kind,
         reasons: decision.reasons,
         fingerprint: synthesis.fingerprint,
       });
       reporter.emit({
         type: 'stage',
         stage: 'gate',
-        message: `iteration ${iteration}: ${accepted ? `promoted ${recorded.tag}` : 'rejected'}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F`,
+        message: `iteration ${iteration}: ${kind === 'promoted' ? `promoted ${conclusion.tag}` : 'rejected'}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F`,
       });
       results.push({
         iteration,
-        kind: evidence.outcome,
+        kind,
         f2p: decision.f2p,
         p2f: decision.p2f,
-        p2fRate: decision.p2fRate,
+        p2fRate: decision.rates.p2fRate,
         rc: candidate.branch,
-        tag: recorded.tag,
+        tag: conclusion.tag,
         reasons: decision.reasons,
         targets: synthesis.candidate.intent.targets,
         diagnosisSource: diagnosis.source,
       });
-      const after = accepted ? evaluation.candidateRun : baseline;
+      const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;
       const stopAfter = stopReason(results, stopPolicy, failingCases(after));
       if (stopAfter) {
         const final = await currentRelease(repo, config, await lineTip(workspace));

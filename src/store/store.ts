@@ -118,24 +118,21 @@ export class Store {
   }
 
   /**
-   * The flaky history of the versions being compared: cases of this task that have varied
-   * within one of these versions (same blueprint content and models) in any run recorded so
-   * far. Such a case counts as a regression only when its pass rate drops significantly.
-   * Variation seen under other versions (say, a rejected RC) does not excuse a regression here.
+   * Evidence that this task's agent is noisy: the number of cases that both passed and failed
+   * within one version (same blueprint content and models) in any run recorded so far. The
+   * statistical gate needs no such history; the paper-faithful gate warns when it is not zero.
    */
-  knownFlaky(taskTree: string, blueprintTrees: readonly string[]): Set<string> {
-    if (blueprintTrees.length === 0) return new Set();
-    const rows = this.sql.all<{ case_id: string }>(
-      `SELECT case_id FROM (
+  variedCases(taskTree: string): number {
+    const row = this.sql.get<{ n: number }>(
+      `SELECT COUNT(DISTINCT case_id) AS n FROM (
          SELECT r.case_id AS case_id, SUM(r.pass) AS passes, COUNT(r.pass) AS graded
          FROM records r JOIN runs ON runs.id = r.run_id
-         WHERE runs.task_tree = ? AND runs.blueprint_tree IN (${blueprintTrees.map(() => '?').join(',')}) AND r.status = 'ok' AND r.pass IS NOT NULL
+         WHERE runs.task_tree = ? AND r.status = 'ok' AND r.pass IS NOT NULL
          GROUP BY runs.blueprint_tree, runs.agent_model, runs.critic_model, r.case_id)
        WHERE passes > 0 AND passes < graded`,
       taskTree,
-      ...blueprintTrees,
     );
-    return new Set(rows.map((r) => r.case_id));
+    return Number(row?.n ?? 0);
   }
 
   finishRun(id: string, status: 'complete' | 'failed'): void {

@@ -25,14 +25,17 @@ export async function calibrateCommand(io: Io, options: CalibrateOptions): Promi
         release: noise.release,
         trials: noise.trials,
         runs: noise.runs,
-        agent: { cases: noise.cases, flipRate: noise.flipRate, changed: noise.changed, flaky: decision.flaky, significantRegressions: decision.significant.regressions, pValue: decision.pValue, decision: decision.verdict },
+        agent: { cases: noise.cases, flipRate: noise.flipRate, changed: noise.changed, flaky: decision.flaky, regressions: decision.p2f, worseOverallP: decision.aggregate.pValue, decision: decision.verdict },
         critic,
         simulated: first.simulated,
       });
     } else {
       command.output.line(`${noise.release}, two runs of ${noise.trials} trial${noise.trials === 1 ? '' : 's'} per case (${noise.runs.join(' vs ')}):`);
       command.output.line(`  agent flip rate against itself: ${pct(noise.flipRate)} (${noise.changed.length} of ${noise.cases} cases${noise.changed.length ? `: ${noise.changed.join(', ')}` : ''})`);
-      command.output.line(`  the gate on this A/A pair: ${decision.verdict} (${decision.policy}; paired sign test p = ${decision.pValue.toFixed(4)})`);
+      command.output.line(
+        `  the gate on this A/A pair: ${decision.verdict} (${decision.policy}; worse overall? ${decision.aggregate.worse} of ${decision.aggregate.worse + decision.aggregate.better} moved cases dropped, p = ${decision.aggregate.pValue.toFixed(4)})`,
+      );
+      for (const warning of decision.warnings) command.output.line(`  warning: ${warning}`);
       if (critic) {
         command.output.line(`  critic (${critic.model}), ${critic.records} case-trials graded ${critic.repeats + 1} times: pass/fail disagreement ${pct(critic.passDisagreement)}, label disagreement ${pct(critic.labelDisagreement)}`);
       }

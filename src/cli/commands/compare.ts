@@ -1,7 +1,6 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { RunStats } from '../../stages/gate/compare.ts';
 import { compareRuns } from '../../stages/gate/compare.ts';
-import { summarizeCases } from '../../stages/gate/flips.ts';
 import { openStoreWorkspace } from '../../pipeline/store-workspace.ts';
 import { presentation, workspaceDir, type CommonOptions, type Io } from '../context.ts';
 
@@ -20,41 +19,40 @@ export async function compareCommand(io: Io, options: CommonOptions, baselineNam
     for (const [name, run] of [[baselineName, baseline], [candidateName, candidate]] as const) {
       if (!run) throw new AgentdevelError('USAGE', `no run named or numbered "${name}" in ${workspace.root} (import one with \`agentdevel import\`)`);
     }
-    const baselineRecords = store.records(baseline!.id);
-    const candidateRecords = store.records(candidate!.id);
-    const trialsPerCase = Math.max(
-      ...[...summarizeCases(baselineRecords).values(), ...summarizeCases(candidateRecords).values()].map((c) => c.graded),
-      1,
-    );
     const comparison = compareRuns({
-      baseline: baselineRecords,
-      candidate: candidateRecords,
+      baseline: store.records(baseline!.id),
+      candidate: store.records(candidate!.id),
       policy: workspace.policy,
-      plannedTrials: trialsPerCase,
-      knownFlaky: store.knownFlaky(baseline!.taskTree, [baseline!.blueprintTree, candidate!.blueprintTree]),
+      noise: { variedCases: store.variedCases(baseline!.taskTree) },
       intent: null,
     });
     const { decision } = comparison;
-    if (decision.verdict === 'undecided') throw new AgentdevelError('MODEL_UNAVAILABLE', `cannot decide: ${decision.reasons.join('; ')}`);
+    if (decision.verdict === 'undecided') throw new AgentdevelError('GATE_UNDECIDED', `cannot decide: ${decision.reasons.join('; ')}`);
     if (output.json) {
       output.result({
         baseline: statsJson(comparison.baseline),
         candidate: statsJson(comparison.candidate),
-        flips: { p2f: decision.p2f, f2p: decision.f2p, flaky: decision.flaky },
-        significant: decision.significant,
-        pValue: decision.pValue,
+        flips: { p2f: decision.screening.p2f, f2p: decision.screening.f2p, flaky: decision.flaky },
+        significant: { regressions: decision.p2f, fixes: decision.f2p },
+        worseOverall: decision.aggregate,
+        tests: decision.tests,
+        procedure: decision.procedure,
         policy: decision.policy,
         decision: decision.verdict,
         reasons: decision.reasons,
+        warnings: decision.warnings,
       });
     } else {
       for (const [label, stats] of [['baseline', comparison.baseline], ['candidate', comparison.candidate]] as const) {
         output.line(`${label.padEnd(9)}  pass ${pct(stats.passRate)}  pass^k ${table(stats.passHat)}  pass@k ${table(stats.passAt)}  (${stats.cases} cases × ${stats.trials} trials)`);
       }
-      output.line(`flips: ${decision.p2f.length} P→F, ${decision.f2p.length} F→P, ${decision.flaky.length} flaky  (policy: ${decision.policy}, paired sign test p = ${decision.pValue.toFixed(4)})`);
-      output.line(`significant regressions: ${decision.significant.regressions.join(', ') || 'none'}`);
+      const { aggregate } = decision;
+      output.line(`moved: ${decision.screening.p2f.length} down, ${decision.screening.f2p.length} up  (policy: ${decision.policy})`);
+      output.line(`worse overall? ${aggregate.worse} of ${aggregate.worse + aggregate.better} moved cases dropped: one-sided sign test p = ${aggregate.pValue.toFixed(4)}`);
+      output.line(`regressions the evidence supports: ${decision.p2f.join(', ') || 'none'}`);
       output.line(`decision: ${decision.verdict}`);
       for (const reason of decision.reasons) output.line(`  - ${reason}`);
+      for (const warning of decision.warnings) output.line(`  warning: ${warning}`);
     }
     return decision.verdict === 'accept' ? 0 : 1;
   } finally {

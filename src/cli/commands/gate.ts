@@ -25,12 +25,18 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         tag: result.tag,
         p2f: decision.p2f,
         f2p: decision.f2p,
-        p2fRate: decision.p2fRate,
-        f2pRate: decision.f2pRate,
-        hitRate: decision.hitRate,
-        baselinePassRate: decision.baselinePassRate,
-        candidatePassRate: decision.candidatePassRate,
+        flaky: decision.flaky,
+        screening: decision.screening,
+        p2fRate: decision.rates.p2fRate,
+        f2pRate: decision.rates.f2pRate,
+        hitRate: decision.rates.hitRate,
+        baselinePassRate: decision.passRates.baseline,
+        candidatePassRate: decision.passRates.candidate,
+        worseOverall: decision.aggregate,
+        tests: decision.tests,
+        procedure: decision.procedure,
         reasons: decision.reasons,
+        warnings: decision.warnings,
         ranCandidate: result.ranCandidate,
         simulated: result.simulated,
       });
@@ -39,6 +45,9 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
       if (decision.f2p.length) command.output.line(`  fixed (F→P): ${decision.f2p.join(', ')}`);
       if (decision.p2f.length) command.output.line(`  regressed (P→F): ${decision.p2f.join(', ')}`);
+      if (decision.flaky.length) command.output.line(`  moved within noise: ${decision.flaky.join(', ')}`);
+      for (const warning of decision.warnings) command.output.line(`  warning: ${warning}`);
+      if (decision.procedure.guarantee) command.output.line(`  guarantee: ${decision.procedure.guarantee}`);
       if (result.simulated) command.output.line(simulationNote);
     }
     return decision.verdict === 'accept' ? 0 : 1;

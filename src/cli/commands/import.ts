@@ -38,9 +38,13 @@ export async function importCommand(io: Io, options: ImportOptions, format: stri
     );
     const cases = [...summarizeCases(records).values()];
     const { passAt, passHat } = estimateTables(cases);
-    const passRate = records.filter((r) => r.pass).length / records.length;
-    if (output.json) output.result({ runId, name: options.name, records: records.length, cases: cases.length, passRate, passHat, passAt });
-    else output.line(`imported ${records.length} task-trials (${cases.length} tasks) as run "${options.name}" (${runId}): pass rate ${(passRate * 100).toFixed(1)}%, pass^1 ${passHat['1']?.toFixed(3)}`);
+    const infraErrors = records.filter((r) => r.status === 'infra_error').length;
+    const passRate = passHat['1'] ?? 0;
+    if (output.json) output.result({ runId, name: options.name, records: records.length, cases: cases.length, infraErrors, passRate, passHat, passAt });
+    else {
+      output.line(`imported ${records.length} task-trials (${cases.length} tasks) as run "${options.name}" (${runId}): pass^1 ${passRate.toFixed(3)}`);
+      if (infraErrors > 0) output.line(`  ${infraErrors} task-trial${infraErrors === 1 ? '' : 's'} ended in an agent-side error (info.error): recorded as infrastructure errors, never as fails`);
+    }
     return 0;
   } finally {
     await workspace.close();

@@ -1,6 +1,7 @@
+import type { GateCheck, GateDecision, GateVerdict, Procedure } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { CaseSummary, Flips } from './flips.ts';
-import { signTestOneSided } from './significance.ts';
+import { meanPassRate, type Screening } from './screening.ts';
 
 export interface GatePolicy {
   readonly maxP2F: number;
@@ -11,56 +12,38 @@ export interface GatePolicy {
   readonly maxUngradedShare: number;
 }
 
-export type GateVerdict = 'accept' | 'reject' | 'undecided';
-export type GatePolicyKind = 'flips' | 'stochastic';
-
-export interface GateCheck {
-  readonly name: 'scope' | 'regressions' | 'regression_rate' | 'fixes' | 'hit_rate' | 'graded' | 'significant_regressions' | 'paired_test';
-  readonly ok: boolean;
-  readonly message: string;
-}
-
-export interface GateDecision {
-  readonly policy: GatePolicyKind;
-  readonly verdict: GateVerdict;
-  readonly checks: GateCheck[];
-  readonly reasons: string[];
-  /** Pass→fail regressions: every such flip (paper policy), or the consistent ones (stochastic policy). */
-  readonly p2f: string[];
-  readonly f2p: string[];
-  /** Cases that vary within a version (here or in the history) and whose pass rate changed. */
-  readonly flaky: string[];
-  /** The regressions and fixes the evidence supports (see the stochastic policy). */
-  readonly significant: { readonly regressions: string[]; readonly fixes: string[] };
-  /** One-sided exact sign test (McNemar) over discordant cases: evidence of regression. */
-  readonly pValue: number;
-  readonly p2fRate: number;
-  readonly f2pRate: number;
-  readonly hitRate: number | null;
-  readonly baselinePassRate: number;
-  readonly candidatePassRate: number;
-}
-
 const EPSILON = 1e-9;
 
-export function passRate(cases: ReadonlyMap<string, CaseSummary>): number {
-  const graded = [...cases.values()].filter((c) => c.outcome !== 'unknown');
-  return graded.length === 0 ? 0 : graded.filter((c) => c.outcome === 'pass').length / graded.length;
-}
-
 export const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+export const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
+export const listed = (ids: readonly string[], most = 10): string =>
+  ids.length === 0 ? '' : `: ${ids.slice(0, most).join(', ')}${ids.length > most ? ', …' : ''}`;
+
+const FLIPS_PROCEDURE: Procedure = {
+  kind: 'flips',
+  alpha: null,
+  aggregateLevel: null,
+  familyLevel: null,
+  trialsPerSide: { regression: null, fix: null },
+  text:
+    'Paper-faithful flip gate: every pass→fail and fail→pass flip between the two runs counts as observed, ' +
+    'with no confirmation. Sound for a deterministic agent; on a noisy agent, noise flips count as regressions.',
+  guarantee: null,
+};
 
 /**
  * The paper-faithful flip gate (section 2.4): regressions are release accidents, fixes are the
- * evidence, and fixes must land on the symptoms the change intent targets. Pure: the same
- * flips and policy always give the same decision and reasons.
+ * evidence, and fixes must land on the symptoms the change intent targets. Without an intent
+ * (compare, a hand-made candidate without targets) no fixes are required. Pure.
  */
 export function decideGate(input: {
   readonly policy: GatePolicy;
   readonly flips: Flips;
+  readonly screening: Screening;
   readonly baseline: ReadonlyMap<string, CaseSummary>;
   readonly candidate: ReadonlyMap<string, CaseSummary>;
   readonly intent: ChangeIntent | null;
+  readonly warnings: readonly string[];
 }): GateDecision {
   const { policy, flips, baseline, candidate, intent } = input;
   const basePassing = [...baseline.values()].filter((c) => c.outcome === 'pass').length;
@@ -75,35 +58,49 @@ export function decideGate(input: {
     {
       name: 'regressions',
       ok: flips.p2f.length <= policy.maxP2F,
-      message: `${flips.p2f.length} pass→fail regression${flips.p2f.length === 1 ? '' : 's'} (at most ${policy.maxP2F} allowed)${flips.p2f.length > 0 ? `: ${flips.p2f.slice(0, 8).join(', ')}${flips.p2f.length > 8 ? ', …' : ''}` : ''}`,
+      message: `${plural(flips.p2f.length, 'pass→fail regression')} (at most ${policy.maxP2F} allowed)${listed(flips.p2f, 8)}`,
     },
     {
       name: 'regression_rate',
       ok: p2fRate <= policy.maxP2FRate + EPSILON,
       message: `regression rate ${pct(p2fRate)} of ${basePassing} passing cases (at most ${pct(policy.maxP2FRate)})`,
     },
-    {
-      name: 'fixes',
-      ok: flips.f2p.length >= policy.minF2P,
-      message: `${flips.f2p.length} fail→pass fix${flips.f2p.length === 1 ? '' : 'es'} (at least ${policy.minF2P} required)`,
-    },
-    hitRateCheck(flips.f2p, baseline, intent, policy.minHitRate),
+    ...intentChecks(flips.f2p, baseline, intent, policy, 'fail→pass'),
   ];
   return {
     policy: 'flips',
     ...verdictOf(checks),
     checks,
+    warnings: [...input.warnings],
     p2f: flips.p2f,
     f2p: flips.f2p,
     flaky: [],
-    significant: { regressions: [], fixes: [] },
-    pValue: signTestOneSided(flips.p2f.length, flips.f2p.length),
-    p2fRate,
-    f2pRate,
-    hitRate: hitRateOf(flips.f2p, baseline, intent),
-    baselinePassRate: passRate(baseline),
-    candidatePassRate: passRate(candidate),
+    screening: { p2f: flips.p2f, f2p: flips.f2p },
+    aggregate: { ...input.screening.aggregate, level: null },
+    tests: [],
+    procedure: FLIPS_PROCEDURE,
+    rates: { p2fRate, f2pRate, hitRate: hitRateOf(flips.f2p, baseline, intent) },
+    passRates: { baseline: meanPassRate(baseline), candidate: meanPassRate(candidate) },
   };
+}
+
+/** With a change intent, the RC must bring fixes, and they must land on what it targets. */
+export function intentChecks(
+  fixes: readonly string[],
+  baseline: ReadonlyMap<string, CaseSummary>,
+  intent: ChangeIntent | null,
+  policy: Pick<GatePolicy, 'minF2P' | 'minHitRate'>,
+  kind: string,
+): GateCheck[] {
+  if (!intent) return [];
+  return [
+    {
+      name: 'fixes',
+      ok: fixes.length >= policy.minF2P,
+      message: `${plural(fixes.length, `${kind} fix`, `${kind} fixes`)} (at least ${policy.minF2P} required)`,
+    },
+    hitRateCheck(fixes, baseline, intent, policy.minHitRate),
+  ];
 }
 
 export function gradedCheck(ungraded: number, total: number, maxShare: number): GateCheck {
@@ -121,25 +118,25 @@ export function hitRateOf(fixes: readonly string[], baseline: ReadonlyMap<string
   return fixes.filter((id) => intent.targets.includes(baseline.get(id)?.symptom ?? '')).length / fixes.length;
 }
 
-export function hitRateCheck(fixes: readonly string[], baseline: ReadonlyMap<string, CaseSummary>, intent: ChangeIntent | null, minHitRate: number): GateCheck {
+function hitRateCheck(fixes: readonly string[], baseline: ReadonlyMap<string, CaseSummary>, intent: ChangeIntent, minHitRate: number): GateCheck {
   const hitRate = hitRateOf(fixes, baseline, intent);
   const hits = hitRate === null ? 0 : Math.round(hitRate * fixes.length);
   return {
     name: 'hit_rate',
-    ok: fixes.length === 0 || intent === null || (hitRate ?? 0) >= minHitRate - EPSILON,
+    ok: fixes.length === 0 || (hitRate ?? 0) >= minHitRate - EPSILON,
     message:
-      intent === null
-        ? 'hit rate not checked (the candidate states no change intent)'
-        : hitRate === null
-          ? 'hit rate not applicable (no fixes)'
-          : `hit rate ${pct(hitRate)}: ${hits} of ${fixes.length} fixes had a targeted symptom (${intent.targets.join(', ')}; at least ${pct(minHitRate)})`,
+      hitRate === null
+        ? 'hit rate not applicable (no fixes)'
+        : `hit rate ${pct(hitRate)}: ${hits} of ${fixes.length} fixes had a targeted symptom (${intent.targets.join(', ')}; at least ${pct(minHitRate)})`,
   };
 }
 
-/** accept when every check holds; undecided when too few cases were graded; else reject, with the failed checks as reasons. */
+/** Checks that make a decision impossible rather than negative: the evidence is missing, not bad. */
+const BLOCKING: ReadonlySet<GateCheck['name']> = new Set(['graded', 'confirmation']);
+
+/** accept when every check holds; undecided when evidence is missing; else reject, with the failed checks as reasons. */
 export function verdictOf(checks: readonly GateCheck[]): { verdict: GateVerdict; reasons: string[] } {
-  const graded = checks.find((c) => c.name === 'graded');
-  const verdict: GateVerdict = graded && !graded.ok ? 'undecided' : checks.every((c) => c.ok) ? 'accept' : 'reject';
+  const verdict: GateVerdict = checks.some((c) => BLOCKING.has(c.name) && !c.ok) ? 'undecided' : checks.every((c) => c.ok) ? 'accept' : 'reject';
   const reasons = verdict === 'accept' ? checks.filter((c) => c.name !== 'graded').map((c) => c.message) : checks.filter((c) => !c.ok).map((c) => c.message);
   return { verdict, reasons };
 }
@@ -153,15 +150,15 @@ export function scopeRejection(outside: readonly string[], blueprint: string): G
     verdict: 'reject',
     checks: [{ name: 'scope', ok: false, message }],
     reasons: [message],
+    warnings: [],
     p2f: [],
     f2p: [],
     flaky: [],
-    significant: { regressions: [], fixes: [] },
-    pValue: 1,
-    p2fRate: 0,
-    f2pRate: 0,
-    hitRate: null,
-    baselinePassRate: 0,
-    candidatePassRate: 0,
+    screening: { p2f: [], f2p: [] },
+    aggregate: { worse: 0, better: 0, pValue: 1, level: null },
+    tests: [],
+    procedure: { ...FLIPS_PROCEDURE, kind: 'not_run', text: 'The candidate was not run: its scope decided.' },
+    rates: { p2fRate: 0, f2pRate: 0, hitRate: null },
+    passRates: { baseline: 0, candidate: 0 },
   };
 }

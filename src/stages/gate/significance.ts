@@ -41,3 +41,31 @@ export function fisherDropPValue(basePasses: number, baseTrials: number, candPas
   }
   return Math.min(1, p);
 }
+
+/**
+ * Holm's step-down adjustment: adjusted p-values for a family, in the input order. A case is
+ * significant at family level L exactly when its adjusted p-value is at most L. Controls the
+ * family-wise error under any dependence between the tests.
+ */
+export function holmAdjust(pValues: readonly number[]): number[] {
+  const m = pValues.length;
+  const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
+  const adjusted = new Array<number>(m).fill(1);
+  let running = 0;
+  order.forEach(({ p, i }, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    adjusted[i] = running;
+  });
+  return adjusted;
+}
+
+/** The smallest one-sided Fisher p-value k trials per side can give: k/k against 0/k, 1 / C(2k, k). */
+export function fisherFloor(k: number): number {
+  return Math.exp(-logChoose(2 * k, k));
+}
+
+/** The fewest trials per side at which a single case can reach `level`, or null beyond `cap`. */
+export function trialsToReach(level: number, cap: number): number | null {
+  for (let k = 1; k <= cap; k += 1) if (fisherFloor(k) <= level) return k;
+  return null;
+}

@@ -1,10 +1,10 @@
+import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
 import { reportTemplate } from '../../report/handlebars-templates.ts';
 import { renderTemplate } from '../../template/handlebars.ts';
 import type { CaseSummary } from '../gate/flips.ts';
-import type { GateDecision } from '../gate/gate.ts';
 
 export type ReleaseOutcome = 'promoted' | 'rejected';
 
@@ -25,6 +25,8 @@ export interface ReleaseEvidence {
   readonly candidate: { readonly ref: string; readonly commit: string };
   readonly baseline: { readonly commit: string; readonly label: string; readonly runId: string };
   readonly candidateRunId: string;
+  /** The runs of fresh trials the gate asked for (both sides). */
+  readonly confirmationRunIds: readonly string[];
   /** The identity of the RC's edits (to recognise a repeat), when it came from the synthesizer. */
   readonly fingerprint: string | null;
   readonly decision: GateDecision;
@@ -60,30 +62,21 @@ export function diagnosticsFolder(blueprint: string, iteration: number): string 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const short = (sha: string): string => sha.slice(0, 10);
 
-export function decisionDocument(evidence: ReleaseEvidence): Record<string, unknown> {
-  const { decision } = evidence;
+export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
   return {
-    schema: 'agentdevel/decision@1',
+    schema: DECISION_SCHEMA,
     iteration: evidence.iteration,
     blueprint: evidence.blueprint,
     outcome: evidence.outcome,
     release: evidence.release,
     candidate: evidence.candidate,
-    baseline: { ...evidence.baseline, passRate: decision.baselinePassRate },
-    candidateRun: { runId: evidence.candidateRunId, passRate: decision.candidatePassRate },
-    f2p: decision.f2p,
-    p2f: decision.p2f,
-    flaky: decision.flaky,
-    policy: decision.policy,
-    significant: decision.significant,
-    pValue: decision.pValue,
-    rates: { p2fRate: decision.p2fRate, f2pRate: decision.f2pRate, hitRate: decision.hitRate },
-    checks: decision.checks,
-    reasons: decision.reasons,
+    baseline: evidence.baseline,
+    candidateRun: { runId: evidence.candidateRunId, confirmationRunIds: [...evidence.confirmationRunIds] },
+    gate: evidence.decision,
     intent: evidence.intent,
     fingerprint: evidence.fingerprint,
     simulated: evidence.simulated,
-    models: evidence.models,
+    models: { ...evidence.models },
     costUsd: evidence.costUsd,
     diagnosis: evidence.diagnosis ? { source: evidence.diagnosis.source, folder: diagnosticsFolder(evidence.blueprint, evidence.iteration) } : null,
   };
@@ -93,15 +86,44 @@ function flipRows(ids: readonly string[], cases: ReadonlyMap<string, CaseSummary
   return ids.map((caseId) => ({ caseId, symptom: cases.get(caseId)?.symptom ?? null, description: cases.get(caseId)?.description ?? '' }));
 }
 
-const trialsText = (c: CaseSummary | undefined): string => (c ? `${c.passes}/${c.graded}` : '-');
+const trialsText = (c: { passes: number; graded: number } | undefined): string => (c ? `${c.passes}/${c.graded}` : '-');
+
+const OUTCOME_TEXT: Record<CaseTest['outcome'], string> = {
+  confirmed: 'confirmed',
+  not_confirmed: 'not confirmed (within noise)',
+  stopped_early: 'within noise (stopped early: the fresh trials could no longer reach the level)',
+  incomplete: 'undecided (infrastructure errors in its fresh trials)',
+  unreachable: 'not testable (the corrected level needs more fresh trials than gate.maxConfirmTrials)',
+};
+
+const pText = (test: CaseTest): string =>
+  test.pValue === null ? '-' : `${test.pBound === 'at_least' ? '≥ ' : test.pBound === 'at_most' ? '≤ ' : ''}${test.pValue.toPrecision(2)}`;
+
+/** One row per per-case test: the counts it rests on, its p-values and its verdict. */
+function evidenceRows(decision: GateDecision) {
+  return decision.tests.map((test) => ({
+    caseId: test.caseId,
+    direction: test.direction,
+    screening: `${trialsText(test.screening.baseline)} → ${trialsText(test.screening.candidate)}`,
+    confirmation: test.confirmation ? `${trialsText(test.confirmation.baseline)} → ${trialsText(test.confirmation.candidate)}` : '-',
+    pValue: pText(test),
+    adjusted: test.adjustedPValue === null ? '-' : test.adjustedPValue.toPrecision(2),
+    verdict: OUTCOME_TEXT[test.outcome],
+  }));
+}
 
 function flakyRows(evidence: ReleaseEvidence) {
-  return evidence.decision.flaky.map((caseId) => ({
-    caseId,
-    before: trialsText(evidence.baselineCases.get(caseId)),
-    after: trialsText(evidence.candidateCases.get(caseId)),
-    counted: evidence.decision.significant.regressions.includes(caseId) ? 'significant drop: counted as a regression' : evidence.decision.significant.fixes.includes(caseId) ? 'significant rise: counted as a fix' : 'within noise',
-  }));
+  const tests = new Map(evidence.decision.tests.map((t) => [t.caseId, t]));
+  return evidence.decision.flaky.map((caseId) => {
+    const test = tests.get(caseId);
+    return {
+      caseId,
+      before: trialsText(evidence.baselineCases.get(caseId)),
+      after: trialsText(evidence.candidateCases.get(caseId)),
+      fresh: test?.confirmation ? `${trialsText(test.confirmation.baseline)} → ${trialsText(test.confirmation.candidate)}` : '-',
+      counted: test ? OUTCOME_TEXT[test.outcome] : 'moved, not counted (paper-faithful gate)',
+    };
+  });
 }
 
 export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
@@ -116,20 +138,24 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
     release: evidence.release,
     iteration: evidence.iteration,
     candidate: { ref: evidence.candidate.ref, short: short(evidence.candidate.commit) },
-    baseline: { label: evidence.baseline.label, short: short(evidence.baseline.commit), passRateText: pct(decision.baselinePassRate) },
-    candidateRun: { passRateText: pct(decision.candidatePassRate) },
+    baseline: { label: evidence.baseline.label, short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
+    candidateRun: { passRateText: pct(decision.passRates.candidate) },
     f2pCount: decision.f2p.length,
     p2fCount: decision.p2f.length,
-    p2fRateText: pct(decision.p2fRate),
-    hitRateText: decision.hitRate === null ? 'n/a' : pct(decision.hitRate),
+    screenedText: `${decision.screening.f2p.length} up, ${decision.screening.p2f.length} down`,
+    p2fRateText: pct(decision.rates.p2fRate),
+    hitRateText: decision.rates.hitRate === null ? 'n/a' : pct(decision.rates.hitRate),
     costText: evidence.costUsd === null ? null : `$${evidence.costUsd.toFixed(4)}`,
     checks: decision.checks.filter((c) => c.name !== 'graded' || !c.ok),
     intent: evidence.intent,
     f2p,
     p2f,
     flaky: flakyRows(evidence),
-    stochastic: evidence.decision.policy === 'stochastic',
-    pValueText: evidence.decision.pValue.toFixed(4),
+    stochastic: decision.policy === 'stochastic',
+    aggregate: { ...decision.aggregate, pText: decision.aggregate.pValue.toFixed(4) },
+    procedure: decision.procedure,
+    evidence: evidenceRows(decision),
+    warnings: decision.warnings,
     edits: evidence.edits,
     diagnosis: evidence.diagnosis?.report ?? null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
@@ -153,7 +179,7 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
 
 function flipSummary(evidence: ReleaseEvidence): string {
   const { decision } = evidence;
-  return `${decision.f2p.length} fixed (F→P), ${decision.p2f.length} regressed (P→F); pass rate ${pct(decision.baselinePassRate)} → ${pct(decision.candidatePassRate)}`;
+  return `${decision.f2p.length} fixed (F→P), ${decision.p2f.length} regressed (P→F); pass rate ${pct(decision.passRates.baseline)} → ${pct(decision.passRates.candidate)}`;
 }
 
 /** The annotated tag's message: what the release changed, in flips. */
@@ -164,7 +190,7 @@ export function tagMessage(evidence: ReleaseEvidence): string {
     `Intent: ${evidence.intent ? `${evidence.intent.targets.join(', ')}: ${evidence.intent.rationale}` : 'none given'}`,
     `Fixed: ${evidence.decision.f2p.join(', ') || 'none'}`,
     `Regressed: ${evidence.decision.p2f.join(', ') || 'none'}`,
-    ...(evidence.decision.flaky.length > 0 ? [`Flaky (changed within noise): ${evidence.decision.flaky.join(', ')}`] : []),
+    ...(evidence.decision.flaky.length > 0 ? [`Moved within noise: ${evidence.decision.flaky.join(', ')}`] : []),
     `Report: ${releaseFolder(evidence)}/report.md`,
   ];
   if (evidence.simulated) lines.push('', 'Simulation: produced by the mock engine, not a language model.');

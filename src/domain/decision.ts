@@ -1,0 +1,180 @@
+// The gate decision as it lives in git: `releases/<bp>/<vN|rejected/iter-NNN>/decision.json`.
+// One schema per version. The writer is typed by the newest; readers parse every version and
+// normalize it to a DecisionSummary, so a workspace written by an older agentdevel still reads.
+import { AgentdevelError } from './errors.ts';
+import { parseJsonDocument } from './json-document.ts';
+import { changeIntentSchema } from './release-candidate.ts';
+import { z } from './zod.ts';
+
+export const DECISION_SCHEMA = 'agentdevel/decision@2';
+
+const caseIds = z.array(z.string());
+const trialCountsSchema = z.object({ passes: z.number().int().min(0), graded: z.number().int().min(0) });
+const sidesSchema = z.object({ baseline: trialCountsSchema, candidate: trialCountsSchema });
+
+export const gateCheckSchema = z.object({
+  name: z.enum(['scope', 'graded', 'confirmation', 'regressions', 'regression_rate', 'paired_test', 'fixes', 'hit_rate']),
+  ok: z.boolean(),
+  message: z.string(),
+});
+export type GateCheck = z.infer<typeof gateCheckSchema>;
+
+/** One per-case test: which way the screening moved, the counts it rests on, and its verdict. */
+export const caseTestSchema = z.object({
+  caseId: z.string(),
+  direction: z.enum(['regression', 'fix']),
+  screening: sidesSchema,
+  /** Fresh trials run only to decide this case (two-stage gate); null when the screening data decide (single stage). */
+  confirmation: sidesSchema.nullable(),
+  /** One-sided Fisher exact p-value of the full-size test; a bound when the case stopped early. */
+  pValue: z.number().min(0).max(1).nullable(),
+  pBound: z.enum(['exact', 'at_most', 'at_least']).nullable(),
+  /** Holm-adjusted within the case's family: significant when at most the family's level. */
+  adjustedPValue: z.number().min(0).max(1).nullable(),
+  outcome: z.enum(['confirmed', 'not_confirmed', 'stopped_early', 'incomplete', 'unreachable']),
+});
+export type CaseTest = z.infer<typeof caseTestSchema>;
+
+export const procedureSchema = z.object({
+  kind: z.enum(['flips', 'single_stage', 'two_stage', 'not_run']),
+  alpha: z.number().nullable(),
+  /** Level of the paired sign test over all cases' screening outcomes. */
+  aggregateLevel: z.number().nullable(),
+  /** Family-wise level of the per-case regression tests (and, separately, of the fix tests). */
+  familyLevel: z.number().nullable(),
+  /** Fresh trials per side a confirmed case needs, per family; null when no case was confirmed that way. */
+  trialsPerSide: z.object({ regression: z.number().int().nullable(), fix: z.number().int().nullable() }),
+  /** The procedure in plain words, and the error rate it guarantees. */
+  text: z.string(),
+  guarantee: z.string().nullable(),
+});
+export type Procedure = z.infer<typeof procedureSchema>;
+
+export const gateDecisionSchema = z.object({
+  policy: z.enum(['flips', 'stochastic']),
+  verdict: z.enum(['accept', 'reject', 'undecided']),
+  checks: z.array(gateCheckSchema),
+  reasons: z.array(z.string()),
+  warnings: z.array(z.string()),
+  /** Regressions the gate names: every P→F flip (flips policy) or the confirmed ones. */
+  p2f: caseIds,
+  /** Fixes the gate counts: every F→P flip (flips policy) or the confirmed ones. */
+  f2p: caseIds,
+  /** Cases whose outcome moved in screening but not beyond noise. */
+  flaky: caseIds,
+  /** The raw screening flips, before any confirmation. */
+  screening: z.object({ p2f: caseIds, f2p: caseIds }),
+  /** Exact one-sided sign test over cases whose screening pass counts differ: is the candidate worse overall? */
+  aggregate: z.object({ worse: z.number().int(), better: z.number().int(), pValue: z.number(), level: z.number().nullable() }),
+  tests: z.array(caseTestSchema),
+  procedure: procedureSchema,
+  rates: z.object({ p2fRate: z.number(), f2pRate: z.number(), hitRate: z.number().nullable() }),
+  /** pass^1 of each side: the mean over cases of the share of graded trials that passed. */
+  passRates: z.object({ baseline: z.number(), candidate: z.number() }),
+});
+export type GateDecision = z.infer<typeof gateDecisionSchema>;
+export type GateVerdict = GateDecision['verdict'];
+export type GatePolicyKind = GateDecision['policy'];
+
+const outcomeSchema = z.enum(['promoted', 'rejected']);
+const candidateSchema = z.object({ ref: z.string(), commit: z.string() });
+
+export const decisionDocumentSchema = z.object({
+  schema: z.literal(DECISION_SCHEMA),
+  iteration: z.number().int(),
+  blueprint: z.string(),
+  outcome: outcomeSchema,
+  release: z.string().nullable(),
+  candidate: candidateSchema,
+  baseline: z.object({ commit: z.string(), label: z.string(), runId: z.string() }),
+  candidateRun: z.object({ runId: z.string(), confirmationRunIds: z.array(z.string()) }),
+  gate: gateDecisionSchema,
+  intent: changeIntentSchema.nullable(),
+  fingerprint: z.string().nullable(),
+  simulated: z.boolean(),
+  models: z.record(z.string(), z.string()),
+  costUsd: z.number().nullable(),
+  diagnosis: z.object({ source: z.enum(['generated', 'builtin']), folder: z.string() }).nullable(),
+});
+export type DecisionDocument = z.infer<typeof decisionDocumentSchema>;
+
+/** Version 1 (agentdevel 0.1): flat, with the flips at the top. Only what readers need is checked. */
+const decisionDocumentV1Schema = z
+  .object({
+    schema: z.literal('agentdevel/decision@1').optional(),
+    iteration: z.number().int(),
+    outcome: outcomeSchema,
+    release: z.string().nullable(),
+    candidate: candidateSchema,
+    f2p: caseIds,
+    p2f: caseIds,
+    reasons: z.array(z.string()),
+    intent: changeIntentSchema.nullable(),
+    fingerprint: z.string().nullable().optional(),
+    simulated: z.boolean(),
+    costUsd: z.number().nullable(),
+  })
+  .passthrough();
+
+/** What every reader of the history needs, whichever version wrote the document. */
+export interface DecisionSummary {
+  readonly version: 1 | 2;
+  readonly iteration: number;
+  readonly outcome: 'promoted' | 'rejected';
+  readonly release: string | null;
+  readonly candidate: { readonly ref: string; readonly commit: string };
+  readonly f2p: string[];
+  readonly p2f: string[];
+  readonly reasons: string[];
+  readonly intent: { readonly targets: string[]; readonly rationale: string } | null;
+  readonly fingerprint: string | null;
+  readonly simulated: boolean;
+  readonly costUsd: number | null;
+  /** The full document, for version 2 and later. */
+  readonly document: DecisionDocument | null;
+}
+
+/** Parses a decision.json of any version; `file` names it in errors (a ref and path). */
+export function parseDecisionDocument(text: string, file: string): DecisionSummary {
+  const probe = z.object({ schema: z.string().optional() }).passthrough();
+  const { schema } = parseJsonDocument(text, file, probe, 'HISTORY_INVALID');
+  if (schema === DECISION_SCHEMA) {
+    const document = parseJsonDocument(text, file, decisionDocumentSchema, 'HISTORY_INVALID');
+    return {
+      version: 2,
+      iteration: document.iteration,
+      outcome: document.outcome,
+      release: document.release,
+      candidate: document.candidate,
+      f2p: document.gate.f2p,
+      p2f: document.gate.p2f,
+      reasons: document.gate.reasons,
+      intent: document.intent,
+      fingerprint: document.fingerprint,
+      simulated: document.simulated,
+      costUsd: document.costUsd,
+      document,
+    };
+  }
+  if (schema !== undefined && schema !== 'agentdevel/decision@1') {
+    throw new AgentdevelError('HISTORY_INVALID', `${file}: schema "${schema}" is newer than this agentdevel reads`, {
+      hint: 'Upgrade agentdevel to read the history this workspace holds.',
+    });
+  }
+  const v1 = parseJsonDocument(text, file, decisionDocumentV1Schema, 'HISTORY_INVALID');
+  return {
+    version: 1,
+    iteration: v1.iteration,
+    outcome: v1.outcome,
+    release: v1.release,
+    candidate: v1.candidate,
+    f2p: v1.f2p,
+    p2f: v1.p2f,
+    reasons: v1.reasons,
+    intent: v1.intent,
+    fingerprint: v1.fingerprint ?? null,
+    simulated: v1.simulated,
+    costUsd: v1.costUsd,
+    document: null,
+  };
+}

@@ -1,0 +1,106 @@
+import type { GateDecision } from '../domain/decision.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import type { ChangeIntent } from '../domain/release-candidate.ts';
+import type { ChangedPath } from '../git/git.ts';
+import { scopeRejection } from '../stages/gate/gate.ts';
+import type { DiagnosisEvidence, ReleaseEvidence } from '../stages/release/artifacts.ts';
+import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
+import type { RunContext, RunResult } from './execute-run.ts';
+import { promote, recordRejection } from './release.ts';
+
+/** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
+export interface GateSubject {
+  readonly iteration: number;
+  /** Record the decision in git (promotion, or the rejection on its audit ref); false for a dry gate. */
+  readonly record: boolean;
+  /** A checkout of the candidate; the release artifacts are committed there when recording. */
+  readonly candidate: { readonly ref: string; readonly commit: string; readonly dir: string };
+  /** The current release and its screening run (null when the candidate is rejected before running). */
+  readonly baseline: { readonly commit: string; readonly label: string; readonly run: RunResult | null };
+  /** The tag the candidate becomes if it is promoted. */
+  readonly nextRelease: string;
+  readonly intent: ChangeIntent | null;
+  readonly fingerprint: string | null;
+  readonly diagnosis: DiagnosisEvidence | null;
+  readonly edits: readonly ChangedPath[];
+  /** Edited paths outside the blueprint folder: the candidate is rejected without running. */
+  readonly outside: readonly string[];
+}
+
+export interface GateConclusion {
+  readonly decision: GateDecision;
+  readonly evaluation: CandidateEvaluation | null;
+  /** promoted / rejected when recorded; accepted / rejected for a dry gate. */
+  readonly outcome: 'promoted' | 'rejected' | 'accepted';
+  readonly tag: string | null;
+  readonly auditRef: string | null;
+  readonly simulated: boolean;
+}
+
+/**
+ * The one tail every candidate goes through: evaluate (or reject on scope), decide, then promote
+ * or record the rejection, then index the decision. `iterate` and `gate` differ only in the
+ * subject they hand in.
+ */
+export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
+  const { config, store } = context.workspace;
+  const baselineRun = subject.outside.length > 0 ? null : subject.baseline.run;
+  const evaluation = baselineRun
+    ? await evaluateCandidate(context, {
+        baselineRun,
+        baselineCommit: subject.baseline.commit,
+        candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir },
+        label: subject.candidate.ref,
+        intent: subject.intent,
+      })
+    : null;
+  const decision = evaluation?.decision ?? scopeRejection(subject.outside, config.blueprint);
+  if (decision.verdict === 'undecided') {
+    throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);
+  }
+  const accepted = decision.verdict === 'accept';
+  const simulated = (baselineRun?.simulated ?? false) || (evaluation?.candidateRun.simulated ?? false);
+  let recorded: { tag: string | null; auditRef: string } | null = null;
+  if (subject.record) {
+    const evidence: ReleaseEvidence = {
+      iteration: subject.iteration,
+      blueprint: config.blueprint,
+      outcome: accepted ? 'promoted' : 'rejected',
+      release: accepted ? subject.nextRelease : null,
+      candidate: { ref: subject.candidate.ref, commit: subject.candidate.commit },
+      baseline: { commit: subject.baseline.commit, label: subject.baseline.label, runId: baselineRun?.runId ?? '(not run)' },
+      candidateRunId: evaluation?.candidateRun.runId ?? '(not run)',
+      confirmationRunIds: evaluation?.confirmRuns.map((r) => r.runId) ?? [],
+      fingerprint: subject.fingerprint,
+      decision,
+      intent: subject.intent,
+      baselineCases: evaluation?.baselineCases ?? new Map(),
+      candidateCases: evaluation?.candidateCases ?? new Map(),
+      edits: subject.edits,
+      diagnosis: subject.diagnosis,
+      simulated,
+      models: { ...config.models },
+      costUsd: store.costOfIteration(subject.iteration).costUsd,
+    };
+    recorded = accepted
+      ? await promote(context.workspace, subject.candidate.dir, subject.baseline.commit, evidence)
+      : await recordRejection(context.workspace, subject.candidate.dir, evidence);
+  }
+  const outcome = subject.record ? (accepted ? 'promoted' : 'rejected') : accepted ? 'accepted' : 'rejected';
+  store.saveDecision({
+    blueprint: config.blueprint,
+    iteration: subject.record ? subject.iteration : null,
+    candidateRef: subject.candidate.ref,
+    candidateCommit: subject.candidate.commit,
+    baselineRun: baselineRun?.runId ?? null,
+    candidateRun: evaluation?.candidateRun.runId ?? null,
+    outcome,
+    reasons: decision.reasons,
+    intent: subject.intent,
+    tag: recorded?.tag ?? null,
+    auditRef: recorded?.auditRef ?? null,
+    f2p: decision.f2p,
+    p2f: decision.p2f,
+  });
+  return { decision, evaluation, outcome, tag: recorded?.tag ?? null, auditRef: recorded?.auditRef ?? null, simulated };
+}

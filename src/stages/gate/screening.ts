@@ -1,0 +1,77 @@
+import type { CaseSummary } from './flips.ts';
+import { signTestOneSided } from './significance.ts';
+
+export interface TrialCounts {
+  readonly passes: number;
+  readonly graded: number;
+}
+
+export type Movement = 'drop' | 'rise' | 'same';
+
+export interface ScreenedCase {
+  readonly caseId: string;
+  readonly baseline: TrialCounts;
+  readonly candidate: TrialCounts;
+  readonly movement: Movement;
+}
+
+/**
+ * The first stage of the gate: both versions ran every case the planned number of times. A case
+ * moved when its share of passing trials differs between the two; the movement picks the cases
+ * (and the direction) the second stage tests on fresh trials.
+ */
+export interface Screening {
+  /** Cases graded on both sides, in id order. */
+  readonly cases: readonly ScreenedCase[];
+  readonly drops: readonly string[];
+  readonly rises: readonly string[];
+  /** Cases without a graded trial on one side (infrastructure errors only): never a flip. */
+  readonly ungraded: readonly string[];
+  /** Cases present in only one of the two runs. */
+  readonly unmatched: readonly string[];
+  /** The paired sign test over moved cases: the chance of this many drops among them if nothing changed. */
+  readonly aggregate: { readonly worse: number; readonly better: number; readonly pValue: number };
+}
+
+export function movementOf(baseline: TrialCounts, candidate: TrialCounts): Movement {
+  // Compare passes/graded without division: candidate share below baseline share is a drop.
+  const before = baseline.passes * candidate.graded;
+  const after = candidate.passes * baseline.graded;
+  return after < before ? 'drop' : after > before ? 'rise' : 'same';
+}
+
+/**
+ * Screens two runs of the same cases. Under an unchanged agent each moved case is as likely to
+ * drop as to rise, whatever its pass chance, so the sign test over the moved cases is exact.
+ */
+export function screen(baseline: ReadonlyMap<string, CaseSummary>, candidate: ReadonlyMap<string, CaseSummary>): Screening {
+  const cases: ScreenedCase[] = [];
+  const ungraded: string[] = [];
+  const unmatched: string[] = [];
+  for (const caseId of [...new Set([...baseline.keys(), ...candidate.keys()])].sort()) {
+    const before = baseline.get(caseId);
+    const after = candidate.get(caseId);
+    if (!before || !after) unmatched.push(caseId);
+    else if (before.graded === 0 || after.graded === 0) ungraded.push(caseId);
+    else {
+      const counts = (s: CaseSummary): TrialCounts => ({ passes: s.passes, graded: s.graded });
+      cases.push({ caseId, baseline: counts(before), candidate: counts(after), movement: movementOf(before, after) });
+    }
+  }
+  const drops = cases.filter((c) => c.movement === 'drop').map((c) => c.caseId);
+  const rises = cases.filter((c) => c.movement === 'rise').map((c) => c.caseId);
+  return {
+    cases,
+    drops,
+    rises,
+    ungraded,
+    unmatched,
+    aggregate: { worse: drops.length, better: rises.length, pValue: signTestOneSided(drops.length, rises.length) },
+  };
+}
+
+/** pass^1 of a run: the mean over graded cases of the share of their trials that passed. */
+export function meanPassRate(cases: ReadonlyMap<string, TrialCounts>): number {
+  const graded = [...cases.values()].filter((c) => c.graded > 0);
+  return graded.length === 0 ? 0 : graded.reduce((sum, c) => sum + c.passes / c.graded, 0) / graded.length;
+}
