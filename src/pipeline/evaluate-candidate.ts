@@ -3,7 +3,7 @@ import type { ChangeIntent } from '../domain/release-candidate.ts';
 import type { CaseRecord } from '../domain/record.ts';
 import { gateCandidateRuns, type ComparePolicy, type ConfirmationRunner, type GatedComparison } from '../stages/gate/compare.ts';
 import type { ConfirmationRequest } from '../stages/gate/confirmation.ts';
-import { lazyCheckout, runVersion, type RunContext, type RunResult, type VersionSource } from './execute-run.ts';
+import { lazyCheckout, openVersion, type RunContext, type RunResult, type VersionSession, type VersionSource } from './execute-run.ts';
 
 export function comparePolicy(config: Config): ComparePolicy {
   return { ...config.gate };
@@ -26,11 +26,17 @@ export async function evaluateCandidate(
   input: { baselineRun: RunResult; baselineCommit: string; candidate: VersionSource; label: string; intent: ChangeIntent | null },
 ): Promise<CandidateEvaluation> {
   const { config, store } = context.workspace;
-  const candidateRun = await runVersion(context, { source: input.candidate, split: 'train', trials: config.trials, purpose: 'candidate', label: input.label });
-  const confirmRuns: RunResult[] = [];
-  // One checkout of the baseline serves every confirmation round; none is made when nothing moved.
-  const baseline = lazyCheckout(context.workspace, input.baselineCommit);
+  const candidate = openVersion(context, input.candidate);
+  // The baseline is checked out and loaded only if the gate asks for fresh baseline trials.
+  const baselineCheckout = lazyCheckout(context.workspace, input.baselineCommit);
+  const opened: { baseline: Promise<VersionSession> | null } = { baseline: null };
   try {
+    const candidateRun = await candidate.run({ split: 'train', trials: config.trials, purpose: 'candidate', label: input.label });
+    const confirmRuns: RunResult[] = [];
+    const versions = {
+      candidate: async () => candidate,
+      baseline: () => (opened.baseline ??= baselineCheckout.source().then((source) => openVersion(context, source))),
+    };
     const comparison = await gateCandidateRuns(
       {
         baseline: input.baselineRun.records,
@@ -40,11 +46,13 @@ export async function evaluateCandidate(
         intent: input.intent,
         screeningTrials: config.trials,
       },
-      { runner: confirmationRunner(context, { baseline: baseline.source, candidate: async () => input.candidate }, input.label, confirmRuns) },
+      { runner: confirmationRunner(context, versions, input.label, confirmRuns) },
     );
     return { ...comparison, candidateRun, confirmRuns };
   } finally {
-    await baseline.close();
+    await candidate.close();
+    if (opened.baseline) await (await opened.baseline).close();
+    await baselineCheckout.close();
   }
 }
 
@@ -54,13 +62,13 @@ export async function evaluateCandidate(
  */
 function confirmationRunner(
   context: RunContext,
-  sources: Record<ConfirmationRequest['side'], () => Promise<VersionSource>>,
+  versions: Record<ConfirmationRequest['side'], () => Promise<VersionSession>>,
   label: string,
   confirmRuns: RunResult[],
 ): ConfirmationRunner {
   const nextTrial = new Map<string, number>();
   return async (request: ConfirmationRequest) => {
-    const source = await sources[request.side]();
+    const version = await versions[request.side]();
     const byFirstTrial = new Map<number, string[]>();
     for (const caseId of request.caseIds) {
       const first = nextTrial.get(`${request.side}:${caseId}`) ?? context.workspace.config.trials;
@@ -69,8 +77,7 @@ function confirmationRunner(
     }
     const records: CaseRecord[] = [];
     for (const [firstTrial, cases] of byFirstTrial) {
-      const run = await runVersion(context, {
-        source,
+      const run = await version.run({
         split: 'train',
         trials: request.trials,
         purpose: 'confirm',

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
 import { startRuntime } from '../blueprint/runtimes/index.ts';
+import type { Runtime } from '../blueprint/runtimes/runtime.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -13,7 +14,7 @@ import type { CaseRecord } from '../domain/record.ts';
 import type { Redactor } from '../process/environment.ts';
 import { runCases } from '../stages/run/run.ts';
 import type { RunPurpose } from '../store/store.ts';
-import { loadSplit, loadTask } from '../task/load.ts';
+import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import { folderFingerprint } from './fingerprint.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -76,60 +77,87 @@ export function newRunId(clock: Clock): string {
  * loaded and validated before anything is recorded, so bad input leaves no trace.
  */
 export async function runVersion(context: RunContext, request: RunRequest): Promise<RunResult> {
+  const version = openVersion(context, request.source);
+  try {
+    return await version.run(request);
+  } finally {
+    await version.close();
+  }
+}
+
+/** One checkout of a version, run as often as needed: the blueprint loads and the runtime starts once. */
+export interface VersionSession {
+  run(request: Omit<RunRequest, 'source'>): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a version for several runs (the gate's confirmation rounds): the bundles are built and
+ * the runtime started at the first run that is not reused, and kept until `close`.
+ */
+export function openVersion(context: RunContext, source: VersionSource): VersionSession {
   const { workspace, reporter } = context;
   const { config, store } = workspace;
-  const dir = request.source.dir;
-  const task = await loadTask(dir, config.task);
-  const allCases = await loadSplit(task, request.split);
-  const wanted = request.cases ? new Set(request.cases) : null;
-  const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
+  const dir = source.dir;
   const blueprintFolder = `blueprints/${config.blueprint}`;
-  const identity = {
-    blueprint: config.blueprint,
-    commit: request.source.commit,
-    blueprintTree: await folderFingerprint(dir, blueprintFolder),
-    taskTree: await folderFingerprint(dir, `rubrics/${config.task}`),
-    split: request.split,
-    trials: request.trials,
-    agentModel: config.models.agent,
-    criticModel: config.models.critic,
-    simulated: config.models.agent === MOCK_MODEL || config.models.critic === MOCK_MODEL,
+  const buildDir = path.join(workspace.stateDir, 'build', `${path.basename(dir)}-${randomBytes(3).toString('hex')}`);
+  let started: Promise<Runtime> | null = null;
+  const runtime = async (task: Task): Promise<Runtime> => {
+    started ??= (async () => {
+      const blueprint = await loadBlueprint(dir, config.blueprint, buildDir);
+      const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir) : null;
+      return startRuntime({
+        blueprint,
+        environmentBundle,
+        model: context.model,
+        agentModel: config.models.agent,
+        callTimeoutMs: config.sandbox.timeoutMs,
+        memoryMb: config.sandbox.memoryMb,
+        passEnv: config.command.passEnv,
+        parentEnv: context.parentEnv,
+      }).catch((error: unknown) => {
+        throw new AgentdevelError('BLUEPRINT_INVALID', `${blueprintFolder}: the tool wrappers do not load: ${(error as Error).message}`, { cause: error });
+      });
+    })();
+    return started;
   };
-  const cacheKey = createHash('sha256')
-    .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
-    .digest('hex');
 
-  const cached = store.findCompleteRun(cacheKey);
-  if (cached) {
-    const records = store.records(cached.id);
-    const graded = records.filter((r) => r.pass !== null);
-    reporter.emit({
-      type: 'run.finished',
-      runId: cached.id,
-      label: request.label,
-      passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
-      reused: true,
-    });
-    return { runId: cached.id, records, reused: true, simulated: cached.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
-  }
-
-  const runId = newRunId(context.clock);
-  const buildDir = path.join(workspace.stateDir, 'build', runId);
-  try {
-    const blueprint = await loadBlueprint(dir, config.blueprint, buildDir);
-    const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir) : null;
-    const runtime = await startRuntime({
-      blueprint,
-      environmentBundle,
-      model: context.model,
+  async function run(request: Omit<RunRequest, 'source'>): Promise<RunResult> {
+    const task = await loadTask(dir, config.task);
+    const allCases = await loadSplit(task, request.split);
+    const wanted = request.cases ? new Set(request.cases) : null;
+    const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
+    const identity = {
+      blueprint: config.blueprint,
+      commit: source.commit,
+      blueprintTree: await folderFingerprint(dir, blueprintFolder),
+      taskTree: await folderFingerprint(dir, `rubrics/${config.task}`),
+      split: request.split,
+      trials: request.trials,
       agentModel: config.models.agent,
-      callTimeoutMs: config.sandbox.timeoutMs,
-      memoryMb: config.sandbox.memoryMb,
-      passEnv: config.command.passEnv,
-      parentEnv: context.parentEnv,
-    }).catch((error: unknown) => {
-      throw new AgentdevelError('BLUEPRINT_INVALID', `${blueprintFolder}: the tool wrappers do not load: ${(error as Error).message}`, { cause: error });
-    });
+      criticModel: config.models.critic,
+      simulated: config.models.agent === MOCK_MODEL || config.models.critic === MOCK_MODEL,
+    };
+    const cacheKey = createHash('sha256')
+      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
+      .digest('hex');
+
+    const cached = store.findCompleteRun(cacheKey);
+    if (cached) {
+      const records = store.records(cached.id);
+      const graded = records.filter((r) => r.pass !== null);
+      reporter.emit({
+        type: 'run.finished',
+        runId: cached.id,
+        label: request.label,
+        passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
+        reused: true,
+      });
+      return { runId: cached.id, records, reused: true, simulated: cached.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    }
+
+    const runId = newRunId(context.clock);
+    const agent = await runtime(task);
     store.createRun(runId, { ...identity, cacheKey }, request.purpose);
     let records: CaseRecord[];
     context.usageScope.runId = runId;
@@ -149,14 +177,13 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
           criticModel: config.models.critic,
           growTaxonomy: request.split !== 'test',
         },
-        { runtime, model: context.model, store, reporter, redact: context.redact },
+        { runtime: agent, model: context.model, store, reporter, redact: context.redact },
       );
     } catch (error) {
       store.finishRun(runId, 'failed');
       throw error;
     } finally {
       context.usageScope.runId = null;
-      await runtime.close();
     }
     const infraErrors = records.filter((r) => r.status === 'infra_error');
     // A run with infrastructure errors is kept for this decision but never reused.
@@ -165,9 +192,20 @@ export async function runVersion(context: RunContext, request: RunRequest): Prom
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${infraErrors[0]?.error ?? ''}`);
     }
     return { runId, records, reused: false, simulated: identity.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
-  } finally {
-    await rm(buildDir, { recursive: true, force: true });
   }
+
+  return {
+    run,
+    close: async () => {
+      try {
+        // A runtime that failed to start has nothing to close; its error already reached the run that started it.
+        const agent = started ? await started.then((r) => r, () => null) : null;
+        await agent?.close();
+      } finally {
+        await rm(buildDir, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 /** Checks out a commit into a temporary worktree for the duration of `work`. */

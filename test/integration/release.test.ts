@@ -7,7 +7,9 @@ import { promote, recordRejection } from '../../src/pipeline/release.ts';
 import { openWorkspace, type Workspace } from '../../src/pipeline/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { writeJournal } from '../../src/stages/release/journal.ts';
+import type { CaseSummary } from '../../src/stages/gate/flips.ts';
 import { decideGate } from '../../src/stages/gate/gate.ts';
+import { screen } from '../../src/stages/gate/screening.ts';
 import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
@@ -27,12 +29,18 @@ function candidate(dir: string, iteration: number): { dir: string; commit: strin
 }
 
 function evidence(iteration: number, commit: string, base: string, outcome: 'promoted' | 'rejected'): ReleaseEvidence {
+  const baseline = new Map<string, CaseSummary>([
+    ['c1', { caseId: 'c1', passes: 0, graded: 1, outcome: 'fail', symptom: 'x', description: 'd' }],
+    ['c2', { caseId: 'c2', passes: 1, graded: 1, outcome: 'pass', symptom: null, description: null }],
+  ]);
   const decision = decideGate({
     policy: { maxP2F: 0, maxP2FRate: 0, minF2P: 1, minHitRate: 0, maxUngradedShare: 1 },
     flips: { p2f: outcome === 'rejected' ? ['c2'] : [], f2p: ['c1'], p2p: [], f2f: [], ungraded: [], unmatched: [] },
-    baseline: new Map([['c1', { caseId: 'c1', passes: 0, graded: 1, outcome: 'fail', symptom: 'x', description: 'd' }], ['c2', { caseId: 'c2', passes: 1, graded: 1, outcome: 'pass', symptom: null, description: null }]]),
+    screening: screen(baseline, new Map()),
+    baseline,
     candidate: new Map(),
     intent: { targets: ['x'], rationale: 'why' },
+    warnings: [],
   });
   return {
     iteration,
@@ -42,6 +50,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     candidate: { ref: `rc-${iteration}`, commit },
     baseline: { commit: base, label: 'main', runId: 'run-a' },
     candidateRunId: 'run-b',
+    confirmationRunIds: [],
     fingerprint: null,
     decision,
     intent: { targets: ['x'], rationale: 'why' },

@@ -34,6 +34,7 @@ describe('config', () => {
     ['a model that is neither mock nor Claude', '{"blueprint":"a","task":"b","models":{"critic":"gpt-4o"}}', 'models.critic', /Claude model id/],
     ['a missing blueprint', '{"task":"b"}', 'blueprint', /expected string/],
     ['a branch git would refuse', '{"blueprint":"a","task":"b","line":{"branch":"release..1"}}', 'line.branch', /not a valid git branch/],
+    ['a key an earlier agentdevel accepted', '{"blueprint":"a","task":"b","gate":{"confirmTrials":3}}', 'gate.confirmTrials', /replaced by gate\.maxConfirmTrials/],
   ])('names the key of %s', (_name, text, key, message) => {
     const error = failure(text);
     expect(error.code).toBe('CONFIG_INVALID');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { computeFlips, summarizeCases } from '../../src/stages/gate/flips.ts';
 import { decideGate, scopeRejection, type GatePolicy } from '../../src/stages/gate/gate.ts';
+import { screen } from '../../src/stages/gate/screening.ts';
 
 const policy: GatePolicy = { maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1 };
 
@@ -28,9 +29,11 @@ function gate(before: Record<string, string>, after: Record<string, string>, tar
   return decideGate({
     policy: { ...policy, ...override },
     flips: computeFlips(baseline, candidate),
+    screening: screen(baseline, candidate),
     baseline,
     candidate,
     intent: targets ? { targets, rationale: 'r' } : null,
+    warnings: [],
   });
 }
 
@@ -56,15 +59,15 @@ describe('the paper-faithful gate', () => {
     const decision = gate({ a: 'P', b: 'Fx', c: 'Fx', d: 'Fy' }, { a: 'P', b: 'P', c: 'P', d: 'Fy' }, ['x']);
     expect(decision.verdict).toBe('accept');
     expect(decision.f2p).toEqual(['b', 'c']);
-    expect(decision.hitRate).toBe(1);
-    expect(decision.f2pRate).toBeCloseTo(2 / 3);
+    expect(decision.rates.hitRate).toBe(1);
+    expect(decision.rates.f2pRate).toBeCloseTo(2 / 3);
   });
 
   it('rejects an RC that breaks a passing case, naming the case', () => {
     const decision = gate({ a: 'P', b: 'Fx' }, { a: 'Fz', b: 'P' }, ['x']);
     expect(decision.verdict).toBe('reject');
     expect(decision.p2f).toEqual(['a']);
-    expect(decision.p2fRate).toBe(1);
+    expect(decision.rates.p2fRate).toBe(1);
     expect(decision.reasons.join(' ')).toMatch(/1 pass→fail regression .*: a/);
   });
 
@@ -77,7 +80,7 @@ describe('the paper-faithful gate', () => {
 
   it('rejects when fixes miss the targeted symptoms (hit rate)', () => {
     const decision = gate({ a: 'Fx', b: 'Fy', c: 'Fy' }, { a: 'P', b: 'P', c: 'P' }, ['x']);
-    expect(decision.hitRate).toBeCloseTo(1 / 3);
+    expect(decision.rates.hitRate).toBeCloseTo(1 / 3);
     expect(decision.verdict).toBe('reject');
     expect(decision.checks.find((c) => c.name === 'hit_rate')?.ok).toBe(false);
   });
@@ -86,10 +89,16 @@ describe('the paper-faithful gate', () => {
     expect(gate({ a: 'P', b: 'Fx' }, { a: 'P', b: 'Fx' }, ['x']).verdict).toBe('reject');
   });
 
+  it('requires no fixes without a change intent: a run against an identical one is accepted', () => {
+    const decision = gate({ a: 'P', b: 'Fx' }, { a: 'P', b: 'Fx' }, null);
+    expect(decision.verdict).toBe('accept');
+    expect(decision.checks.map((c) => c.name)).not.toContain('fixes');
+  });
+
   it('skips the hit-rate check when no intent is stated', () => {
     const decision = gate({ a: 'Fx' }, { a: 'P' }, null);
     expect(decision.verdict).toBe('accept');
-    expect(decision.checks.find((c) => c.name === 'hit_rate')?.message).toMatch(/not checked/);
+    expect(decision.checks.find((c) => c.name === 'hit_rate')).toBeUndefined();
   });
 
   it('refuses to decide when too many cases have no verdict', () => {

@@ -20,7 +20,7 @@ export interface CommandOptions {
  */
 export function startCommand(options: CommandOptions): Runtime {
   const [command, ...args] = options.manifest.command;
-  async function runCase(testCase: Case, _trial: number, sink: TraceSink): Promise<CaseOutcome> {
+  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     let output: unknown = null;
     let lineNumber = 0;
     const outcome = await runProcessLines(
@@ -28,7 +28,8 @@ export function startCommand(options: CommandOptions): Runtime {
         command: command as string,
         args,
         cwd: options.blueprint.root,
-        env: childEnvironment(options.parentEnv, options.passEnv),
+        // The trial number lets an agent that samples seed itself, so a run can be reproduced.
+        env: { ...childEnvironment(options.parentEnv, options.passEnv), AGENTDEVEL_TRIAL: String(trial) },
         input: JSON.stringify(visibleCase(testCase)),
         timeoutMs: options.manifest.timeoutMs,
       },

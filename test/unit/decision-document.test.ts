@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { DECISION_SCHEMA, parseDecisionDocument } from '../../src/domain/decision.ts';
+import { AgentdevelError } from '../../src/domain/errors.ts';
+import { decisionDocument, type ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
+import { compareRuns } from '../../src/stages/gate/compare.ts';
+import type { CaseRecord } from '../../src/domain/record.ts';
+
+const record = (caseId: string, pass: boolean): CaseRecord => ({ caseId, trial: 0, status: 'ok', output: null, traceRef: '', scorer: null, critic: { pass, label: pass ? 'ok' : 'x', description: '' }, pass, error: null });
+
+function evidence(): ReleaseEvidence {
+  const { decision, baselineCases, candidateCases } = compareRuns({
+    baseline: [record('a', false), record('b', true)],
+    candidate: [record('a', true), record('b', true)],
+    policy: { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 10 },
+    noise: { variedCases: 0 },
+    intent: null,
+  });
+  return {
+    iteration: 3,
+    blueprint: 'bp',
+    outcome: 'rejected',
+    release: null,
+    candidate: { ref: 'rc', commit: 'c'.repeat(40) },
+    baseline: { commit: 'b'.repeat(40), label: 'bp/v1', runId: 'run-1' },
+    candidateRunId: 'run-2',
+    confirmationRunIds: ['run-3'],
+    fingerprint: null,
+    decision,
+    intent: { targets: ['x'], rationale: 'why' },
+    baselineCases,
+    candidateCases,
+    edits: [],
+    diagnosis: null,
+    simulated: true,
+    models: { agent: 'mock' },
+    costUsd: null,
+  };
+}
+
+describe('the decision document in git', () => {
+  it('is written by its schema and reads back whole', () => {
+    const text = JSON.stringify(decisionDocument(evidence()));
+    const read = parseDecisionDocument(text, 'refs/x:decision.json');
+    expect(read.version).toBe(2);
+    expect(read.document?.schema).toBe(DECISION_SCHEMA);
+    expect(read.document?.gate.procedure.kind).toBe('single_stage');
+    expect(read.document?.candidateRun.confirmationRunIds).toEqual(['run-3']);
+    expect(read).toMatchObject({ iteration: 3, outcome: 'rejected', f2p: [], p2f: [], intent: { targets: ['x'] } });
+  });
+
+  it('reads the version an earlier agentdevel wrote', () => {
+    const v1 = {
+      schema: 'agentdevel/decision@1',
+      iteration: 1,
+      blueprint: 'bp',
+      outcome: 'promoted',
+      release: 'bp/v1',
+      candidate: { ref: 'rc', commit: 'c'.repeat(40) },
+      f2p: ['a'],
+      p2f: [],
+      flaky: [],
+      policy: 'flips',
+      significant: { regressions: [], fixes: [] },
+      pValue: 0.5,
+      reasons: ['1 fail→pass fix'],
+      intent: { targets: ['x'], rationale: 'why' },
+      fingerprint: 'f',
+      simulated: true,
+      costUsd: 0.25,
+    };
+    expect(parseDecisionDocument(JSON.stringify(v1), 'd.json')).toMatchObject({ version: 1, release: 'bp/v1', f2p: ['a'], fingerprint: 'f', costUsd: 0.25, document: null });
+  });
+
+  it('refuses a damaged or newer document with one clear error naming where it lives', () => {
+    const refused = (text: string): AgentdevelError => {
+      try {
+        parseDecisionDocument(text, 'refs/agentdevel/rc/bp/iter-001:releases/bp/v1/decision.json');
+      } catch (error) {
+        if (error instanceof AgentdevelError) return error;
+        throw error;
+      }
+      throw new Error('expected a refusal');
+    };
+    expect(refused('{"schema": "agentdevel/decision@9"}').message).toMatch(/newer than this agentdevel reads/);
+    const damaged = refused(JSON.stringify({ ...JSON.parse(JSON.stringify(decisionDocument(evidence()))), gate: { verdict: 'maybe' } }));
+    expect(damaged.code).toBe('HISTORY_INVALID');
+    expect(damaged.message).toMatch(/^refs\/agentdevel\/rc\/bp\/iter-001:releases\/bp\/v1\/decision\.json: gate\./);
+  });
+});
