@@ -26,7 +26,7 @@ export const caseTestSchema = z.object({
   screening: sidesSchema,
   /** Fresh trials run only to decide this case (two-stage gate); null when the screening data decide (single stage). */
   confirmation: sidesSchema.nullable(),
-  /** One-sided Fisher exact p-value of the full-size test; a bound when the case stopped early. */
+  /** One-sided exact p-value of the full-size test (Boschloo on fresh trials, Fisher on screening data); a bound when the case stopped early. */
   pValue: z.number().min(0).max(1).nullable(),
   pBound: z.enum(['exact', 'at_most', 'at_least']).nullable(),
   /** Holm-adjusted within the case's family: significant when at most the family's level. */

@@ -4,6 +4,7 @@ import { compareRuns, gateCandidateRuns, type ComparePolicy, type ConfirmationRu
 import { addConfirmation, caseState, designConfirmation, nextStep, type CaseTally, type Tallies } from '../../src/stages/gate/confirmation.ts';
 import { summarizeCases } from '../../src/stages/gate/flips.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
+import { boschlooDropPValue, boschlooFloor } from '../../src/stages/gate/boschloo.ts';
 import { fisherDropPValue, fisherFloor, holmAdjust, trialsToReach } from '../../src/stages/gate/significance.ts';
 import { caseId, drawAgent, FIRST_MIX, sampleRecords, seededRandom } from '../../bench/lib/simulated-agent.ts';
 
@@ -67,6 +68,28 @@ describe('exact tests', () => {
     expect(trialsToReach(1e-9, 10)).toBeNull();
   });
 
+  it("Boschloo's unconditional test matches scipy.stats.boschloo_exact from above, within 1%, and never exceeds Fisher", () => {
+    // scipy.stats.boschloo_exact([[b, c], [k - b, k - c]], alternative='greater').pvalue
+    const scipy: Array<[number, number, number, number]> = [
+      [4, 4, 0, 0.00390625],
+      [6, 6, 0, 0.000244140625],
+      [6, 6, 1, 0.003173828125],
+      [6, 5, 1, 0.019287109375],
+      [8, 7, 2, 0.0106353759765625],
+      [10, 8, 3, 0.020694732666015646],
+      [3, 2, 1, 0.34375],
+    ];
+    for (const [k, b, c, expected] of scipy) {
+      const p = boschlooDropPValue(b, c, k);
+      expect(p).toBeGreaterThanOrEqual(expected);
+      expect(p).toBeLessThan(expected * 1.01);
+      expect(p).toBeLessThanOrEqual(fisherDropPValue(b, k, c, k));
+    }
+    // Its floor, 4^-k, lets a case be confirmed with a trial less a side than Fisher's 1 / C(2k, k).
+    expect(trialsToReach(0.025 / 7, 10, boschlooFloor)).toBe(5);
+    expect(trialsToReach(0.025 / 7, 10, fisherFloor)).toBe(6);
+  });
+
   it("Holm's adjusted p-values match hand computation", () => {
     // sorted 0.01, 0.02, 0.03, 0.5 → 4·0.01, max(0.04, 3·0.02), max(0.06, 2·0.03), max(0.06, 0.5)
     const adjusted = holmAdjust([0.03, 0.01, 0.5, 0.02]);
@@ -80,25 +103,25 @@ describe('the confirmation planner (pure)', () => {
   it('fixes the families and K from the screening before any fresh trial', () => {
     const design = designConfirmation(screening, policy);
     expect(design.families.map((f) => [f.direction, f.cases, f.trialsPerSide])).toEqual([
-      ['regression', ['a', 'b'], trialsToReach(0.025 / 2, 10)],
-      ['fix', ['c'], trialsToReach(0.025, 10)],
+      ['regression', ['a', 'b'], trialsToReach(0.025 / 2, 10, boschlooFloor)],
+      ['fix', ['c'], trialsToReach(0.025, 10, boschlooFloor)],
     ]);
   });
 
   it('stops a case as soon as its verdict can no longer change, and no sooner', () => {
-    // Seven moved cases: the bar is 0.025/7, and K = 6 is the fewest trials that can reach it.
+    // Seven moved cases: the bar is 0.025/7, and K = 5 is the fewest trials that can reach it.
     const bar = 0.025 / 7;
-    const k = trialsToReach(bar, 10) as number;
-    expect(k).toBe(6);
+    const k = trialsToReach(bar, 10, boschlooFloor) as number;
+    expect(k).toBe(5);
     expect(caseState('regression', tally([0, 0], [0, 0]), k, bar).kind).toBe('live');
     expect(caseState('regression', tally([1, 1], [0, 1]), k, bar).kind).toBe('live');
-    // One baseline fail or one candidate pass: 6/6 against 0/6 is out of reach, and 5/6 against 0/6 (p = 6/792) misses the bar.
+    // One baseline fail or one candidate pass: 5/5 against 0/5 is out of reach, and 4/5 against 0/5 (p ≈ 0.0108) misses the bar.
     expect(caseState('regression', tally([0, 1], [0, 1]), k, bar)).toMatchObject({ kind: 'decided', significant: false, pBound: 'at_least' });
     expect(caseState('regression', tally([1, 1], [1, 1]), k, bar)).toMatchObject({ kind: 'decided', significant: false });
-    expect(caseState('regression', tally([6, 6], [0, 6]), k, bar)).toMatchObject({ kind: 'decided', significant: true, pBound: 'exact', pValue: expect.closeTo(1 / 924, 12) });
-    expect(caseState('fix', tally([0, 6], [6, 6]), k, bar)).toMatchObject({ kind: 'decided', significant: true });
+    expect(caseState('regression', tally([5, 5], [0, 5]), k, bar)).toMatchObject({ kind: 'decided', significant: true, pBound: 'exact', pValue: boschlooDropPValue(5, 0, 5) });
+    expect(caseState('fix', tally([0, 5], [5, 5]), k, bar)).toMatchObject({ kind: 'decided', significant: true });
     // K infrastructure errors on a side: it can never reach K graded trials.
-    expect(caseState('regression', { baseline: side(1, 1, 7), candidate: side(0, 1) }, k, bar).kind).toBe('incomplete');
+    expect(caseState('regression', { baseline: side(1, 1, 6), candidate: side(0, 1) }, k, bar).kind).toBe('incomplete');
   });
 
   it('asks for the same fresh trials on both sides, doubling what each live case has', () => {
@@ -125,8 +148,16 @@ describe('the confirmation planner (pure)', () => {
     });
     tallies = addConfirmation(tallies, 'baseline', records({ a: '1', c: '0' }, 'x', 2));
     tallies = addConfirmation(tallies, 'candidate', records({ a: '0', c: '1' }, 'x', 2));
-    const third = nextStep(design, tallies);
-    expect(third.kind === 'run' && third.requests.every((r) => r.trials === 2)).toBe(true);
+    // a doubles to 4 (its K); c is a fix family of one, K = 3, so it gets its last trial.
+    expect(nextStep(design, tallies)).toEqual({
+      kind: 'run',
+      requests: [
+        { side: 'baseline', trials: 1, caseIds: ['c'] },
+        { side: 'baseline', trials: 2, caseIds: ['a'] },
+        { side: 'candidate', trials: 1, caseIds: ['c'] },
+        { side: 'candidate', trials: 2, caseIds: ['a'] },
+      ],
+    });
   });
 });
 
@@ -155,7 +186,7 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   });
 
   it('cause 3: confirmation is equal per side and decided on the fresh trials only', async () => {
-    const runner = scriptedRunner({ baseline: { a: '111111' }, candidate: { a: '000000' } });
+    const runner = scriptedRunner({ baseline: { a: '1111' }, candidate: { a: '0000' } });
     const gated = await gateCandidateRuns(
       { baseline: records({ a: '1', s1: '1', s2: '1' }), candidate: records({ a: '0', s1: '1', s2: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 },
       { runner },
@@ -164,9 +195,9 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     expect(sides('baseline')).toBe(sides('candidate'));
     const test = gated.decision.tests[0];
     expect(test).toMatchObject({ caseId: 'a', screening: { baseline: { passes: 1, graded: 1 }, candidate: { passes: 0, graded: 1 } } });
-    // K = 4 for one case at 0.025: 4/4 against 0/4 on fresh trials alone is p = 1/70 (pooling the screen would give 1/C(10,5)).
-    expect(test?.confirmation).toEqual({ baseline: { passes: 4, graded: 4 }, candidate: { passes: 0, graded: 4 } });
-    expect(test?.pValue).toBeCloseTo(1 / 70, 12);
+    // K = 3 for one case at 0.025: 3/3 against 0/3 on fresh trials alone (the screening trial is not pooled in).
+    expect(test?.confirmation).toEqual({ baseline: { passes: 3, graded: 3 }, candidate: { passes: 0, graded: 3 } });
+    expect(test?.pValue).toBe(boschlooDropPValue(3, 0, 3));
     expect(gated.decision.p2f).toEqual(['a']);
     expect(gated.decision.verdict).toBe('reject');
   });
@@ -203,8 +234,8 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   });
 
   it('confirmed fixes, and only those, count for minF2P and the hit rate', async () => {
-    // Two rises: the bar is 0.025/2, so K = 5 fresh trials a side.
-    const runner = scriptedRunner({ baseline: { a: '00000', b: '0' }, candidate: { a: '11111', b: '0' } });
+    // Two rises: the bar is 0.025/2, so K = 4 fresh trials a side.
+    const runner = scriptedRunner({ baseline: { a: '0000', b: '0' }, candidate: { a: '1111', b: '0' } });
     const gated = await gateCandidateRuns(
       { baseline: records({ a: '0', b: '0', s: '1' }, 'tool_error'), candidate: records({ a: '1', b: '1', s: '1' }), policy, noise: quiet, intent: { targets: ['tool_error'], rationale: 'r' }, screeningTrials: 1 },
       { runner },

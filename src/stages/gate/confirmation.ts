@@ -1,13 +1,15 @@
 // The second stage of the gate, as a pure planner. Every case whose screening outcome moved is
 // re-run on fresh trials, the same number on both sides, and decided on those trials alone by a
-// one-sided Fisher exact test of fixed size K per side. A case stops as soon as the verdict of
+// one-sided exact test (Boschloo's: Fisher's ordering, unconditional, see boschloo.ts) of fixed
+// size K per side. A case stops as soon as the verdict of
 // that full-size test can no longer change (deterministic curtailment), which changes no
 // decision, only the cost. Per family (regressions, fixes), the per-case bar is level / m
 // (Bonferroni, known in advance, so curtailment can use it), and the final verdicts are Holm's.
 import type { CaseTest } from '../../domain/decision.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import type { Screening, TrialCounts } from './screening.ts';
-import { fisherDropPValue, holmAdjust, trialsToReach } from './significance.ts';
+import { boschlooDropPValue, boschlooFloor } from './boschloo.ts';
+import { holmAdjust, trialsToReach } from './significance.ts';
 
 export type Side = 'baseline' | 'candidate';
 export type Direction = CaseTest['direction'];
@@ -42,7 +44,7 @@ export function designConfirmation(screening: Screening, policy: ConfirmationPol
   const level = policy.alpha / 2;
   const family = (direction: Direction, cases: readonly string[]): FamilyDesign => {
     const bar = cases.length === 0 ? level : level / cases.length;
-    return { direction, cases, level, bar, trialsPerSide: cases.length === 0 ? null : trialsToReach(bar, policy.maxConfirmTrials) };
+    return { direction, cases, level, bar, trialsPerSide: cases.length === 0 ? null : trialsToReach(bar, policy.maxConfirmTrials, boschlooFloor) };
   };
   return { families: [family('regression', screening.drops), family('fix', screening.rises)], maxTrials: policy.maxConfirmTrials };
 }
@@ -83,7 +85,7 @@ type CaseState =
   | { readonly kind: 'incomplete' };
 
 function fullSizeP(direction: Direction, basePasses: number, candPasses: number, k: number): number {
-  return direction === 'regression' ? fisherDropPValue(basePasses, k, candPasses, k) : fisherDropPValue(candPasses, k, basePasses, k);
+  return direction === 'regression' ? boschlooDropPValue(basePasses, candPasses, k) : boschlooDropPValue(candPasses, basePasses, k);
 }
 
 /**

@@ -64,8 +64,8 @@ export function fisherFloor(k: number): number {
   return Math.exp(-logChoose(2 * k, k));
 }
 
-/** The fewest trials per side at which a single case can reach `level`, or null beyond `cap`. */
-export function trialsToReach(level: number, cap: number): number | null {
-  for (let k = 1; k <= cap; k += 1) if (fisherFloor(k) <= level) return k;
+/** The fewest trials per side at which a single case can reach `level` under a test with this floor, or null beyond `cap`. */
+export function trialsToReach(level: number, cap: number, floor: (k: number) => number = fisherFloor): number | null {
+  for (let k = 1; k <= cap; k += 1) if (floor(k) <= level * (1 + 1e-9)) return k;
   return null;
 }

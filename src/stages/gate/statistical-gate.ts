@@ -41,7 +41,7 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
       `whose pass counts differ asks whether the candidate is worse overall, at level ${alpha / 2}. Confirmation: every case whose ` +
       `outcome moved (${plural(regression?.cases.length ?? 0, 'drop')}, ${plural(fix?.cases.length ?? 0, 'rise')}) ran again on fresh trials, the same number ` +
       `on both sides, up to ${k(regression) ?? k(fix) ?? design.maxTrials} per side, stopping as soon as its verdict could no longer change; it is ` +
-      `decided on those fresh trials alone by a one-sided Fisher exact test, Holm-corrected within its family (drops, rises) at level ${alpha / 2}. ` +
+      `decided on those fresh trials alone by a one-sided exact test (Boschloo's unconditional test), Holm-corrected within its family (drops, rises) at level ${alpha / 2}. ` +
       'Only a confirmed drop is named a regression.',
     guarantee: guarantee(alpha),
   };
