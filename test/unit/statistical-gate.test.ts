@@ -5,7 +5,7 @@ import { addConfirmation, caseState, designConfirmation, nextStep, type CaseTall
 import { summarizeCases } from '../../src/stages/gate/flips.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { boschlooDropPValue, boschlooFloor } from '../../src/stages/gate/boschloo.ts';
-import { fisherDropPValue, fisherFloor, holmAdjust, trialsToReach } from '../../src/stages/gate/significance.ts';
+import { fisherDropPValue, fisherFloor, holmAdjust, splitAlpha, trialsToReach } from '../../src/stages/gate/significance.ts';
 import { caseId, drawAgent, FIRST_MIX, sampleRecords, seededRandom } from '../../bench/lib/simulated-agent.ts';
 
 const policy: ComparePolicy = {
@@ -103,8 +103,9 @@ describe('the confirmation planner (pure)', () => {
   it('fixes the families and K from the screening before any fresh trial', () => {
     const design = designConfirmation(screening, policy);
     expect(design.families.map((f) => [f.direction, f.cases, f.trialsPerSide])).toEqual([
-      ['regression', ['a', 'b'], trialsToReach(0.025 / 2, 10, boschlooFloor)],
-      ['fix', ['c'], trialsToReach(0.025, 10, boschlooFloor)],
+      // Two thirds of alpha for each family, split over its cases: 0.0333 / 2 and 0.0333.
+      ['regression', ['a', 'b'], trialsToReach(splitAlpha(0.05).family / 2, 10, boschlooFloor)],
+      ['fix', ['c'], trialsToReach(splitAlpha(0.05).family, 10, boschlooFloor)],
     ]);
   });
 
@@ -148,16 +149,17 @@ describe('the confirmation planner (pure)', () => {
     });
     tallies = addConfirmation(tallies, 'baseline', records({ a: '1', c: '0' }, 'x', 2));
     tallies = addConfirmation(tallies, 'candidate', records({ a: '0', c: '1' }, 'x', 2));
-    // a doubles to 4 (its K); c is a fix family of one, K = 3, so it gets its last trial.
+    // Both families need K = 3: a and c get their last trial (doubling stops at K).
     expect(nextStep(design, tallies)).toEqual({
       kind: 'run',
       requests: [
-        { side: 'baseline', trials: 1, caseIds: ['c'] },
-        { side: 'baseline', trials: 2, caseIds: ['a'] },
-        { side: 'candidate', trials: 1, caseIds: ['c'] },
-        { side: 'candidate', trials: 2, caseIds: ['a'] },
+        { side: 'baseline', trials: 1, caseIds: ['a', 'c'] },
+        { side: 'candidate', trials: 1, caseIds: ['a', 'c'] },
       ],
     });
+    tallies = addConfirmation(tallies, 'baseline', records({ a: '1', c: '0' }, 'x', 3));
+    tallies = addConfirmation(tallies, 'candidate', records({ a: '0', c: '1' }, 'x', 3));
+    expect(nextStep(design, tallies)).toEqual({ kind: 'decide' });
   });
 });
 
@@ -173,7 +175,7 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     const ids = Array.from({ length: 10 }, (_, i) => `c${i}`);
     const baseline = records(Object.fromEntries(ids.map((id) => [id, '1'])));
     const candidate = records(Object.fromEntries(ids.map((id) => [id, '0'])));
-    // Every moved case gets 4/4 → 0/4 fresh: p = 1/70 < 0.05, but the bar is 0.025/10.
+    // Every moved case gets 4/4 → 0/4 fresh: p < 0.05, but the bar is 0.0333/10, out of reach of 4 trials a side.
     const capped = { ...policy, maxConfirmTrials: 4 };
     const runner = scriptedRunner({ baseline: Object.fromEntries(ids.map((id) => [id, '1111'])), candidate: Object.fromEntries(ids.map((id) => [id, '0000'])) });
     const gated = await gateCandidateRuns({ baseline, candidate, policy: capped, noise: quiet, intent: null, screeningTrials: 1 }, { runner });
@@ -195,7 +197,7 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     expect(sides('baseline')).toBe(sides('candidate'));
     const test = gated.decision.tests[0];
     expect(test).toMatchObject({ caseId: 'a', screening: { baseline: { passes: 1, graded: 1 }, candidate: { passes: 0, graded: 1 } } });
-    // K = 3 for one case at 0.025: 3/3 against 0/3 on fresh trials alone (the screening trial is not pooled in).
+    // K = 3 for one case at 0.0333: 3/3 against 0/3 on fresh trials alone (the screening trial is not pooled in).
     expect(test?.confirmation).toEqual({ baseline: { passes: 3, graded: 3 }, candidate: { passes: 0, graded: 3 } });
     expect(test?.pValue).toBe(boschlooDropPValue(3, 0, 3));
     expect(gated.decision.p2f).toEqual(['a']);
@@ -234,7 +236,7 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   });
 
   it('confirmed fixes, and only those, count for minF2P and the hit rate', async () => {
-    // Two rises: the bar is 0.025/2, so K = 4 fresh trials a side.
+    // Two rises: the bar is 0.0333/2, so K = 3 fresh trials a side.
     const runner = scriptedRunner({ baseline: { a: '0000', b: '0' }, candidate: { a: '1111', b: '0' } });
     const gated = await gateCandidateRuns(
       { baseline: records({ a: '0', b: '0', s: '1' }, 'tool_error'), candidate: records({ a: '1', b: '1', s: '1' }), policy, noise: quiet, intent: { targets: ['tool_error'], rationale: 'r' }, screeningTrials: 1 },

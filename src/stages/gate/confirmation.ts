@@ -9,7 +9,7 @@ import type { CaseTest } from '../../domain/decision.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import type { Screening, TrialCounts } from './screening.ts';
 import { boschlooDropPValue, boschlooFloor } from './boschloo.ts';
-import { holmAdjust, trialsToReach } from './significance.ts';
+import { holmAdjust, splitAlpha, trialsToReach } from './significance.ts';
 
 export type Side = 'baseline' | 'candidate';
 export type Direction = CaseTest['direction'];
@@ -23,7 +23,7 @@ export interface ConfirmationPolicy {
 export interface FamilyDesign {
   readonly direction: Direction;
   readonly cases: readonly string[];
-  /** Family-wise level: half of alpha (the other half is the paired test's). */
+  /** Family-wise level: two thirds of alpha (the other third is the paired test's). */
   readonly level: number;
   /** The per-case bar curtailment uses: level / m. */
   readonly bar: number;
@@ -41,7 +41,7 @@ export const meets = (p: number, bar: number): boolean => p <= bar * (1 + 1e-9);
 
 /** Fixes the families and K for each before any fresh trial runs (so the design cannot peek). */
 export function designConfirmation(screening: Screening, policy: ConfirmationPolicy): ConfirmationDesign {
-  const level = policy.alpha / 2;
+  const level = splitAlpha(policy.alpha).family;
   const family = (direction: Direction, cases: readonly string[]): FamilyDesign => {
     const bar = cases.length === 0 ? level : level / cases.length;
     return { direction, cases, level, bar, trialsPerSide: cases.length === 0 ? null : trialsToReach(bar, policy.maxConfirmTrials, boschlooFloor) };

@@ -69,3 +69,13 @@ export function trialsToReach(level: number, cap: number, floor: (k: number) => 
   for (let k = 1; k <= cap; k += 1) if (floor(k) <= level * (1 + 1e-9)) return k;
   return null;
 }
+
+/**
+ * How the gate spends alpha, by the union bound: a third on the paired sign test over all
+ * cases, two thirds on the family of per-case regression tests (and, separately, the same on
+ * the fixes). The per-case tests are discrete and rarely use their whole share, so the larger
+ * share buys fewer confirmation trials without raising the real error rate much.
+ */
+export function splitAlpha(alpha: number): { readonly aggregate: number; readonly family: number } {
+  return { aggregate: alpha / 3, family: (2 * alpha) / 3 };
+}

@@ -1,8 +1,9 @@
-// The gate with a stated error rate. alpha is split by the union bound: alpha/2 for the paired
-// sign test over every case's screening outcome (never selected on, so exact), alpha/2 for the
-// family of per-case regression tests (Holm). An unchanged agent is therefore rejected at most
-// alpha of the time, whatever its per-case pass chances. Fixes are a separate family at alpha/2,
-// so an RC is credited with a fix it did not make at most alpha/2 of the time.
+// The gate with a stated error rate. alpha is split by the union bound (splitAlpha): a third for
+// the paired sign test over every case's screening outcome (never selected on, so exact), two
+// thirds for the family of per-case regression tests (Holm). An unchanged agent is therefore
+// rejected at most alpha of the time, whatever its per-case pass chances. Fixes are a separate
+// family at the same level, so an RC is credited with a fix it did not make at most 2·alpha/3 of
+// the time.
 import type { CaseTest, GateCheck, GateDecision, Procedure } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ConfirmationDesign } from './confirmation.ts';
@@ -10,7 +11,7 @@ import { meets } from './confirmation.ts';
 import type { CaseSummary } from './flips.ts';
 import { gradedCheck, hitRateOf, intentChecks, listed, pct, plural, verdictOf } from './gate.ts';
 import { meanPassRate, type Screening } from './screening.ts';
-import { fisherDropPValue, holmAdjust } from './significance.ts';
+import { fisherDropPValue, holmAdjust, splitAlpha } from './significance.ts';
 
 export interface StatisticalPolicy {
   readonly alpha: number;
@@ -24,7 +25,8 @@ export interface StatisticalPolicy {
 
 const guarantee = (alpha: number): string =>
   `an unchanged agent is rejected at most ${pct(alpha)} of the time, whatever its per-case pass chances; ` +
-  `a case is named a regression (or a fix) it is not at most ${pct(alpha / 2)} of the time`;
+  `a case is named a regression (or a fix) it is not at most ${pct(splitAlpha(alpha).family)} of the time`;
+const level = (x: number): string => String(Number(x.toPrecision(3)));
 
 /** The two-stage procedure in plain words, with the numbers this decision used. */
 export function twoStageProcedure(alpha: number, design: ConfirmationDesign, screeningTrials: number): Procedure {
@@ -33,15 +35,15 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
   return {
     kind: 'two_stage',
     alpha,
-    aggregateLevel: alpha / 2,
-    familyLevel: alpha / 2,
+    aggregateLevel: splitAlpha(alpha).aggregate,
+    familyLevel: splitAlpha(alpha).family,
     trialsPerSide: { regression: k(regression), fix: k(fix) },
     text:
       `Two stages. Screening: both versions ran every case ${plural(screeningTrials, 'time')}; an exact one-sided sign test over the cases ` +
-      `whose pass counts differ asks whether the candidate is worse overall, at level ${alpha / 2}. Confirmation: every case whose ` +
+      `whose pass counts differ asks whether the candidate is worse overall, at level ${level(splitAlpha(alpha).aggregate)}. Confirmation: every case whose ` +
       `outcome moved (${plural(regression?.cases.length ?? 0, 'drop')}, ${plural(fix?.cases.length ?? 0, 'rise')}) ran again on fresh trials, the same number ` +
       `on both sides, up to ${k(regression) ?? k(fix) ?? design.maxTrials} per side, stopping as soon as its verdict could no longer change; it is ` +
-      `decided on those fresh trials alone by a one-sided exact test (Boschloo's unconditional test), Holm-corrected within its family (drops, rises) at level ${alpha / 2}. ` +
+      `decided on those fresh trials alone by a one-sided exact test (Boschloo's unconditional test), Holm-corrected within its family (drops, rises) at level ${level(splitAlpha(alpha).family)}. ` +
       'Only a confirmed drop is named a regression.',
     guarantee: guarantee(alpha),
   };
@@ -52,13 +54,13 @@ export function singleStageProcedure(alpha: number): Procedure {
   return {
     kind: 'single_stage',
     alpha,
-    aggregateLevel: alpha / 2,
-    familyLevel: alpha / 2,
+    aggregateLevel: splitAlpha(alpha).aggregate,
+    familyLevel: splitAlpha(alpha).family,
     trialsPerSide: { regression: null, fix: null },
     text:
       `One stage (the runs cannot be re-run). An exact one-sided sign test over the cases whose pass counts differ asks whether ` +
-      `the candidate is worse overall, at level ${alpha / 2}. Every case whose trials could show a difference is tested with a ` +
-      `one-sided Fisher exact test, Holm-corrected over all of them at level ${alpha / 2}; with few trials per case no single ` +
+      `the candidate is worse overall, at level ${level(splitAlpha(alpha).aggregate)}. Every case whose trials could show a difference is tested with a ` +
+      `one-sided Fisher exact test, Holm-corrected over all of them at level ${level(splitAlpha(alpha).family)}; with few trials per case no single ` +
       'case can reach that level, and only the paired test can reject.',
     guarantee: guarantee(alpha),
   };
@@ -94,7 +96,7 @@ export function singleStageTests(screening: Screening, alpha: number): CaseTest[
               pValue: pValues[i] as number,
               pBound: 'exact',
               adjustedPValue: adjusted[i] as number,
-              outcome: meets(adjusted[i] as number, alpha / 2) ? 'confirmed' : 'not_confirmed',
+              outcome: meets(adjusted[i] as number, splitAlpha(alpha).family) ? 'confirmed' : 'not_confirmed',
             },
           ],
     );
@@ -119,7 +121,7 @@ export function decideStatistical(input: {
   const moved = [...screening.drops, ...screening.rises];
   const flaky = moved.filter((id) => !regressions.includes(id) && !fixes.includes(id)).sort();
   const incomplete = tests.filter((t) => t.direction === 'regression' && t.outcome === 'incomplete').map((t) => t.caseId);
-  const aggregateLevel = input.procedure.aggregateLevel ?? policy.alpha / 2;
+  const aggregateLevel = input.procedure.aggregateLevel ?? splitAlpha(policy.alpha).aggregate;
   const { worse, better, pValue } = screening.aggregate;
   const total = screening.cases.length + screening.ungraded.length + screening.unmatched.length;
   const basePassing = [...baseline.values()].filter((c) => c.outcome === 'pass').length;
@@ -146,7 +148,7 @@ export function decideStatistical(input: {
     {
       name: 'paired_test',
       ok: !meets(pValue, aggregateLevel),
-      message: `worse than the baseline overall? ${worse} of ${worse + better} moved cases dropped: one-sided sign test p = ${pValue.toFixed(4)} (a regression at p ≤ ${aggregateLevel})`,
+      message: `worse than the baseline overall? ${worse} of ${worse + better} moved cases dropped: one-sided sign test p = ${pValue.toFixed(4)} (a regression at p ≤ ${level(aggregateLevel)})`,
     },
     ...intentChecks(fixes, baseline, intent, policy, 'confirmed'),
   ];
