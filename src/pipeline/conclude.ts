@@ -55,6 +55,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
       })
     : null;
   const decision = evaluation?.decision ?? scopeRejection(subject.outside, config.blueprint);
+  for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
   if (decision.verdict === 'undecided') {
     throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);
   }
