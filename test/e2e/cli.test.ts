@@ -199,7 +199,7 @@ describe('iterate across invocations', () => {
     const entries = logLines(dir);
     expect(entries.map((e) => e.decision)).toEqual(['rejected', 'promoted']);
     expect(entries[1]?.targets).not.toEqual(entries[0]?.targets);
-  });
+  }, 180_000);
 });
 
 describe('a killed iterate', () => {
