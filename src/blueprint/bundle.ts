@@ -11,6 +11,7 @@ const ownNodeModules = fileURLToPath(new URL('../../node_modules', import.meta.u
 
 export class BundleError extends Error {
   constructor(
+    /** Absolute path of the file at fault. */
     readonly file: string,
     readonly line: number | null,
     message: string,
@@ -46,13 +47,27 @@ function confine(roots: readonly string[]): Plugin {
   };
 }
 
+/** A bound on one build: esbuild runs as a helper process, and no wait on a child is unbounded. */
+const BUILD_TIMEOUT_MS = 120_000;
+
+/** The bundler did not answer within its bound (it was stopped). */
+export class BundlerTimeout extends Error {
+  constructor() {
+    super(`the bundler (esbuild) did not finish within ${BUILD_TIMEOUT_MS / 1000} s and was stopped`);
+    this.name = 'BundlerTimeout';
+  }
+}
+
 /**
  * Bundles `entrySource` (an ES module, resolved from `resolveDir`) into `outfile`, reading only
- * files under `roots`.
+ * files under `roots`. Dynamic imports are inlined as lazily evaluated modules (no splitting).
  */
 export async function bundleModule(entrySource: string, resolveDir: string, outfile: string, roots: readonly string[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
   try {
-    await build({
+    const building = build({
+      absWorkingDir: resolveDir,
       plugins: [confine(roots)],
       stdin: { contents: entrySource, resolveDir, sourcefile: 'agentdevel-entry.ts', loader: 'ts' },
       bundle: true,
@@ -69,13 +84,27 @@ export async function bundleModule(entrySource: string, resolveDir: string, outf
         js: "import { createRequire as __agentdevelRequire } from 'node:module'; const require = __agentdevelRequire(import.meta.url);",
       },
     });
+    await Promise.race([
+      building,
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          timedOut = true;
+          void stop();
+          reject(new BundlerTimeout());
+        }, BUILD_TIMEOUT_MS);
+      }),
+    ]);
   } catch (error) {
+    if (timedOut) throw new BundlerTimeout();
     const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number } | null }> }).errors?.[0];
     if (first) {
+      // esbuild names files relative to absWorkingDir.
       const file = first.location ? path.resolve(resolveDir, first.location.file) : resolveDir;
       throw new BundleError(file, first.location?.line ?? null, first.text);
     }
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,6 +1,7 @@
-import { mkdir, readFile, readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { mkdir, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AgentdevelError } from '../domain/errors.ts';
+import { AgentdevelError, type ErrorLocation } from '../domain/errors.ts';
 import { parseJsonDocument } from '../domain/json-document.ts';
 import type { BlueprintFile } from '../domain/model-port.ts';
 import { compileTemplates, TemplateError, type Render } from '../template/handlebars.ts';
@@ -11,6 +12,8 @@ export const BLUEPRINT_FILE = 'blueprint.json';
 
 export interface LoadedBlueprint {
   readonly name: string;
+  /** The workspace (or checkout) it was loaded from; errors name files relative to it. */
+  readonly workspace: string;
   readonly root: string;
   readonly manifest: BlueprintManifest;
   /** Renders the system prompt (tool-loop only). */
@@ -23,65 +26,142 @@ export function blueprintRoot(workspace: string, name: string): string {
   return path.join(workspace, 'blueprints', name);
 }
 
-function invalid(message: string, location: { file?: string; line?: number; key?: string } = {}): AgentdevelError {
+/** A file as the user knows it: relative to the workspace (or the checkout standing in for it). */
+export function shownPath(workspace: string, file: string): string {
+  const relative = path.relative(workspace, file);
+  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative.split(path.sep).join('/');
+}
+
+function invalid(message: string, location: ErrorLocation = {}): AgentdevelError {
   return new AgentdevelError('BLUEPRINT_INVALID', message, { location });
 }
 
-export async function readManifest(root: string): Promise<BlueprintManifest> {
-  const file = path.join(root, BLUEPRINT_FILE);
+function at(file: string, line: number | null): string {
+  return line === null ? file : `${file}:${line}`;
+}
+
+export async function readManifest(workspace: string, root: string): Promise<BlueprintManifest> {
+  const file = shownPath(workspace, path.join(root, BLUEPRINT_FILE));
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
+    text = await readFile(path.join(root, BLUEPRINT_FILE), 'utf8');
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw cause;
     throw invalid(`${file}: missing (every blueprint folder needs a ${BLUEPRINT_FILE})`, { file });
   }
   return parseJsonDocument(text, file, blueprintManifestSchema, 'BLUEPRINT_INVALID');
 }
 
+const within = (file: string, root: string): boolean => file === root || file.startsWith(`${root}${path.sep}`);
+
 /**
- * Loads a blueprint and proves it can run: the manifest validates, templates compile and the
- * tool wrappers bundle. (Whether the wrappers export the right shape is checked when the tool
- * host imports them.) `buildDir` receives the bundles.
+ * Symbolic links in the blueprint folder that lead out of it (committed or new, to a file or a
+ * folder, directly or through other links). A blueprint is loaded only from a checkout in which
+ * no path leaves its folder, so a link can neither pull the task's files (say, the test split)
+ * into a prompt nor let an RC reach past its scope.
  */
-export async function loadBlueprint(workspace: string, name: string, buildDir: string): Promise<LoadedBlueprint> {
-  const root = blueprintRoot(workspace, name);
-  const manifest = await readManifest(root);
-  if (manifest.runtime === 'command') {
-    return { name, root, manifest, renderPrompt: null, wrappersBundle: null };
+async function refuseEscapingLinks(workspace: string, root: string): Promise<void> {
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+    if (!(await stat(realRoot)).isDirectory()) throw invalid(`${shownPath(workspace, root)}: not a folder`, { file: shownPath(workspace, root) });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw invalid(`${shownPath(workspace, root)}: missing (the blueprint named in agentdevel.config.json has no folder)`, { file: shownPath(workspace, root) });
   }
-  const renderPrompt = await compilePrompt(root, manifest.prompt);
-  await mkdir(buildDir, { recursive: true });
-  const wrappersBundle = path.join(buildDir, 'tools.mjs');
-  const imports = manifest.tools.map((tool, i) => `import * as tool${i} from ${JSON.stringify(`./${tool}`)};`);
-  const list = manifest.tools.map((tool, i) => `[${JSON.stringify(`blueprints/${name}/${tool}`)}, tool${i}]`);
-  const entry = [
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isSymbolicLink()) continue;
+    const link = path.join(parentOf(entry), entry.name);
+    const target = await readlink(link);
+    let resolved: string;
+    try {
+      resolved = await realpath(link);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw invalid(`${shownPath(workspace, link)}: a symbolic link that loops (to ${target})`, { file: shownPath(workspace, link) });
+      if (code !== 'ENOENT') throw error;
+      // A link to nothing: judged by where it points.
+      resolved = path.resolve(await realpath(path.dirname(link)), target);
+    }
+    if (!within(resolved, realRoot)) {
+      const file = shownPath(workspace, link);
+      throw invalid(`${file}: a symbolic link to ${target}, outside the blueprint folder (a blueprint may link only to its own files)`, { file });
+    }
+  }
+}
+
+/** Tool wrappers as lazily imported modules, so the host can name the one that fails to import. */
+function wrappersEntry(name: string, tools: readonly string[]): string {
+  const list = tools.map((tool) => `[${JSON.stringify(`blueprints/${name}/${tool}`)}, () => import(${JSON.stringify(`./${tool}`)})]`);
+  return [
     "import { z as agentdevelZod } from 'zod';",
-    ...imports,
     `export default [${list.join(', ')}];`,
     'export const toJSONSchema = agentdevelZod.toJSONSchema;',
   ].join('\n');
+}
+
+/**
+ * Loads a blueprint and proves it can run: no link leaves its folder, the manifest validates,
+ * the prompt template and its partials compile and render, and the tool wrappers bundle.
+ * (Whether the wrappers import and export the right shape is checked when the tool host starts.)
+ * `buildDir` receives the bundles. Errors name the file (and line) relative to `workspace`.
+ */
+export async function loadBlueprint(workspace: string, name: string, buildDir: string): Promise<LoadedBlueprint> {
+  const root = blueprintRoot(workspace, name);
+  await refuseEscapingLinks(workspace, root);
+  const manifest = await readManifest(workspace, root);
+  if (manifest.runtime === 'command') {
+    return { name, workspace, root, manifest, renderPrompt: null, wrappersBundle: null };
+  }
+  const renderPrompt = await compilePrompt(workspace, root, manifest.prompt);
+  // A trial render with the tools as the manifest lists them: what fails only at render time
+  // (a missing helper, a partial inside a branch) fails here, before anything runs.
+  renderSystemPrompt(workspace, root, manifest.prompt, renderPrompt, manifest.tools.map((tool) => ({ name: path.basename(tool).replace(/\.[^.]*$/, ''), description: '' })));
+  await mkdir(buildDir, { recursive: true });
+  const wrappersBundle = path.join(buildDir, 'tools.mjs');
   try {
-    await bundleModule(entry, root, wrappersBundle, [root]);
+    await bundleModule(wrappersEntry(name, manifest.tools), root, wrappersBundle, [root]);
   } catch (error) {
     if (error instanceof BundleError) {
-      const where = error.line === null ? error.file : `${error.file}:${error.line}`;
-      throw invalid(`${where}: ${error.message}`, { file: error.file, ...(error.line === null ? {} : { line: error.line }) });
+      const file = shownPath(workspace, error.file);
+      throw invalid(`${at(file, error.line)}: ${error.message}`, { file, ...(error.line === null ? {} : { line: error.line }) });
     }
     throw error;
   }
-  return { name, root, manifest, renderPrompt, wrappersBundle };
+  return { name, workspace, root, manifest, renderPrompt, wrappersBundle };
 }
 
-async function compilePrompt(root: string, promptFile: string): Promise<Render> {
+/** Renders the system prompt; a template that fails is the blueprint's error, naming its file and line. */
+export function renderPromptFor(blueprint: LoadedBlueprint, tools: ReadonlyArray<{ name: string; description: string }>): string {
+  const { manifest, renderPrompt } = blueprint;
+  if (manifest.runtime !== 'tool-loop' || renderPrompt === null) throw new Error('unreachable: only tool-loop blueprints have a prompt');
+  return renderSystemPrompt(blueprint.workspace, blueprint.root, manifest.prompt, renderPrompt, tools);
+}
+
+function renderSystemPrompt(workspace: string, root: string, promptFile: string, render: Render, tools: ReadonlyArray<{ name: string; description: string }>): string {
+  try {
+    return render({ tools });
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    throw templateInvalid(workspace, root, promptFile, error, 'cannot be rendered');
+  }
+}
+
+function templateInvalid(workspace: string, root: string, promptFile: string, error: TemplateError, what: string): AgentdevelError {
+  const template = error.template === promptFile || error.template.endsWith('.hbs') ? error.template : `${error.template}.hbs`;
+  const file = shownPath(workspace, path.join(root, template === promptFile ? promptFile : template));
+  return invalid(`${at(file, error.line)}: ${what}: ${error.message}`, { file, ...(error.line === null ? {} : { line: error.line }) });
+}
+
+async function compilePrompt(workspace: string, root: string, promptFile: string): Promise<Render> {
   const templates = (await listFiles(root)).filter((f) => f.endsWith('.hbs'));
   const sources = new Map<string, string>();
   for (const file of templates) sources.set(file, await readFile(path.join(root, file), 'utf8'));
   const main = sources.get(promptFile);
   if (main === undefined) {
-    throw invalid(`${path.join(root, BLUEPRINT_FILE)}: prompt: "${promptFile}" is not a .hbs file of the blueprint`, {
-      file: path.join(root, BLUEPRINT_FILE),
-      key: 'prompt',
-    });
+    const file = shownPath(workspace, path.join(root, BLUEPRINT_FILE));
+    throw invalid(`${file}: prompt: "${promptFile}" is not a .hbs file of the blueprint`, { file, key: 'prompt' });
   }
   const partials = Object.fromEntries(
     [...sources].filter(([file]) => file !== promptFile).map(([file, source]) => [file.replace(/\.hbs$/, ''), source]),
@@ -89,10 +169,7 @@ async function compilePrompt(root: string, promptFile: string): Promise<Render> 
   try {
     return compileTemplates({ main, partials }, promptFile);
   } catch (error) {
-    if (error instanceof TemplateError) {
-      const file = path.join(root, error.template.endsWith('.hbs') ? error.template : `${error.template}.hbs`);
-      throw invalid(`${file}: template does not compile: ${error.message}`, { file });
-    }
+    if (error instanceof TemplateError) throw templateInvalid(workspace, root, promptFile, error, 'template does not compile');
     throw error;
   }
 }
@@ -104,30 +181,46 @@ function taskRootOf(environmentModule: string): string {
   return at >= 0 && parts[at + 1] ? parts.slice(0, at + 2).join(path.sep) : path.dirname(environmentModule);
 }
 
-/** Bundles the task's environment module for the tool host. */
-export async function bundleEnvironment(environmentModule: string, buildDir: string): Promise<string> {
+/** Bundles the task's environment module for the tool host. Errors name the file relative to `workspace`. */
+export async function bundleEnvironment(environmentModule: string, buildDir: string, workspace?: string): Promise<string> {
   await mkdir(buildDir, { recursive: true });
   const out = path.join(buildDir, 'environment.mjs');
   try {
     await bundleModule(`export * from ${JSON.stringify(environmentModule)};`, path.dirname(environmentModule), out, [taskRootOf(environmentModule)]);
   } catch (error) {
     if (error instanceof BundleError) {
-      throw new AgentdevelError('TASK_INVALID', `${error.file}${error.line ? `:${error.line}` : ''}: ${error.message}`, {
-        location: { file: error.file },
-      });
+      const file = workspace === undefined ? error.file : shownPath(workspace, error.file);
+      throw new AgentdevelError('TASK_INVALID', `${at(file, error.line)}: ${error.message}`, { location: { file, ...(error.line === null ? {} : { line: error.line }) } });
     }
     throw error;
   }
   return out;
 }
 
-/** Relative paths of the files in a folder, recursively, sorted. */
+/** The folder of a directory entry (`parentPath` from Node 20.12, `path` before). */
+function parentOf(entry: Dirent): string {
+  return entry.parentPath ?? (entry as unknown as { path: string }).path;
+}
+
+/** Whether a link leads to a file (a link to nothing leads nowhere). */
+async function linksToFile(link: string): Promise<boolean> {
+  try {
+    return (await stat(link)).isFile();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') return false;
+    throw error;
+  }
+}
+
+/** Relative paths of the files in a folder (links to files included), recursively, sorted. */
 export async function listFiles(root: string): Promise<string[]> {
-  const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(root, path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name)))
-    .sort();
+  const files: string[] = [];
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    const full = path.join(parentOf(entry), entry.name);
+    if (entry.isFile() || (entry.isSymbolicLink() && (await linksToFile(full)))) files.push(path.relative(root, full));
+  }
+  return files.sort();
 }
 
 /** The blueprint's text files, as the synthesizer sees them (paths relative to the workspace). */

@@ -1,9 +1,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadBlueprint } from '../blueprint/load.ts';
-import { startToolHost } from '../blueprint/tool-host/client.ts';
+import { loadBlueprint, renderPromptFor } from '../blueprint/load.ts';
+import { startToolHost, ToolHostError } from '../blueprint/tool-host/client.ts';
+import { AgentdevelError } from '../domain/errors.ts';
 import type { ReleaseCandidate } from '../domain/release-candidate.ts';
-import { isAgentdevelError } from '../domain/errors.ts';
 import type { Workspace } from './workspace.ts';
 
 export interface BuiltCandidate {
@@ -47,18 +47,29 @@ export async function buildCandidate(
   return { branch, dir, commit };
 }
 
-/** Proves a built RC can run: the blueprint loads and its tool wrappers import. */
+/**
+ * Proves a built RC can run, as a run would load it: no link leaves the blueprint folder, the
+ * manifest validates, the templates and partials compile, the tool wrappers import and check,
+ * and the system prompt renders with the tools they define. What is wrong comes back as one
+ * line for the synthesizer's repair turn; anything else (git, the disk, a bug) is not the RC's
+ * doing and propagates.
+ */
 export async function checkCandidateLoads(workspace: Workspace, built: BuiltCandidate): Promise<string | null> {
   const buildDir = path.join(workspace.stateDir, 'build', `check-${path.basename(built.dir)}`);
   try {
     const blueprint = await loadBlueprint(built.dir, workspace.config.blueprint, buildDir);
     if (blueprint.wrappersBundle) {
       const host = await startToolHost({ wrappers: blueprint.wrappersBundle, environment: null }, { callTimeoutMs: workspace.config.sandbox.timeoutMs, memoryMb: workspace.config.sandbox.memoryMb });
-      host.stop();
+      try {
+        renderPromptFor(blueprint, host.tools);
+      } finally {
+        host.stop();
+      }
     }
     return null;
   } catch (error) {
-    if (isAgentdevelError(error) || error instanceof Error) return `the edited blueprint does not load: ${error.message}`;
+    if (error instanceof AgentdevelError && error.code === 'BLUEPRINT_INVALID') return `the edited blueprint does not load: ${error.message}`;
+    if (error instanceof ToolHostError) return `the edited blueprint does not load: the tool wrappers do not load: ${error.message}`;
     throw error;
   } finally {
     await rm(buildDir, { recursive: true, force: true });

@@ -105,7 +105,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
   const runtime = async (task: Task): Promise<Runtime> => {
     started ??= (async () => {
       const blueprint = await loadBlueprint(dir, config.blueprint, buildDir);
-      const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir) : null;
+      const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir, dir) : null;
       return startRuntime({
         blueprint,
         environmentBundle,
@@ -115,8 +115,6 @@ export function openVersion(context: RunContext, source: VersionSource): Version
         memoryMb: config.sandbox.memoryMb,
         passEnv: config.command.passEnv,
         parentEnv: context.parentEnv,
-      }).catch((error: unknown) => {
-        throw new AgentdevelError('BLUEPRINT_INVALID', `${blueprintFolder}: the tool wrappers do not load: ${(error as Error).message}`, { cause: error });
       });
     })();
     return started;

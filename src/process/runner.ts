@@ -1,7 +1,14 @@
 // The one module that imports execa (house rule 6). Every subprocess agentdevel starts (tool
-// hosts, command agents, diagnosis scripts, custom scorers) goes through here, so the
-// environment scrubbing and kill rules live in one place.
+// hosts, command agents, diagnosis scripts, custom scorers, git plumbing) goes through here, so
+// the environment scrubbing and the kill rules live in one place:
+// - each child leads its own process group (its own session), so a signal it sends to "its
+//   group" never reaches agentdevel, and stopping it stops everything it started;
+// - every wait has a bound: the time limit kills the whole group, and once the child itself
+//   has exited its leftovers are killed and its output streams are closed after a short grace,
+//   so a grandchild that keeps stdout open cannot hold the command;
+// - children still running when agentdevel exits (an error, an interrupt) are killed.
 import { execa, type ResultPromise } from 'execa';
+import { killGroup, trackChild } from './children.ts';
 
 export interface ProcessRequest {
   readonly command: string;
@@ -24,26 +31,64 @@ export interface ProcessOutcome {
   readonly spawnError: string | null;
 }
 
+/** How long a child's output may stay open after the child itself has exited. */
+const OUTPUT_GRACE_MS = 1000;
+
 function baseOptions(request: ProcessRequest) {
   return {
     cwd: request.cwd,
     env: { ...request.env },
     extendEnv: false,
     reject: false,
-    timeout: request.timeoutMs,
-    killSignal: 'SIGKILL' as const,
+    detached: true,
     stripFinalNewline: false,
   };
 }
 
+interface Supervision {
+  readonly timedOut: () => boolean;
+}
+
+/**
+ * Applies the kill rules to a started child: the time limit, the group kill once the child
+ * exits, the bounded wait for its output, and the kill at agentdevel's exit.
+ */
+function supervise(subprocess: ResultPromise, timeoutMs: number | undefined): Supervision {
+  const pid = subprocess.pid;
+  let timedOut = false;
+  if (pid === undefined) return { timedOut: () => false };
+  const untrack = trackChild(pid);
+  const timer =
+    timeoutMs === undefined
+      ? null
+      : setTimeout(() => {
+          timedOut = true;
+          killGroup(pid);
+        }, timeoutMs);
+  subprocess.once('exit', () => {
+    if (timer) clearTimeout(timer);
+    // Whatever the child started dies with it: a case's process tree ends with the case.
+    killGroup(pid);
+    const grace = setTimeout(() => {
+      // A process that left the group (setsid) may still hold the pipes: stop reading them.
+      subprocess.stdout?.destroy();
+      subprocess.stderr?.destroy();
+    }, OUTPUT_GRACE_MS);
+    subprocess.once('close', () => clearTimeout(grace));
+  });
+  subprocess.once('close', untrack);
+  return { timedOut: () => timedOut };
+}
+
 /** Runs a process to completion. A non-zero exit is an outcome, not an exception. */
 export async function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
-  const result = await execa(request.command, [...request.args], {
+  const subprocess = execa(request.command, [...request.args], {
     ...baseOptions(request),
     input: request.input ?? '',
     maxBuffer: request.maxOutputBytes ?? 16 * 1024 * 1024,
   });
-  return toOutcome(result);
+  const supervision = supervise(subprocess, request.timeoutMs);
+  return toOutcome(await subprocess, supervision);
 }
 
 /**
@@ -60,14 +105,27 @@ export async function runProcessLines(
     buffer: { stdout: false, stderr: true },
     maxBuffer: { stderr: request.maxOutputBytes ?? 1024 * 1024 },
   });
+  const supervision = supervise(subprocess, request.timeoutMs);
+  let handlerError: { error: unknown } | null = null;
   try {
     for await (const line of subprocess.iterable({ from: 'stdout' })) {
-      await onLine(String(line));
+      try {
+        await onLine(String(line));
+      } catch (error) {
+        handlerError = { error };
+        break;
+      }
     }
   } catch {
-    // The process failed mid-stream; its outcome below says how.
+    // The stream ends in an error when the process fails or its output is cut at the grace
+    // bound; the outcome below says how the process ended.
   }
-  return toOutcome(await subprocess);
+  if (handlerError) {
+    if (subprocess.pid !== undefined) killGroup(subprocess.pid);
+    await subprocess;
+    throw handlerError.error;
+  }
+  return toOutcome(await subprocess, supervision);
 }
 
 interface RawResult {
@@ -75,21 +133,21 @@ interface RawResult {
   signal?: string;
   stdout?: unknown;
   stderr?: unknown;
-  timedOut?: boolean;
   failed?: boolean;
   code?: string;
   originalMessage?: string;
   message?: string;
 }
 
-function toOutcome(result: RawResult): ProcessOutcome {
-  const spawnFailed = result.failed === true && result.exitCode === undefined && !result.signal && !result.timedOut;
+function toOutcome(result: RawResult, supervision: Supervision): ProcessOutcome {
+  const timedOut = supervision.timedOut();
+  const spawnFailed = result.failed === true && result.exitCode === undefined && !result.signal && !timedOut;
   return {
     exitCode: result.exitCode ?? null,
     signal: result.signal ?? null,
     stdout: typeof result.stdout === 'string' ? result.stdout : '',
     stderr: typeof result.stderr === 'string' ? result.stderr : '',
-    timedOut: result.timedOut === true,
+    timedOut,
     spawnError: spawnFailed ? (result.originalMessage ?? result.message ?? 'could not start the process') : null,
   };
 }
@@ -100,6 +158,7 @@ export interface IpcProcess {
   onMessage(listener: (message: unknown) => void): void;
   /** Resolves when the process exits, with how it ended and its stderr tail. */
   readonly exited: Promise<ProcessOutcome>;
+  /** Stops the process and everything it started. */
   kill(): void;
 }
 
@@ -113,11 +172,15 @@ export function startIpcProcess(request: ProcessRequest): IpcProcess {
     buffer: { stderr: true },
     maxBuffer: { stderr: 256 * 1024 },
   });
+  const supervision = supervise(subprocess, request.timeoutMs);
   const listeners: Array<(message: unknown) => void> = [];
   subprocess.on('message', (message: unknown) => {
     for (const listener of listeners) listener(message);
   });
-  const exited = subprocess.then(toOutcome, (error: RawResult) => toOutcome(error));
+  const exited = subprocess.then(
+    (result) => toOutcome(result, supervision),
+    (error: RawResult) => toOutcome(error, supervision),
+  );
   return {
     send: async (message) => {
       await subprocess.sendMessage(message as never);
@@ -127,7 +190,7 @@ export function startIpcProcess(request: ProcessRequest): IpcProcess {
     },
     exited,
     kill: () => {
-      subprocess.kill('SIGKILL');
+      if (subprocess.pid !== undefined) killGroup(subprocess.pid);
     },
   };
 }

@@ -43,6 +43,28 @@ for (const api of [dns, dns.promises, dns.Resolver.prototype, dns.promises.Resol
 }
 syncBuiltinESMExports();
 
+// Signals: a script may signal itself, nothing else. process.kill goes through process._kill,
+// so guarding that one catches both spellings (process.binding is denied by the permission
+// model). Trying to signal another process (agentdevel, its own group, every process) stops the
+// script at once: the parent records why.
+const ownPid = process.pid;
+const exitNow = process.exit.bind(process);
+const rawKill = process._kill.bind(process);
+const guardedKill = (pid, signal) => {
+  if (Number(pid) === ownPid) return rawKill(pid, signal);
+  process.stderr.write(`sandbox: stopped: it tried to signal another process (pid ${Number(pid)}), which is denied\n`);
+  return exitNow(70);
+};
+Object.defineProperty(process, '_kill', { value: guardedKill, writable: false, configurable: false });
+
+// A child must not outlive its parent: when agentdevel is gone (the child was re-parented),
+// stop. The timer does not keep the process alive. A script that spins never reaches it: that
+// one is killed by the parent-death signal the launcher sets where setpriv exists.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) exitNow(70);
+}, 1000).unref();
+
 const script = process.argv[2];
 if (!script) {
   process.stderr.write('sandbox: no script given\n');

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnvironment } from './environment.ts';
+import { launcher, LIMIT_REFUSED_EXIT, limitedCommand, ranOutOfMemory } from './memory-limit.ts';
 import { permissionArgs } from './node-permissions.ts';
 import { runProcess, type ProcessOutcome, type ProcessRequest } from './runner.ts';
 
@@ -25,31 +26,48 @@ export interface SandboxGrant {
   readonly writable: readonly string[];
 }
 
-/** The command line that runs `script` under the sandbox; shared by scripts and the tool host. */
-export function sandboxInvocation(
+/**
+ * The command line that runs `script` under the sandbox; shared by scripts and the tool host.
+ * The child runs in its own process group under the permission model, with the V8 heap limited
+ * by `--max-old-space-size` and all its other memory by RLIMIT_DATA (see memory-limit.ts).
+ */
+export async function sandboxInvocation(
   script: string,
   grant: SandboxGrant,
   args: readonly string[],
   memoryMb: number,
-): ProcessRequest {
+): Promise<ProcessRequest> {
   const permissions = {
     read: [entry, script, ...grant.readable].map((p) => path.resolve(p)),
     write: grant.writable.map((p) => path.resolve(p)),
   };
+  const node = [
+    ...permissionArgs(permissions),
+    `--max-old-space-size=${memoryMb}`,
+    '--disable-warning=ExperimentalWarning',
+    entry,
+    path.resolve(script),
+    ...args,
+  ];
   return {
-    command: process.execPath,
-    args: [
-      ...permissionArgs(permissions),
-      `--max-old-space-size=${memoryMb}`,
-      '--disable-warning=ExperimentalWarning',
-      entry,
-      path.resolve(script),
-      ...args,
-    ],
+    ...limitedCommand(await launcher(), memoryMb, node),
     // Nothing of agentdevel's environment: no API keys, no tokens.
     env: childEnvironment({ PATH: '/nonexistent' }),
     cwd: path.dirname(path.resolve(script)),
   };
+}
+
+/**
+ * Why a sandboxed child stopped, when it broke a limit or a rule (null otherwise): the time
+ * limit, the memory limit, or a denied attempt to signal another process.
+ */
+export function brokenLimit(outcome: ProcessOutcome, limits: SandboxLimits): string | null {
+  if (outcome.timedOut) return `killed after the time limit of ${limits.timeoutMs} ms`;
+  const stopped = /sandbox: stopped: (.*)/.exec(outcome.stderr)?.[1];
+  if (stopped) return `stopped: ${stopped.trim()}`;
+  if (outcome.exitCode === LIMIT_REFUSED_EXIT && /ulimit/.test(outcome.stderr)) return `could not start: the shell refused the memory limit (${lastLines(outcome.stderr)})`;
+  if (ranOutOfMemory(outcome.stderr)) return `killed at the memory limit of ${limits.memoryMb} MB`;
+  return null;
 }
 
 export type SandboxVerdict =
@@ -63,17 +81,13 @@ export type SandboxVerdict =
  */
 export async function runSandboxed(request: SandboxRequest): Promise<SandboxVerdict> {
   const outcome = await runProcess({
-    ...sandboxInvocation(request.script, request, request.args, request.limits.memoryMb),
+    ...(await sandboxInvocation(request.script, request, request.args, request.limits.memoryMb)),
     timeoutMs: request.limits.timeoutMs,
     maxOutputBytes: 4 * 1024 * 1024,
   });
-  if (outcome.timedOut) {
-    return { kind: 'failed', reason: `killed after the time limit of ${request.limits.timeoutMs} ms`, outcome };
-  }
   if (outcome.spawnError) return { kind: 'failed', reason: `could not start: ${outcome.spawnError}`, outcome };
-  if (/heap out of memory|Allocation failed/i.test(outcome.stderr)) {
-    return { kind: 'failed', reason: `killed at the memory limit of ${request.limits.memoryMb} MB`, outcome };
-  }
+  const broken = brokenLimit(outcome, request.limits);
+  if (broken) return { kind: 'failed', reason: broken, outcome };
   if (outcome.signal) return { kind: 'failed', reason: `killed by ${outcome.signal}`, outcome };
   if (outcome.exitCode !== 0) {
     return { kind: 'failed', reason: `exited with code ${outcome.exitCode}: ${lastLines(outcome.stderr)}`, outcome };
@@ -81,7 +95,7 @@ export async function runSandboxed(request: SandboxRequest): Promise<SandboxVerd
   return { kind: 'ok', outcome };
 }
 
-function lastLines(text: string): string {
+export function lastLines(text: string): string {
   const lines = text
     .split('\n')
     .map((l) => l.trim())

@@ -55,7 +55,7 @@ describe('RC synthesis', () => {
     expect(feedback[0]).toBeNull();
     expect(feedback[1]).toMatch(/rubrics\/orders\/rubric\.md: outside blueprints\/support-agent\//);
     expect(feedback[2]).toMatch(/does not load: .*tools\/get_order\.ts: "description" must be/);
-    expect(feedback[3]).toMatch(/does not load: .*system\.hbs: template does not compile/);
+    expect(feedback[3]).toMatch(/does not load: blueprints\/support-agent\/system\.hbs:1: template does not compile: parse error: Expecting .*got 'EOF'/);
   });
 
   it('records "no valid RC" when the repairs run out, leaving the line untouched', async () => {

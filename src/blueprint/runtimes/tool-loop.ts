@@ -1,9 +1,10 @@
 import { pathToFileURL } from 'node:url';
 import type { Case } from '../../domain/case.ts';
-import { AgentRequestRejected, type ConversationMessage, type ModelPort, type UserBlock } from '../../domain/model-port.ts';
-import type { LoadedBlueprint } from '../load.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { AgentRequestRejected, InfraError, type ConversationMessage, type ModelPort, type UserBlock } from '../../domain/model-port.ts';
+import { renderPromptFor, type LoadedBlueprint } from '../load.ts';
 import type { ToolLoopManifest } from '../manifest.ts';
-import { startToolHost, ToolHostError, type ToolHost } from '../tool-host/client.ts';
+import { startToolHost, ToolHostError, ToolHostStartError, type ToolHost } from '../tool-host/client.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from './runtime.ts';
 
 export interface ToolLoopOptions {
@@ -32,15 +33,33 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
     : null;
   // One host per case in flight, so a wrapper that hangs or crashes takes down its own case
   // only. The first starts eagerly: a wrapper that does not import fails the load, not every case.
-  const idle: ToolHost[] = [await startToolHost(hostBundles, hostLimits)];
+  const first = await startFirstHost(() => startToolHost(hostBundles, hostLimits));
+  const tools = first.tools;
+  let system: string;
+  try {
+    system = renderPromptFor(blueprint, tools);
+  } catch (error) {
+    first.stop();
+    throw error;
+  }
+  const idle: ToolHost[] = [first];
   const live = new Set<ToolHost>(idle);
-  const tools = (idle[0] as ToolHost).tools;
-  const system = (blueprint.renderPrompt as (context: unknown) => string)({ tools });
 
   const acquire = async (): Promise<ToolHost> => {
-    const host = idle.pop() ?? (await startToolHost(hostBundles, hostLimits));
-    live.add(host);
-    return host;
+    const reused = idle.pop();
+    if (reused) {
+      live.add(reused);
+      return reused;
+    }
+    try {
+      const host = await startToolHost(hostBundles, hostLimits);
+      live.add(host);
+      return host;
+    } catch (error) {
+      // No host process at all is an outage of this machine, never the agent's failure.
+      if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
+      throw error;
+    }
   };
 
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
@@ -139,4 +158,17 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
       idle.length = 0;
     },
   };
+}
+
+/** Starts the first tool host: wrappers that do not load are the blueprint's error (exit 2). */
+async function startFirstHost(start: () => Promise<ToolHost>): Promise<ToolHost> {
+  try {
+    return await start();
+  } catch (error) {
+    if (error instanceof ToolHostError) {
+      throw new AgentdevelError('BLUEPRINT_INVALID', `the tool wrappers do not load: ${error.message}`, { cause: error });
+    }
+    if (error instanceof ToolHostStartError) throw new AgentdevelError('INFRA', error.message, { cause: error });
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ToolSpec } from '../../domain/model-port.ts';
-import { sandboxInvocation } from '../../process/sandbox.ts';
-import { startIpcProcess, type IpcProcess } from '../../process/runner.ts';
+import { brokenLimit, lastLines, sandboxInvocation } from '../../process/sandbox.ts';
+import { startIpcProcess, type IpcProcess, type ProcessOutcome } from '../../process/runner.ts';
 
 const hostEntry = fileURLToPath(new URL('./host-entry.mjs', import.meta.url));
 
@@ -22,9 +22,17 @@ export interface SessionEnd {
 
 /** The host died or stopped answering: blueprint code (a wrapper) is the usual cause. */
 export class ToolHostError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ToolHostError';
+  }
+}
+
+/** The host process could not be started at all (no Node, no shell): not the blueprint's doing. */
+export class ToolHostStartError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'ToolHostError';
+    this.name = 'ToolHostStartError';
   }
 }
 
@@ -43,21 +51,31 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/** How a host that ended tells its story: the limit it broke, or its exit and last words. */
+function endOf(outcome: ProcessOutcome, limits: { callTimeoutMs: number; memoryMb: number }): string {
+  const broken = brokenLimit(outcome, { timeoutMs: limits.callTimeoutMs, memoryMb: limits.memoryMb });
+  if (broken) return `the tool host ${/^(killed|stopped)/.test(broken) ? 'was ' : ''}${broken}`;
+  const tail = outcome.stderr.trim() === '' ? '' : `: ${lastLines(outcome.stderr)}`;
+  return `the tool host exited (${outcome.signal ?? `code ${outcome.exitCode}`})${tail}`;
+}
+
 /**
  * Starts a sandboxed tool host over the given bundles and waits until its wrappers are loaded
- * and checked. Throws ToolHostError when they do not load (the message names the file).
+ * and checked. Throws ToolHostError when they do not load (the message names the file), and
+ * ToolHostStartError when no process could be started. Every wait is bounded by
+ * `callTimeoutMs`, and the host is stopped on every failure path.
  */
 export async function startToolHost(
   bundles: HostBundles,
   options: { callTimeoutMs: number; memoryMb: number },
 ): Promise<ToolHost> {
   const readable = [bundles.wrappers, ...(bundles.environment ? [bundles.environment] : [])];
-  const child: IpcProcess = startIpcProcess(
-    sandboxInvocation(hostEntry, { readable, writable: [] }, [bundles.wrappers, bundles.environment ?? '-'], options.memoryMb),
-  );
+  const invocation = await sandboxInvocation(hostEntry, { readable, writable: [] }, [bundles.wrappers, bundles.environment ?? '-'], options.memoryMb);
+  const child: IpcProcess = startIpcProcess(invocation);
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let dead: string | null = null;
+  let spawnError: string | null = null;
   let ready!: () => void;
   const readyPromise = new Promise<void>((resolve) => {
     ready = resolve;
@@ -77,8 +95,8 @@ export async function startToolHost(
     else waiting.reject(new ToolHostError(message.error ?? 'tool host error'));
   });
   void child.exited.then((outcome) => {
-    const tail = outcome.stderr.trim().split('\n').filter((l) => !/Warning|trace-warnings/.test(l)).slice(-3).join(' | ');
-    dead = `the tool host exited (${outcome.signal ?? `code ${outcome.exitCode}`})${tail ? `: ${tail}` : ''}`;
+    spawnError = outcome.spawnError;
+    dead = endOf(outcome, options);
     for (const waiting of pending.values()) {
       clearTimeout(waiting.timer);
       waiting.reject(new ToolHostError(dead));
@@ -93,19 +111,36 @@ export async function startToolHost(
     const answer = new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(new ToolHostError(`the tool host did not answer "${op}" within ${options.callTimeoutMs} ms`));
+        reject(new ToolHostError(`the tool host did not answer "${op}" within ${options.callTimeoutMs} ms (the time limit)`));
         child.kill();
       }, options.callTimeoutMs);
       pending.set(id, { resolve, reject, timer });
     });
-    await child.send({ id, op, ...payload }).catch(() => undefined);
+    child.send({ id, op, ...payload }).catch((cause: unknown) => {
+      // The channel is closed: the host is gone or going. Fail this call now rather than at its timer.
+      const waiting = pending.get(id);
+      if (!waiting) return;
+      pending.delete(id);
+      clearTimeout(waiting.timer);
+      waiting.reject(new ToolHostError(dead ?? 'the tool host stopped listening', { cause }));
+      child.kill();
+    });
     return answer;
   };
 
-  await readyPromise;
-  if (dead) throw new ToolHostError(dead);
   let tools: ToolSpec[];
   try {
+    let startTimer: NodeJS.Timeout | undefined;
+    const started = await Promise.race([
+      readyPromise.then(() => true),
+      new Promise<false>((resolve) => {
+        startTimer = setTimeout(() => resolve(false), options.callTimeoutMs);
+      }),
+    ]);
+    clearTimeout(startTimer);
+    if (spawnError) throw new ToolHostStartError(`the tool host could not start: ${spawnError}`);
+    if (dead) throw new ToolHostError(dead);
+    if (!started) throw new ToolHostError(`the tool host did not start within ${options.callTimeoutMs} ms (the time limit)`);
     tools = ((await request('init')) as { tools: ToolSpec[] }).tools;
   } catch (error) {
     child.kill();

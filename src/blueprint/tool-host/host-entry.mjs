@@ -20,7 +20,15 @@ function errorText(error) {
 async function init() {
   const bundle = await import(new URL(`file://${wrappersPath}`).href);
   const specs = [];
-  for (const [file, mod] of bundle.default) {
+  // Each wrapper is a lazy module in the bundle, loaded here one by one, so a wrapper that
+  // throws while it is imported is named.
+  for (const [file, load] of bundle.default) {
+    let mod;
+    try {
+      mod = await load();
+    } catch (error) {
+      throw new Error(`${file}: throws when imported: ${errorText(error)}`);
+    }
     const wrapper = mod.default ?? mod;
     const problems = [];
     if (typeof wrapper.name !== 'string' || !toolNamePattern.test(wrapper.name)) problems.push('"name" must be 1-64 letters, digits, "_" or "-"');
@@ -102,4 +110,6 @@ process.on('message', async (message) => {
     process.send({ id, ok: false, error: errorText(error) });
   }
 });
+// The host serves agentdevel only: when the channel closes (agentdevel stopped or died), it ends.
+process.on('disconnect', () => process.exit(0));
 process.send({ id: 0, ok: true, value: 'ready' });
