@@ -1,11 +1,14 @@
 // The one module that imports simple-git (house rule 6). Plumbing that needs standard input
 // (mktag, update-ref --stdin) goes through the process runner, still from this module, so every
 // git call agentdevel makes is here.
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { simpleGit, type SimpleGit, type SimpleGitOptions } from 'simple-git';
 import { AgentdevelError } from '../domain/errors.ts';
-import { runProcess } from '../process/runner.ts';
+import { atExit } from '../process/exit-hooks.ts';
+import { runProcess, type ProcessOutcome } from '../process/runner.ts';
 
 /** Used only when the repository has no identity configured (fresh CI machines). */
 const FALLBACK_IDENTITY = ['user.name=agentdevel', 'user.email=agentdevel@localhost'];
@@ -27,7 +30,38 @@ function gitFailure(action: string, error: unknown): AgentdevelError {
   return new AgentdevelError('GIT_FAILED', `git ${action} failed: ${message}`, { cause: error });
 }
 
+/**
+ * A bound on every git command: no wait on a child is unbounded. Generous, since a checkout of
+ * a large repository can be silent for a while; simple-git counts it from the last output.
+ */
+const GIT_TIMEOUT_MS = 10 * 60_000;
+
+function gitOptions(baseDir: string, config: readonly string[] = []): Partial<SimpleGitOptions> {
+  return { baseDir, config: [...config], timeout: { block: GIT_TIMEOUT_MS } };
+}
+
+/** The environment of git plumbing: enough to find git and the user's git config, nothing else. */
+function gitEnvironment(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0' };
+  for (const name of ['HOME', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'XDG_CONFIG_HOME']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** A git command whose exit 1 means "no" or "absent" (rev-parse --verify --quiet, merge-base, …). */
+type Probe = { readonly found: true; readonly stdout: string } | { readonly found: false };
+
+export interface WorktreeEntry {
+  readonly path: string;
+  readonly locked: boolean;
+}
+
 export class GitRepo {
+  /** Exit hooks of the worktrees this process added and has not removed yet, by folder. */
+  private readonly exitCleanups = new Map<string, () => void>();
+
   private constructor(
     readonly root: string,
     private readonly git: SimpleGit,
@@ -35,21 +69,25 @@ export class GitRepo {
   ) {}
 
   static async open(dir: string): Promise<GitRepo> {
-    let root: string;
-    try {
-      root = (await simpleGit({ baseDir: dir }).raw(['rev-parse', '--show-toplevel'])).trim();
-    } catch (cause) {
-      throw new AgentdevelError('NOT_A_REPOSITORY', `${dir} is not inside a git repository`, { cause });
+    const top = await execGit(['rev-parse', '--show-toplevel'], dir, []);
+    if (top.exitCode !== 0) {
+      if (top.spawnError) throw gitFailure('rev-parse', new Error(top.spawnError));
+      throw new AgentdevelError('NOT_A_REPOSITORY', `${dir} is not inside a git repository`, { cause: new Error(top.stderr.trim()) });
     }
-    const probe = simpleGit({ baseDir: root });
-    const email = await probe.raw(['config', '--get', 'user.email']).catch(() => '');
-    const identity = email.trim() ? [] : FALLBACK_IDENTITY;
-    return new GitRepo(root, simpleGit({ baseDir: root, config: [...identity] }), identity);
+    const root = top.stdout.trim();
+    const email = probeOutcome(['config', '--get', 'user.email'], await execGit(['config', '--get', 'user.email'], root, []));
+    const identity = email.found && email.stdout.trim() ? [] : FALLBACK_IDENTITY;
+    return new GitRepo(root, simpleGit(gitOptions(root, identity)), identity);
   }
 
   /** A git handle on another worktree of the same repository, with the same identity. */
   private at(dir: string): SimpleGit {
-    return simpleGit({ baseDir: dir, config: [...this.identity] });
+    return simpleGit(gitOptions(dir, this.identity));
+  }
+
+  /** Runs git where exit 1 is an answer (absent, no), and anything else but 0 is a failure. */
+  private async probe(args: string[], dir = this.root): Promise<Probe> {
+    return probeOutcome(args, await execGit(args, dir, this.identity));
   }
 
   private async raw(args: string[], action = args[0] ?? 'command', dir?: string): Promise<string> {
@@ -62,48 +100,46 @@ export class GitRepo {
 
   /** Runs a git plumbing command that reads standard input. */
   private async plumbing(args: string[], input: string): Promise<string> {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-    for (const name of ['HOME', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'XDG_CONFIG_HOME']) {
-      const value = process.env[name];
-      if (value !== undefined) env[name] = value;
-    }
-    const config = this.identity.flatMap((c) => ['-c', c]);
-    const outcome = await runProcess({ command: 'git', args: [...config, ...args], cwd: this.root, env, input });
-    if (outcome.exitCode !== 0) throw gitFailure(args[0] ?? 'plumbing', new Error(outcome.stderr || outcome.spawnError || 'failed'));
+    const outcome = await execGit(args, this.root, this.identity, input);
+    if (outcome.exitCode !== 0) throw gitFailure(args[0] ?? 'plumbing', new Error(outcome.stderr || outcome.spawnError || (outcome.timedOut ? 'timed out' : 'failed')));
     return outcome.stdout;
   }
 
+  /** The branch checked out in the main worktree, or null when HEAD is detached. */
   async currentBranch(): Promise<string | null> {
-    const name = await this.git.raw(['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => '');
-    return name.trim() || null;
+    const name = await this.probe(['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    return name.found ? name.stdout.trim() || null : null;
   }
 
-  /** The commit a ref names, or null when it names none. */
+  /** The value of `rev-parse --verify --quiet REV`, or null when REV names nothing. */
+  private async revParse(rev: string): Promise<string | null> {
+    const sha = await this.probe(['rev-parse', '--verify', '--quiet', rev]);
+    return sha.found ? sha.stdout.trim() || null : null;
+  }
+
+  /** The commit a ref names, or null when it names none. A broken repository throws. */
   async resolve(ref: string): Promise<string | null> {
-    const sha = await this.git.raw(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(() => '');
-    return sha.trim() || null;
+    return this.revParse(`${ref}^{commit}`);
   }
 
   async refValue(ref: string): Promise<string | null> {
-    const sha = await this.git.raw(['rev-parse', '--verify', '--quiet', ref]).catch(() => '');
-    return sha.trim() || null;
+    return this.revParse(ref);
   }
 
   /** The tree id of a folder at a commit (a content hash of the folder), or null if absent. */
   async treeId(commit: string, folder: string): Promise<string | null> {
-    const sha = await this.git.raw(['rev-parse', '--verify', '--quiet', `${commit}:${folder}`]).catch(() => '');
-    return sha.trim() || null;
+    return this.revParse(`${commit}:${folder}`);
   }
 
+  /** A file's content at a commit, or null when the commit or the file is absent. */
   async readFileAt(commit: string, file: string): Promise<string | null> {
-    return this.git.raw(['show', `${commit}:${file}`]).catch(() => null);
+    const blob = await this.revParse(`${commit}:${file}`);
+    if (blob === null) return null;
+    return this.raw(['cat-file', 'blob', blob], 'cat-file');
   }
 
   async objectExists(sha: string): Promise<boolean> {
-    return this.git
-      .raw(['cat-file', '-e', sha])
-      .then(() => true)
-      .catch(() => false);
+    return (await this.probe(['cat-file', '-e', sha])).found;
   }
 
   /** Paths with uncommitted changes (tracked or untracked, ignored files excluded). */
@@ -119,25 +155,79 @@ export class GitRepo {
   async excludeFromStatus(patterns: readonly string[]): Promise<void> {
     const gitDir = path.resolve(this.root, (await this.raw(['rev-parse', '--git-common-dir'])).trim());
     const file = path.join(gitDir, 'info', 'exclude');
-    const current = await readFile(file, 'utf8').catch(() => '');
+    const current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      return '';
+    });
     const missing = patterns.filter((p) => !current.split('\n').includes(p));
     if (missing.length === 0) return;
     await mkdir(path.dirname(file), { recursive: true });
     await appendFile(file, `${current.endsWith('\n') || current === '' ? '' : '\n'}# agentdevel state\n${missing.join('\n')}\n`);
   }
 
+  /**
+   * Adds a linked worktree (on a new branch, or detached). Until it is removed, an exit of this
+   * process (an interrupt included) removes it, and its branch, on the way out.
+   */
   async addWorktree(dir: string, commit: string, branch: string | null): Promise<void> {
     const args = branch ? ['worktree', 'add', '-B', branch, dir, commit] : ['worktree', 'add', '--detach', dir, commit];
+    this.exitCleanups.get(dir)?.();
+    this.exitCleanups.set(dir, atExit(() => this.cleanupSync(dir, branch)));
     await this.raw(args, 'worktree add');
   }
 
-  async removeWorktree(dir: string): Promise<void> {
-    await this.git.raw(['worktree', 'remove', '--force', dir]).catch(() => undefined);
-    await this.git.raw(['worktree', 'prune']).catch(() => undefined);
+  /** The linked worktrees of the repository (not the main one), as git records them. */
+  async worktrees(): Promise<WorktreeEntry[]> {
+    return parseWorktrees(await this.raw(['worktree', 'list', '--porcelain'], 'worktree list')).slice(1);
   }
 
+  /**
+   * Removes a linked worktree, locked or not, with its files; a worktree that is already gone
+   * is fine. Entries whose folder was deleted behind git's back are pruned.
+   */
+  async removeWorktree(dir: string): Promise<void> {
+    this.exitCleanups.get(dir)?.();
+    this.exitCleanups.delete(dir);
+    const wanted = await comparablePath(dir);
+    for (const entry of await this.worktrees()) {
+      if ((await comparablePath(entry.path)) !== wanted) continue;
+      if (entry.locked) await this.raw(['worktree', 'unlock', entry.path], 'worktree unlock');
+      // Twice --force: also when it has changes, or a lock appeared meanwhile.
+      if (await pathExists(entry.path)) await this.raw(['worktree', 'remove', '--force', '--force', entry.path], 'worktree remove');
+    }
+    await this.raw(['worktree', 'prune'], 'worktree prune');
+  }
+
+  /** Removes every linked worktree under `folder` (agentdevel's own), locked ones included, and only those. */
+  async removeWorktreesUnder(folder: string): Promise<void> {
+    const root = await comparablePath(folder);
+    for (const entry of await this.worktrees()) {
+      if (!(await comparablePath(entry.path)).startsWith(`${root}${path.sep}`)) continue;
+      if (entry.locked) await this.raw(['worktree', 'unlock', entry.path], 'worktree unlock');
+      if (await pathExists(entry.path)) await this.raw(['worktree', 'remove', '--force', '--force', entry.path], 'worktree remove');
+    }
+    await this.raw(['worktree', 'prune'], 'worktree prune');
+  }
+
+  /** Deletes a local branch; one that does not exist is fine. */
   async deleteBranch(name: string): Promise<void> {
-    await this.git.raw(['branch', '-D', name]).catch(() => undefined);
+    if ((await this.refValue(`refs/heads/${name}`)) === null) return;
+    await this.raw(['branch', '-D', name], 'branch -D');
+  }
+
+  /**
+   * The same cleanup, synchronously, for exit hooks (an interrupt): removes the worktree at
+   * `dir` and deletes `branch`. Failures are reported by the caller; the next command's
+   * leftover sweep finishes the job.
+   */
+  cleanupSync(dir: string, branch: string | null): void {
+    const run = (args: string[]) => {
+      const result = spawnSync('git', [...this.identity.flatMap((c) => ['-c', c]), ...args], { cwd: this.root, env: gitEnvironment(), encoding: 'utf8', timeout: 30_000 });
+      if (result.status !== 0) throw new Error(`git ${args.slice(0, 2).join(' ')} failed: ${(result.stderr ?? '').trim() || result.error?.message || 'no exit status'}`);
+    };
+    if (existsSync(dir)) run(['worktree', 'remove', '--force', '--force', dir]);
+    run(['worktree', 'prune']);
+    if (branch && spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: this.root, env: gitEnvironment(), timeout: 30_000 }).status === 0) run(['branch', '-D', branch]);
   }
 
   /** Stages everything in a worktree and commits it; returns the new commit. */
@@ -168,16 +258,14 @@ export class GitRepo {
       });
   }
 
+  /** The best common ancestor of two commits, or null when they share none. */
   async mergeBase(a: string, b: string): Promise<string | null> {
-    const base = await this.git.raw(['merge-base', a, b]).catch(() => '');
-    return base.trim() || null;
+    const base = await this.probe(['merge-base', a, b]);
+    return base.found ? base.stdout.trim() || null : null;
   }
 
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    return this.git
-      .raw(['merge-base', '--is-ancestor', ancestor, descendant])
-      .then(() => true)
-      .catch(() => false);
+    return (await this.probe(['merge-base', '--is-ancestor', ancestor, descendant])).found;
   }
 
   /** Refs under a prefix with the objects they point at, sorted by name. */
@@ -209,8 +297,10 @@ export class GitRepo {
     await this.plumbing(['update-ref', '--stdin'], lines.join('\n'));
   }
 
+  /** Deletes a ref; one that does not exist is fine. */
   async deleteRef(ref: string): Promise<void> {
-    await this.git.raw(['update-ref', '-d', ref]).catch(() => undefined);
+    if ((await this.refValue(ref)) === null) return;
+    await this.raw(['update-ref', '-d', ref], 'update-ref -d');
   }
 
   /** The tree the index of the main worktree holds now (written as an object, as `git write-tree` does). */
@@ -232,10 +322,58 @@ export class GitRepo {
 
 }
 
+/** Runs git with the plumbing environment, bounded; the outcome, whatever the exit. */
+function execGit(args: readonly string[], dir: string, identity: readonly string[], input?: string): Promise<ProcessOutcome> {
+  const config = identity.flatMap((c) => ['-c', c]);
+  return runProcess({ command: 'git', args: [...config, ...args], cwd: dir, env: gitEnvironment(), ...(input === undefined ? {} : { input }), timeoutMs: GIT_TIMEOUT_MS });
+}
+
+function probeOutcome(args: readonly string[], outcome: ProcessOutcome): Probe {
+  if (outcome.exitCode === 0) return { found: true, stdout: outcome.stdout };
+  if (outcome.exitCode === 1 && !outcome.timedOut) return { found: false };
+  const why = outcome.spawnError ?? (outcome.timedOut ? `timed out after ${GIT_TIMEOUT_MS / 1000} s` : outcome.stderr.trim() || `exit ${outcome.exitCode ?? outcome.signal}`);
+  throw gitFailure(args[0] ?? 'command', new Error(why));
+}
+
+function parseWorktrees(porcelain: string): WorktreeEntry[] {
+  return porcelain
+    .split('\n\n')
+    .map((block) => block.split('\n').filter(Boolean))
+    .filter((lines) => lines.length > 0)
+    .map((lines) => ({
+      path: (lines.find((l) => l.startsWith('worktree ')) ?? 'worktree ').slice('worktree '.length),
+      locked: lines.some((l) => l === 'locked' || l.startsWith('locked ')),
+    }));
+}
+
+async function pathExists(file: string): Promise<boolean> {
+  try {
+    await realpath(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** A path as git and we both spell it: symlinks in its existing part resolved (/tmp on macOS). */
+async function comparablePath(file: string): Promise<string> {
+  const absolute = path.resolve(file);
+  const missing: string[] = [];
+  for (let existing = absolute; ; existing = path.dirname(existing)) {
+    try {
+      return path.join(await realpath(existing), ...missing.reverse());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === path.dirname(existing)) throw error;
+      missing.push(path.basename(existing));
+    }
+  }
+}
+
 export async function initRepository(dir: string, branch: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   try {
-    await simpleGit({ baseDir: dir }).raw(['init', '--quiet', `--initial-branch=${branch}`]);
+    await simpleGit(gitOptions(dir)).raw(['init', '--quiet', `--initial-branch=${branch}`]);
   } catch (error) {
     throw gitFailure('init', error);
   }
@@ -244,7 +382,7 @@ export async function initRepository(dir: string, branch: string): Promise<void>
 /** Files git would track under `folder` of the worktree at `dir` (committed or not, ignored excluded). */
 export async function trackedFiles(dir: string, folder: string): Promise<string[]> {
   try {
-    const out = await simpleGit({ baseDir: dir }).raw(['ls-files', '--cached', '--others', '--exclude-standard', '--', folder]);
+    const out = await simpleGit(gitOptions(dir)).raw(['ls-files', '--cached', '--others', '--exclude-standard', '--', folder]);
     return [...new Set(out.split('\n').filter((l) => l.trim() !== ''))].sort();
   } catch (error) {
     throw gitFailure('ls-files', error);

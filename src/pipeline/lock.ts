@@ -3,6 +3,9 @@ import { rmSync } from 'node:fs';
 import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
+import { parseJson } from '../domain/json.ts';
+import { z } from '../domain/zod.ts';
+import { atExit } from '../process/exit-hooks.ts';
 
 export interface WorkspaceLock {
   release(): Promise<void>;
@@ -23,11 +26,28 @@ function alive(pid: number): boolean {
   }
 }
 
-async function readOwner(file: string): Promise<LockOwner | null> {
-  return readFile(file, 'utf8')
-    .then((text) => JSON.parse(text) as LockOwner)
-    .catch(() => null);
+const lockOwnerSchema = z.object({ pid: z.number().int().positive(), command: z.string(), since: z.string() });
+
+/** The lock's owner; null when there is no lock file (it was just released); 'damaged' when it cannot be read as one. */
+async function readOwner(file: string): Promise<LockOwner | 'damaged' | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  const parsed = parseJson(text);
+  const owner = parsed.ok ? lockOwnerSchema.safeParse(parsed.value) : null;
+  return owner?.success ? owner.data : 'damaged';
 }
+
+const ignoreCode =
+  (...codes: string[]) =>
+  (error: unknown): false => {
+    if (!codes.includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    return false;
+  };
 
 /**
  * One agentdevel command at a time per workspace. The lock file is written whole under another
@@ -59,26 +79,29 @@ export async function acquireLock(stateDir: string, command: string, waitMs: num
           // Exiting anyway; a stale lock is taken over by the next command.
         }
       };
-      process.once('exit', releaseSync);
+      const cancel = atExit(releaseSync);
       return {
         release: async () => {
-          process.removeListener('exit', releaseSync);
+          cancel();
           await rm(file, { force: true });
         },
       };
     }
     const holder = await readOwner(file);
+    if (holder === 'damaged') {
+      throw new AgentdevelError('WORKSPACE_LOCKED', `the lock file ${file} is damaged (it does not name the command that holds it)`, {
+        hint: `If no agentdevel command is running on this workspace, delete ${file} and run the command again.`,
+      });
+    }
     if (holder && !alive(holder.pid)) {
       const aside = `${file}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
-      const moved = await rename(file, aside).then(
-        () => true,
-        () => false,
-      );
+      // ENOENT: another process took the stale lock away first.
+      const moved = await rename(file, aside).then(() => true, ignoreCode('ENOENT'));
       if (moved) {
         const taken = await readOwner(aside);
         // Between reading and renaming, another process may have taken the stale lock over and
-        // written its own: give that one back rather than break it.
-        if (taken && taken.pid !== holder.pid && alive(taken.pid)) await link(aside, file).catch(() => undefined);
+        // written its own: give that one back rather than break it (EEXIST: a third took it since).
+        if (taken && taken !== 'damaged' && taken.pid !== holder.pid && alive(taken.pid)) await link(aside, file).catch(ignoreCode('EEXIST'));
         await rm(aside, { force: true });
       }
       continue;

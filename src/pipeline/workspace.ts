@@ -1,4 +1,4 @@
-import { access, readdir, rm } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
@@ -68,12 +68,15 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
   };
 }
 
+/**
+ * Removes what a killed command left behind: agentdevel's own worktrees (locked ones included,
+ * as `git worktree add` leaves them when killed mid-way) and only those, their folders, build
+ * folders and RC branches.
+ */
 async function removeLeftovers(repo: GitRepo, stateDir: string): Promise<void> {
   const worktrees = path.join(stateDir, 'worktrees');
-  for (const entry of await readdir(worktrees).catch(() => [] as string[])) {
-    await repo.removeWorktree(path.join(worktrees, entry));
-    await rm(path.join(worktrees, entry), { recursive: true, force: true });
-  }
+  await repo.removeWorktreesUnder(worktrees);
+  await rm(worktrees, { recursive: true, force: true });
   await rm(path.join(stateDir, 'build'), { recursive: true, force: true });
   for (const { ref } of await repo.refs('refs/heads/agentdevel/rc/')) await repo.deleteBranch(ref.slice('refs/heads/'.length));
 }

@@ -2,6 +2,7 @@
 // killing the group stops the child and everything it started. Whatever is still running when
 // agentdevel exits (normally, on an error, or on SIGINT/SIGTERM through process.exit) is killed
 // then: untrusted code never outlives the command that started it.
+import { atExit } from './exit-hooks.ts';
 
 const running = new Set<number>();
 let hooked = false;
@@ -26,7 +27,7 @@ export function killGroup(group: number): void {
 export function trackChild(group: number): () => void {
   if (!hooked) {
     hooked = true;
-    process.on('exit', killAll);
+    atExit(killAll);
   }
   running.add(group);
   return () => {
