@@ -14,3 +14,9 @@ for (const stream of [process.stdout, process.stderr]) {
 register();
 const { main } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));
+// The command is over. Nothing it started should keep the process alive; if something does (a
+// bug), end anyway rather than wait forever: exit hooks still stop any child left running.
+setTimeout(() => {
+  process.stderr.write('agentdevel: something was still running after the command finished; exiting\n');
+  process.exit(process.exitCode);
+}, 5000).unref();

@@ -28,6 +28,16 @@ export function parseTrials(value: string | undefined): number | null {
   return trials;
 }
 
+/** --wait SECONDS: how long a writer waits for the workspace lock (a bound: at most a day). */
+export function parseWait(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const seconds = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 86_400) {
+    throw new AgentdevelError('USAGE', `--wait: expected a number of seconds from 0 to 86400, got "${value}"`);
+  }
+  return seconds * 1000;
+}
+
 export interface Io {
   readonly stdout: NodeJS.WriteStream;
   readonly stderr: NodeJS.WriteStream;
@@ -69,7 +79,7 @@ export function workspaceDir(io: Io, options: CommonOptions): string {
 /** Opens the workspace named by -C (default: the current directory) for one command. */
 export async function openCommand(io: Io, options: CommonOptions, lockFor: string | null): Promise<CommandContext> {
   const { output, reporter, redact } = presentation(io, options);
-  const waitMs = Math.max(0, Number(options.wait ?? 0)) * 1000;
+  const waitMs = parseWait(options.wait);
   const trials = parseTrials(options.trials);
   const opened = await openWorkspace(workspaceDir(io, options), {
     lock: lockFor ? { command: lockFor, waitMs } : null,

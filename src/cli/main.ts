@@ -3,7 +3,8 @@ import { stopBundler } from '../blueprint/bundle.ts';
 import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
 import { InfraError } from '../domain/model-port.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
-import { processIo, type CommonOptions, type Io } from './context.ts';
+import { parseWait, processIo, type CommonOptions, type Io } from './context.ts';
+import { machineFailure } from './failures.ts';
 import { calibrateCommand } from './commands/calibrate.ts';
 import { compareCommand } from './commands/compare.ts';
 import { importCommand, type ImportOptions } from './commands/import.ts';
@@ -35,6 +36,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   const mergeGlobal = <T extends CommonOptions>(options: T): T => {
     const global = program.opts<CommonOptions>();
     const wait = global.wait !== '0' && (options.wait === undefined || options.wait === '0') ? global.wait : options.wait;
+    // Checked for every command, before anything is opened: `--wait abc` is a usage error.
+    parseWait(wait);
     return {
       ...options,
       C: options.C ?? global.C,
@@ -92,14 +95,36 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--max-iterations <n>', 'stop after N iterations')
     .action(action(demoCommand));
 
+  const stopHandlingInterrupts = handleInterrupts(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
     return reportError(error, io);
   } finally {
+    stopHandlingInterrupts();
     await stopBundler();
   }
+}
+
+/**
+ * SIGINT and SIGTERM end the command at once, through process.exit, so the exit hooks run:
+ * children are killed, RC worktrees and branches removed, the workspace lock released. A
+ * promotion caught mid-way keeps its journal; the next command finishes it.
+ */
+function handleInterrupts(io: Io): () => void {
+  const codes = { SIGINT: 130, SIGTERM: 143 } as const;
+  const handlers = (Object.keys(codes) as Array<keyof typeof codes>).map((signal) => {
+    const handler = () => {
+      io.stderr.write(`\nagentdevel: ${signal}: stopping (releasing the workspace)\n`);
+      process.exit(codes[signal]);
+    };
+    process.on(signal, handler);
+    return () => process.removeListener(signal, handler);
+  });
+  return () => {
+    for (const remove of handlers) remove();
+  };
 }
 
 function reportError(error: unknown, io: Io): number {
@@ -114,9 +139,10 @@ function reportError(error: unknown, io: Io): number {
     io.stderr.write(redact(`error ${wrapped.code}: ${wrapped.message}\n  ${wrapped.hint}\n`));
     return wrapped.exitCode;
   }
-  if (isAgentdevelError(error)) {
-    io.stderr.write(redact(`error ${error.code}: ${error.message}\n  ${error.hint}\n`));
-    return error.exitCode;
+  const known = isAgentdevelError(error) ? error : machineFailure(error);
+  if (known) {
+    io.stderr.write(redact(`error ${known.code}: ${known.message}\n  ${known.hint}\n`));
+    return known.exitCode;
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr.write(redact(`internal error (a bug in agentdevel; please report it with this stack):\n${stack}\n`));

@@ -71,6 +71,26 @@ const catalogue = {
     exit: EXIT.infra,
     hint: 'Replay needs the same workspace, commit and config as the recording; record again with --record DIR.',
   },
+  STORE_DAMAGED: {
+    exit: EXIT.usage,
+    hint: 'The store only indexes what git holds: move .agentdevel/state.db aside (mv .agentdevel/state.db .agentdevel/state.db.bad) and run the command again.',
+  },
+  STORE_TOO_NEW: {
+    exit: EXIT.usage,
+    hint: 'Use the agentdevel that wrote it (upgrade this one), or move .agentdevel/state.db aside to start a new index; history stays in git.',
+  },
+  FILE_SYSTEM: {
+    exit: EXIT.infra,
+    hint: 'Free space or fix the permissions or the file named above, then run the command again; nothing half-written is kept.',
+  },
+  PROMOTION_UNFINISHED: {
+    exit: EXIT.usage,
+    hint: 'Do what the message says, then run any agentdevel command: it finishes the promotion.',
+  },
+  API_KEY_REJECTED: {
+    exit: EXIT.usage,
+    hint: 'Check ANTHROPIC_API_KEY (is it current, for this organisation?) and ANTHROPIC_BASE_URL (does that server expect this key?).',
+  },
   API_KEY_MISSING: {
     exit: EXIT.usage,
     hint: 'Export ANTHROPIC_API_KEY (or point ANTHROPIC_BASE_URL at a compatible server), or set the role to "mock" in agentdevel.config.json.',

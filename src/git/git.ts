@@ -50,6 +50,10 @@ function gitEnvironment(): Record<string, string> {
   return env;
 }
 
+function definedEnvironment(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 /** A git command whose exit 1 means "no" or "absent" (rev-parse --verify --quiet, merge-base, …). */
 type Probe = { readonly found: true; readonly stdout: string } | { readonly found: false };
 
@@ -140,6 +144,17 @@ export class GitRepo {
 
   async objectExists(sha: string): Promise<boolean> {
     return (await this.probe(['cat-file', '-e', sha])).found;
+  }
+
+  /** The symbolic links under `folder` at a commit, with their targets (git stores a link as a blob of its target). */
+  async symlinks(commit: string, folder: string): Promise<Array<{ path: string; target: string }>> {
+    const listing = await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree');
+    const links: Array<{ path: string; target: string }> = [];
+    for (const entry of listing.split('\0')) {
+      const match = /^120000 blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+      if (match) links.push({ path: match[2] as string, target: await this.raw(['cat-file', 'blob', match[1] as string], 'cat-file') });
+    }
+    return links;
   }
 
   /** Paths with uncommitted changes (tracked or untracked, ignored files excluded). */
@@ -287,6 +302,42 @@ export class GitRepo {
     return (await this.plumbing(['mktag'], body)).trim();
   }
 
+  /**
+   * Writes a commit that holds just these files (at the top of its tree), on top of `parent`,
+   * without touching any worktree or index: a document recorded in git.
+   */
+  async documentCommit(parent: string, files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
+    const entries: string[] = [];
+    for (const file of files) {
+      const blob = (await this.plumbing(['hash-object', '-w', '--stdin'], file.content)).trim();
+      entries.push(`100644 blob ${blob}\t${file.name}`);
+    }
+    const tree = (await this.plumbing(['mktree'], `${entries.join('\n')}\n`)).trim();
+    return (await this.plumbing(['commit-tree', tree, '-p', parent, '-F', '-'], message)).trim();
+  }
+
+  /** The names of the configured remotes. */
+  async remotes(): Promise<string[]> {
+    return (await this.raw(['remote'], 'remote')).split('\n').filter((name) => name.trim() !== '');
+  }
+
+  /**
+   * Fetches refs matching `refspec` from a remote, without prompting for credentials and within
+   * `timeoutMs`. Returns why it failed (git's words), or null.
+   */
+  async fetchRefs(remote: string, refspec: string, timeoutMs: number): Promise<string | null> {
+    const outcome = await runProcess({
+      command: 'git',
+      args: ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec],
+      cwd: this.root,
+      // The user's own environment (SSH agent, credential helpers), but never a prompt.
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' },
+      timeoutMs,
+    });
+    if (outcome.exitCode === 0) return null;
+    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+  }
+
   /** Moves several refs in one transaction: all of them move, or none does. */
   async updateRefs(updates: readonly RefUpdate[]): Promise<void> {
     const lines = ['start'];
@@ -318,6 +369,22 @@ export class GitRepo {
    */
   async moveCheckout(from: string, to: string): Promise<void> {
     await this.raw(['read-tree', '-m', '-u', from, to], 'read-tree');
+  }
+
+  /** Why moving the checkout from one commit to another would fail (git's words), or null when it would not. */
+  async checkoutMoveConflict(from: string, to: string): Promise<string | null> {
+    const outcome = await execGit(['read-tree', '-m', '-u', '--dry-run', from, to], this.root, this.identity);
+    if (outcome.exitCode === 0) return null;
+    if (outcome.exitCode === 128 && /not uptodate|would be overwritten|Cannot merge/i.test(outcome.stderr)) {
+      return outcome.stderr.trim().split('\n').slice(0, 3).join('; ');
+    }
+    throw gitFailure('read-tree', new Error(outcome.stderr.trim() || outcome.spawnError || `exit ${outcome.exitCode}`));
+  }
+
+  /** Refreshes the index's stat data, so files whose times changed but whose content did not count as unchanged. */
+  async refreshIndex(): Promise<void> {
+    // Exit 1 lists files that really changed: an answer, not a failure.
+    await this.probe(['update-index', '-q', '--refresh']);
   }
 
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { mapPool } from '../stages/run/pool.ts';
+import { AgentdevelError } from '../domain/errors.ts';
 import { readTrace } from '../stages/run/trace-file.ts';
 import { compareRuns, type Comparison } from '../stages/gate/compare.ts';
 import { loadTask } from '../task/load.ts';
@@ -67,7 +68,13 @@ export async function calibrateCritic(context: RunContext, run: RunResult, repea
   const taxonomy = workspace.store.taxonomy();
   const graded = run.records.filter((r) => r.status === 'ok');
   const verdicts = await mapPool(graded, workspace.config.concurrency, async (record) => {
-    const trace = await readTrace(path.join(workspace.tracesRoot, record.traceRef));
+    const file = path.join(workspace.tracesRoot, record.traceRef);
+    const trace = await readTrace(file);
+    if (trace === null) {
+      throw new AgentdevelError('INFRA', `${file}: the trace of ${record.caseId} (trial ${record.trial}) is missing, so the critic cannot grade it again`, {
+        hint: 'Traces live in traces/ (git-ignored). Run `agentdevel calibrate` without reused runs, or run the release again, to record them anew.',
+      });
+    }
     const again = [];
     for (let i = 0; i < repeats; i += 1) {
       again.push((await context.model.criticize({ model: workspace.config.models.critic, rubric: task.rubric, trace, scorer: record.scorer, taxonomy })).value);

@@ -2,6 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadBlueprint, renderPromptFor } from '../blueprint/load.ts';
 import { startToolHost, ToolHostError } from '../blueprint/tool-host/client.ts';
+import { linksLeaving } from '../domain/blueprint-links.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ReleaseCandidate } from '../domain/release-candidate.ts';
 import type { Workspace } from './workspace.ts';
@@ -74,6 +75,16 @@ export async function checkCandidateLoads(workspace: Workspace, built: BuiltCand
   } finally {
     await rm(buildDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Symbolic links in a commit's blueprint folder that lead out of it ("path -> target"). Each
+ * rejects the RC before it runs: a link must not pull the task (say, the test split) in.
+ */
+export async function linksLeavingBlueprint(workspace: Workspace, commit: string): Promise<string[]> {
+  const folder = `blueprints/${workspace.config.blueprint}`;
+  const links = await workspace.repo.symlinks(commit, folder);
+  return linksLeaving(links, folder).map((link) => `${link.path} -> ${link.target}`);
 }
 
 export async function discardCandidate(workspace: Workspace, built: Pick<BuiltCandidate, 'branch' | 'dir'>): Promise<void> {

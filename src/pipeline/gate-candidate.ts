@@ -2,7 +2,7 @@ import type { GateDecision } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
 import { outsideBlueprint } from '../stages/synthesize/edits.ts';
-import { candidateBranch, candidateDir, discardCandidate } from './candidate.ts';
+import { candidateBranch, candidateDir, discardCandidate, linksLeavingBlueprint } from './candidate.ts';
 import { concludeCandidate } from './conclude.ts';
 import { runVersion, withCheckout, type RunContext } from './execute-run.ts';
 import { currentRelease, nextIteration, tagName } from './versions.ts';
@@ -50,7 +50,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   const intent: ChangeIntent | null =
     request.targets.length > 0 ? { targets: [...request.targets], rationale: `targets given on the command line for ${request.ref}` } : null;
 
-  const outside = outsideBlueprint(changed.map((c) => c.path), config.blueprint);
+  const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
   const baseline = outside.length > 0 ? null : await withCheckout(workspace, tip, (source) => runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }));
 
   const built = request.promote ? { branch: candidateBranch(config.blueprint, iteration), dir: candidateDir(workspace, iteration) } : null;

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { AgentdevelError } from '../domain/errors.ts';
 import path from 'node:path';
 import { buildArtifacts, releaseCommitMessage, tagMessage, type ReleaseEvidence } from '../stages/release/artifacts.ts';
-import { applyPromotion, clearJournal, writeJournal } from '../stages/release/journal.ts';
+import { applyPromotion, clearJournal, PromotionBlocked, writeJournal } from '../stages/release/journal.ts';
 import { auditRef } from './versions.ts';
 import { lineRef, type Workspace } from './workspace.ts';
 
@@ -51,10 +51,13 @@ export async function promote(workspace: Workspace, candidateDir: string, oldTip
   try {
     await applyPromotion(repo, journal);
   } catch (error) {
-    // A conflict with local edits is found before anything moves: nothing to finish later. Any
-    // other failure keeps the journal, and the next command finishes the promotion.
-    if (error instanceof AgentdevelError && error.code === 'DIRTY_TREE') await clearJournal(workspace.stateDir);
-    throw error;
+    // Blocked before anything moved (a conflict with local edits, a tag or a line that moved):
+    // nothing to finish later, and the user is told. Any other failure keeps the journal, and
+    // the next command finishes the promotion.
+    if (!(error instanceof PromotionBlocked)) throw error;
+    await clearJournal(workspace.stateDir);
+    const code = { conflict: 'DIRTY_TREE', 'line-moved': 'CANDIDATE_NOT_ON_RELEASE', 'tag-exists': 'GIT_FAILED' } as const;
+    throw new AgentdevelError(code[error.reason], `${error.message}; nothing was promoted`, { cause: error, hint: `To promote it anyway, ${error.remedy}, then run the command again.` });
   }
   await clearJournal(workspace.stateDir);
   return { commit: releaseCommit, auditRef: journal.auditRef, tag, worktreeSynced: checkedOut };

@@ -25,8 +25,20 @@ export function secretValues(parent: Readonly<Record<string, string | undefined>
 
 export type Redactor = (text: string) => string;
 
+/**
+ * The forms a secret takes in what agentdevel writes: as is, JSON-escaped (a trace line, a
+ * record in the store), and JSON-escaped twice (a JSON document quoted inside another, such as
+ * an agent's output that is itself JSON). A secret with none of `"`, `\` or control characters
+ * has one form.
+ */
+function writtenForms(secret: string): string[] {
+  const once = JSON.stringify(secret).slice(1, -1);
+  const twice = JSON.stringify(once).slice(1, -1);
+  return [secret, once, twice];
+}
+
 export function makeRedactor(secrets: readonly string[]): Redactor {
-  const sorted = [...new Set(secrets)].sort((a, b) => b.length - a.length);
+  const sorted = [...new Set(secrets.flatMap(writtenForms))].sort((a, b) => b.length - a.length);
   if (sorted.length === 0) return (text) => text;
   return (text) => {
     let out = text;

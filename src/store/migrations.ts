@@ -98,8 +98,20 @@ export const migrations: readonly string[] = [
   `,
 ];
 
+/** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */
+export class StoreTooNew extends Error {
+  constructor(
+    readonly version: number,
+    readonly known: number,
+  ) {
+    super(`the store has schema version ${version}; this agentdevel knows versions up to ${known}`);
+    this.name = 'StoreTooNew';
+  }
+}
+
 export function migrate(sql: Sql): void {
   const current = (sql.pragma('user_version') as Array<{ user_version: number }>)[0]?.user_version ?? 0;
+  if (current > migrations.length) throw new StoreTooNew(current, migrations.length);
   for (let version = current; version < migrations.length; version += 1) {
     sql.transaction(() => {
       sql.exec(migrations[version] as string);

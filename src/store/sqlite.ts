@@ -1,6 +1,11 @@
 // The one module that imports better-sqlite3 (house rule 6).
 import Database from 'better-sqlite3';
 
+/** An error of the database engine (a damaged file, a full disk, a read-only store), by its SQLite code. */
+export function sqliteFailure(error: unknown): { readonly code: string; readonly message: string } | null {
+  return error instanceof Database.SqliteError ? { code: error.code, message: error.message } : null;
+}
+
 export type SqlValue = string | number | bigint | null | Buffer;
 export type Row = Record<string, SqlValue>;
 

@@ -3,8 +3,9 @@ import path from 'node:path';
 import type { Clock } from '../domain/clock.ts';
 import type { Role, SymptomEntry, Usage } from '../domain/model-port.ts';
 import type { CaseRecord, CriticVerdict, ScorerResult } from '../domain/record.ts';
-import { migrate } from './migrations.ts';
-import { openSql, type Sql } from './sqlite.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { migrate, StoreTooNew } from './migrations.ts';
+import { openSql, sqliteFailure, type Sql } from './sqlite.ts';
 
 export const STATE_DIR = '.agentdevel';
 export const DATABASE_FILE = 'state.db';
@@ -64,12 +65,37 @@ export class Store {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * Opens (or creates) the store of a workspace. Damaged or foreign state is a clear error
+   * with its fix: a file where the folder should be, a file that is not a database or is
+   * truncated, a store written by a newer agentdevel.
+   */
   static open(workspace: string, clock: Clock): Store {
     const dir = path.join(workspace, STATE_DIR);
-    mkdirSync(dir, { recursive: true });
-    const sql = openSql(path.join(dir, DATABASE_FILE));
-    migrate(sql);
-    return new Store(sql, clock);
+    const file = path.join(dir, DATABASE_FILE);
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'ENOTDIR') throw error;
+      throw new AgentdevelError('STORE_DAMAGED', `${dir} is a file, but agentdevel keeps its store in a folder there`, {
+        cause: error,
+        hint: `Move the file aside (mv ${dir} ${dir}.bad) and run the command again; history stays in git.`,
+      });
+    }
+    let sql: Sql | null = null;
+    try {
+      sql = openSql(file);
+      migrate(sql);
+      sql.get(`SELECT COUNT(*) AS n FROM runs`);
+      return new Store(sql, clock);
+    } catch (error) {
+      sql?.close();
+      if (error instanceof StoreTooNew) throw new AgentdevelError('STORE_TOO_NEW', `${file}: ${error.message}`, { cause: error });
+      const failure = sqliteFailure(error);
+      if (failure === null) throw error;
+      throw new AgentdevelError('STORE_DAMAGED', `${file} cannot be used as agentdevel's store: ${failure.message} (${failure.code})`, { cause: error });
+    }
   }
 
   close(): void {

@@ -4,9 +4,10 @@ import { parseJson } from '../domain/json.ts';
 
 /**
  * Parses a split (JSON lines). The first bad line stops the load with one error naming the
- * file and line, before anything runs or is recorded.
+ * file and line, before anything runs or is recorded. `check` adds what the task's scorers
+ * need of a case (a problem as "key: what is wrong", or null).
  */
-export function parseCases(text: string, file: string): Case[] {
+export function parseCases(text: string, file: string, check: (testCase: Case) => string | null = () => null): Case[] {
   const cases: Case[] = [];
   const firstLineOf = new Map<string, number>();
   const lines = text.split('\n');
@@ -27,6 +28,8 @@ export function parseCases(text: string, file: string): Case[] {
       fail(file, lineNumber, `duplicate case id "${checked.data.id}" (first used on line ${previous})`);
     }
     firstLineOf.set(checked.data.id, lineNumber);
+    const problem = check(checked.data as Case);
+    if (problem) fail(file, lineNumber, problem);
     cases.push(checked.data as Case);
   });
   if (cases.length === 0) fail(file, 1, 'the split has no cases');

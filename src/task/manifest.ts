@@ -2,6 +2,31 @@ import { z } from '../domain/zod.ts';
 
 const dotPath = z.string().regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'expected a dot path such as "expected.amount"');
 
+/** Why a pattern and flags do not make a regular expression, or null when they do. */
+export function regexProblem(pattern: string, flags = ''): string | null {
+  const repeated = [...flags].find((flag, i) => flags.indexOf(flag) !== i);
+  if (repeated) return `the flag "${repeated}" is given twice`;
+  try {
+    new RegExp(pattern, flags);
+    return null;
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return `not a valid regular expression: ${error.message}`;
+  }
+}
+
+/** Why a JSON Schema cannot be used to check outputs, or null when it can. */
+function jsonSchemaProblem(schema: Record<string, unknown>): string | null {
+  try {
+    z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return null;
+  } catch (error) {
+    // zod throws plain Errors (an unsupported type, a missing $ref) and SyntaxErrors (a pattern).
+    if (!(error instanceof Error)) throw error;
+    return `not a usable JSON Schema: ${error.message}`;
+  }
+}
+
 /** Scorer kinds: deterministic, non-LLM checks. One handler each (src/stages/score). */
 export const scorerConfigSchema = z.discriminatedUnion('kind', [
   z
@@ -10,7 +35,11 @@ export const scorerConfigSchema = z.discriminatedUnion('kind', [
     .describe("The environment's final state equals the state the case's expected actions produce, and every expected output appears in the agent's messages."),
   z
     .object({ kind: z.literal('schema'), schema: z.record(z.string(), z.unknown()), path: dotPath.optional() })
-    .strict(),
+    .strict()
+    .superRefine((s, ctx) => {
+      const problem = jsonSchemaProblem(s.schema);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['schema'], message: problem });
+    }),
   z
     .object({
       kind: z.literal('regex'),
@@ -23,6 +52,11 @@ export const scorerConfigSchema = z.discriminatedUnion('kind', [
     .strict()
     .refine((s) => (s.pattern === undefined) !== (s.patternFromCase === undefined), {
       message: 'give exactly one of "pattern" and "patternFromCase"',
+    })
+    .superRefine((s, ctx) => {
+      // Checked when the task loads, so a bad pattern is bad input (exit 2), never a crash mid-run.
+      const problem = regexProblem(s.pattern ?? '', s.flags);
+      if (problem) ctx.addIssue({ code: 'custom', path: [problem.startsWith('the flag') ? 'flags' : 'pattern'], message: problem });
     }),
   z
     .object({

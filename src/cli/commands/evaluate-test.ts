@@ -1,5 +1,7 @@
 import { AgentdevelError } from '../../domain/errors.ts';
+import type { TestSeal } from '../../domain/test-seal.ts';
 import { runVersion, withCheckout } from '../../pipeline/execute-run.ts';
+import { fetchSeals, readSeal, writeSeal } from '../../pipeline/test-seal.ts';
 import { currentRelease } from '../../pipeline/versions.ts';
 import { lineTip } from '../../pipeline/workspace.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
@@ -7,42 +9,66 @@ import { simulationNote } from './notes.ts';
 
 /**
  * The single held-out evaluation of the current release. The test split is sealed: it is run
- * once per release and the result recorded; asking again shows the recorded result.
+ * once per release and the result recorded in git (refs/agentdevel/test/), so the seal holds
+ * after the store is deleted and in a clone; asking again shows the recorded result.
  */
 export async function evaluateTestCommand(io: Io, options: CommonOptions): Promise<number> {
   const command = await openCommand(io, options, 'evaluate-test');
   try {
     const { workspace } = command;
+    const { repo, config, store } = workspace;
     const tip = await lineTip(workspace);
-    const release = await currentRelease(workspace.repo, workspace.config, tip);
-    const earlier = workspace.store.testEvaluation(workspace.config.blueprint, tip);
-    let passRate: number;
-    let runId: string;
-    let simulated = false;
-    if (earlier) {
-      ({ passRate, runId } = earlier);
-      command.output.line(`${release.label} was already evaluated on the test split (${earlier.at}); the test split is sealed, so it is not run again.`);
+    const release = await currentRelease(repo, config, tip);
+    await fetchSeals(repo, config, command.reporter);
+    let seal = await readSeal(repo, config, tip);
+    const stored = store.testEvaluation(config.blueprint, tip);
+    if (seal === null && stored) {
+      // Recorded by an agentdevel that kept the seal only in the store: move it into git.
+      seal = { schema: 1, blueprint: config.blueprint, release: release.label, commit: tip, runId: stored.runId, passRate: stored.passRate, passed: null, graded: null, at: stored.at, simulated: store.run(stored.runId)?.simulated ?? false };
+      await writeSeal(repo, config, seal);
+    }
+    const repeated = seal !== null;
+    if (seal) {
+      if (!stored) store.saveTestEvaluation(config.blueprint, seal.release, tip, seal.runId, seal.passRate);
+      command.output.line(`${seal.release} was already evaluated on the test split (${seal.at}); the test split is sealed, so it is not run again.`);
     } else {
       const run = await withCheckout(workspace, tip, (source) =>
-        runVersion(command.run, { source, split: 'test', trials: workspace.config.trials, purpose: 'test', label: `${release.label} (test)` }),
+        runVersion(command.run, { source, split: 'test', trials: config.trials, purpose: 'test', label: `${release.label} (test)` }),
       );
       const graded = run.records.filter((r) => r.pass !== null);
       if (graded.length < run.records.length) {
         // A partial evaluation is not the evaluation: it is not sealed, so it can be run again.
         throw new AgentdevelError('MODEL_UNAVAILABLE', `${run.records.length - graded.length} test case-trials had infrastructure errors; the test evaluation was not recorded`);
       }
-      passRate = graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length;
-      runId = run.runId;
-      simulated = run.simulated;
-      workspace.store.saveTestEvaluation(workspace.config.blueprint, release.label, tip, runId, passRate);
+      const passed = graded.filter((r) => r.pass).length;
+      seal = {
+        schema: 1,
+        blueprint: config.blueprint,
+        release: release.label,
+        commit: tip,
+        runId: run.runId,
+        passRate: graded.length === 0 ? 0 : passed / graded.length,
+        passed,
+        graded: graded.length,
+        at: io.clock.now().toISOString(),
+        simulated: run.simulated,
+      };
+      await writeSeal(repo, config, seal);
+      store.saveTestEvaluation(config.blueprint, release.label, tip, run.runId, seal.passRate);
     }
-    if (command.output.json) command.output.result({ release: release.label, commit: tip, runId, passRate, repeated: earlier !== undefined, simulated });
-    else {
-      command.output.line(`test split: ${release.label} passes ${(passRate * 100).toFixed(1)}% (${runId})`);
-      if (simulated) command.output.line(simulationNote);
-    }
+    printResult(command.output, seal, repeated);
     return 0;
   } finally {
     await command.close();
   }
+}
+
+function printResult(output: Awaited<ReturnType<typeof openCommand>>['output'], seal: TestSeal, repeated: boolean): void {
+  if (output.json) {
+    output.result({ release: seal.release, commit: seal.commit, runId: seal.runId, passRate: seal.passRate, passed: seal.passed, graded: seal.graded, at: seal.at, repeated, simulated: seal.simulated });
+    return;
+  }
+  const counts = seal.passed === null || seal.graded === null ? '' : `, ${seal.passed}/${seal.graded} case-trials`;
+  output.line(`test split: ${seal.release} passes ${(seal.passRate * 100).toFixed(1)}% (${seal.runId}${counts})`);
+  if (seal.simulated) output.line(simulationNote);
 }

@@ -1,7 +1,7 @@
 // The one module that imports @anthropic-ai/sdk (house rule 6). It sends one Messages API
 // request for one role and returns the plain response, or throws InfraError once the SDK's
 // retries (429, 529, other 5xx, connection errors; retry-after honoured) are spent.
-import Anthropic, { APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import Anthropic, { AnthropicError, APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { AgentRequestRejected, InfraError, type Role } from '../../domain/model-port.ts';
 import { replayMiss } from './cassette.ts';
@@ -59,13 +59,21 @@ export function createMessagesClient(options: MessagesClientOptions): SendMessag
           : await client.messages.create({ ...params, stream: false } as never, requestOptions);
         return message as unknown as MessageResult;
       } catch (error) {
+        // The API answered with an error, or could not be reached, after the SDK's retries.
+        if (error instanceof APIError || error instanceof APIConnectionError) throw toInfraError(role, error, options.maxRetries, params.model);
+        // A body that is not JSON (SyntaxError) or a stream the SDK cannot follow (its base
+        // AnthropicError) is a malformed response: try again. Anything else is a bug here and
+        // propagates as itself (exit 70), never as an infrastructure error.
+        if (!isMalformedResponse(error)) throw error;
         lastError = error;
-        if (error instanceof APIError || error instanceof APIConnectionError) break;
-        // Anything else here is a response the SDK could not parse: try again.
       }
     }
     throw toInfraError(role, lastError, options.maxRetries, params.model);
   };
+}
+
+function isMalformedResponse(error: unknown): boolean {
+  return error instanceof SyntaxError || error instanceof AnthropicError;
 }
 
 /** Statuses worth retrying, as the SDK retries them: the service, not the request, is at fault. */
@@ -87,7 +95,9 @@ function toInfraError(role: Role, error: unknown, retries: number, model: string
     const requestId = error.requestID ? ` (request ${error.requestID})` : '';
     const detail = `${status}${requestId}: ${error.message.slice(0, 300)}`;
     if (status === 401 || status === 403) {
-      return new AgentdevelError('API_KEY_MISSING', `the model API refused the credentials (${detail})`, { cause: error });
+      // A key was sent (a missing one is refused before any call): the server does not accept it.
+      const what = status === 401 ? 'refused the API key' : 'refused the API key access to this request';
+      return new AgentdevelError('API_KEY_REJECTED', `the model API ${what} for the ${role} (${detail})`, { cause: error });
     }
     if (status === 404) {
       return new AgentdevelError('CONFIG_INVALID', `models.${role}: the model API does not know "${model}" (${detail})`, { cause: error });

@@ -2,27 +2,15 @@
 // critic it sees only the rubric, the trace and the scorer result, and it reports a symptom
 // (what went wrong on the surface), never a cause or a fix. Checks run in a fixed order and
 // the first hit names the symptom; a clean trace passes unless the scorer failed.
-import { z } from '../../domain/zod.ts';
+import { criticRules, type CriticRules } from '../../domain/critic-rules.ts';
 import { PASSING_LABEL, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 
-/** Optional machine-readable rules in the rubric (a ```json critic-rules fenced block). */
-const rubricRulesSchema = z.object({
-  confirmBefore: z.array(z.string()).default([]),
-  lookupBefore: z.record(z.string(), z.string()).default({}),
-  repeatLimit: z.number().int().min(2).default(3),
-});
-export type RubricRules = z.output<typeof rubricRulesSchema>;
+/** Optional machine-readable rules in the rubric (a ```json critic-rules fenced block), checked when the task loads. */
+export type RubricRules = CriticRules;
 
 export function rubricRules(rubric: string): RubricRules {
-  const block = /```json critic-rules\s*\n([\s\S]*?)```/.exec(rubric)?.[1];
-  if (!block) return rubricRulesSchema.parse({});
-  try {
-    const parsed = rubricRulesSchema.safeParse(JSON.parse(block));
-    return parsed.success ? parsed.data : rubricRulesSchema.parse({});
-  } catch {
-    return rubricRulesSchema.parse({});
-  }
+  return criticRules(rubric);
 }
 
 type Finding = Omit<CriticVerdict, 'pass'>;

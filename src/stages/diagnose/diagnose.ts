@@ -8,7 +8,7 @@ import { StructuredOutputError, addUsage, zeroUsage, type ModelPort, type Sympto
 import type { Reporter } from '../../domain/progress.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { runSandboxed, type SandboxLimits } from '../../process/sandbox.ts';
-import { readTrace } from '../run/trace-file.ts';
+import { readTraceOrNote } from '../run/trace-file.ts';
 import type { DiagnosisEvidence } from '../release/artifacts.ts';
 import { RECORD_SCHEMA_DOC } from './record-schema.ts';
 
@@ -55,8 +55,15 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
   // script's input and the model's prompt are the same every time.
   const records = [...input.records].sort((a, b) => (a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : a.trial - b.trial));
   const recordsFile = path.join(input.workDir, 'input', 'records.jsonl');
-  await writeRecordsFile(recordsFile, records, input.tracesRoot);
-  const sample = await sampleRecords(records, input.tracesRoot);
+  const unreadable: string[] = [];
+  await writeRecordsFile(recordsFile, records, input.tracesRoot, unreadable);
+  const sample = await sampleRecords(records, input.tracesRoot, []);
+  if (unreadable.length > 0) {
+    deps.reporter.emit({
+      type: 'warning',
+      message: `${unreadable.length} trace${unreadable.length === 1 ? ' is' : 's are'} missing or damaged (first: ${unreadable[0]}); those records are diagnosed without their traces`,
+    });
+  }
 
   const attempts: Attempt[] = [];
   let usage = zeroUsage;
@@ -127,11 +134,11 @@ async function execute(
 }
 
 /** Records with their traces inline, streamed to disk one line at a time. */
-async function writeRecordsFile(file: string, records: readonly CaseRecord[], tracesRoot: string): Promise<void> {
+async function writeRecordsFile(file: string, records: readonly CaseRecord[], tracesRoot: string, unreadable: string[]): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const stream = createWriteStream(file);
   for (const record of records) {
-    const trace = await readTrace(path.join(tracesRoot, record.traceRef)).catch(() => []);
+    const trace = await readTraceOrNote(path.join(tracesRoot, record.traceRef), unreadable);
     const line = `${JSON.stringify({ ...record, trace })}\n`;
     if (!stream.write(line)) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
   }
@@ -143,12 +150,12 @@ async function writeRecordsFile(file: string, records: readonly CaseRecord[], tr
  * and latencies are left out: they differ between runs of the same version, and the prompt
  * must not (it is the cassette key when calls are recorded for replay).
  */
-async function sampleRecords(records: readonly CaseRecord[], tracesRoot: string): Promise<unknown[]> {
+async function sampleRecords(records: readonly CaseRecord[], tracesRoot: string, unreadable: string[]): Promise<unknown[]> {
   const failing = records.filter((r) => r.pass === false).slice(0, 6);
   const passing = records.filter((r) => r.pass === true).slice(0, 2);
   const sample: unknown[] = [];
   for (const record of [...failing, ...passing]) {
-    const trace = await readTrace(path.join(tracesRoot, record.traceRef)).catch(() => []);
+    const trace = await readTraceOrNote(path.join(tracesRoot, record.traceRef), unreadable);
     const { traceRef: _runSpecific, ...rest } = record;
     const steady = trace.slice(0, 30).map((event) => (event.type === 'llm' ? { ...event, latencyMs: undefined } : event));
     sample.push({ ...rest, trace: steady });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Case } from '../../domain/case.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
 import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
 import { finalPass, type CaseRecord, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
@@ -53,7 +54,9 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<CaseReco
   deps.reporter.emit({ type: 'run.started', runId: input.runId, label: input.label, total: jobs.length });
   const taxonomy = deps.store.taxonomy();
   const records = await mapPool(jobs, input.concurrency, async ({ testCase, trial }) => {
-    const record = await runOne(testCase, trial, input, deps, taxonomy);
+    // Secrets are redacted from the whole record (the agent's output, scorer and critic
+    // messages) before it reaches the store, the diagnosis or a report.
+    const record = redactRecord(await runOne(testCase, trial, input, deps, taxonomy), deps.redact);
     deps.store.saveRecord(input.runId, record);
     if (input.growTaxonomy && record.critic && !record.critic.pass) deps.store.addSymptom(record.critic.label, record.critic.description, input.runId);
     deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
@@ -68,6 +71,12 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<CaseReco
     reused: false,
   });
   return records;
+}
+
+function redactRecord(record: CaseRecord, redact: Redactor): CaseRecord {
+  const text = JSON.stringify(record);
+  const redacted = redact(text);
+  return redacted === text ? record : (JSON.parse(redacted) as CaseRecord);
 }
 
 async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunDeps, taxonomy: SymptomEntry[]): Promise<CaseRecord> {
@@ -101,6 +110,7 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
   await writer.close();
 
   const trace = await readTrace(traceFile);
+  if (trace === null) throw new AgentdevelError('INFRA', `${traceFile}: the trace of this case-trial disappeared as soon as it was written`);
   const reportedInfra = trace.find((e) => e.type === 'error' && e.kind === 'infra');
   if (reportedInfra && reportedInfra.type === 'error') return infra(reportedInfra.message, 'agent');
 

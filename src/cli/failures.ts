@@ -1,0 +1,39 @@
+// Failures of the machine rather than of agentdevel, turned into catalogue errors at the edge:
+// a full disk, a read-only or missing folder, a file where a folder should be, a damaged store.
+// They get one line and a fix; they are not bugs, so they never print a stack.
+import { AgentdevelError } from '../domain/errors.ts';
+import { sqliteFailure } from '../store/sqlite.ts';
+
+/** What each file-system error means for the user (Node's system errors, by errno code). */
+const FILE_SYSTEM_ERRORS: Readonly<Record<string, string>> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EIO: 'an input/output error of the device',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on this system',
+  ENOTDIR: 'a file stands where a folder should be',
+  EISDIR: 'a folder stands where a file should be',
+  ENAMETOOLONG: 'the file name is too long',
+};
+
+const SQLITE_FILE_SYSTEM = new Set(['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_PERM']);
+
+/** The catalogue error a failure of the machine stands for, or null when it is something else (a bug). */
+export function machineFailure(error: unknown): AgentdevelError | null {
+  const sqlite = sqliteFailure(error);
+  if (sqlite) {
+    const family = sqlite.code.replace(/^(SQLITE_[A-Z]+).*$/, '$1');
+    if (SQLITE_FILE_SYSTEM.has(family)) return new AgentdevelError('FILE_SYSTEM', `the store (.agentdevel/state.db) cannot be written: ${sqlite.message} (${sqlite.code})`, { cause: error });
+    if (family === 'SQLITE_CORRUPT' || family === 'SQLITE_NOTADB') return new AgentdevelError('STORE_DAMAGED', `the store (.agentdevel/state.db) is damaged: ${sqlite.message} (${sqlite.code})`, { cause: error });
+    return null;
+  }
+  const system = error as NodeJS.ErrnoException & { dest?: string };
+  if (!(error instanceof Error) || typeof system.code !== 'string' || typeof system.path !== 'string') return null;
+  const meaning = FILE_SYSTEM_ERRORS[system.code];
+  if (meaning === undefined && !(system.code === 'EEXIST' && system.syscall === 'mkdir')) return null;
+  const what = meaning ?? 'a file stands where a folder should be';
+  return new AgentdevelError('FILE_SYSTEM', `${system.syscall ?? 'access'} ${system.path}${system.dest ? ` -> ${system.dest}` : ''}: ${what} (${system.code})`, { cause: error });
+}
