@@ -67,3 +67,61 @@ export function cliAsync(args: readonly string[], options: { cwd?: string; env?:
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
+
+export interface BoundedResult extends CliResult {
+  /** True when the command had not ended by itself within the bound (it was then stopped, and the test fails). */
+  readonly overran: boolean;
+  readonly ms: number;
+}
+
+/**
+ * Runs the real CLI and waits at most `boundMs` for it to end by itself. A command still running
+ * at the bound is reported as overrun (and only then stopped, so the suite itself never hangs).
+ */
+export function cliWithin(args: readonly string[], boundMs: number, options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<BoundedResult> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawnChild(process.execPath, [bin, ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, CI: 'true', ...options.env } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    let overran = false;
+    const bound = setTimeout(() => {
+      overran = true;
+      process.kill(-(child.pid as number), 'SIGKILL');
+    }, boundMs);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let ms = 0;
+    let done = false;
+    const finish = (code: number | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(bound);
+      resolve({ code: code ?? -1, stdout, stderr, overran, ms: ms || Date.now() - started });
+    };
+    child.on('exit', (code) => {
+      ms = Date.now() - started;
+      clearTimeout(bound);
+      // Its output pipes close with it, unless something it started keeps them open.
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(code);
+      }, 2000).unref();
+    });
+    child.on('close', (code) => finish(code));
+  });
+}
+
+/** Processes whose command line mentions `text` (children a command may have left running). */
+export function processesMentioning(text: string): string[] {
+  const result = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return result.stdout
+    .split('\n')
+    .filter((line) => line.includes(text) && !line.includes('ps -eo'));
+}

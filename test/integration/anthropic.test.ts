@@ -67,7 +67,8 @@ describe('the Claude engine against a fake Messages API', () => {
   });
 
   it.each<[string, number, 'agent' | 'critic', RegExp]>([
-    ['refused credentials are a configuration error (exit 2)', 401, 'critic', /API_KEY_MISSING/],
+    ['a refused key is a configuration error (exit 2) that says the key was sent and refused', 401, 'critic', /API_KEY_REJECTED the model API refused the API key for the critic \(401/],
+    ['a key without access is a configuration error too', 403, 'critic', /API_KEY_REJECTED .*access/],
     ['an unknown model is a configuration error naming the key', 404, 'critic', /CONFIG_INVALID.*models\.critic/],
     ["an agent request the API refuses is the agent's failure", 400, 'agent', /AgentRequestRejected/],
     ["a critic request the API refuses is an infrastructure error, not a fail", 413, 'critic', /InfraError/],
@@ -80,6 +81,21 @@ describe('the Claude engine against a fake Messages API', () => {
     const error = (await call.catch((e: unknown) => e)) as Error & { code?: string };
     expect(`${error.name} ${error.code ?? ''} ${error.message}`).toMatch(expected);
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it('lets a bug of its own (not a malformed response) through as itself, sent once, never as an infrastructure error', async () => {
+    let requests = 0;
+    server = await startFakeAnthropic(() => {
+      requests += 1;
+      return toolAnswer('submit_verdict', verdict);
+    });
+    const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries: 3, timeoutMs: 10_000 });
+    const circular: Record<string, unknown> = { model: 'claude-sonnet-5-5', max_tokens: 10, messages: [] };
+    circular.metadata = circular;
+    const error = await send('critic', circular as never, { stream: false }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).not.toBeInstanceOf(InfraError);
+    expect(requests).toBe(0);
   });
 
   it('repairs an invalid structured output once', async () => {
