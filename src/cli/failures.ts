@@ -19,6 +19,9 @@ const FILE_SYSTEM_ERRORS: Readonly<Record<string, string>> = {
   ENAMETOOLONG: 'the file name is too long',
 };
 
+/** System calls of the file system (an EPERM from `kill` is not the disk's doing). */
+const FILE_SYSTEM_CALLS = new Set(['open', 'write', 'read', 'close', 'fsync', 'mkdir', 'mkdtemp', 'rename', 'link', 'symlink', 'unlink', 'rmdir', 'rm', 'scandir', 'opendir', 'stat', 'lstat', 'fstat', 'readlink', 'realpath', 'access', 'copyfile', 'chmod', 'utime', 'ftruncate']);
+
 const SQLITE_FILE_SYSTEM = new Set(['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_PERM']);
 
 /** The catalogue error a failure of the machine stands for, or null when it is something else (a bug). */
@@ -31,9 +34,11 @@ export function machineFailure(error: unknown): AgentdevelError | null {
     return null;
   }
   const system = error as NodeJS.ErrnoException & { dest?: string };
-  if (!(error instanceof Error) || typeof system.code !== 'string' || typeof system.path !== 'string') return null;
+  if (!(error instanceof Error) || typeof system.code !== 'string' || !FILE_SYSTEM_CALLS.has(system.syscall ?? '')) return null;
   const meaning = FILE_SYSTEM_ERRORS[system.code];
   if (meaning === undefined && !(system.code === 'EEXIST' && system.syscall === 'mkdir')) return null;
   const what = meaning ?? 'a file stands where a folder should be';
-  return new AgentdevelError('FILE_SYSTEM', `${system.syscall ?? 'access'} ${system.path}${system.dest ? ` -> ${system.dest}` : ''}: ${what} (${system.code})`, { cause: error });
+  // A write names no file (the file descriptor was opened earlier); the others do.
+  const where = system.path ? ` ${system.path}${system.dest ? ` -> ${system.dest}` : ''}` : '';
+  return new AgentdevelError('FILE_SYSTEM', `${system.syscall}${where}: ${what} (${system.code})`, { cause: error });
 }

@@ -52,6 +52,7 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
     }
   } catch (error) {
     store.close();
+    await lock?.release();
     throw error;
   }
   return {

@@ -194,6 +194,90 @@ describe('promotion', () => {
   });
 });
 
+describe('finishing a promotion from its journal', () => {
+  /** A promotion interrupted right after its journal was written (nothing moved yet). */
+  async function interrupted() {
+    const dir = await exampleWorkspace();
+    const workspace = await open(dir);
+    const base = git(dir, 'rev-parse', 'HEAD');
+    const rc = candidate(dir, 1);
+    const tagObject = await workspace.repo.createTagObject('support-agent/v1', rc.commit, 'v1');
+    const journal = { line: 'refs/heads/main', lineBranch: 'main', oldTip: base, newTip: rc.commit, tagRef: 'refs/tags/support-agent/v1', tagObject, auditRef: 'refs/agentdevel/rc/support-agent/iter-001', syncWorktree: true };
+    await writeJournal(workspace.stateDir, journal);
+    await workspace.close();
+    return { dir, base, rc, journal: path.join(dir, '.agentdevel', 'promotion.json'), prompt: path.join(dir, 'blueprints/support-agent/system.hbs') };
+  }
+
+  async function recoveryError(dir: string): Promise<AgentdevelError> {
+    const error = await open(dir).then(
+      async (workspace) => {
+        await workspace.close();
+        return null;
+      },
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(AgentdevelError);
+    return error as AgentdevelError;
+  }
+
+  it('finishes it when the index and file times changed meanwhile, keeping the staged change', async () => {
+    const { dir, rc, journal, prompt } = await interrupted();
+    writeFileSync(path.join(dir, 'NOTES.md'), 'staged by the user\n');
+    git(dir, 'add', 'NOTES.md');
+    // Same content, new times: stat data no longer matches the index.
+    writeFileSync(prompt, readFileSync(prompt, 'utf8'));
+    await (await open(dir)).close();
+    expect(git(dir, 'rev-parse', 'main')).toBe(rc.commit);
+    expect(readFileSync(prompt, 'utf8')).toContain('Be brief.');
+    expect(git(dir, 'status', '--porcelain')).toBe('A  NOTES.md');
+    expect(existsSync(journal)).toBe(false);
+  });
+
+  it('stops with how to finish when a tag appeared, moving neither the line nor the checkout; then finishes', async () => {
+    const { dir, base, rc, journal, prompt } = await interrupted();
+    git(dir, 'tag', 'support-agent/v1', base);
+    const error = await recoveryError(dir);
+    expect(error.code).toBe('PROMOTION_UNFINISHED');
+    expect(error.message).toMatch(/refs\/tags\/support-agent\/v1 already exists and points elsewhere.*nothing moved/);
+    expect(error.hint).toMatch(/git tag -d support-agent\/v1.*or abandon the promotion by deleting .*promotion\.json/);
+    expect(git(dir, 'rev-parse', 'main')).toBe(base);
+    expect(readFileSync(prompt, 'utf8')).not.toContain('Be brief.');
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    expect(existsSync(journal)).toBe(true);
+    git(dir, 'tag', '-d', 'support-agent/v1');
+    await (await open(dir)).close();
+    expect(git(dir, 'rev-parse', 'main')).toBe(rc.commit);
+    expect(readFileSync(prompt, 'utf8')).toContain('Be brief.');
+  });
+
+  it('never drops it silently over conflicting local edits: it stops, keeps the journal and the edits, and finishes once they are stashed', async () => {
+    const { dir, base, rc, journal, prompt } = await interrupted();
+    writeFileSync(prompt, 'my own prompt\n');
+    const error = await recoveryError(dir);
+    expect(error.code).toBe('PROMOTION_UNFINISHED');
+    expect(error.message).toMatch(/uncommitted changes .* conflict with the new release/);
+    expect(error.hint).toMatch(/commit or stash them/);
+    expect(existsSync(journal)).toBe(true);
+    expect(git(dir, 'rev-parse', 'main')).toBe(base);
+    expect(readFileSync(prompt, 'utf8')).toBe('my own prompt\n');
+    git(dir, 'stash', '-q');
+    await (await open(dir)).close();
+    expect(git(dir, 'rev-parse', 'main')).toBe(rc.commit);
+    expect(existsSync(journal)).toBe(false);
+  });
+
+  it('stops with a clear error on a torn journal, keeping it and the line as they are', async () => {
+    const { dir, base, journal } = await interrupted();
+    writeFileSync(journal, readFileSync(journal, 'utf8').slice(0, 60));
+    const error = await recoveryError(dir);
+    expect(error.code).toBe('PROMOTION_UNFINISHED');
+    expect(error.message).toMatch(/promotion\.json records an interrupted promotion but is damaged/);
+    expect(error.hint).toMatch(/delete .*promotion\.json/);
+    expect(existsSync(journal)).toBe(true);
+    expect(git(dir, 'rev-parse', 'main')).toBe(base);
+  });
+});
+
 describe('the workspace lock', () => {
   it('refuses a second writer while the first holds the workspace', async () => {
     const dir = await exampleWorkspace();

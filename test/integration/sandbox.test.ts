@@ -84,6 +84,28 @@ describe('the diagnosis sandbox', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
+  it('stops a script that fills memory outside the V8 heap (Buffers), and says which limit it broke', async () => {
+    const verdict = await sandboxed('const keep = []; for (let i = 0; i < 512; i += 1) keep.push(Buffer.alloc(1 << 20, 1)); console.log("filled", keep.length);', { timeoutMs: 20_000, memoryMb: 64 });
+    expect(verdict.kind).toBe('failed');
+    if (verdict.kind === 'failed') expect(verdict.reason).toBe('killed at the memory limit of 64 MB');
+    expect(verdict.outcome.stdout).not.toContain('filled');
+  });
+
+  it.each([
+    ['its parent', 'process.kill(process.ppid, "SIGTERM")'],
+    ['its parent, through the internal spelling', 'process._kill(process.ppid, 15)'],
+  ])('stops a script that signals %s, and says so', async (_name, source) => {
+    const verdict = await sandboxed(`try { ${source}; } catch {} console.log('went on');`);
+    expect(verdict.kind).toBe('failed');
+    if (verdict.kind === 'failed') expect(verdict.reason).toMatch(/^stopped: it tried to signal another process/);
+    expect(verdict.outcome.stdout).not.toContain('went on');
+  });
+
+  it('lets a script signal itself', async () => {
+    const verdict = await sandboxed("process.kill(process.pid, 0); import fs from 'node:fs'; fs.writeFileSync(process.argv[3], '{}');");
+    expect(verdict.kind).toBe('ok');
+  });
+
   it('kills a script at the memory limit', async () => {
     const verdict = await sandboxed('const keep = []; for (;;) keep.push(new Array(1e6).fill(7));', { timeoutMs: 20_000, memoryMb: 48 });
     expect(verdict.kind).toBe('failed');

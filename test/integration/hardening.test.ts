@@ -1,0 +1,293 @@
+// Hardening at the level of the parts: process trees end with their case, a tool host that
+// cannot start is stopped, errors are told apart by their class (absent from failed, the
+// blueprint's fault from the machine's), damaged state is named with its fix, and secrets are
+// redacted in every form a written file can hold them.
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadBlueprint } from '../../src/blueprint/load.ts';
+import { startRuntime } from '../../src/blueprint/runtimes/index.ts';
+import { startToolHost, ToolHostError } from '../../src/blueprint/tool-host/client.ts';
+import { machineFailure } from '../../src/cli/failures.ts';
+import { AgentdevelError } from '../../src/domain/errors.ts';
+import type { ProgressEvent } from '../../src/domain/progress.ts';
+import type { CaseRecord } from '../../src/domain/record.ts';
+import type { TraceEvent } from '../../src/domain/trace.ts';
+import { createMockEngine } from '../../src/engine/mock/index.ts';
+import { GitRepo } from '../../src/git/git.ts';
+import { buildCandidate, checkCandidateLoads, discardCandidate } from '../../src/pipeline/candidate.ts';
+import { openWorkspace } from '../../src/pipeline/workspace.ts';
+import { runningChildren } from '../../src/process/children.ts';
+import { makeRedactor } from '../../src/process/environment.ts';
+import { diagnose } from '../../src/stages/diagnose/diagnose.ts';
+import { runCases } from '../../src/stages/run/run.ts';
+import { traceFileName } from '../../src/stages/run/trace-file.ts';
+import { migrations } from '../../src/store/migrations.ts';
+import { openSql } from '../../src/store/sqlite.ts';
+import { Store } from '../../src/store/store.ts';
+import { scriptedModel } from '../helpers/scripted-model.ts';
+import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
+
+const clock = { now: () => new Date() };
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return check();
+}
+
+/** A `command` blueprint whose agent is the given script (run with this Node). */
+async function commandAgent(source: string, timeoutMs: number, passEnv: string[] = [], parentEnv: Record<string, string> = {}) {
+  const dir = tempDir('agentdevel-cmd-');
+  mkdirSync(path.join(dir, 'blueprints/a'), { recursive: true });
+  writeFileSync(path.join(dir, 'blueprints/a/blueprint.json'), JSON.stringify({ runtime: 'command', command: [process.execPath, 'agent.mjs'], timeoutMs }));
+  writeFileSync(path.join(dir, 'blueprints/a/agent.mjs'), source);
+  const blueprint = await loadBlueprint(dir, 'a', tempDir('agentdevel-build-'));
+  return { dir, runtime: await startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv, parentEnv: { PATH: process.env.PATH ?? '', ...parentEnv } }) };
+}
+
+describe("a case's process tree", () => {
+  it('ends with the case: children and grandchildren that keep stdout open are killed at the timeout, and one that left the group cannot hold it open', async () => {
+    const pids = tempDir();
+    const { dir, runtime } = await commandAgent(
+      `import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+const child = spawn(process.execPath, ['child.cjs'], { stdio: 'inherit' });
+const escaped = spawn('setsid', [process.execPath, '-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' });
+fs.writeFileSync(${JSON.stringify(path.join(pids, 'child'))}, String(child.pid));
+fs.writeFileSync(${JSON.stringify(path.join(pids, 'escaped'))}, String(escaped.pid));
+console.log(JSON.stringify({ type: 'message', role: 'assistant', text: 'working' }));
+setInterval(() => {}, 1000);
+`,
+      1500,
+    );
+    writeFileSync(
+      path.join(dir, 'blueprints/a/child.cjs'),
+      `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(`require('node:fs').writeFileSync(${JSON.stringify(path.join(pids, 'grandchild'))}, String(process.pid)); setInterval(() => {}, 1000)`)}], { stdio: 'inherit' });
+setInterval(() => {}, 1000);
+`,
+    );
+    const events: TraceEvent[] = [];
+    const started = Date.now();
+    try {
+      const outcome = await runtime.runCase({ id: 'c1' }, 0, { emit: (e) => events.push(e) });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(outcome.output).toBeNull();
+      expect(events).toContainEqual({ type: 'error', kind: 'agent', message: 'timed out after 1500 ms' });
+      for (const name of ['child', 'grandchild']) {
+        const pid = Number(readFileSync(path.join(pids, name), 'utf8'));
+        expect(await waitUntil(() => !alive(pid), 5000)).toBe(true);
+      }
+    } finally {
+      // It left agentdevel's reach on purpose (its own session); the test that started it ends it.
+      const escaped = Number(readFileSync(path.join(pids, 'escaped'), 'utf8'));
+      if (alive(escaped)) process.kill(escaped, 'SIGKILL');
+    }
+  });
+
+  it('ends with the case when the agent exits but a grandchild keeps its stdout open', async () => {
+    const { runtime } = await commandAgent(
+      `import { spawn } from 'node:child_process';
+spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' });
+console.log(JSON.stringify({ type: 'final', output: 'done' }));
+process.exit(0);
+`,
+      60_000,
+    );
+    const started = Date.now();
+    const outcome = await runtime.runCase({ id: 'c1' }, 0, { emit: () => undefined });
+    expect(outcome.output).toBe('done');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('a tool host that cannot start', () => {
+  it('is stopped within its time limit, leaving no process behind', async () => {
+    const dir = await exampleWorkspace();
+    writeFileSync(path.join(dir, 'blueprints/support-agent/tools/get_order.ts'), "import { z } from 'zod';\nfor (;;) {}\nexport default { name: 'get_order', description: 'd', inputSchema: z.object({}), run: () => 1 };\n");
+    const blueprint = await loadBlueprint(dir, 'support-agent', tempDir('agentdevel-build-'));
+    const before = runningChildren();
+    const started = Date.now();
+    const error = await startToolHost({ wrappers: blueprint.wrappersBundle as string, environment: null }, { callTimeoutMs: 1500, memoryMb: 128 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolHostError);
+    expect((error as Error).message).toMatch(/did not answer "init" within 1500 ms/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await waitUntil(() => runningChildren() === before, 5000)).toBe(true);
+  });
+});
+
+describe('errors are told apart by their class', () => {
+  it("a check of an RC returns the blueprint's problems for a repair, and lets anything else through", async () => {
+    const dir = await exampleWorkspace();
+    const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock });
+    const base = git(dir, 'rev-parse', 'HEAD');
+    const candidate = { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Hello {{> partials/missing}}\n' }], intent: { targets: ['x'], rationale: 'r' } };
+    const built = await buildCandidate(workspace, base, 1, candidate);
+    try {
+      expect(await checkCandidateLoads(workspace, built)).toMatch(/system\.hbs:1: template does not compile: the partial "partials\/missing" does not exist/);
+      // Not the RC's doing: agentdevel's build folder is a file. Not a repair request.
+      writeFileSync(path.join(workspace.stateDir, 'build'), 'not a folder');
+      const error = await checkCandidateLoads(workspace, built).catch((e: unknown) => e);
+      expect(typeof error).not.toBe('string');
+      expect((error as NodeJS.ErrnoException).code).toMatch(/ENOTDIR|EEXIST/);
+    } finally {
+      rmSync(path.join(workspace.stateDir, 'build'), { force: true });
+      await discardCandidate(workspace, built);
+      await workspace.close();
+    }
+  });
+
+  it('git answers "absent" with null or false, and a broken repository with GIT_FAILED', async () => {
+    const dir = await exampleWorkspace();
+    const repo = await GitRepo.open(dir);
+    const head = git(dir, 'rev-parse', 'HEAD');
+    expect(await repo.resolve('no-such-branch')).toBeNull();
+    expect(await repo.readFileAt(head, 'no/such/file')).toBeNull();
+    expect(await repo.readFileAt('refs/agentdevel/none', 'x')).toBeNull();
+    expect(await repo.isAncestor(head, head)).toBe(true);
+    git(dir, 'checkout', '-q', '--orphan', 'unrelated');
+    git(dir, 'commit', '-qm', 'unrelated history');
+    const other = git(dir, 'rev-parse', 'HEAD');
+    expect(await repo.mergeBase(head, other)).toBeNull();
+    expect(await repo.isAncestor(head, other)).toBe(false);
+
+    renameSync(path.join(dir, '.git'), path.join(dir, '.git-away'));
+    for (const call of [() => repo.resolve('main'), () => repo.readFileAt(head, 'agentdevel.config.json'), () => repo.isAncestor(head, head), () => repo.mergeBase(head, head)]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AgentdevelError);
+      expect((error as AgentdevelError).code).toBe('GIT_FAILED');
+    }
+  });
+
+  it('a missing trace is said, not silently read as empty', async () => {
+    const tracesRoot = tempDir('agentdevel-traces-');
+    const record: CaseRecord = { caseId: 'a', trial: 0, status: 'ok', output: null, traceRef: 'run-x/a.t0.jsonl', scorer: null, critic: { pass: false, label: 'tool_error', description: 'd' }, pass: false, error: null };
+    const events: ProgressEvent[] = [];
+    await diagnose(
+      { records: [record], tracesRoot, workDir: tempDir(), previousScript: null, model: 'mock', taxonomy: [], limits: { timeoutMs: 10_000, memoryMb: 128 }, maxRepairs: 0 },
+      { model: createMockEngine(), reporter: { emit: (e) => events.push(e) } },
+    );
+    expect(events).toContainEqual({ type: 'warning', message: expect.stringMatching(/1 trace is missing or damaged \(first: .*run-x\/a\.t0\.jsonl\)/) });
+  });
+});
+
+describe('damaged or foreign state', () => {
+  it.each<[string, (dir: string) => void, string, RegExp]>([
+    ['a file that is not a database', (d) => writeFileSync(path.join(d, '.agentdevel/state.db'), 'these are my notes, not a database'.repeat(200)), 'STORE_DAMAGED', /state\.db cannot be used as agentdevel's store: .*\(SQLITE_NOTADB\)/],
+    [
+      'a truncated database',
+      (d) => {
+        const file = path.join(d, '.agentdevel/state.db');
+        writeFileSync(file, readFileSync(file).subarray(0, 1500));
+      },
+      'STORE_DAMAGED',
+      /state\.db cannot be used as agentdevel's store: .*SQLITE_CORRUPT/,
+    ],
+    [
+      'a store from a newer agentdevel',
+      (d) => {
+        const sql = openSql(path.join(d, '.agentdevel/state.db'));
+        sql.pragma(`user_version = ${migrations.length + 5}`);
+        sql.close();
+      },
+      'STORE_TOO_NEW',
+      new RegExp(`schema version ${migrations.length + 5}; this agentdevel knows versions up to ${migrations.length}`),
+    ],
+    [
+      'a file where its folder should be',
+      (d) => {
+        rmSync(path.join(d, '.agentdevel'), { recursive: true, force: true });
+        writeFileSync(path.join(d, '.agentdevel'), 'x');
+      },
+      'STORE_DAMAGED',
+      /\.agentdevel is a file, but agentdevel keeps its store in a folder there/,
+    ],
+  ])('%s is a clear error with its fix', (_name, damage, code, message) => {
+    const dir = tempDir('agentdevel-store-');
+    Store.open(dir, clock).close();
+    damage(dir);
+    const error = (() => {
+      try {
+        Store.open(dir, clock).close();
+        return null;
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(AgentdevelError);
+    expect((error as AgentdevelError).code).toBe(code);
+    expect((error as AgentdevelError).message).toMatch(message);
+    expect((error as AgentdevelError).hint).toMatch(/move/i);
+  });
+
+  it('a full disk, or a file where a folder should be, is a file-system error, not a bug', () => {
+    const failing = (work: () => void) => {
+      try {
+        work();
+        return null;
+      } catch (e) {
+        return e;
+      }
+    };
+    const full = machineFailure(failing(() => writeFileSync('/dev/full', 'x')));
+    expect(full?.code).toBe('FILE_SYSTEM');
+    expect(full?.exitCode).toBe(3);
+    expect(full?.message).toMatch(/write: no space left on the device \(ENOSPC\)/);
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'traces'), 'a file');
+    const notAFolder = machineFailure(failing(() => mkdirSync(path.join(dir, 'traces', 'run-1'), { recursive: true })));
+    expect(notAFolder?.message).toMatch(/traces.*a file stands where a folder should be/);
+    expect(machineFailure(new TypeError('a bug'))).toBeNull();
+    expect(machineFailure(Object.assign(new Error('kill EPERM'), { code: 'EPERM', errno: -1, syscall: 'kill' }))).toBeNull();
+  });
+
+  it('case ids that cannot be file names still get one trace file each', () => {
+    const ids = ['a/b', '../up', '.hidden', 'x'.repeat(300), `${'y'.repeat(300)}1`, `${'y'.repeat(300)}2`, 'ü'.repeat(120), 'tab\there'];
+    const names = ids.map((id) => traceFileName(id, 0));
+    expect(new Set(names).size).toBe(ids.length);
+    for (const name of names) {
+      expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+      expect(name).not.toMatch(/[/\t]|^\./);
+    }
+  });
+});
+
+describe('secrets', () => {
+  it('are redacted raw and JSON-escaped, in traces and in the records the store keeps', async () => {
+    const secret = 'sk-"quoted\\secret-0123456789';
+    const { runtime } = await commandAgent(
+      `const key = process.env.SHOP_API_KEY;
+console.log(JSON.stringify({ type: 'message', role: 'assistant', text: 'my key is ' + key }));
+console.log(JSON.stringify({ type: 'final', output: { note: JSON.stringify({ key }), key } }));
+`,
+      10_000,
+      ['SHOP_API_KEY'],
+      { SHOP_API_KEY: secret },
+    );
+    const tracesRoot = tempDir('agentdevel-traces-');
+    const saved: CaseRecord[] = [];
+    const redact = makeRedactor([secret]);
+    const [record] = await runCases(
+      { runId: 'run-s', label: 's', cases: [{ id: 'c1' }], trials: 1, concurrency: 1, tracesRoot, rubric: 'r', scorers: [], taskRoot: tempDir(), criticModel: 'mock', growTaxonomy: false },
+      { runtime, model: scriptedModel({}), store: { saveRecord: (_run, r) => saved.push(r), taxonomy: () => [], addSymptom: () => undefined }, reporter: { emit: () => undefined }, redact },
+    );
+    const forms = [secret, JSON.stringify(secret).slice(1, -1), 'quoted\\secret-0123456789'];
+    const trace = readFileSync(path.join(tracesRoot, (record as CaseRecord).traceRef), 'utf8');
+    const stored = JSON.stringify(saved);
+    expect(trace).toContain('[redacted]');
+    expect(stored).toContain('[redacted]');
+    for (const form of forms) {
+      expect(trace).not.toContain(form);
+      expect(stored).not.toContain(form);
+    }
+  });
+});
