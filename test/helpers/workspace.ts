@@ -1,5 +1,5 @@
 import { spawn as spawnChild, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,10 +118,17 @@ export function cliWithin(args: readonly string[], boundMs: number, options: { c
   });
 }
 
-/** Processes whose command line mentions `text` (children a command may have left running). */
+/** Processes whose command line mentions `text` (children a command may have left running), read from /proc. */
 export function processesMentioning(text: string): string[] {
-  const result = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return result.stdout
-    .split('\n')
-    .filter((line) => line.includes(text) && !line.includes('ps -eo'));
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {
+      continue; // The process ended while we looked.
+    }
+    if (commandLine.includes(text)) found.push(`${pid} ${commandLine}`);
+  }
+  return found;
 }
