@@ -12,7 +12,7 @@ import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeRequest } 
 import { mockBrain } from '../helpers/fake-brain.ts';
 import { cli, cliWithin, exampleWorkspace, git, lineState, processesMentioning, tempDir } from '../helpers/workspace.ts';
 
-const BOUND_MS = 90_000;
+const BOUND_MS = 45_000;
 const LEFT_RUNNING = /still running after the command finished/;
 
 function runCount(dir: string): number {
