@@ -19,3 +19,10 @@ export function parseJsonDocument<T>(text: string, file: string, schema: ZodType
   }
   return checked.data;
 }
+
+/** A small state file agentdevel wrote itself (a lock, a journal): its value, or 'damaged' when the text is not that document. */
+export function parseStateDocument<T>(text: string, schema: ZodType<T>): T | 'damaged' {
+  const parsed = parseJson(text);
+  const checked = parsed.ok ? schema.safeParse(parsed.value) : null;
+  return checked?.success ? checked.data : 'damaged';
+}

@@ -3,7 +3,8 @@ import { rmSync } from 'node:fs';
 import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
-import { parseJson } from '../domain/json.ts';
+import { nullWhenAbsent } from '../domain/absent.ts';
+import { parseStateDocument } from '../domain/json-document.ts';
 import { z } from '../domain/zod.ts';
 import { atExit } from '../process/exit-hooks.ts';
 
@@ -30,16 +31,8 @@ const lockOwnerSchema = z.object({ pid: z.number().int().positive(), command: z.
 
 /** The lock's owner; null when there is no lock file (it was just released); 'damaged' when it cannot be read as one. */
 async function readOwner(file: string): Promise<LockOwner | 'damaged' | null> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  const parsed = parseJson(text);
-  const owner = parsed.ok ? lockOwnerSchema.safeParse(parsed.value) : null;
-  return owner?.success ? owner.data : 'damaged';
+  const text = await readFile(file, 'utf8').catch(nullWhenAbsent);
+  return text === null ? null : parseStateDocument(text, lockOwnerSchema);
 }
 
 const ignoreCode =

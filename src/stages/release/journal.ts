@@ -1,7 +1,8 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { parseJson } from '../../domain/json.ts';
+import { nullWhenAbsent } from '../../domain/absent.ts';
+import { parseStateDocument } from '../../domain/json-document.ts';
 import { z } from '../../domain/zod.ts';
 import type { GitRepo, RefUpdate } from '../../git/git.ts';
 
@@ -108,16 +109,8 @@ async function followLine(repo: GitRepo, journal: PromotionJournal): Promise<voi
 
 /** The journal a crash left behind, if any. Damaged means it is there but cannot be read. */
 async function readJournal(file: string): Promise<PromotionJournal | 'damaged' | null> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  const parsed = parseJson(text);
-  const journal = parsed.ok ? journalSchema.safeParse(parsed.value) : null;
-  return journal?.success ? journal.data : 'damaged';
+  const text = await readFile(file, 'utf8').catch(nullWhenAbsent);
+  return text === null ? null : parseStateDocument(text, journalSchema);
 }
 
 /**
