@@ -37,8 +37,10 @@ function confine(roots: readonly string[]): Plugin {
         let real: string;
         try {
           real = realpathSync(args.path);
-        } catch {
-          return undefined;
+        } catch (error) {
+          // A file that is not there: esbuild reports it as missing, naming the import.
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+          throw error;
         }
         if (allowed.some((root) => within(real, root))) return undefined;
         return { errors: [{ text: `${args.path} is outside the folder being bundled; only its own files and agentdevel's packages (such as zod) may be imported` }] };

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { mapPool } from '../stages/run/pool.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { readTrace } from '../stages/run/trace-file.ts';
+import { readTrace, TraceDamaged } from '../stages/run/trace-file.ts';
 import { compareRuns, type Comparison } from '../stages/gate/compare.ts';
 import { loadTask } from '../task/load.ts';
 import { comparePolicy } from './evaluate-candidate.ts';
@@ -69,10 +69,13 @@ export async function calibrateCritic(context: RunContext, run: RunResult, repea
   const graded = run.records.filter((r) => r.status === 'ok');
   const verdicts = await mapPool(graded, workspace.config.concurrency, async (record) => {
     const file = path.join(workspace.tracesRoot, record.traceRef);
-    const trace = await readTrace(file);
-    if (trace === null) {
-      throw new AgentdevelError('INFRA', `${file}: the trace of ${record.caseId} (trial ${record.trial}) is missing, so the critic cannot grade it again`, {
-        hint: 'Traces live in traces/ (git-ignored). Run `agentdevel calibrate` without reused runs, or run the release again, to record them anew.',
+    const trace = await readTrace(file).catch((error: unknown) => {
+      if (error instanceof TraceDamaged) return 'damaged' as const;
+      throw error;
+    });
+    if (trace === null || trace === 'damaged') {
+      throw new AgentdevelError('INFRA', `${file}: the trace of ${record.caseId} (trial ${record.trial}) is ${trace === null ? 'missing' : 'damaged'}, so the critic cannot grade it again`, {
+        hint: 'Traces live in traces/ (git-ignored) and only the store remembers the run: move .agentdevel/state.db aside so that the release runs again and its traces are recorded anew.',
       });
     }
     const again = [];

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
+import { nullWhenAbsent } from '../domain/absent.ts';
 import { trackedFiles } from '../git/git.ts';
+
+/** A file's content, or a link's target (as git stores a link); null when the file was deleted. */
+async function contentOf(file: string): Promise<Buffer | string | null> {
+  const stats = await lstat(file).catch(nullWhenAbsent);
+  if (stats === null) return null;
+  return stats.isSymbolicLink() ? `link:${await readlink(file)}` : readFile(file);
+}
 
 /**
  * A content hash of a folder as git would track it (committed or not, ignored files left
@@ -11,7 +19,7 @@ import { trackedFiles } from '../git/git.ts';
 export async function folderFingerprint(dir: string, folder: string): Promise<string> {
   const hash = createHash('sha256');
   for (const file of await trackedFiles(dir, folder)) {
-    const content = await readFile(path.join(dir, file)).catch(() => null);
+    const content = await contentOf(path.join(dir, file));
     if (content === null) continue;
     hash.update(file).update('\0').update(content).update('\0');
   }

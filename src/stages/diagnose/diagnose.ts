@@ -8,6 +8,7 @@ import { StructuredOutputError, addUsage, zeroUsage, type ModelPort, type Sympto
 import type { Reporter } from '../../domain/progress.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { runSandboxed, type SandboxLimits } from '../../process/sandbox.ts';
+import { nullWhenAbsent } from '../../domain/absent.ts';
 import { readTraceOrNote } from '../run/trace-file.ts';
 import type { DiagnosisEvidence } from '../release/artifacts.ts';
 import { RECORD_SCHEMA_DOC } from './record-schema.ts';
@@ -117,7 +118,7 @@ async function execute(
   if (script.trim() === '') return { ok: false, error: 'the script is empty' };
   const verdict = await runSandboxed({ script: scriptFile, readable: [recordsFile], writable: [outputDir], args: [recordsFile, reportFile], limits });
   if (verdict.kind === 'failed') return { ok: false, error: verdict.reason };
-  const text = await readFile(reportFile, 'utf8').catch(() => null);
+  const text = await readFile(reportFile, 'utf8').catch(nullWhenAbsent);
   if (text === null) return { ok: false, error: 'the script wrote no REPORT.json' };
   let parsed: unknown;
   try {

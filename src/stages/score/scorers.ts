@@ -122,7 +122,8 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
-  } catch {
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
     return null;
   }
 }
