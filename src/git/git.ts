@@ -1,14 +1,29 @@
 // The one module that imports simple-git (house rule 6). Plumbing that needs standard input
-// (mktag, update-ref --stdin) goes through the process runner, still from this module, so every
-// git call agentdevel makes is here.
+// (mktag, update-ref --stdin) or the exit code (absent versus failed) goes through the process
+// runner, via git-process.ts, so every git call agentdevel makes is in src/git/.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, realpath } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit, type SimpleGit, type SimpleGitOptions } from 'simple-git';
 import { AgentdevelError } from '../domain/errors.ts';
 import { atExit } from '../process/exit-hooks.ts';
-import { runProcess, type ProcessOutcome } from '../process/runner.ts';
+import { runProcess } from '../process/runner.ts';
+import {
+  comparablePath,
+  definedEnvironment,
+  execGit,
+  GIT_TIMEOUT_MS,
+  gitEnvironment,
+  gitFailure,
+  parseWorktrees,
+  pathExists,
+  probeOutcome,
+  type Probe,
+  type WorktreeEntry,
+} from './git-process.ts';
+
+export type { WorktreeEntry };
 
 /** Used only when the repository has no identity configured (fresh CI machines). */
 const FALLBACK_IDENTITY = ['user.name=agentdevel', 'user.email=agentdevel@localhost'];
@@ -23,43 +38,6 @@ export interface RefUpdate {
 export interface ChangedPath {
   readonly status: string;
   readonly path: string;
-}
-
-function gitFailure(action: string, error: unknown): AgentdevelError {
-  const message = error instanceof Error ? error.message.trim().split('\n').slice(0, 3).join(' ') : String(error);
-  return new AgentdevelError('GIT_FAILED', `git ${action} failed: ${message}`, { cause: error });
-}
-
-/**
- * A bound on every git command: no wait on a child is unbounded. Generous, since a checkout of
- * a large repository can be silent for a while; simple-git counts it from the last output.
- */
-const GIT_TIMEOUT_MS = 10 * 60_000;
-
-function gitOptions(baseDir: string, config: readonly string[] = []): Partial<SimpleGitOptions> {
-  return { baseDir, config: [...config], timeout: { block: GIT_TIMEOUT_MS } };
-}
-
-/** The environment of git plumbing: enough to find git and the user's git config, nothing else. */
-function gitEnvironment(): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0' };
-  for (const name of ['HOME', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'XDG_CONFIG_HOME']) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
-}
-
-function definedEnvironment(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}
-
-/** A git command whose exit 1 means "no" or "absent" (rev-parse --verify --quiet, merge-base, …). */
-type Probe = { readonly found: true; readonly stdout: string } | { readonly found: false };
-
-export interface WorktreeEntry {
-  readonly path: string;
-  readonly locked: boolean;
 }
 
 export class GitRepo {
@@ -389,52 +367,8 @@ export class GitRepo {
 
 }
 
-/** Runs git with the plumbing environment, bounded; the outcome, whatever the exit. */
-function execGit(args: readonly string[], dir: string, identity: readonly string[], input?: string): Promise<ProcessOutcome> {
-  const config = identity.flatMap((c) => ['-c', c]);
-  return runProcess({ command: 'git', args: [...config, ...args], cwd: dir, env: gitEnvironment(), ...(input === undefined ? {} : { input }), timeoutMs: GIT_TIMEOUT_MS });
-}
-
-function probeOutcome(args: readonly string[], outcome: ProcessOutcome): Probe {
-  if (outcome.exitCode === 0) return { found: true, stdout: outcome.stdout };
-  if (outcome.exitCode === 1 && !outcome.timedOut) return { found: false };
-  const why = outcome.spawnError ?? (outcome.timedOut ? `timed out after ${GIT_TIMEOUT_MS / 1000} s` : outcome.stderr.trim() || `exit ${outcome.exitCode ?? outcome.signal}`);
-  throw gitFailure(args[0] ?? 'command', new Error(why));
-}
-
-function parseWorktrees(porcelain: string): WorktreeEntry[] {
-  return porcelain
-    .split('\n\n')
-    .map((block) => block.split('\n').filter(Boolean))
-    .filter((lines) => lines.length > 0)
-    .map((lines) => ({
-      path: (lines.find((l) => l.startsWith('worktree ')) ?? 'worktree ').slice('worktree '.length),
-      locked: lines.some((l) => l === 'locked' || l.startsWith('locked ')),
-    }));
-}
-
-async function pathExists(file: string): Promise<boolean> {
-  try {
-    await realpath(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-}
-
-/** A path as git and we both spell it: symlinks in its existing part resolved (/tmp on macOS). */
-async function comparablePath(file: string): Promise<string> {
-  const absolute = path.resolve(file);
-  const missing: string[] = [];
-  for (let existing = absolute; ; existing = path.dirname(existing)) {
-    try {
-      return path.join(await realpath(existing), ...missing.reverse());
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === path.dirname(existing)) throw error;
-      missing.push(path.basename(existing));
-    }
-  }
+function gitOptions(baseDir: string, config: readonly string[] = []): Partial<SimpleGitOptions> {
+  return { baseDir, config: [...config], timeout: { block: GIT_TIMEOUT_MS } };
 }
 
 export async function initRepository(dir: string, branch: string): Promise<void> {
