@@ -68,19 +68,40 @@ export interface SymptomEntry {
   readonly description: string;
 }
 
+/** A repair turn shows the model what it answered and exactly what was wrong with it. */
+export interface RepairRequest {
+  /** The failed answer as the model gave it (the script, or the proposal as JSON). */
+  readonly previousOutput: string;
+  /** The exact error: the sandbox's, the schema's or the validation's words. */
+  readonly error: string;
+}
+
 export interface DiagnosisScriptRequest {
   readonly model: string;
   readonly recordSchema: string;
   readonly sampleRecords: readonly unknown[];
+  /** The sandbox's limits, which the script must stay within. */
+  readonly limits: { readonly timeoutMs: number; readonly memoryMb: number };
+  /** The symptom vocabulary: every label of the report must be one of these. */
   readonly taxonomy: readonly SymptomEntry[];
   readonly previousScript: string | null;
-  /** The failure of the previous attempt in this iteration, for a bounded repair. */
-  readonly repairFeedback: string | null;
+  /** The previous iteration's report, to check whether the last change took effect. */
+  readonly previousReport: DiagnosisReport | null;
+  /** The last RC: its intent and what the gate made of it. */
+  readonly lastRc: RcHistoryEntry | null;
+  /** The previous attempt of this iteration and why it failed, for a bounded repair. */
+  readonly repair: RepairRequest | null;
 }
 
 export interface BlueprintFile {
   readonly path: string;
   readonly content: string;
+}
+
+/** A case an RC flipped, with the symptom it failed with (before a fix; under the RC for a break). */
+export interface FlipSymptom {
+  readonly caseId: string;
+  readonly symptom: string | null;
 }
 
 export interface RcHistoryEntry {
@@ -90,6 +111,21 @@ export interface RcHistoryEntry {
   readonly decision: 'promoted' | 'rejected' | 'invalid';
   readonly reasons: readonly string[];
   readonly fingerprint: string;
+  /** F→P: the cases it fixed, with the symptom each failed with in the baseline. */
+  readonly fixed: readonly FlipSymptom[];
+  /** P→F: the cases it broke, with the symptom each failed with under the RC. */
+  readonly broken: readonly FlipSymptom[];
+  /** The files its edits changed. */
+  readonly edited: readonly string[];
+  /** Its scope: the cases the diagnosis of its iteration listed under its targets. */
+  readonly scope: readonly string[];
+}
+
+/** What the task tells a synthesizer: its rules and the environment its tool wrappers can call. */
+export interface TaskBrief {
+  readonly rubric: string;
+  /** The environment's API (ctx.env) as method signatures, or null when the task has no environment. */
+  readonly environmentApi: string | null;
 }
 
 export interface SynthesisRequest {
@@ -99,7 +135,10 @@ export interface SynthesisRequest {
   readonly files: readonly BlueprintFile[];
   readonly diagnosis: DiagnosisReport;
   readonly history: readonly RcHistoryEntry[];
-  readonly repairFeedback: string | null;
+  /** The symptom vocabulary: the intent's targets must be among these labels. */
+  readonly taxonomy: readonly SymptomEntry[];
+  readonly task: TaskBrief;
+  readonly repair: RepairRequest | null;
 }
 
 export interface WithUsage<T> {
@@ -147,9 +186,12 @@ export class InfraError extends Error {
 }
 /** A model output that did not match its schema, even after one repair: never a fail of the agent. */
 export class StructuredOutputError extends InfraError {
-  constructor(role: Role, message: string) {
+  /** The last answer, as JSON text, so a later repair turn can show the model what it sent. */
+  readonly output: string;
+  constructor(role: Role, message: string, output = '(no answer)') {
     super(role, message);
     this.name = 'StructuredOutputError';
+    this.output = output;
   }
 }
 

@@ -28,6 +28,24 @@ export type CriticVerdict = z.infer<typeof criticVerdictSchema>;
 /** The label a passing case carries, so every record has one. */
 export const PASSING_LABEL = 'ok';
 
+/**
+ * The critic's one rule as a schema: the scorer, when there is one, decides pass or fail; the
+ * label is "ok" exactly when the case passes. A verdict that breaks it gets a repair turn.
+ */
+export function criticVerdictSchemaFor(scorer: ScorerResult | null) {
+  return criticVerdictSchema.superRefine((verdict, context) => {
+    if (scorer && verdict.pass !== scorer.pass) {
+      context.addIssue({ code: 'custom', path: ['pass'], message: `the scorer ${scorer.pass ? 'passed' : 'failed'} this case, and the scorer decides: pass must be ${scorer.pass}` });
+    }
+    if (verdict.pass && verdict.label !== PASSING_LABEL) {
+      context.addIssue({ code: 'custom', path: ['label'], message: `a passing case has the label "${PASSING_LABEL}"` });
+    }
+    if (!verdict.pass && verdict.label === PASSING_LABEL) {
+      context.addIssue({ code: 'custom', path: ['label'], message: `a failing case needs a symptom label, not "${PASSING_LABEL}"` });
+    }
+  });
+}
+
 export type RecordStatus = 'ok' | 'infra_error';
 
 /** Per case-trial quality record r(x) of the paper, eq. 8. */

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { readBlueprintFiles } from '../blueprint/load.ts';
-import type { RcHistoryEntry } from '../domain/model-port.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
-import { readDecisionLog } from './decision-log.ts';
 import { concludeCandidate } from './conclude.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
+import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { stopReason, type IterationResult } from './stop.ts';
+import { readTaskBrief } from './task-brief.ts';
 import { auditRef, currentRelease, nextIteration, tagName } from './versions.ts';
 import { lineTip } from './workspace.ts';
 
@@ -37,15 +37,6 @@ export async function iterate(context: RunContext, options: { maxIterations: num
   const { config, store, repo } = workspace;
   const stopPolicy = { ...config.stop, maxIterations: options.maxIterations ?? config.stop.maxIterations };
   const results: IterationSummary[] = [];
-  // Earlier RCs, from git: the synthesizer sees what was tried before and how the gate judged it.
-  const history: RcHistoryEntry[] = (await readDecisionLog(workspace)).map((entry) => ({
-    iteration: entry.iteration,
-    targets: entry.targets,
-    rationale: entry.rationale,
-    decision: entry.decision,
-    reasons: entry.reasons,
-    fingerprint: entry.fingerprint ?? '',
-  }));
   let simulated = false;
 
   for (;;) {
@@ -55,14 +46,17 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
-    const { baseline, files } = await withCheckout(workspace, tip, async (source) => ({
+    const { baseline, files, task } = await withCheckout(workspace, tip, async (source) => ({
       baseline: await runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }),
       files: await readBlueprintFiles(source.dir, config.blueprint),
+      task: await readTaskBrief(workspace, source.dir),
     }));
     simulated ||= baseline.simulated;
     const stop = stopReason(results, stopPolicy, failingCases(baseline));
     if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated };
 
+    // Earlier RCs, from git: what was tried, what it fixed and broke, and how the gate judged it.
+    const history = await readRcHistory(workspace);
     reporter.emit({ type: 'stage', stage: 'diagnose', message: `iteration ${iteration}: diagnosing ${failingCases(baseline)} failing cases` });
     const diagnosis = await diagnose(
       {
@@ -70,6 +64,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         tracesRoot: workspace.tracesRoot,
         workDir: path.join(workspace.stateDir, 'diagnose', `iter-${String(iteration).padStart(3, '0')}`),
         previousScript: await previousScript(context, iteration),
+        ...(await previousDiagnosis(workspace, history)),
         model: config.models.diagnostician,
         taxonomy: store.taxonomy(),
         limits: config.sandbox,
@@ -81,7 +76,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
       {
         model: context.model,
         reporter,
@@ -133,14 +128,6 @@ export async function iterate(context: RunContext, options: { maxIterations: num
       const { decision } = conclusion;
       const kind = conclusion.outcome === 'promoted' ? 'promoted' : 'rejected';
       simulated ||= conclusion.simulated;
-      history.push({
-        iteration,
-        targets: synthesis.candidate.intent.targets,
-        rationale: synthesis.candidate.intent.rationale,
-        decision: kind,
-        reasons: decision.reasons,
-        fingerprint: synthesis.fingerprint,
-      });
       reporter.emit({
         type: 'stage',
         stage: 'gate',

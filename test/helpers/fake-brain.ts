@@ -3,7 +3,7 @@
 // the simulated orders agent, the critic like the heuristic critic, the diagnostician returns the
 // built-in script, the synthesizer proposes the simulated repairs.
 import { readFileSync } from 'node:fs';
-import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry } from '../../src/domain/model-port.ts';
+import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry, SymptomEntry } from '../../src/domain/model-port.ts';
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
 import { simulatedAgentTurn } from '../../src/engine/mock/agent.ts';
 import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
@@ -25,7 +25,7 @@ export function userText(body: Record<string, unknown>): string {
   return typeof first === 'string' ? first : ((first as ApiBlock[]) ?? []).map((b) => String(b.text ?? '')).join('\n');
 }
 
-function between(text: string, open: string, close: string): string {
+export function between(text: string, open: string, close: string): string {
   const start = text.indexOf(open);
   const end = text.indexOf(close, start + open.length);
   return start < 0 || end < 0 ? '' : text.slice(start + open.length, end).trim();
@@ -82,20 +82,45 @@ function critic(request: FakeRequest): FakeReply {
 // The script a diagnostician "writes": the built-in one, adapted (as a model would adapt it).
 const builtinScript = `// Diagnosis script written for this iteration.\n${readFileSync(`${repoRoot}src/stages/diagnose/builtin-diagnosis.mjs`, 'utf8')}`;
 
+/** The earlier RCs as the synthesizer's request lists them (a JSON array, or a "none" line). */
+export function earlierCandidates(text: string): RcHistoryEntry[] {
+  const listed = between(text, '<earlier_release_candidates>', '</earlier_release_candidates>');
+  if (!listed.startsWith('[')) return [];
+  return (JSON.parse(listed) as Array<{ iteration: number; decision: RcHistoryEntry['decision']; targets: string[]; rationale: string; gate: string[] }>).map((h) => ({
+    iteration: h.iteration,
+    decision: h.decision,
+    targets: h.targets,
+    rationale: h.rationale,
+    reasons: h.gate,
+    fingerprint: '',
+    fixed: [],
+    broken: [],
+    edited: [],
+    scope: [],
+  }));
+}
+
+/** The labels of the <taxonomy> block of a request. */
+export function taxonomyOf(text: string): SymptomEntry[] {
+  return [...between(text, '<taxonomy>', '</taxonomy>').matchAll(/^- ([a-z0-9_]+): (.*)$/gm)].map((m) => ({ label: m[1] as string, description: m[2] as string }));
+}
+
 function synthesizer(request: FakeRequest): FakeReply {
   const text = userText(request.body);
   const files = [...text.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)].map((m) => ({ path: m[1] as string, content: m[2] as string }));
   const name = /<blueprint name="([^"]+)">/.exec(text)?.[1] ?? '';
-  const history: RcHistoryEntry[] = [...text.matchAll(/^- iteration (\d+): (\w+); targets ([^;]*); rationale: (.*?); gate: .*$/gm)].map((m) => ({
-    iteration: Number(m[1]),
-    decision: m[2] as RcHistoryEntry['decision'],
-    targets: String(m[3]).split(', '),
-    rationale: String(m[4]),
-    reasons: [],
-    fingerprint: '',
-  }));
   const diagnosis = JSON.parse(between(text, '<diagnosis>', '</diagnosis>')) as DiagnosisReport;
-  const candidate = simulatedSynthesis({ model: 'x', blueprintName: name, blueprintRoot: `blueprints/${name}`, files, diagnosis, history, repairFeedback: null });
+  const candidate = simulatedSynthesis({
+    model: 'x',
+    blueprintName: name,
+    blueprintRoot: `blueprints/${name}`,
+    files,
+    diagnosis,
+    history: earlierCandidates(text),
+    taxonomy: taxonomyOf(text),
+    task: { rubric: '', environmentApi: null },
+    repair: null,
+  });
   return toolAnswer('submit_release_candidate', candidate, { input_tokens: 4000, output_tokens: 2000 });
 }
 

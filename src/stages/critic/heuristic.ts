@@ -1,9 +1,12 @@
 // The offline heuristic critic: an implementation-blind lint over one trace. Like the LLM
 // critic it sees only the rubric, the trace and the scorer result, and it reports a symptom
-// (what went wrong on the surface), never a cause or a fix. Checks run in a fixed order and
-// the first hit names the symptom; a clean trace passes unless the scorer failed.
+// (what went wrong on the surface), never a cause or a fix. It follows the critic's one rule:
+// the scorer, when there is one, decides pass or fail, and a passing case is labelled "ok".
+// Checks run in a fixed order and the first hit names the symptom; a clean trace passes
+// unless the scorer failed.
 import { criticRules, type CriticRules } from '../../domain/critic-rules.ts';
 import { PASSING_LABEL, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 
 /** Optional machine-readable rules in the rubric (a ```json critic-rules fenced block), checked when the task loads. */
@@ -101,16 +104,19 @@ const checks: readonly Check[] = [
 /** Scorer codes become symptoms when the trace itself looks clean. */
 function fromScorer(scorer: ScorerResult): Finding {
   const failed = scorer.checks.find((c) => !c.pass);
-  const label = (failed?.code ?? 'wrong_outcome').replace(/[^a-z0-9_]/g, '_');
-  return { label: /^[a-z]/.test(label) ? label : 'wrong_outcome', description: short(failed?.message ?? 'The outcome does not meet the rubric.', 200) };
+  const label = (failed?.code ?? UNEXPLAINED_FAILURE_LABEL).replace(/[^a-z0-9_]/g, '_');
+  return { label: /^[a-z]/.test(label) ? label : UNEXPLAINED_FAILURE_LABEL, description: short(failed?.message ?? 'The outcome does not meet the rubric.', 200) };
 }
 
+const passing: CriticVerdict = { pass: true, label: PASSING_LABEL, description: 'The conversation follows the rubric.' };
+
 export function heuristicCritic(rubric: string, trace: readonly TraceEvent[], scorer: ScorerResult | null): CriticVerdict {
+  if (scorer?.pass) return passing;
   const rules = rubricRules(rubric);
   for (const check of checks) {
     const finding = check(trace, rules);
     if (finding) return { pass: false, ...finding };
   }
   if (scorer && !scorer.pass) return { pass: false, ...fromScorer(scorer) };
-  return { pass: true, label: PASSING_LABEL, description: 'The conversation follows the rubric.' };
+  return passing;
 }
