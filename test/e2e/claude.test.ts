@@ -191,6 +191,7 @@ describe('record and replay', () => {
     const offline = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: undefined };
     const before = server.requests.length;
     const replayed = await cliAsync(['iterate', '--max-iterations', '1', '--replay', cassette, '-C', copy], { env: offline });
+    if (replayed.code !== 0) console.log('REPLAY STDERR', replayed.stderr);
     expect(replayed.stderr).not.toMatch(/internal error/);
     expect(replayed.code).toBe(0);
     expect(server.requests.length).toBe(before);

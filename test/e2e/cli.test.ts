@@ -198,7 +198,8 @@ describe('iterate across invocations', () => {
     expect(cli(['iterate', '--max-iterations', '1', '-C', dir]).code).toBe(0);
     const entries = logLines(dir);
     expect(entries.map((e) => e.decision)).toEqual(['rejected', 'promoted']);
-    expect(entries[1]?.targets).not.toEqual(entries[0]?.targets);
+    expect(entries[1]?.rationale).not.toEqual(entries[0]?.rationale);
+    expect(entries[1]?.fingerprint).not.toEqual(entries[0]?.fingerprint);
   }, 180_000);
 });
 

@@ -155,6 +155,12 @@ function tried(history: readonly RcHistoryEntry[], repair: Repair): boolean {
   return history.some((entry) => entry.rationale === repair.rationale && entry.decision !== 'invalid');
 }
 
+/** A repair's targets that the vocabulary has (it names only symptoms the critic gave), the dominant one first. */
+function targetsOf(repair: Repair, symptom: string, request: SynthesisRequest): string[] {
+  const labels = new Set(request.taxonomy.map((s) => s.label));
+  return labels.size === 0 ? [...repair.targets] : repair.targets.filter((t) => t === symptom || labels.has(t));
+}
+
 export function simulatedSynthesis(request: SynthesisRequest): ReleaseCandidate {
   const files = new Map(request.files.map((f) => [f.path, f.content]));
   const root = request.blueprintRoot;
@@ -162,7 +168,7 @@ export function simulatedSynthesis(request: SynthesisRequest): ReleaseCandidate 
     for (const repair of repairs[symptom.label] ?? []) {
       if (tried(request.history, repair)) continue;
       const edits = repair.edits(files, root);
-      if (edits && edits.length > 0) return { edits, intent: { targets: [...repair.targets], rationale: repair.rationale } };
+      if (edits && edits.length > 0) return { edits, intent: { targets: targetsOf(repair, symptom.label, request), rationale: repair.rationale } };
     }
   }
   const top = request.diagnosis.dominantSymptoms[0]?.label ?? 'none';
