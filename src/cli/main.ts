@@ -13,6 +13,7 @@ import { evaluateTestCommand } from './commands/evaluate-test.ts';
 import { gateCommand } from './commands/gate.ts';
 import { iterateCommand } from './commands/iterate.ts';
 import { logCommand } from './commands/log.ts';
+import { promptsCommand } from './commands/prompts.ts';
 import { runCommand } from './commands/run.ts';
 
 function common(command: Command): Command {
@@ -89,6 +90,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       exitCode = await importCommand(io, mergeGlobal(options), format, file);
     });
   common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(action(logCommand));
+  common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))
+    .option('--role <role>', 'critic, diagnostician or synthesizer')
+    .option('--case <id>', 'the train case whose trace the critic judges (default: the first failing one of the newest run)')
+    .action(action(promptsCommand));
   common(program.command('evaluate-test').description('the single held-out test evaluation of the current release')).action(action(evaluateTestCommand));
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')

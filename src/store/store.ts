@@ -137,6 +137,17 @@ export class Store {
     );
   }
 
+  /** The newest finished run of one blueprint version (by content) on a split, or undefined. */
+  latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined {
+    const row = this.sql.get(
+      `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC LIMIT 1`,
+      blueprintTree,
+      taskTree,
+      split,
+    );
+    return row ? toRun(row) : undefined;
+  }
+
   /** A run by its name (imports, calibration) or its id. */
   findRun(nameOrId: string): RunSummary | undefined {
     const row = this.sql.get(`SELECT * FROM runs WHERE name = ? OR id = ? ORDER BY name IS NULL LIMIT 1`, nameOrId, nameOrId);

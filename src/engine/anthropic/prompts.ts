@@ -52,7 +52,9 @@ export function criticPrompt(request: CriticRequest, facts: RoleFacts): RoleProm
   };
 }
 
-const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
+/** Indented JSON with lists of plain values kept on one line: readable, and not three tokens a case id. */
+const pretty = (value: unknown): string =>
+  JSON.stringify(value, null, 2).replace(/\[\n\s*([^[\]{}]*?)\n\s*\]/g, (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`);
 
 /** An earlier RC as the diagnostician and the synthesizer read it. */
 function rcView(entry: RcHistoryEntry) {
@@ -64,8 +66,10 @@ function rcView(entry: RcHistoryEntry) {
     gate: entry.reasons,
     edited: entry.edited,
     scope: entry.scope,
-    fixed: entry.fixed.map((f) => ({ caseId: f.caseId, failedBeforeWith: f.symptom })),
-    broken: entry.broken.map((b) => ({ caseId: b.caseId, failedUnderItWith: b.symptom })),
+    /** case id → the symptom it failed with before the RC */
+    fixed: Object.fromEntries(entry.fixed.map((f) => [f.caseId, f.symptom])),
+    /** case id → the symptom it failed with under the RC */
+    broken: Object.fromEntries(entry.broken.map((b) => [b.caseId, b.symptom])),
   };
 }
 

@@ -69,20 +69,16 @@ async function builtinScript(): Promise<string> {
  */
 export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promise<DiagnoseResult> {
   await rm(input.workDir, { recursive: true, force: true });
-  // One order for the same records however they were produced (fresh run or reused), so the
-  // script's input and the model's prompt are the same every time.
-  const records = [...input.records].sort((a, b) => (a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : a.trial - b.trial));
+  const { records, sample, vocabulary } = await diagnosisView(input.records, input.tracesRoot, input.taxonomy);
   const recordsFile = path.join(input.workDir, 'input', 'records.jsonl');
   const unreadable: string[] = [];
   await writeRecordsFile(recordsFile, records, input.tracesRoot, unreadable);
-  const sample = await sampleRecords(records, input.tracesRoot, []);
   if (unreadable.length > 0) {
     deps.reporter.emit({
       type: 'warning',
       message: `${unreadable.length} trace${unreadable.length === 1 ? ' is' : 's are'} missing or damaged (first: ${unreadable[0]}); those records are diagnosed without their traces`,
     });
   }
-  const vocabulary = symptomVocabulary(input.taxonomy, records);
   const labels = new Set(vocabulary.map((s) => s.label));
 
   const attempts: Attempt[] = [];
@@ -124,6 +120,20 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
   const outcome = await execute(script, recordsFile, path.join(input.workDir, 'builtin'), input.limits, labels);
   if (!outcome.ok) throw new Error(`the built-in diagnosis script failed: ${outcome.error}`);
   return { report: outcome.report, script, source: 'builtin', attempts, usage, vocabulary };
+}
+
+/**
+ * What a diagnosis works from: the records in one order however they were produced (fresh run
+ * or reused), so the script's input and the model's prompt are the same every time; the
+ * sample the diagnostician reads; and the symptom vocabulary the report must use.
+ */
+export async function diagnosisView(
+  input: readonly CaseRecord[],
+  tracesRoot: string,
+  taxonomy: readonly SymptomEntry[],
+): Promise<{ records: CaseRecord[]; sample: unknown[]; vocabulary: SymptomEntry[] }> {
+  const records = [...input].sort((a, b) => (a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : a.trial - b.trial));
+  return { records, sample: await sampleRecords(records, tracesRoot, []), vocabulary: symptomVocabulary(taxonomy, records) };
 }
 
 async function execute(
