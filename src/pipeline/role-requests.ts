@@ -6,7 +6,7 @@ import path from 'node:path';
 import { readBlueprintFiles } from '../blueprint/load.ts';
 import type { DiagnosisReport } from '../domain/diagnosis.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import type { CriticRequest, DiagnosisScriptRequest, SynthesisRequest } from '../domain/model-port.ts';
+import type { CriticRequest, DiagnosisScriptRequest, SymptomEntry, SynthesisRequest } from '../domain/model-port.ts';
 import type { CaseRecord } from '../domain/record.ts';
 import type { TraceEvent } from '../domain/trace.ts';
 import { diagnosisView } from '../stages/diagnose/diagnose.ts';
@@ -76,16 +76,27 @@ async function criticRequest(workspace: Workspace, caseId: string | null): Promi
   };
 }
 
+/**
+ * The taxonomy as the store has it, plus the labels of the last recorded report: a fresh clone
+ * has no store yet, and the report in git still says which labels the last iteration spoke.
+ */
+function knownTaxonomy(workspace: Workspace, report: DiagnosisReport | null): SymptomEntry[] {
+  const taxonomy = workspace.store.taxonomy();
+  const known = new Set(taxonomy.map((s) => s.label));
+  const fromReport = (report?.dominantSymptoms ?? []).filter((s) => !known.has(s.label)).map((s) => ({ label: s.label, description: s.description }));
+  return [...taxonomy, ...fromReport];
+}
+
 async function recordedScript(workspace: Workspace, iteration: number): Promise<string | null> {
   return workspace.repo.readFileAt(auditRef(workspace.config, iteration), `${diagnosticsFolder(workspace.config.blueprint, iteration)}/diagnosis.mjs`);
 }
 
 async function diagnosticianRequest(workspace: Workspace): Promise<RoleRequestPreview> {
-  const { config, store } = workspace;
+  const { config } = workspace;
   const { runId, records } = await latestRecords(workspace);
-  const { sample, vocabulary } = await diagnosisView(records, workspace.tracesRoot, store.taxonomy());
   const history = await readRcHistory(workspace);
   const previous = await previousDiagnosis(workspace, history);
+  const { sample, vocabulary } = await diagnosisView(records, workspace.tracesRoot, knownTaxonomy(workspace, previous.previousReport));
   const last = history.at(-1);
   return {
     built: {
@@ -101,7 +112,7 @@ async function diagnosticianRequest(workspace: Workspace): Promise<RoleRequestPr
         repair: null,
       },
     },
-    sources: [runNote(runId), 'taxonomy: the store, with the labels of the failing records', last ? `previous script, report and RC: iteration ${last.iteration} (git)` : 'previous iteration: none recorded'],
+    sources: [runNote(runId), 'taxonomy: the store and the last recorded report, with the labels of the failing records', last ? `previous script, report and RC: iteration ${last.iteration} (git)` : 'previous iteration: none recorded'],
   };
 }
 
@@ -115,11 +126,11 @@ const noDiagnosis: DiagnosisReport = {
 };
 
 async function synthesizerRequest(workspace: Workspace): Promise<RoleRequestPreview> {
-  const { root, config, store } = workspace;
+  const { root, config } = workspace;
   const { runId, records } = await latestRecords(workspace);
-  const { vocabulary } = await diagnosisView(records, workspace.tracesRoot, store.taxonomy());
   const history = await readRcHistory(workspace);
   const { previousReport, lastRc } = await previousDiagnosis(workspace, history);
+  const { vocabulary } = await diagnosisView(records, workspace.tracesRoot, knownTaxonomy(workspace, previousReport));
   return {
     built: {
       role: 'synthesizer',

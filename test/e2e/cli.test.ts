@@ -94,6 +94,48 @@ describe('agentdevel demo', () => {
   });
 });
 
+describe('agentdevel prompts', () => {
+  it('prints the synthesizer request of a fresh clone from git alone, calling no model and recording no run', () => {
+    const copy = path.join(tempDir(), 'clone');
+    git(path.dirname(copy), 'clone', '-q', demo, copy);
+    git(copy, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');
+    const result = cli(['prompts', '--role', 'synthesizer', '-C', copy], { env: { ANTHROPIC_API_KEY: '' } });
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(result.code).toBe(0);
+    const text = result.stdout;
+    expect(text).toMatch(/^# synthesizer request: model mock, streamed/);
+    expect(text).toContain(`Today's date: ${new Date().toISOString().slice(0, 10)}.`);
+    expect(text).toContain(`Runtime: Node.js ${process.version}`);
+    // The task's rules and API, and how partials are named.
+    expect(text).toMatch(/<rubric>\nThe task's rules[\s\S]*within 30 days of delivery/);
+    expect(text).toContain('- ctx.env.returnItems(orderId: string, itemIds: string[]): { orderId: string; status: string; refund: number }');
+    expect(text).toMatch(/export interface Order \{[\s\S]*deliveredOn: string \| null;/);
+    expect(text).toContain('{{> partials/confirmation}}');
+    // Earlier RCs with the cases they fixed and broke, and the symptoms those cases showed.
+    const history = JSON.parse(text.slice(text.indexOf('<earlier_release_candidates>') + 29, text.indexOf('</earlier_release_candidates>'))) as Array<{
+      decision: string;
+      fixed: Record<string, string>;
+      broken: Record<string, string>;
+    }>;
+    expect(history.length).toBe(logLines(demo).length);
+    const rejected = history.find((h) => h.decision === 'rejected' && Object.keys(h.broken).length > 0);
+    expect(Object.keys(rejected?.broken ?? {})[0]).toMatch(/^train-\d{3}$/);
+    expect(Object.values(history.find((h) => h.decision === 'promoted')?.fixed ?? {})).toContain('missing_required_step');
+    expect(text).toMatch(/"enum": \[[^\]]*"step_budget_exhausted"/);
+    expect(runCount(copy)).toBe(0);
+  });
+
+  it('prints the critic request for one case, with its recorded trace, as the exact Messages API body with --json', () => {
+    const result = cli(['prompts', '--role', 'critic', '--case', 'train-001', '--json', '-C', demo]);
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout) as { role: string; stream: boolean; body: { messages: Array<{ content: string }>; tool_choice: unknown } };
+    expect(printed).toMatchObject({ role: 'critic', stream: false, body: { tool_choice: { type: 'tool', name: 'submit_verdict' } } });
+    expect(printed.body.messages[0]?.content).toMatch(/<trace>\n\[\{"type":"start","caseId":"train-001"/);
+    expect(cli(['prompts', '--role', 'critic', '--case', 'train-999', '-C', demo]).stderr).toMatch(/--case: the train split .* has no case "train-999"/);
+    expect(cli(['prompts', '--role', 'agent', '-C', demo]).code).toBe(2);
+  });
+});
+
 describe('agentdevel gate', () => {
   it('rejects a candidate whose tool wrappers throw, listing the regressed cases, and leaves the line alone', () => {
     git(demo, 'checkout', '-q', '-b', 'broken-wrappers');
