@@ -1,7 +1,11 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InfraError, type Role, type Usage } from '../../src/domain/model-port.ts';
 import { createClaudeEngine, StructuredOutputError } from '../../src/engine/anthropic/adapter.ts';
 import { createMessagesClient } from '../../src/engine/anthropic/messages-client.ts';
+import { claudeEngines } from '../../src/engine/claude.ts';
+import { tempDir } from '../helpers/workspace.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeReply } from '../helpers/fake-anthropic.ts';
 
 let server: FakeAnthropic | null = null;
@@ -195,5 +199,22 @@ describe('the Claude engine against a fake Messages API', () => {
     expect(body.tools.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
     expect(fake.requests[0]?.headers['x-agentdevel-role']).toBe('agent');
     expect(ledger[0]?.usage.costUsd).toBeCloseTo((10 * 3 + 5 * 15 + 900 * 0.3) / 1e6, 10);
+  });
+
+  it('replays a cassette on another day: the roles are told the recorded date, so the requests still match', async () => {
+    server = await startFakeAnthropic(() => toolAnswer('submit_verdict', verdict));
+    const dir = tempDir('agentdevel-cassette-');
+    const settings = { maxRetries: 0, timeoutMs: 10_000 };
+    const engineFor = (cassette: { mode: 'record' | 'replay'; dir: string }, today: string, env: Record<string, string>) =>
+      claudeEngines({ env, settings, cassette, ledger: () => undefined, facts: { ...facts, today } })('critic', 'claude-sonnet-5-5');
+    await engineFor({ mode: 'record', dir }, '2031-02-03', { ANTHROPIC_API_KEY: 'sk-test-key-0123456789', ANTHROPIC_BASE_URL: server.url }).criticize(criticRequest);
+    expect(server.requests[0]?.raw).toContain("Today's date: 2031-02-03.");
+
+    const nextDay = await engineFor({ mode: 'replay', dir }, '2031-02-04', {}).criticize(criticRequest);
+    expect(nextDay.value).toEqual(verdict);
+    expect(server.requests).toHaveLength(1);
+    // Told today's date instead, the same request would not be in the cassette.
+    rmSync(path.join(dir, 'facts.json'));
+    await expect(engineFor({ mode: 'replay', dir }, '2031-02-04', {}).criticize(criticRequest)).rejects.toMatchObject({ code: 'REPLAY_MISS' });
   });
 });
