@@ -54,7 +54,7 @@ function returnType(text: string, from: number): string {
   return type.trim();
 }
 
-const squash = (text: string): string => text.replace(/\s+/g, ' ').replace(/\(\s+/g, '(').replace(/\s+\)/g, ')').trim();
+const squash = (text: string): string => text.replace(/\s+/g, ' ').replace(/\(\s+/g, '(').replace(/,?\s*\)/g, ')').trim();
 
 /** `name(params): Return` from the first declaration of a method named `name` in the sources. */
 export function sourceSignature(name: string, sources: readonly SourceFile[]): string | null {

@@ -14,6 +14,11 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
   const targets = (options.targets ?? '').split(',').map((t) => t.trim()).filter(Boolean);
   const command = await openCommand(io, options, 'gate');
   try {
+    // The hit rate compares the critic's labels with the targets: a label it never gave cannot be hit.
+    const known = command.workspace.store.taxonomy().map((s) => s.label);
+    for (const target of targets.filter((t) => known.length > 0 && !known.includes(t))) {
+      command.reporter.emit({ type: 'warning', message: `--targets: "${target}" is not a symptom label of the taxonomy (${known.join(', ')}); no fix can count as a hit for it` });
+    }
     const result = await gateCandidate(command.run, { ref: options.candidate, promote: options.promote === true, targets });
     const { decision } = result;
     if (command.output.json) {
