@@ -137,10 +137,10 @@ export class Store {
     );
   }
 
-  /** The newest finished run of one blueprint version (by content) on a split, or undefined. */
+  /** The newest finished run of one blueprint version (by content) over a whole split (not a confirmation of a few cases), or undefined. */
   latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined {
     const row = this.sql.get(
-      `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC LIMIT 1`,
+      `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC LIMIT 1`,
       blueprintTree,
       taskTree,
       split,
