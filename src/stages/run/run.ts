@@ -58,10 +58,14 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<CaseReco
     // messages) before it reaches the store, the diagnosis or a report.
     const record = redactRecord(await runOne(testCase, trial, input, deps, taxonomy), deps.redact);
     deps.store.saveRecord(input.runId, record);
-    if (input.growTaxonomy && record.critic && !record.critic.pass) deps.store.addSymptom(record.critic.label, record.critic.description, input.runId);
     deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
     return record;
   });
+  // New labels join the taxonomy in case order, not in the order the critic answered: a label
+  // keeps its first description, and that description is in later requests (a replay must match).
+  if (input.growTaxonomy) {
+    for (const record of records) if (record.critic && !record.critic.pass) deps.store.addSymptom(record.critic.label, record.critic.description, input.runId);
+  }
   const scored = records.filter((r) => r.pass !== null);
   deps.reporter.emit({
     type: 'run.finished',
