@@ -123,7 +123,7 @@ describe('agentdevel prompts', () => {
     expect(Object.values(history.find((h) => h.decision === 'promoted')?.fixed ?? {})).toContain('missing_required_step');
     expect(text).toMatch(/"enum": \[[^\]]*"step_budget_exhausted"/);
     expect(runCount(copy)).toBe(0);
-  });
+  }, 120_000);
 
   it('prints the critic request for one case, with its recorded trace, as the exact Messages API body with --json', () => {
     const result = cli(['prompts', '--role', 'critic', '--case', 'train-001', '--json', '-C', demo]);
@@ -133,7 +133,7 @@ describe('agentdevel prompts', () => {
     expect(printed.body.messages[0]?.content).toMatch(/<trace>\n\[\{"type":"start","caseId":"train-001"/);
     expect(cli(['prompts', '--role', 'critic', '--case', 'train-999', '-C', demo]).stderr).toMatch(/--case: the train split .* has no case "train-999"/);
     expect(cli(['prompts', '--role', 'agent', '-C', demo]).code).toBe(2);
-  });
+  }, 120_000);
 });
 
 describe('agentdevel gate', () => {
