@@ -5,6 +5,7 @@ import { InfraError } from '../domain/model-port.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
 import { parseWait, processIo, type CommonOptions, type Io } from './context.ts';
 import { machineFailure } from './failures.ts';
+import { approveCommand, declineCommand, type ApprovalOptions } from './commands/approval.ts';
 import { calibrateCommand } from './commands/calibrate.ts';
 import { compareCommand } from './commands/compare.ts';
 import { importCommand, type ImportOptions } from './commands/import.ts';
@@ -94,6 +95,19 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--role <role>', 'critic, diagnostician or synthesizer')
     .option('--case <id>', 'the train case whose trace the critic judges (default: the first failing one of the newest run)')
     .action(action(promptsCommand));
+  common(program.command('approve').description('promote a release candidate that awaits approval (gate layer "approval")'))
+    .argument('<rc>', 'the iteration (3, iter-003) of the pending release candidate')
+    .option('--by <name>', 'who approves (default: your git identity)')
+    .action(async (rc: string, options: ApprovalOptions) => {
+      exitCode = await approveCommand(io, mergeGlobal(options), rc);
+    });
+  common(program.command('decline').description('record the refusal of a release candidate that awaits approval'))
+    .argument('<rc>', 'the iteration (3, iter-003) of the pending release candidate')
+    .option('--reason <text>', 'why it is declined (recorded in git)')
+    .option('--by <name>', 'who declines (default: your git identity)')
+    .action(async (rc: string, options: ApprovalOptions) => {
+      exitCode = await declineCommand(io, mergeGlobal(options), rc);
+    });
   common(program.command('evaluate-test').description('the single held-out test evaluation of the current release')).action(action(evaluateTestCommand));
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')

@@ -108,7 +108,7 @@ export interface RcHistoryEntry {
   readonly iteration: number;
   readonly targets: readonly string[];
   readonly rationale: string;
-  readonly decision: 'promoted' | 'rejected' | 'invalid';
+  readonly decision: 'promoted' | 'rejected' | 'pending' | 'declined' | 'invalid';
   readonly reasons: readonly string[];
   readonly fingerprint: string;
   /** F→P: the cases it fixed, with the symptom each failed with in the baseline. */

@@ -5,6 +5,10 @@ export const scorerCheckSchema = z.object({
   pass: z.boolean(),
   code: z.string().optional(),
   message: z.string().optional(),
+  /** A measured value (the trace cost, a numeric scorer's reading), for reports and the composite. */
+  value: z.number().optional(),
+  /** False for a check that only measures (a cost scorer without a threshold): it never decides pass or fail. */
+  decides: z.boolean().optional(),
 });
 export type ScorerCheck = z.infer<typeof scorerCheckSchema>;
 
@@ -12,8 +16,15 @@ export type ScorerCheck = z.infer<typeof scorerCheckSchema>;
 export const scorerResultSchema = z.object({
   pass: z.boolean(),
   checks: z.array(scorerCheckSchema),
+  /** False when every check only measures (a cost scorer without a threshold): the critic then decides. */
+  decides: z.boolean().optional(),
 });
 export type ScorerResult = z.infer<typeof scorerResultSchema>;
+
+/** Whether the scorers give a verdict that decides pass or fail (paper eq. 6). */
+export function scorerDecides(scorer: ScorerResult | null): scorer is ScorerResult {
+  return scorer !== null && scorer.decides !== false;
+}
 
 /** The critic's judgement (pass, symptom label, one-line description); no causes, no fixes. */
 export const criticVerdictSchema = z.object({
@@ -34,7 +45,7 @@ export const PASSING_LABEL = 'ok';
  */
 export function criticVerdictSchemaFor(scorer: ScorerResult | null) {
   return criticVerdictSchema.superRefine((verdict, context) => {
-    if (scorer && verdict.pass !== scorer.pass) {
+    if (scorerDecides(scorer) && verdict.pass !== scorer.pass) {
       context.addIssue({ code: 'custom', path: ['pass'], message: `the scorer ${scorer.pass ? 'passed' : 'failed'} this case, and the scorer decides: pass must be ${scorer.pass}` });
     }
     if (verdict.pass && verdict.label !== PASSING_LABEL) {
@@ -63,7 +74,7 @@ export interface CaseRecord {
 }
 
 export function finalPass(scorer: ScorerResult | null, critic: CriticVerdict | null): boolean | null {
-  if (scorer) return scorer.pass;
+  if (scorerDecides(scorer)) return scorer.pass;
   if (critic) return critic.pass;
   return null;
 }

@@ -26,6 +26,8 @@ const toolResultEvent = z.object({
   ok: z.boolean(),
   result: z.unknown().optional(),
   error: z.string().optional(),
+  /** Whether the environment's state changed with this call (where the task exposes its state). */
+  stateChanged: z.boolean().optional(),
 });
 const llmEvent = z.object({
   type: z.literal('llm'),

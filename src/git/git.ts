@@ -30,7 +30,8 @@ const FALLBACK_IDENTITY = ['user.name=agentdevel', 'user.email=agentdevel@localh
 
 export interface RefUpdate {
   readonly ref: string;
-  readonly newValue: string;
+  /** The value the ref gets; null deletes it. */
+  readonly newValue: string | null;
   /** The value the ref must have now; null means it must not exist yet. */
   readonly oldValue: string | null;
 }
@@ -274,6 +275,12 @@ export class GitRepo {
   }
 
   /** Creates an annotated tag object (no ref yet), so the tag ref can move with the line atomically. */
+  /** Who this repository commits as ("Name <email>"), for records of who approved a release. */
+  async committer(): Promise<string> {
+    const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
+    return ident.replace(/\s+\d+\s+[+-]\d{4}$/, '');
+  }
+
   async createTagObject(name: string, target: string, message: string): Promise<string> {
     const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
     const body = `object ${target}\ntype commit\ntag ${name}\ntagger ${ident}\n\n${message.trimEnd()}\n`;
@@ -320,7 +327,8 @@ export class GitRepo {
   async updateRefs(updates: readonly RefUpdate[]): Promise<void> {
     const lines = ['start'];
     for (const u of updates) {
-      lines.push(u.oldValue === null ? `create ${u.ref} ${u.newValue}` : `update ${u.ref} ${u.newValue} ${u.oldValue}`);
+      if (u.newValue === null) lines.push(u.oldValue === null ? `delete ${u.ref}` : `delete ${u.ref} ${u.oldValue}`);
+      else lines.push(u.oldValue === null ? `create ${u.ref} ${u.newValue}` : `update ${u.ref} ${u.newValue} ${u.oldValue}`);
     }
     lines.push('prepare', 'commit', '');
     await this.plumbing(['update-ref', '--stdin'], lines.join('\n'));

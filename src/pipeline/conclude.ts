@@ -1,12 +1,16 @@
+import path from 'node:path';
 import type { GateDecision } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
 import type { ChangedPath } from '../git/git.ts';
 import { scopeRejection } from '../stages/gate/gate.ts';
+import { flipsOnly } from '../stages/gate/layers.ts';
 import type { DiagnosisEvidence, ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { RunContext, RunResult } from './execute-run.ts';
-import { promote, recordRejection } from './release.ts';
+import { runBlueprintChecks } from './gate-layers.ts';
+import { checksConfig, decideLayers } from './layered-gate.ts';
+import { holdForApproval, promote, recordRejection } from './release.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
 export interface GateSubject {
@@ -30,8 +34,8 @@ export interface GateSubject {
 export interface GateConclusion {
   readonly decision: GateDecision;
   readonly evaluation: CandidateEvaluation | null;
-  /** promoted / rejected when recorded; accepted / rejected for a dry gate. */
-  readonly outcome: 'promoted' | 'rejected' | 'accepted';
+  /** promoted / pending (awaiting approval) / rejected when recorded; accepted / rejected for a dry gate. */
+  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
   readonly tag: string | null;
   readonly auditRef: string | null;
   readonly simulated: boolean;
@@ -45,28 +49,46 @@ export interface GateConclusion {
 export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
   const { config, store } = context.workspace;
   const baselineRun = subject.outside.length > 0 ? null : subject.baseline.run;
-  const evaluation = baselineRun
-    ? await evaluateCandidate(context, {
+  // The blueprint's own checks run first, on the candidate's checkout: a failing one vetoes
+  // before any agent run is spent on the candidate.
+  const blueprintChecks =
+    baselineRun && checksConfig(config) ? await runBlueprintChecks(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), context.parentEnv) : [];
+  const evaluation =
+    baselineRun && blueprintChecks.every((c) => c.ok)
+      ? await evaluateCandidate(context, {
+          baselineRun,
+          baselineCommit: subject.baseline.commit,
+          candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir },
+          label: subject.candidate.ref,
+          intent: subject.intent,
+        })
+      : null;
+  const approval = subject.record && config.gate.layers.some((l) => l.layer === 'approval');
+  const decision = baselineRun
+    ? await decideLayers({
+        config,
+        tracesRoot: context.workspace.tracesRoot,
+        reporter: context.reporter,
+        candidateDir: subject.candidate.dir,
         baselineRun,
-        baselineCommit: subject.baseline.commit,
-        candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir },
-        label: subject.candidate.ref,
-        intent: subject.intent,
+        evaluation,
+        blueprintChecks,
+        approval,
       })
-    : null;
-  const decision = evaluation?.decision ?? scopeRejection(subject.outside, config.blueprint);
+    : flipsOnly(scopeRejection(subject.outside, config.blueprint));
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
   if (decision.verdict === 'undecided') {
     throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);
   }
   const accepted = decision.verdict === 'accept';
   const simulated = (baselineRun?.simulated ?? false) || (evaluation?.candidateRun.simulated ?? false);
+  const recordedOutcome = accepted ? (approval ? 'pending' : 'promoted') : 'rejected';
   let recorded: { tag: string | null; auditRef: string } | null = null;
   if (subject.record) {
     const evidence: ReleaseEvidence = {
       iteration: subject.iteration,
       blueprint: config.blueprint,
-      outcome: accepted ? 'promoted' : 'rejected',
+      outcome: recordedOutcome,
       release: accepted ? subject.nextRelease : null,
       candidate: { ref: subject.candidate.ref, commit: subject.candidate.commit },
       baseline: { commit: subject.baseline.commit, label: subject.baseline.label, runId: baselineRun?.runId ?? '(not run)' },
@@ -83,11 +105,10 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
       models: { ...config.models },
       costUsd: store.costOfIteration(subject.iteration).costUsd,
     };
-    recorded = accepted
-      ? await promote(context.workspace, subject.candidate.dir, subject.baseline.commit, evidence)
-      : await recordRejection(context.workspace, subject.candidate.dir, evidence);
+    const record = { promoted: promote, pending: holdForApproval, rejected: recordRejection }[recordedOutcome];
+    recorded = await record(context.workspace, subject.candidate.dir, subject.baseline.commit, evidence);
   }
-  const outcome = subject.record ? (accepted ? 'promoted' : 'rejected') : accepted ? 'accepted' : 'rejected';
+  const outcome = subject.record ? recordedOutcome : accepted ? 'accepted' : 'rejected';
   store.saveDecision({
     blueprint: config.blueprint,
     iteration: subject.record ? subject.iteration : null,

@@ -5,7 +5,7 @@ import { auditRefPrefix, iterationOf } from './versions.ts';
 export interface LogEntry {
   readonly rc: string;
   readonly iteration: number;
-  readonly decision: 'promoted' | 'rejected';
+  readonly decision: 'promoted' | 'rejected' | 'pending' | 'declined';
   readonly f2p: number;
   readonly p2f: number;
   readonly tag: string | null;

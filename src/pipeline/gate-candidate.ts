@@ -19,7 +19,7 @@ export interface GateOutcome {
   readonly commit: string;
   readonly decision: GateDecision;
   /** promoted / rejected when recorded on the line; accepted / rejected for a dry gate. */
-  readonly outcome: 'promoted' | 'rejected' | 'accepted';
+  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
   readonly tag: string | null;
   readonly ranCandidate: boolean;
   readonly simulated: boolean;

@@ -3,6 +3,7 @@ import { readBlueprintFiles } from '../blueprint/load.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
+import { pendingReleases } from './approval.ts';
 import { concludeCandidate } from './conclude.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
@@ -42,6 +43,9 @@ export async function iterate(context: RunContext, options: { maxIterations: num
   for (;;) {
     const tip = await lineTip(workspace);
     const release = await currentRelease(repo, config, tip);
+    // A release waiting for a person's approval holds the line: nothing more is built on it until then.
+    const waiting = (await pendingReleases(workspace))[0];
+    if (waiting) return { iterations: results, stopReason: awaitingApproval(waiting.iteration, waiting.document.release), release: release.label, simulated };
     const iteration = await nextIteration(repo, config);
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
@@ -126,13 +130,10 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         outside: [],
       });
       const { decision } = conclusion;
-      const kind = conclusion.outcome === 'promoted' ? 'promoted' : 'rejected';
+      const kind = conclusion.outcome === 'promoted' || conclusion.outcome === 'pending' ? conclusion.outcome : 'rejected';
       simulated ||= conclusion.simulated;
-      reporter.emit({
-        type: 'stage',
-        stage: 'gate',
-        message: `iteration ${iteration}: ${kind === 'promoted' ? `promoted ${conclusion.tag}` : 'rejected'}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F`,
-      });
+      const said = { promoted: `promoted ${conclusion.tag}`, pending: 'accepted, awaiting approval', rejected: 'rejected' }[kind];
+      reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: ${said}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F` });
       results.push({
         iteration,
         kind,
@@ -145,6 +146,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         targets: synthesis.candidate.intent.targets,
         diagnosisSource: diagnosis.source,
       });
+      if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(iteration, tagName(config, release.version + 1)), release: release.label, simulated };
       const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;
       const stopAfter = stopReason(results, stopPolicy, failingCases(after));
       if (stopAfter) {
@@ -155,6 +157,10 @@ export async function iterate(context: RunContext, options: { maxIterations: num
       await discardCandidate(workspace, candidate);
     }
   }
+}
+
+function awaitingApproval(iteration: number, release: string | null): string {
+  return `the release candidate of iteration ${iteration}${release ? ` (${release})` : ''} awaits approval: \`agentdevel approve ${iteration}\` or \`agentdevel decline ${iteration} --reason …\``;
 }
 
 function diagnosisNote(diagnosis: DiagnoseResult): string {

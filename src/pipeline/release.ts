@@ -3,7 +3,7 @@ import { AgentdevelError } from '../domain/errors.ts';
 import path from 'node:path';
 import { buildArtifacts, releaseCommitMessage, tagMessage, type ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { applyPromotion, clearJournal, PromotionBlocked, writeJournal } from '../stages/release/journal.ts';
-import { auditRef } from './versions.ts';
+import { auditRef, pendingRef } from './versions.ts';
 import { lineRef, type Workspace } from './workspace.ts';
 
 export interface Recorded {
@@ -64,10 +64,26 @@ export async function promote(workspace: Workspace, candidateDir: string, oldTip
 }
 
 /** Records a rejected RC off the line: its commit plus the rejection report, under refs/agentdevel/. */
-export async function recordRejection(workspace: Workspace, candidateDir: string, evidence: ReleaseEvidence): Promise<Recorded> {
+export async function recordRejection(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
   const commit = await commitArtifacts(workspace, candidateDir, evidence);
   const ref = auditRef(workspace.config, evidence.iteration);
   const previous = await workspace.repo.refValue(ref);
   await workspace.repo.updateRefs([{ ref, newValue: commit, oldValue: previous }]);
   return { commit, auditRef: ref, tag: null, worktreeSynced: false };
+}
+
+/**
+ * Holds an accepted RC for a person's approval (the approval layer): its commit plus the pending
+ * report, under refs/agentdevel/pending/ and its audit ref, in one transaction. The line and
+ * the tags do not move until `agentdevel approve`.
+ */
+export async function holdForApproval(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
+  const commit = await commitArtifacts(workspace, candidateDir, evidence);
+  const audit = auditRef(workspace.config, evidence.iteration);
+  const pending = pendingRef(workspace.config, evidence.iteration);
+  await workspace.repo.updateRefs([
+    { ref: pending, newValue: commit, oldValue: await workspace.repo.refValue(pending) },
+    { ref: audit, newValue: commit, oldValue: await workspace.repo.refValue(audit) },
+  ]);
+  return { commit, auditRef: audit, tag: null, worktreeSynced: false };
 }

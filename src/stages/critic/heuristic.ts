@@ -5,7 +5,7 @@
 // Checks run in a fixed order and the first hit names the symptom; a clean trace passes
 // unless the scorer failed.
 import { criticRules, type CriticRules } from '../../domain/critic-rules.ts';
-import { PASSING_LABEL, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { PASSING_LABEL, scorerDecides, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 
@@ -111,12 +111,12 @@ function fromScorer(scorer: ScorerResult): Finding {
 const passing: CriticVerdict = { pass: true, label: PASSING_LABEL, description: 'The conversation follows the rubric.' };
 
 export function heuristicCritic(rubric: string, trace: readonly TraceEvent[], scorer: ScorerResult | null): CriticVerdict {
-  if (scorer?.pass) return passing;
+  if (scorerDecides(scorer) && scorer.pass) return passing;
   const rules = rubricRules(rubric);
   for (const check of checks) {
     const finding = check(trace, rules);
     if (finding) return { pass: false, ...finding };
   }
-  if (scorer && !scorer.pass) return { pass: false, ...fromScorer(scorer) };
+  if (scorerDecides(scorer) && !scorer.pass) return { pass: false, ...fromScorer(scorer) };
   return passing;
 }

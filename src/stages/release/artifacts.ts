@@ -6,7 +6,7 @@ import { reportTemplate } from '../../report/handlebars-templates.ts';
 import { renderTemplate } from '../../template/handlebars.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
-export type ReleaseOutcome = 'promoted' | 'rejected';
+export type ReleaseOutcome = 'promoted' | 'rejected' | 'pending';
 
 export interface DiagnosisEvidence {
   readonly report: DiagnosisReport;
@@ -47,12 +47,10 @@ export interface ArtifactFile {
 
 const iterationName = (n: number): string => `iter-${String(n).padStart(3, '0')}`;
 
-export function releaseFolder(evidence: Pick<ReleaseEvidence, 'blueprint' | 'outcome' | 'release' | 'iteration'>): string {
-  if (evidence.outcome === 'promoted' && evidence.release) {
-    const version = evidence.release.split('/').at(-1) as string;
-    return `releases/${evidence.blueprint}/${version}`;
-  }
-  return `releases/${evidence.blueprint}/rejected/${iterationName(evidence.iteration)}`;
+export function releaseFolder(evidence: { readonly blueprint: string; readonly outcome: ReleaseOutcome | 'declined'; readonly release: string | null; readonly iteration: number }): string {
+  if (evidence.outcome === 'promoted' && evidence.release) return `releases/${evidence.blueprint}/${evidence.release.split('/').at(-1) as string}`;
+  const kind = evidence.outcome === 'promoted' ? 'rejected' : evidence.outcome;
+  return `releases/${evidence.blueprint}/${kind}/${iterationName(evidence.iteration)}`;
 }
 
 export function diagnosticsFolder(blueprint: string, iteration: number): string {
@@ -79,6 +77,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     models: { ...evidence.models },
     costUsd: evidence.costUsd,
     diagnosis: evidence.diagnosis ? { source: evidence.diagnosis.source, folder: diagnosticsFolder(evidence.blueprint, evidence.iteration) } : null,
+    approval: null,
   };
 }
 
@@ -132,7 +131,11 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
   const f2p = flipRows(decision.f2p, evidence.baselineCases);
   const p2f = flipRows(decision.p2f, evidence.candidateCases);
   const report = renderTemplate(reportTemplate('flip-report'), {
-    title: evidence.outcome === 'promoted' ? `Release ${evidence.release}` : `Rejected release candidate (iteration ${evidence.iteration})`,
+    title: {
+      promoted: `Release ${evidence.release}`,
+      pending: `Release candidate for ${evidence.release}, awaiting approval (iteration ${evidence.iteration})`,
+      rejected: `Rejected release candidate (iteration ${evidence.iteration})`,
+    }[evidence.outcome],
     simulated: evidence.simulated,
     outcome: evidence.outcome,
     release: evidence.release,
@@ -156,6 +159,14 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
     procedure: decision.procedure,
     evidence: evidenceRows(decision),
     warnings: decision.warnings,
+    layers: decision.layers.map((l) => ({ ...l, vetoed: l.verdict === 'veto' || l.verdict === 'reject', checks: l.layer === 'flips' ? [] : l.checks })),
+    traceCostText: decision.cost
+      ? `${decision.cost.baseline.toFixed(3)} → ${decision.cost.candidate.toFixed(3)} per case-trial (weights: steps ${decision.cost.weights.steps}, repeated calls ${decision.cost.weights.repeats}, calls that changed no state ${decision.cost.weights.noops})`
+      : null,
+    compositeText: decision.composite
+      ? `${decision.composite.baseline.toFixed(3)} → ${decision.composite.candidate.toFixed(3)} (${Object.entries(decision.composite.weights).map(([k, w]) => `${w}·${k}`).join(' + ')}; reported, never gating)`
+      : null,
+    efficiencyText: decision.efficiency?.promoted ? `promoted on efficiency: ${decision.efficiency.better} of ${decision.efficiency.better + decision.efficiency.worse} cases ${decision.efficiency.measure === 'cost' ? 'cost less' : 'score higher'} (one-sided sign test p = ${decision.efficiency.pValue.toFixed(4)})` : null,
     edits: evidence.edits,
     diagnosis: evidence.diagnosis?.report ?? null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
@@ -177,13 +188,15 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
   return files;
 }
 
-function flipSummary(evidence: ReleaseEvidence): string {
+type TagSubject = Pick<ReleaseEvidence, 'release' | 'decision' | 'intent' | 'simulated' | 'blueprint' | 'iteration'>;
+
+function flipSummary(evidence: Pick<ReleaseEvidence, 'decision'>): string {
   const { decision } = evidence;
   return `${decision.f2p.length} fixed (F→P), ${decision.p2f.length} regressed (P→F); pass rate ${pct(decision.passRates.baseline)} → ${pct(decision.passRates.candidate)}`;
 }
 
 /** The annotated tag's message: what the release changed, in flips. */
-export function tagMessage(evidence: ReleaseEvidence): string {
+export function tagMessage(evidence: TagSubject): string {
   const lines = [
     `${evidence.release}: ${flipSummary(evidence)}`,
     '',
@@ -191,16 +204,18 @@ export function tagMessage(evidence: ReleaseEvidence): string {
     `Fixed: ${evidence.decision.f2p.join(', ') || 'none'}`,
     `Regressed: ${evidence.decision.p2f.join(', ') || 'none'}`,
     ...(evidence.decision.flaky.length > 0 ? [`Moved within noise: ${evidence.decision.flaky.join(', ')}`] : []),
-    `Report: ${releaseFolder(evidence)}/report.md`,
+    ...(evidence.decision.efficiency?.promoted ? [`Promoted on efficiency: ${evidence.decision.efficiency.better} of ${evidence.decision.efficiency.better + evidence.decision.efficiency.worse} cases better (p = ${evidence.decision.efficiency.pValue.toFixed(4)})`] : []),
+    `Report: ${releaseFolder({ ...evidence, outcome: 'promoted' })}/report.md`,
   ];
   if (evidence.simulated) lines.push('', 'Simulation: produced by the mock engine, not a language model.');
   return `${lines.join('\n')}\n`;
 }
 
 export function releaseCommitMessage(evidence: ReleaseEvidence): string {
-  const head =
-    evidence.outcome === 'promoted'
-      ? `agentdevel: release ${evidence.release} (iteration ${evidence.iteration})`
-      : `agentdevel: reject release candidate (iteration ${evidence.iteration})`;
+  const head = {
+    promoted: `agentdevel: release ${evidence.release} (iteration ${evidence.iteration})`,
+    pending: `agentdevel: hold release candidate (iteration ${evidence.iteration}) for approval as ${evidence.release}`,
+    rejected: `agentdevel: reject release candidate (iteration ${evidence.iteration})`,
+  }[evidence.outcome];
   return `${head}\n\n${flipSummary(evidence)}\n${evidence.decision.reasons.map((r) => `- ${r}`).join('\n')}\n${evidence.simulated ? '\nSimulation: produced by the mock engine.\n' : ''}`;
 }

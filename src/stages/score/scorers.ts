@@ -7,6 +7,7 @@ import type { TraceEvent } from '../../domain/trace.ts';
 import { childEnvironment } from '../../process/environment.ts';
 import { runProcess } from '../../process/runner.ts';
 import type { ScorerConfig, ScorerKind } from '../../task/manifest.ts';
+import { PAPER_COST_WEIGHTS, traceCost } from './trace-cost.ts';
 
 export interface Observation {
   /** The environment's final state, when the runtime has an environment. */
@@ -96,6 +97,18 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
     const pass = Math.abs(actual - expected) <= config.tolerance;
     return pass ? { pass } : { pass, code: 'out_of_tolerance', message: `${config.path} is ${actual}, expected ${expected} ± ${config.tolerance}` };
   },
+  // AutoEvolve's trace cost; it decides only when the task gives it a threshold.
+  async cost(config, input) {
+    const measured = traceCost(input.trace, { ...PAPER_COST_WEIGHTS, ...config.weights });
+    const pass = config.max === undefined || measured.cost <= config.max + 1e-12;
+    const summary = `R_cost ${measured.cost} (${measured.steps} steps, ${measured.repeats} repeated calls, ${measured.noops} calls that changed no state)`;
+    return {
+      pass,
+      value: measured.cost,
+      decides: config.max !== undefined,
+      ...(pass ? { message: summary } : { code: 'trace_too_costly', message: `${summary} is above ${config.max}` }),
+    };
+  },
   // A custom script of the task (trusted: the task is frozen and outside the blueprint). It
   // reads {case, output} on stdin and prints {pass, code?, message?}.
   async script(config, input) {
@@ -143,5 +156,8 @@ export async function score(configs: readonly ScorerConfig[], input: ScorerInput
     const handler = handlers[config.kind] as Handler<ScorerKind>;
     checks.push({ scorer: config.kind, ...(await handler(config as never, input)) });
   }
-  return { pass: checks.every((c) => c.pass), checks };
+  // Checks that only measure (a cost scorer without a threshold) never decide; when no check
+  // decides, the critic's verdict is the case's (paper eq. 6).
+  const deciding = checks.filter((c) => c.decides !== false);
+  return deciding.length === 0 ? { pass: true, checks, decides: false } : { pass: deciding.every((c) => c.pass), checks };
 }

@@ -19,7 +19,7 @@ export function repeatProblem(fingerprint: string, intent: ChangeIntent, diagnos
   const released = earlier.find((entry) => entry.decision === 'promoted');
   if (released) return `these exact edits were already released in iteration ${released.iteration}`;
   const scope = affectedCases(diagnosis, intent.targets);
-  const unchanged = earlier.find((entry) => entry.decision === 'rejected' && sameSet(entry.targets, intent.targets) && sameSet(entry.scope, scope));
+  const unchanged = earlier.find((entry) => (entry.decision === 'rejected' || entry.decision === 'declined') && sameSet(entry.targets, intent.targets) && sameSet(entry.scope, scope));
   if (!unchanged) return null;
   return (
     `these exact edits were rejected in iteration ${unchanged.iteration} with the same targets (${intent.targets.join(', ')}) and the same cases in scope; ` +
