@@ -76,6 +76,8 @@ export const layerVerdictSchema = z.object({
 });
 export type LayerVerdict = z.infer<typeof layerVerdictSchema>;
 
+const requirementFlipSchema = z.object({ caseId: z.string(), requirement: z.string() });
+
 const costSummarySchema = z.object({
   /** The weights of R_cost = steps·w + repeats·w + noops·w. */
   weights: z.object({ steps: z.number(), repeats: z.number(), noops: z.number() }),
@@ -122,10 +124,20 @@ export const gateDecisionSchema = z.object({
   /** The weighted composite of each side (report.composite); it breaks ties, it never gates. */
   composite: z.object({ weights: z.record(z.string(), z.number()), baseline: z.number(), candidate: z.number() }).nullable(),
   efficiency: efficiencySchema.nullable(),
+  /** Requirement-level evidence, when the task has requirements. */
+  requirements: z
+    .object({
+      fixed: z.array(requirementFlipSchema),
+      broken: z.array(requirementFlipSchema),
+      stillFailing: z.array(requirementFlipSchema),
+      /** Share of case-trials the scorers pass but a requirement only the critic judges fails. */
+      violationRate: z.object({ baseline: z.number(), candidate: z.number(), cases: z.array(z.string()) }),
+    })
+    .nullable(),
 });
 export type GateDecision = z.infer<typeof gateDecisionSchema>;
 /** What the statistical layer ("flips") decides on its own, before the other layers are added. */
-export type FlipsDecision = Omit<GateDecision, 'layers' | 'cost' | 'composite' | 'efficiency'>;
+export type FlipsDecision = Omit<GateDecision, 'layers' | 'cost' | 'composite' | 'efficiency' | 'requirements'>;
 export type GateVerdict = GateDecision['verdict'];
 export type GatePolicyKind = GateDecision['policy'];
 

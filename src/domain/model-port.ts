@@ -1,4 +1,4 @@
-import type { CriticVerdict, ScorerResult } from './record.ts';
+import type { CriticRequirement, CriticVerdict, ScorerResult } from './record.ts';
 import type { DiagnosisReport } from './diagnosis.ts';
 import type { ReleaseCandidate } from './release-candidate.ts';
 import type { TraceEvent } from './trace.ts';
@@ -61,6 +61,8 @@ export interface CriticRequest {
   readonly trace: readonly TraceEvent[];
   readonly scorer: ScorerResult | null;
   readonly taxonomy: readonly SymptomEntry[];
+  /** The case's requirements no scorer decides: the critic gives each a verdict. */
+  readonly requirements?: readonly CriticRequirement[];
 }
 
 export interface SymptomEntry {
@@ -141,6 +143,24 @@ export interface SynthesisRequest {
   readonly repair: RepairRequest | null;
 }
 
+/**
+ * The requirements layer of the gate: an implementation-blind review of the candidate's traces
+ * of the cases whose outcome moved, against the rubric's written requirements. Like the critic
+ * it never sees the blueprint. It may only find violations (a veto), never approve.
+ */
+export interface RequirementsReviewRequest {
+  readonly model: string;
+  readonly rubric: string;
+  readonly requirements: readonly CriticRequirement[];
+  readonly cases: ReadonlyArray<{ readonly caseId: string; readonly trace: readonly TraceEvent[] }>;
+}
+
+export interface RequirementViolation {
+  readonly requirement: string;
+  readonly caseId: string;
+  readonly reason: string;
+}
+
 export interface WithUsage<T> {
   readonly value: T;
   readonly usage: Usage;
@@ -155,6 +175,7 @@ export interface ModelPort {
   criticize(request: CriticRequest): Promise<WithUsage<CriticVerdict>>;
   writeDiagnosisScript(request: DiagnosisScriptRequest): Promise<WithUsage<{ script: string }>>;
   synthesize(request: SynthesisRequest): Promise<WithUsage<ReleaseCandidate>>;
+  reviewRequirements(request: RequirementsReviewRequest): Promise<WithUsage<{ violations: RequirementViolation[] }>>;
 }
 
 export const zeroUsage: Usage = {

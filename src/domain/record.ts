@@ -33,8 +33,18 @@ export const criticVerdictSchema = z.object({
     .string()
     .regex(/^[a-z][a-z0-9_]{1,63}$/, 'a symptom label is snake_case, 2 to 64 characters'),
   description: z.string().max(300),
+  /** The critic's verdict on each requirement of the case that no scorer decides. */
+  requirements: z.array(z.object({ id: z.string(), pass: z.boolean(), reason: z.string().max(300) })).optional(),
 });
 export type CriticVerdict = z.infer<typeof criticVerdictSchema>;
+
+/** A requirement the critic judges (no scorer decides it). */
+export interface CriticRequirement {
+  readonly id: string;
+  readonly text: string;
+  /** For the offline heuristic critic: symptoms that break it. */
+  readonly symptoms: readonly string[];
+}
 
 /** The label a passing case carries, so every record has one. */
 export const PASSING_LABEL = 'ok';
@@ -43,10 +53,22 @@ export const PASSING_LABEL = 'ok';
  * The critic's one rule as a schema: the scorer, when there is one, decides pass or fail; the
  * label is "ok" exactly when the case passes. A verdict that breaks it gets a repair turn.
  */
-export function criticVerdictSchemaFor(scorer: ScorerResult | null) {
+export function criticVerdictSchemaFor(scorer: ScorerResult | null, requirements: readonly string[] = []) {
   return criticVerdictSchema.superRefine((verdict, context) => {
-    if (scorerDecides(scorer) && verdict.pass !== scorer.pass) {
-      context.addIssue({ code: 'custom', path: ['pass'], message: `the scorer ${scorer.pass ? 'passed' : 'failed'} this case, and the scorer decides: pass must be ${scorer.pass}` });
+    const judged = verdict.requirements ?? [];
+    for (const id of requirements) {
+      if (judged.filter((r) => r.id === id).length !== 1) context.addIssue({ code: 'custom', path: ['requirements'], message: `give exactly one verdict for the requirement "${id}"` });
+    }
+    const stray = judged.find((r) => !requirements.includes(r.id));
+    if (stray) context.addIssue({ code: 'custom', path: ['requirements'], message: `"${stray.id}" is not a requirement of this case (${requirements.join(', ') || 'it has none to judge'})` });
+    const requirementsHold = judged.every((r) => r.pass);
+    if (scorerDecides(scorer) && verdict.pass !== (scorer.pass && requirementsHold)) {
+      const expected = scorer.pass && requirementsHold;
+      context.addIssue({
+        code: 'custom',
+        path: ['pass'],
+        message: `the scorer ${scorer.pass ? 'passed' : 'failed'} this case${scorer.pass && !requirementsHold ? ' and a requirement you judged fails' : ''}: pass must be ${expected}`,
+      });
     }
     if (verdict.pass && verdict.label !== PASSING_LABEL) {
       context.addIssue({ code: 'custom', path: ['label'], message: `a passing case has the label "${PASSING_LABEL}"` });
@@ -74,7 +96,8 @@ export interface CaseRecord {
 }
 
 export function finalPass(scorer: ScorerResult | null, critic: CriticVerdict | null): boolean | null {
-  if (scorerDecides(scorer)) return scorer.pass;
+  // The scorer decides what it checks; a requirement no scorer checks is the critic's to judge.
+  if (scorerDecides(scorer)) return scorer.pass && (critic?.requirements ?? []).every((r) => r.pass);
   if (critic) return critic.pass;
   return null;
 }

@@ -74,6 +74,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
         evaluation,
         blueprintChecks,
         approval,
+        model: context.model,
       })
     : flipsOnly(scopeRejection(subject.outside, config.blueprint));
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });

@@ -18,6 +18,14 @@ export interface LogEntry {
   readonly commit: string;
   readonly simulated: boolean;
   readonly costUsd: number | null;
+  /** Each gate layer's verdict, in order (decisions of agentdevel 0.2 and later). */
+  readonly layers: Array<{ layer: string; verdict: string }>;
+  /** The candidate's requirement-violation rate: case-trials its scorers pass but a critic-judged requirement fails. */
+  readonly violationRate: number | null;
+  /** Mean trace cost (R_cost) per case-trial of the release candidate, and the weights used. */
+  readonly traceCost: { readonly value: number; readonly weights: { steps: number; repeats: number; noops: number } } | null;
+  readonly composite: number | null;
+  readonly efficiencyRelease: boolean;
 }
 
 /**
@@ -35,6 +43,7 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
     const text = file ? await repo.readFileAt(sha, file.path) : null;
     if (!text) continue;
     const decision = parseDecisionDocument(text, `${ref}:${file?.path}`);
+    const gate = decision.document?.gate ?? null;
     entries.push({
       rc: decision.candidate.ref,
       iteration,
@@ -51,6 +60,11 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
       commit: decision.candidate.commit,
       simulated: decision.simulated,
       costUsd: decision.costUsd,
+      layers: gate?.layers.map((l) => ({ layer: l.layer, verdict: l.verdict })) ?? [],
+      violationRate: gate?.requirements?.violationRate.candidate ?? null,
+      traceCost: gate?.cost ? { value: gate.cost.candidate, weights: gate.cost.weights } : null,
+      composite: gate?.composite?.candidate ?? null,
+      efficiencyRelease: gate?.efficiency?.promoted ?? false,
     });
   }
   return entries.sort((a, b) => a.iteration - b.iteration);

@@ -19,7 +19,7 @@ import { folderFingerprint } from './fingerprint.ts';
 import type { Workspace } from './workspace.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
-const RECORD_FORMAT = 1;
+const RECORD_FORMAT = 2;
 
 export interface VersionSource {
   /** The commit the files come from ("+dirty" when they are uncommitted working files). */
@@ -170,6 +170,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           concurrency: config.concurrency,
           tracesRoot: workspace.tracesRoot,
           rubric: task.rubric,
+          requirements: task.requirements,
           scorers: task.manifest.scorers,
           taskRoot: task.root,
           criticModel: config.models.critic,

@@ -1,13 +1,19 @@
+import path from 'node:path';
 import type { Config } from '../config/schema.ts';
 import type { GateCheck, GateDecision, LayerVerdict } from '../domain/decision.ts';
 import type { CaseRecord } from '../domain/record.ts';
 import type { Reporter } from '../domain/progress.ts';
 import { caseSubScores, composite, pairedImprovement, runSubScores } from '../stages/gate/efficiency.ts';
-import { flipsOnly, checksLayer, composeLayers, type BlueprintCheckOutcome } from '../stages/gate/layers.ts';
+import { flipsOnly, checksLayer, composeLayers, notRun, requirementsLayer, type BlueprintCheckOutcome } from '../stages/gate/layers.ts';
+import { requirementFlips, violationRate } from '../stages/gate/requirements.ts';
+import { readTrace } from '../stages/run/trace-file.ts';
+import { caseRequirements } from '../domain/requirements.ts';
+import type { ModelPort } from '../domain/model-port.ts';
+import type { TraceEvent } from '../domain/trace.ts';
 import { notRunDecision, plural } from '../stages/gate/gate.ts';
 import { meets } from '../stages/gate/confirmation.ts';
 import { PAPER_COST_WEIGHTS, type CostWeights } from '../stages/score/trace-cost.ts';
-import { loadSplit, loadTask } from '../task/load.ts';
+import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import type { CandidateEvaluation } from './evaluate-candidate.ts';
 import { resolveMustPass, runCosts, type RunCosts } from './gate-layers.ts';
 import type { RunResult } from './execute-run.ts';
@@ -35,6 +41,8 @@ export interface LayerInputs {
   /** The blueprint checks already run on the candidate's checkout (before any case ran). */
   readonly blueprintChecks: readonly BlueprintCheckOutcome[];
   readonly approval: boolean;
+  /** For the requirements layer's review (the critic's model). */
+  readonly model: ModelPort;
 }
 
 /**
@@ -59,9 +67,23 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
       : null;
   if (evaluation && inputs.baselineRun) decision = withCostAndEfficiency(decision, config, inputs.baselineRun.records, evaluation.candidateRun.records, costs, weights);
 
+  const cases = await loadSplit(task, 'train');
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const requirementsOf = (caseId: string) => caseRequirements(task.requirements, byId.get(caseId) ?? { id: caseId });
+  const hasRequirements = task.requirements.length > 0 || cases.some((c) => c.requirements !== undefined);
+  if (hasRequirements && evaluation && inputs.baselineRun) {
+    const candidateRate = violationRate(evaluation.candidateRun.records);
+    decision = {
+      ...decision,
+      requirements: {
+        ...requirementFlips(inputs.baselineRun.records, evaluation.candidateRun.records, requirementsOf),
+        violationRate: { baseline: violationRate(inputs.baselineRun.records).rate, candidate: candidateRate.rate, cases: candidateRate.cases },
+      },
+    };
+  }
+
   let checksVerdict: LayerVerdict | undefined;
   if (checks) {
-    const cases = await loadSplit(task, 'train');
     const mustPass = resolveMustPass(checks.mustPass, cases);
     if (mustPass.unknown.length > 0) {
       inputs.reporter.emit({ type: 'warning', message: `gate layer "checks": mustPass ${mustPass.unknown.map((u) => `"${u}"`).join(', ')} names no train case` });
@@ -73,7 +95,44 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
       traceCost: checks.maxTraceCost !== undefined && costs ? { limit: checks.maxTraceCost, candidate: costs.candidate.mean } : null,
     });
   }
-  return composeLayers(decision, { ...(checksVerdict ? { checks: checksVerdict } : {}), approval: inputs.approval });
+  const withChecks = { ...(checksVerdict ? { checks: checksVerdict } : {}) };
+  let requirementsVerdict: LayerVerdict | undefined;
+  if (config.gate.layers.some((l) => l.layer === 'requirements')) {
+    // The review may only veto: it is asked only about a candidate every other layer accepts.
+    requirementsVerdict =
+      composeLayers(decision, withChecks).verdict === 'accept' && evaluation
+        ? await reviewRequirements(inputs, task, evaluation, decision)
+        : notRun('requirements', 'not asked: an earlier layer rejected the candidate');
+  }
+  return composeLayers(decision, { ...withChecks, ...(requirementsVerdict ? { requirements: requirementsVerdict } : {}), approval: inputs.approval });
+}
+
+/**
+ * The requirements layer: the critic's model reviews the candidate's traces of the cases whose
+ * outcome moved against the rubric's requirements, blind to the blueprint; and the candidate's
+ * requirement-violation rate is held to gate.maxViolationRate.
+ */
+async function reviewRequirements(inputs: LayerInputs, task: Task, evaluation: CandidateEvaluation, decision: GateDecision): Promise<LayerVerdict> {
+  const moved = new Set([...decision.screening.p2f, ...decision.screening.f2p]);
+  const traces: Array<{ caseId: string; trace: TraceEvent[] }> = [];
+  for (const record of evaluation.candidateRun.records) {
+    if (!moved.has(record.caseId) || record.status !== 'ok' || traces.some((t) => t.caseId === record.caseId)) continue;
+    traces.push({ caseId: record.caseId, trace: (await readTrace(path.join(inputs.tracesRoot, record.traceRef))) ?? [] });
+  }
+  if (task.requirements.length === 0) inputs.reporter.emit({ type: 'warning', message: 'gate layer "requirements": the rubric declares no requirements (a ```json requirements block), so there is nothing to review' });
+  const violations =
+    traces.length === 0 || task.requirements.length === 0
+      ? []
+      : (
+          await inputs.model.reviewRequirements({
+            model: inputs.config.models.critic,
+            rubric: task.rubric,
+            requirements: task.requirements.map((r) => ({ id: r.id, text: r.text, symptoms: r.symptoms })),
+            cases: traces,
+          })
+        ).value.violations;
+  const limit = inputs.config.gate.maxViolationRate ?? null;
+  return requirementsLayer({ violations, violationRate: limit === null ? null : { rate: violationRate(evaluation.candidateRun.records).rate, limit } });
 }
 
 function notRunFlips(message: string): GateDecision {

@@ -7,7 +7,8 @@ import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry, SymptomEntr
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
 import { simulatedAgentTurn } from '../../src/engine/mock/agent.ts';
 import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
-import { heuristicCritic } from '../../src/stages/critic/heuristic.ts';
+import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
+import { rubricRequirements } from '../../src/domain/requirements.ts';
 import type { FakeReply, FakeRequest, Responder } from './fake-anthropic.ts';
 import { toolAnswer } from './fake-anthropic.ts';
 import { repoRoot } from './workspace.ts';
@@ -70,12 +71,31 @@ function agent(request: FakeRequest): FakeReply {
   };
 }
 
+/**
+ * The requirements a request lists ("- id: text" lines), with the symptoms a model reading them
+ * would look for: those the rubric's requirements block gives, else a skipped or ignored
+ * confirmation (the example's own case requirements are about an explicit yes).
+ */
+export function listedRequirements(text: string, rubric: string): Array<{ id: string; text: string; symptoms: string[] }> {
+  const block = between(text, '<requirements>', '</requirements>');
+  const declared = rubricRequirements(rubric);
+  return [...block.matchAll(/^- ([A-Za-z][A-Za-z0-9_.-]*): (.*)$/gm)].map((m) => ({
+    id: m[1] as string,
+    text: m[2] as string,
+    symptoms: declared.find((r) => r.id === m[1])?.symptoms ?? ['missing_required_step', 'acted_against_user'],
+  }));
+}
+
 function critic(request: FakeRequest): FakeReply {
   const text = userText(request.body);
   const rubric = between(systemText(request.body), '<rubric>', '</rubric>');
+  if ((request.body.tools as Array<{ name: string }> | undefined)?.some((t) => t.name === 'report_violations')) {
+    const cases = [...text.matchAll(/<trace case="([^"]+)">\n([\s\S]*?)\n<\/trace>/g)].map((m) => ({ caseId: m[1] as string, trace: JSON.parse(m[2] as string) }));
+    return toolAnswer('report_violations', { violations: heuristicRequirementsReview(rubric, listedRequirements(text, rubric), cases) });
+  }
   const scorerText = between(text, '<scorer_result>', '</scorer_result>');
   const scorer = scorerText.startsWith('{') ? JSON.parse(scorerText) : null;
-  const verdict = heuristicCritic(rubric, JSON.parse(between(text, '<trace>', '</trace>')), scorer);
+  const verdict = heuristicCritic(rubric, JSON.parse(between(text, '<trace>', '</trace>')), scorer, listedRequirements(text, rubric));
   return toolAnswer('submit_verdict', verdict);
 }
 

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CriticRequest, DiagnosisScriptRequest, RcHistoryEntry, SynthesisRequest } from '../../domain/model-port.ts';
+import type { CriticRequest, DiagnosisScriptRequest, RcHistoryEntry, RequirementsReviewRequest, SynthesisRequest } from '../../domain/model-port.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
@@ -14,7 +14,17 @@ import { compileTemplates, type Render } from '../../template/handlebars.ts';
 
 const folder = fileURLToPath(new URL('./prompts/', import.meta.url));
 
-type TemplateName = 'critic-system' | 'critic-user' | 'rubric' | 'diagnostician-system' | 'diagnostician-user' | 'synthesizer-system' | 'synthesizer-user' | 'task';
+type TemplateName =
+  | 'critic-system'
+  | 'critic-user'
+  | 'rubric'
+  | 'diagnostician-system'
+  | 'diagnostician-user'
+  | 'synthesizer-system'
+  | 'synthesizer-user'
+  | 'task'
+  | 'requirements-system'
+  | 'requirements-user';
 
 let compiled: Map<string, Render> | null = null;
 
@@ -47,7 +57,18 @@ export function criticPrompt(request: CriticRequest, facts: RoleFacts): RoleProm
     user: render('critic-user', {
       taxonomy: request.taxonomy,
       scorer: request.scorer ? JSON.stringify(request.scorer) : 'none (no deterministic scorer for this task)',
+      requirements: (request.requirements ?? []).map((r) => ({ id: r.id, text: r.text })),
       trace: JSON.stringify(criticTrace(request.trace)),
+    }),
+  };
+}
+
+export function requirementsPrompt(request: RequirementsReviewRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('requirements-system', { facts }), render('rubric', { rubric: request.rubric })],
+    user: render('requirements-user', {
+      requirements: request.requirements.map((r) => ({ id: r.id, text: r.text })),
+      cases: request.cases.map((c) => ({ caseId: c.caseId, trace: JSON.stringify(criticTrace(c.trace)) })),
     }),
   };
 }

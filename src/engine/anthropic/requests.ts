@@ -1,13 +1,13 @@
 // Each role's call as data: the system blocks, the user message, the forced tool and its
 // schema. The engine sends these; `agentdevel prompts` prints them. One builder for both, so
 // what a reviewer reads is byte for byte what the model is sent.
-import type { CriticRequest, DiagnosisScriptRequest, Role, SynthesisRequest } from '../../domain/model-port.ts';
+import type { CriticRequest, DiagnosisScriptRequest, RequirementViolation, RequirementsReviewRequest, Role, SynthesisRequest } from '../../domain/model-port.ts';
 import { criticVerdictSchemaFor, type CriticVerdict } from '../../domain/record.ts';
 import { releaseCandidateSchemaFor, type ReleaseCandidate } from '../../domain/release-candidate.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import { z, type ZodType } from '../../domain/zod.ts';
 import type { MessageParams } from './messages-client.ts';
-import { criticPrompt, diagnosticianPrompt, synthesizerPrompt } from './prompts.ts';
+import { criticPrompt, diagnosticianPrompt, requirementsPrompt, synthesizerPrompt } from './prompts.ts';
 
 export interface StructuredCall<T> {
   readonly role: Role;
@@ -25,8 +25,28 @@ export function criticCall(request: CriticRequest, facts: RoleFacts): Structured
     role: 'critic',
     model: request.model,
     ...criticPrompt(request, facts),
-    tool: { name: 'submit_verdict', description: 'Submit the verdict on this conversation.', schema: criticVerdictSchemaFor(request.scorer) },
+    tool: { name: 'submit_verdict', description: 'Submit the verdict on this conversation.', schema: criticVerdictSchemaFor(request.scorer, (request.requirements ?? []).map((r) => r.id)) },
     maxTokens: 1024,
+    stream: false,
+  };
+}
+
+/** The requirements layer: violations only, each naming a requirement and a case the request holds. */
+export function requirementsReviewCall(request: RequirementsReviewRequest, facts: RoleFacts): StructuredCall<{ violations: RequirementViolation[] }> {
+  const ids = request.requirements.map((r) => r.id);
+  const cases = request.cases.map((c) => c.caseId);
+  const oneOf = (values: readonly string[], what: string) =>
+    z.string().refine((v) => values.includes(v), { message: `expected one of the ${what}: ${values.join(', ')}` });
+  return {
+    role: 'critic',
+    model: request.model,
+    ...requirementsPrompt(request, facts),
+    tool: {
+      name: 'report_violations',
+      description: 'Report every requirement a conversation breaks (an empty list when none).',
+      schema: z.object({ violations: z.array(z.object({ requirement: oneOf(ids, 'requirement ids'), caseId: oneOf(cases, 'case ids'), reason: z.string().min(1).max(300) })) }),
+    },
+    maxTokens: 2048,
     stream: false,
   };
 }

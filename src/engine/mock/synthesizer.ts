@@ -124,6 +124,16 @@ const repairs: Readonly<Record<string, readonly Repair[]>> = {
         ),
     },
   ],
+  // An idea that costs more and fixes nothing: re-reading an order repeats an identical call.
+  // The gate rejects it (no fixes) and its report shows the trace cost going up.
+  missing_required_output: [
+    {
+      targets: ['missing_required_output'],
+      rationale: 'Answers lack the figures the customer needs; look the order up again just before answering, so the amounts and dates are fresh.',
+      edits: (files, root) =>
+        addToPrompt(files, root, 'Just before you answer the customer, look the order up again with get_order to double-check the figures.', /look the order up again/i),
+    },
+  ],
   step_budget_exhausted: [
     {
       targets: ['step_budget_exhausted'],

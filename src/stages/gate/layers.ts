@@ -13,6 +13,7 @@ export function flipsOnly(flips: FlipsDecision): GateDecision {
     cost: null,
     composite: null,
     efficiency: null,
+    requirements: null,
   };
 }
 

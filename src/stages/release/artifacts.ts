@@ -111,6 +111,15 @@ function evidenceRows(decision: GateDecision) {
   }));
 }
 
+/** One row per requirement: the cases it was fixed in, broken in, and still fails in. */
+function requirementRows(decision: GateDecision) {
+  const flips = decision.requirements;
+  if (!flips) return null;
+  const ids = [...new Set([...flips.fixed, ...flips.broken, ...flips.stillFailing].map((f) => f.requirement))].sort();
+  const cases = (list: ReadonlyArray<{ caseId: string; requirement: string }>, id: string) => list.filter((f) => f.requirement === id).map((f) => `\`${f.caseId}\``).join(', ') || '-';
+  return ids.map((id) => ({ id, fixed: cases(flips.fixed, id), broken: cases(flips.broken, id), stillFailing: cases(flips.stillFailing, id) }));
+}
+
 function flakyRows(evidence: ReleaseEvidence) {
   const tests = new Map(evidence.decision.tests.map((t) => [t.caseId, t]));
   return evidence.decision.flaky.map((caseId) => {
@@ -165,6 +174,10 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
       : null,
     compositeText: decision.composite
       ? `${decision.composite.baseline.toFixed(3)} → ${decision.composite.candidate.toFixed(3)} (${Object.entries(decision.composite.weights).map(([k, w]) => `${w}·${k}`).join(' + ')}; reported, never gating)`
+      : null,
+    requirements: requirementRows(decision),
+    violationText: decision.requirements
+      ? `${pct(decision.requirements.violationRate.baseline)} → ${pct(decision.requirements.violationRate.candidate)} of case-trials pass their scorers but break a requirement only the critic judges${decision.requirements.violationRate.cases.length ? ` (${decision.requirements.violationRate.cases.join(', ')})` : ''}`
       : null,
     efficiencyText: decision.efficiency?.promoted ? `promoted on efficiency: ${decision.efficiency.better} of ${decision.efficiency.better + decision.efficiency.worse} cases ${decision.efficiency.measure === 'cost' ? 'cost less' : 'score higher'} (one-sided sign test p = ${decision.efficiency.pValue.toFixed(4)})` : null,
     edits: evidence.edits,

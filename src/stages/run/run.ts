@@ -3,7 +3,8 @@ import type { Case } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
-import { finalPass, type CaseRecord, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { finalPass, scorerDecides, type CaseRecord, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { caseRequirements, type Requirement } from '../../domain/requirements.ts';
 import type { Redactor } from '../../process/environment.ts';
 import type { Runtime } from '../../blueprint/runtimes/runtime.ts';
 import type { ScorerConfig } from '../../task/manifest.ts';
@@ -22,6 +23,8 @@ export interface RunInput {
   /** Absolute folder of the workspace's traces/; trace refs are relative to it. */
   readonly tracesRoot: string;
   readonly rubric: string;
+  /** The rubric's task-wide requirements; a case may add its own. */
+  readonly requirements?: readonly Requirement[];
   readonly scorers: readonly ScorerConfig[];
   readonly taskRoot: string;
   readonly criticModel: string;
@@ -127,13 +130,18 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
     throw error;
   }
 
+  // The case's requirements that no scorer decides are the critic's to judge.
+  const judged = caseRequirements(input.requirements ?? [], testCase)
+    .filter((r) => r.scorer === undefined)
+    .map((r) => ({ id: r.id, text: r.text, symptoms: r.symptoms }));
   let critic: CriticVerdict | null = null;
   try {
-    critic = (await deps.model.criticize({ model: input.criticModel, rubric: input.rubric, trace, scorer, taxonomy })).value;
+    critic = (await deps.model.criticize({ model: input.criticModel, rubric: input.rubric, trace, scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) })).value;
   } catch (error) {
     if (!(error instanceof InfraError)) throw error;
-    // Without a scorer the critic's verdict is the pass; without either there is no verdict.
-    if (!scorer) return infra(error.message, 'critic');
+    // Without a deciding scorer the critic's verdict is the pass, and requirements only it
+    // judges need its verdict too; without one there is no verdict.
+    if (!scorerDecides(scorer) || judged.length > 0) return infra(error.message, 'critic');
   }
   return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null };
 }
