@@ -8,7 +8,7 @@ import type { Clock } from '../domain/clock.ts';
 import { parseDecisionDocument, type DecisionDocument } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { releaseFolder, tagMessage } from '../stages/release/artifacts.ts';
-import { applyPromotion, clearJournal, PromotionBlocked, writeJournal } from '../stages/release/journal.ts';
+import { applyPromotion, clearJournal, PromotionBlocked, writeJournal, type PromotionJournalInput } from '../stages/release/journal.ts';
 import { withCheckout } from './execute-run.ts';
 import { auditRef, iterationOf, pendingRef, pendingRefPrefix } from './versions.ts';
 import { lineRef, lineTip, type Workspace } from './workspace.ts';
@@ -90,8 +90,12 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
   });
 }
 
-/** Promotes a pending release: the line, its tag, the audit ref and the pending ref move in one journalled transaction. */
-export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock): Promise<{ tag: string; commit: string }> {
+/**
+ * Everything an approval does before a ref moves: the verdict committed on top of the pending
+ * release, the tag object, and the journal of the transaction. After this a crash loses
+ * nothing: the next command finishes the promotion from the journal.
+ */
+export async function prepareApproval(workspace: Workspace, iteration: number, by: string | null, clock: Clock): Promise<PromotionJournalInput> {
   const { repo, config } = workspace;
   const pending = await readPending(workspace, iteration);
   const tip = await lineTip(workspace);
@@ -120,8 +124,14 @@ export async function approvePending(workspace: Workspace, iteration: number, by
     removeRefs: [{ ref: pending.ref, oldValue: pending.commit }],
   };
   await writeJournal(workspace.stateDir, journal);
+  return journal;
+}
+
+/** Promotes a pending release: the line, its tag, the audit ref and the pending ref move in one journalled transaction. */
+export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock): Promise<{ tag: string; commit: string }> {
+  const journal = await prepareApproval(workspace, iteration, by, clock);
   try {
-    await applyPromotion(repo, journal);
+    await applyPromotion(workspace.repo, journal);
   } catch (error) {
     if (!(error instanceof PromotionBlocked)) throw error;
     await clearJournal(workspace.stateDir);
@@ -129,7 +139,7 @@ export async function approvePending(workspace: Workspace, iteration: number, by
     throw new AgentdevelError(code[error.reason], `${error.message}; nothing was approved`, { cause: error, hint: `To approve it anyway, ${error.remedy}, then run the command again.` });
   }
   await clearJournal(workspace.stateDir);
-  return { tag, commit };
+  return { tag: journal.tagRef.replace('refs/tags/', ''), commit: journal.newTip };
 }
 
 /** Records a person's refusal: the audit ref moves to the declined report and the pending ref goes, together. */

@@ -39,7 +39,8 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
     const iteration = iterationOf(ref);
     if (iteration === null) continue;
     const changed = await repo.changedPaths(`${sha}^`, sha);
-    const file = changed.find((c) => c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'));
+    // The decision this commit wrote (an approval or a refusal moves it, so skip the side it left).
+    const file = changed.find((c) => c.status !== 'D' && c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'));
     const text = file ? await repo.readFileAt(sha, file.path) : null;
     if (!text) continue;
     const decision = parseDecisionDocument(text, `${ref}:${file?.path}`);

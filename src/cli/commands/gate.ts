@@ -40,6 +40,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         worseOverall: decision.aggregate,
         tests: decision.tests,
         procedure: decision.procedure,
+        layers: decision.layers,
         reasons: decision.reasons,
         warnings: decision.warnings,
         ranCandidate: result.ranCandidate,
@@ -47,6 +48,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       });
     } else {
       command.output.line(`${result.candidate}: ${result.outcome}${result.tag ? ` as ${result.tag}` : ''}`);
+      command.output.line(`  layers: ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
       if (decision.f2p.length) command.output.line(`  fixed (F→P): ${decision.f2p.join(', ')}`);
       if (decision.p2f.length) command.output.line(`  regressed (P→F): ${decision.p2f.join(', ')}`);
