@@ -67,7 +67,7 @@ export function criticVerdictSchemaFor(scorer: ScorerResult | null, requirements
       context.addIssue({
         code: 'custom',
         path: ['pass'],
-        message: `the scorer ${scorer.pass ? 'passed' : 'failed'} this case${scorer.pass && !requirementsHold ? ' and a requirement you judged fails' : ''}: pass must be ${expected}`,
+        message: `the scorer ${scorer.pass ? 'passed' : 'failed'} this case${scorer.pass && !requirementsHold ? ' and a requirement you judged fails' : ''}, and the scorer decides: pass must be ${expected}`,
       });
     }
     if (verdict.pass && verdict.label !== PASSING_LABEL) {

@@ -46,3 +46,10 @@ export function caseRequirements(taskWide: readonly Requirement[], testCase: Rec
   const ids = new Set(ownList.map((r) => r.id));
   return [...taskWide.filter((r) => !ids.has(r.id)), ...ownList];
 }
+
+/** The requirements of a case that no scorer decides: the critic gives each a verdict. */
+export function criticJudged(taskWide: readonly Requirement[], testCase: Record<string, unknown>): Array<{ id: string; text: string; symptoms: string[] }> {
+  return caseRequirements(taskWide, testCase)
+    .filter((r) => r.scorer === undefined)
+    .map((r) => ({ id: r.id, text: r.text, symptoms: [...r.symptoms] }));
+}

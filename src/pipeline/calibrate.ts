@@ -3,7 +3,8 @@ import { mapPool } from '../stages/run/pool.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { readTrace, TraceDamaged } from '../stages/run/trace-file.ts';
 import { compareRuns, type Comparison } from '../stages/gate/compare.ts';
-import { loadTask } from '../task/load.ts';
+import { loadSplit, loadTask } from '../task/load.ts';
+import { criticJudged } from '../domain/requirements.ts';
 import { comparePolicy } from './evaluate-candidate.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
 import { currentRelease } from './versions.ts';
@@ -66,6 +67,7 @@ export async function calibrateCritic(context: RunContext, run: RunResult, repea
   const { workspace } = context;
   const task = await loadTask(workspace.root, workspace.config.task);
   const taxonomy = workspace.store.taxonomy();
+  const cases = new Map((await loadSplit(task, 'train')).map((c) => [c.id, c]));
   const graded = run.records.filter((r) => r.status === 'ok');
   const verdicts = await mapPool(graded, workspace.config.concurrency, async (record) => {
     const file = path.join(workspace.tracesRoot, record.traceRef);
@@ -80,7 +82,8 @@ export async function calibrateCritic(context: RunContext, run: RunResult, repea
     }
     const again = [];
     for (let i = 0; i < repeats; i += 1) {
-      again.push((await context.model.criticize({ model: workspace.config.models.critic, rubric: task.rubric, trace, scorer: record.scorer, taxonomy })).value);
+      const requirements = criticJudged(task.requirements, cases.get(record.caseId) ?? { id: record.caseId });
+      again.push((await context.model.criticize({ model: workspace.config.models.critic, rubric: task.rubric, trace, scorer: record.scorer, taxonomy, ...(requirements.length > 0 ? { requirements } : {}) })).value);
     }
     return record.critic ? [record.critic, ...again] : again;
   });

@@ -121,7 +121,9 @@ describe('agentdevel prompts', () => {
     const rejected = history.find((h) => h.decision === 'rejected' && Object.keys(h.broken).length > 0);
     expect(Object.keys(rejected?.broken ?? {})[0]).toMatch(/^train-\d{3}$/);
     expect(Object.values(history.find((h) => h.decision === 'promoted')?.fixed ?? {})).toContain('missing_required_step');
-    expect(text).toMatch(/"enum": \[[^\]]*"step_budget_exhausted"/);
+    // The targets' enum is the vocabulary: it holds the symptom the last RC targeted.
+    const lastTarget = (logLines(demo).at(-1)?.targets as string[] | undefined)?.[0] ?? 'none';
+    expect(text).toMatch(new RegExp(`"enum": \\[[^\\]]*"${lastTarget}"`));
     expect(runCount(copy)).toBe(0);
   }, 120_000);
 

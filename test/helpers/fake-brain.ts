@@ -165,8 +165,12 @@ export const minimalBrain: Responder = (request) => {
   switch (request.role) {
     case 'agent':
       return { kind: 'message', message: { content: [], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 0 } } };
-    case 'critic':
-      return toolAnswer('submit_verdict', { pass: false, label: 'aa', description: '' });
+    case 'critic': {
+      // A verdict on each requirement the request lists is part of the smallest valid answer.
+      const text = userText(request.body);
+      const requirements = listedRequirements(text, '').map((r) => ({ id: r.id, pass: false, reason: '' }));
+      return toolAnswer('submit_verdict', { pass: false, label: 'aa', description: '', ...(requirements.length > 0 ? { requirements } : {}) });
+    }
     case 'diagnostician':
       return toolAnswer('submit_script', { script: '' });
     case 'synthesizer':

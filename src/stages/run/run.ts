@@ -4,7 +4,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
 import { finalPass, scorerDecides, type CaseRecord, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
-import { caseRequirements, type Requirement } from '../../domain/requirements.ts';
+import { criticJudged, type Requirement } from '../../domain/requirements.ts';
 import type { Redactor } from '../../process/environment.ts';
 import type { Runtime } from '../../blueprint/runtimes/runtime.ts';
 import type { ScorerConfig } from '../../task/manifest.ts';
@@ -131,9 +131,7 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
   }
 
   // The case's requirements that no scorer decides are the critic's to judge.
-  const judged = caseRequirements(input.requirements ?? [], testCase)
-    .filter((r) => r.scorer === undefined)
-    .map((r) => ({ id: r.id, text: r.text, symptoms: r.symptoms }));
+  const judged = criticJudged(input.requirements ?? [], testCase);
   let critic: CriticVerdict | null = null;
   try {
     critic = (await deps.model.criticize({ model: input.criticModel, rubric: input.rubric, trace, scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) })).value;
