@@ -245,7 +245,24 @@ describe('the critic is implementation-blind', () => {
     }
     // The canary is really in the blueprint the agent runs with, so the check above can fail.
     expect(requests.filter((r) => r.role === 'agent').every((r) => r.raw.includes(canary) && r.raw.includes(`Partial ${canary}`))).toBe(true);
-  }, 60_000);
+
+    // The requirements layer's review is a critic too: a candidate that moves cases is reviewed, blind to the blueprint.
+    git(dir, 'checkout', '-q', '-b', 'asks-first');
+    const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
+    writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nBefore you cancel an order or return items, state exactly what you will do and the refund amount, and ask the customer to confirm (yes/no). Act only after a clear yes; if they say no, change nothing.\n`);
+    git(dir, 'commit', '-qam', 'ask before acting');
+    git(dir, 'checkout', '-q', 'main');
+    const gateFrom = server.requests.length;
+    const gated = await cliAsync(['gate', '--candidate', 'asks-first', '--json', '-C', dir], { env: env() });
+    expect(gated.code).toBe(0);
+    const reviews = server.requests.slice(gateFrom).filter((r) => r.raw.includes('report_violations'));
+    expect(reviews.length).toBeGreaterThan(0);
+    for (const review of reviews) {
+      expect(review.role).toBe('critic');
+      expect(review.raw).not.toContain(canary);
+      expect(review.raw).toContain('<requirements>');
+    }
+  }, 120_000);
 });
 
 describe('record and replay', () => {
