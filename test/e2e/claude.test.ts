@@ -22,7 +22,8 @@ async function claudeWorkspace(edit?: (dir: string) => void): Promise<string> {
   const train = path.join(dir, 'rubrics/orders/train.jsonl');
   writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').slice(0, 16).join('\n')}\n`);
   edit?.(dir);
-  git(dir, 'commit', '-qam', 'every role on Claude; 16 train cases');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'every role on Claude; 16 train cases');
   return dir;
 }
 
@@ -254,7 +255,7 @@ describe('the critic is implementation-blind', () => {
     git(dir, 'checkout', '-q', 'main');
     const gateFrom = server.requests.length;
     const gated = await cliAsync(['gate', '--candidate', 'asks-first', '--json', '-C', dir], { env: env() });
-    expect(gated.code).toBe(0);
+    expect(gated.code, gated.stdout + gated.stderr).toBe(0);
     const reviews = server.requests.slice(gateFrom).filter((r) => r.raw.includes('report_violations'));
     expect(reviews.length).toBeGreaterThan(0);
     for (const review of reviews) {
