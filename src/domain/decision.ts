@@ -3,6 +3,7 @@
 // normalize it to a DecisionSummary, so a workspace written by an older agentdevel still reads.
 import { AgentdevelError } from './errors.ts';
 import { parseJsonDocument } from './json-document.ts';
+import { roles } from './model-port.ts';
 import { changeIntentSchema } from './release-candidate.ts';
 import { z } from './zod.ts';
 
@@ -156,7 +157,10 @@ export const decisionDocumentSchema = z.object({
   gate: gateDecisionSchema,
   intent: changeIntentSchema.nullable(),
   fingerprint: z.string().nullable(),
+  /** True only when the mock engine played the agent. */
   simulated: z.boolean(),
+  /** The roles that ran on the mock engine (absent in documents written before it was recorded). */
+  mockRoles: z.array(z.enum(roles)).optional(),
   models: z.record(z.string(), z.string()),
   costUsd: z.number().nullable(),
   diagnosis: z.object({ source: z.enum(['generated', 'builtin']), folder: z.string() }).nullable(),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { GateDecision } from '../domain/decision.ts';
+import type { Role } from '../domain/model-port.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
 import type { ChangedPath } from '../git/git.ts';
@@ -39,6 +40,7 @@ export interface GateConclusion {
   readonly tag: string | null;
   readonly auditRef: string | null;
   readonly simulated: boolean;
+  readonly mockRoles: readonly Role[];
 }
 
 /**
@@ -84,6 +86,11 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   const accepted = decision.verdict === 'accept';
   const simulated = (baselineRun?.simulated ?? false) || (evaluation?.candidateRun.simulated ?? false);
   const recordedOutcome = accepted ? (approval ? 'pending' : 'promoted') : 'rejected';
+  // The diagnostician and the synthesizer only take part in candidates the loop made (those have a fingerprint).
+  const fromLoop = subject.fingerprint !== null;
+  const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter(
+    (role) => fromLoop || (role !== 'diagnostician' && role !== 'synthesizer'),
+  );
   let recorded: { tag: string | null; auditRef: string } | null = null;
   if (subject.record) {
     const evidence: ReleaseEvidence = {
@@ -103,6 +110,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
       edits: subject.edits,
       diagnosis: subject.diagnosis,
       simulated,
+      mockRoles,
       models: { ...config.models },
       costUsd: store.costOfIteration(subject.iteration).costUsd,
     };
@@ -125,5 +133,5 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     f2p: decision.f2p,
     p2f: decision.p2f,
   });
-  return { decision, evaluation, outcome, tag: recorded?.tag ?? null, auditRef: recorded?.auditRef ?? null, simulated };
+  return { decision, evaluation, outcome, tag: recorded?.tag ?? null, auditRef: recorded?.auditRef ?? null, simulated, mockRoles };
 }

@@ -1,15 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
+import { blueprintRoot, bundleEnvironment, loadBlueprint, readManifest } from '../blueprint/load.ts';
 import { startRuntime } from '../blueprint/runtimes/index.ts';
 import type { Runtime } from '../blueprint/runtimes/runtime.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { MOCK_MODEL } from '../domain/models.ts';
 import type { ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
+import { provenanceOf, type Provenance } from '../domain/provenance.ts';
 import type { CaseRecord } from '../domain/record.ts';
 import type { Redactor } from '../process/environment.ts';
 import { runCases } from '../stages/run/run.ts';
@@ -44,7 +44,9 @@ export interface RunResult {
   readonly runId: string;
   readonly records: CaseRecord[];
   readonly reused: boolean;
+  /** True only when the mock engine played the agent (see domain/provenance). */
   readonly simulated: boolean;
+  readonly mockRoles: Provenance['mockRoles'];
   /** Content fingerprints of the task and the blueprint version (the scope of the flaky history). */
   readonly taskTree: string;
   readonly blueprintTree: string;
@@ -125,6 +127,8 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     const allCases = await loadSplit(task, request.split);
     const wanted = request.cases ? new Set(request.cases) : null;
     const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
+    const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
+    const provenance = provenanceOf(config.models, manifest.runtime === 'tool-loop');
     const identity = {
       blueprint: config.blueprint,
       commit: source.commit,
@@ -134,7 +138,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       trials: request.trials,
       agentModel: config.models.agent,
       criticModel: config.models.critic,
-      simulated: config.models.agent === MOCK_MODEL || config.models.critic === MOCK_MODEL,
+      simulated: provenance.simulated,
     };
     const cacheKey = createHash('sha256')
       .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
@@ -151,7 +155,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
         passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
         reused: true,
       });
-      return { runId: cached.id, records, reused: true, simulated: cached.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+      return { runId: cached.id, records, reused: true, simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
     const runId = newRunId(context.clock);
@@ -190,7 +194,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     if (records.length > 0 && infraErrors.length === records.length) {
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${infraErrors[0]?.error ?? ''}`);
     }
-    return { runId, records, reused: false, simulated: identity.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    return { runId, records, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   return {

@@ -23,6 +23,7 @@ export interface GateOutcome {
   readonly tag: string | null;
   readonly ranCandidate: boolean;
   readonly simulated: boolean;
+  readonly mockRoles: readonly string[];
 }
 
 /** Gates an RC written by anyone (a person, another tool) against the current release. */
@@ -81,6 +82,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
       tag: conclusion.tag,
       ranCandidate: conclusion.evaluation !== null,
       simulated: conclusion.simulated,
+      mockRoles: conclusion.mockRoles,
     };
   } finally {
     if (built) await discardCandidate(workspace, built);

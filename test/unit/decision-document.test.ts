@@ -32,6 +32,7 @@ function evidence(): ReleaseEvidence {
     edits: [],
     diagnosis: null,
     simulated: true,
+    mockRoles: ['agent', 'critic'],
     models: { agent: 'mock' },
     costUsd: null,
   };

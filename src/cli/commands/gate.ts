@@ -44,6 +44,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         warnings: decision.warnings,
         ranCandidate: result.ranCandidate,
         simulated: result.simulated,
+        mockRoles: result.mockRoles,
       });
     } else {
       command.output.line(`${result.candidate}: ${result.outcome}${result.tag ? ` as ${result.tag}` : ''}`);

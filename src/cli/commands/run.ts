@@ -36,7 +36,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     const infraErrors = result.records.length - graded.length;
     const passRate = graded.length === 0 ? 0 : passed / graded.length;
     if (command.output.json) {
-      command.output.result({ runId: result.runId, split, trials: request.trials, passRate, passed, graded: graded.length, infraErrors, reused: result.reused, simulated: result.simulated });
+      command.output.result({ runId: result.runId, split, trials: request.trials, passRate, passed, graded: graded.length, infraErrors, reused: result.reused, simulated: result.simulated, mockRoles: result.mockRoles });
     } else {
       command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded.length} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
       if (result.simulated) command.output.line(simulationNote);

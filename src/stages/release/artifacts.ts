@@ -1,5 +1,6 @@
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
+import type { Role } from '../../domain/model-port.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
 import { reportTemplate } from '../../report/handlebars-templates.ts';
@@ -36,6 +37,7 @@ export interface ReleaseEvidence {
   readonly edits: readonly ChangedPath[];
   readonly diagnosis: DiagnosisEvidence | null;
   readonly simulated: boolean;
+  readonly mockRoles: readonly Role[];
   readonly models: Readonly<Record<string, string>>;
   readonly costUsd: number | null;
 }
@@ -74,6 +76,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     intent: evidence.intent,
     fingerprint: evidence.fingerprint,
     simulated: evidence.simulated,
+    mockRoles: [...evidence.mockRoles],
     models: { ...evidence.models },
     costUsd: evidence.costUsd,
     diagnosis: evidence.diagnosis ? { source: evidence.diagnosis.source, folder: diagnosticsFolder(evidence.blueprint, evidence.iteration) } : null,
@@ -146,6 +149,7 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
       rejected: `Rejected release candidate (iteration ${evidence.iteration})`,
     }[evidence.outcome],
     simulated: evidence.simulated,
+    mockRolesText: evidence.mockRoles.length > 0 ? evidence.mockRoles.join(', ') : null,
     outcome: evidence.outcome,
     release: evidence.release,
     iteration: evidence.iteration,
