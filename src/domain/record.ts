@@ -9,6 +9,12 @@ export const scorerCheckSchema = z.object({
   value: z.number().optional(),
   /** False for a check that only measures (a cost scorer without a threshold): it never decides pass or fail. */
   decides: z.boolean().optional(),
+  // The structured reason of a failed check, each part optional so later checks can add their
+  // own: where the output differs (a dot path), what was expected there and what was found.
+  // Values are clipped (see clipValue) so records stay small.
+  where: z.string().optional(),
+  expected: z.unknown().optional(),
+  actual: z.unknown().optional(),
 });
 export type ScorerCheck = z.infer<typeof scorerCheckSchema>;
 
@@ -100,4 +106,25 @@ export function finalPass(scorer: ScorerResult | null, critic: CriticVerdict | n
   if (scorerDecides(scorer)) return scorer.pass && (critic?.requirements ?? []).every((r) => r.pass);
   if (critic) return critic.pass;
   return null;
+}
+
+const MAX_TEXT = 200;
+
+/** A value small enough for a record and a report: long strings and large objects are cut. */
+export function clipValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}…` : value;
+  if (value === null || typeof value !== 'object') return value;
+  const text = JSON.stringify(value);
+  return text.length > MAX_TEXT * 2 ? `${text.slice(0, MAX_TEXT * 2)}…` : value;
+}
+
+/** One line: "expected X, got Y" (at a path), for a scorer check that failed. */
+export function checkReason(check: ScorerCheck): string {
+  const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? 'nothing');
+  const parts: string[] = [];
+  if (check.expected !== undefined || check.actual !== undefined) {
+    const at = check.where ? ` at ${check.where}` : '';
+    parts.push(`expected ${check.expected === undefined ? 'something else' : show(check.expected)}${at}, got ${check.actual === undefined ? 'nothing' : show(check.actual)}`);
+  }
+  return `${check.scorer} scorer: ${parts[0] ?? check.message ?? 'failed'}`;
 }
