@@ -162,8 +162,11 @@ describe('the command runtime', () => {
       `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
         const c = JSON.parse(s);
         const out = (e) => console.log(JSON.stringify(e));
+        out({ type: 'start' });
         out({ type: 'message', role: 'assistant', text: 'thinking about ' + c.question });
         console.log('not json');
+        out({ type: 'message', role: 'assistant', content: 'no text key' });
+        out({ type: 'thought', text: 'unknown type' });
         out({ type: 'final', output: { answer: c.question.toUpperCase(), sawExpected: 'expected' in c, sawKey: process.env.SECRET_KEY ?? null } });
       });`,
     );
@@ -174,7 +177,13 @@ describe('the command runtime', () => {
     const outcome = await runtime.runCase({ id: 'q1', question: 'hello', expected: { answer: 'HELLO' } }, 0, sink);
     expect(outcome.output).toEqual({ answer: 'HELLO', sawExpected: false, sawKey: null });
     expect(sink.events).toContainEqual({ type: 'message', role: 'assistant', text: 'thinking about hello' });
-    expect(sink.events).toContainEqual({ type: 'error', kind: 'agent', message: 'stdout line 2 is not JSON' });
+    expect(sink.events).toContainEqual({ type: 'error', kind: 'agent', message: 'stdout line 3 is not JSON' });
+    // The agent's own start event is accepted (README lists it); a bad event says what was wrong with it.
+    expect(sink.events.filter((e) => e.type === 'error').map((e) => (e.type === 'error' ? e.message : ''))).toEqual([
+      'stdout line 3 is not JSON',
+      expect.stringMatching(/^stdout line 4 is not a trace event: a "message" event: "text": .*expected string/),
+      expect.stringMatching(/^stdout line 5 is not a trace event: "type" is "thought"; expected one of start, message, tool_call/),
+    ]);
   });
 });
 
