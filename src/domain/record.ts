@@ -128,3 +128,16 @@ export function checkReason(check: ScorerCheck): string {
   }
   return `${check.scorer} scorer: ${parts[0] ?? check.message ?? 'failed'}`;
 }
+
+/** Which case-trials the critic is asked about (config `critic`). */
+export type CriticPolicy = 'all' | 'failing' | 'off';
+
+/** The written policy, or its default: "failing" where scorers decide, "all" where the critic does. */
+export function effectiveCriticPolicy(written: CriticPolicy | undefined, hasScorers: boolean): CriticPolicy {
+  return written ?? (hasScorers ? 'failing' : 'all');
+}
+
+/** The verdict a case-trial gets when the policy spares the critic: the scorers passed it. */
+export function unaskedCriticVerdict(policy: CriticPolicy): CriticVerdict {
+  return { pass: true, label: PASSING_LABEL, description: `Passed every scorer; the critic was not asked (critic policy "${policy}").` };
+}

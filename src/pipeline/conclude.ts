@@ -112,7 +112,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
       simulated,
       mockRoles,
       models: { ...config.models },
-      costUsd: store.costOfIteration(subject.iteration).costUsd,
+      cost: subject.record ? store.costOfIteration(subject.iteration) : null,
     };
     const record = { promoted: promote, pending: holdForApproval, rejected: recordRejection }[recordedOutcome];
     recorded = await record(context.workspace, subject.candidate.dir, subject.baseline.commit, evidence);

@@ -10,9 +10,9 @@ import { AgentdevelError } from '../domain/errors.ts';
 import type { ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
-import type { CaseRecord } from '../domain/record.ts';
+import { effectiveCriticPolicy, type CaseRecord } from '../domain/record.ts';
 import type { Redactor } from '../process/environment.ts';
-import { runCases } from '../stages/run/run.ts';
+import { criticAsked, runCases } from '../stages/run/run.ts';
 import type { RunPurpose } from '../store/store.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import { folderFingerprint } from './fingerprint.ts';
@@ -127,6 +127,13 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     const allCases = await loadSplit(task, request.split);
     const wanted = request.cases ? new Set(request.cases) : null;
     const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
+    const criticPolicy = effectiveCriticPolicy(config.critic, task.manifest.scorers.length > 0);
+    if (criticPolicy === 'off' && task.manifest.scorers.length === 0) {
+      throw new AgentdevelError('CONFIG_INVALID', `critic: "off" leaves rubrics/${config.task} without any grader (its task.json has no scorers)`, {
+        hint: 'Add scorers to task.json, or set "critic" to "all" or "failing".',
+        location: { key: 'critic' },
+      });
+    }
     const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
     const provenance = provenanceOf(config.models, manifest.runtime === 'tool-loop');
     const identity = {
@@ -141,7 +148,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       simulated: provenance.simulated,
     };
     const cacheKey = createHash('sha256')
-      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
+      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
       .digest('hex');
 
     const cached = store.findCompleteRun(cacheKey);
@@ -178,6 +185,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           scorers: task.manifest.scorers,
           taskRoot: task.root,
           criticModel: config.models.critic,
+          criticPolicy,
           growTaxonomy: request.split !== 'test',
         },
         { runtime: agent, model: context.model, store, reporter, redact: context.redact },
@@ -188,6 +196,9 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     } finally {
       context.usageScope.runId = null;
     }
+    // The cost ledger shows what the critic policy saved: one zero-cost entry per call not made.
+    const unasked = records.filter((r) => r.status === 'ok' && r.scorer !== null && !criticAsked(criticPolicy, r.scorer)).length;
+    if (unasked > 0) store.recordSkippedCalls('critic', config.models.critic, unasked, { iteration: context.usageScope.iteration, runId });
     const infraErrors = records.filter((r) => r.status === 'infra_error');
     // A run with infrastructure errors is kept for this decision but never reused.
     store.finishRun(runId, infraErrors.length === 0 ? 'complete' : 'failed');

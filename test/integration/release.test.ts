@@ -62,7 +62,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     simulated: true,
     mockRoles: ['agent', 'critic'],
     models: { agent: 'mock' },
-    costUsd: null,
+    cost: null,
   };
 }
 

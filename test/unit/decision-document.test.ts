@@ -34,7 +34,7 @@ function evidence(): ReleaseEvidence {
     simulated: true,
     mockRoles: ['agent', 'critic'],
     models: { agent: 'mock' },
-    costUsd: null,
+    cost: null,
   };
 }
 

@@ -39,7 +39,8 @@ export interface ReleaseEvidence {
   readonly simulated: boolean;
   readonly mockRoles: readonly Role[];
   readonly models: Readonly<Record<string, string>>;
-  readonly costUsd: number | null;
+  /** The iteration's model cost and what the critic policy spared (null for a dry gate, which is charged to no iteration). */
+  readonly cost: { readonly costUsd: number; readonly skippedCriticCalls: number; readonly savedUsd: number | null } | null;
 }
 
 export interface ArtifactFile {
@@ -60,6 +61,12 @@ export function diagnosticsFolder(blueprint: string, iteration: number): string 
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+function costText(cost: ReleaseEvidence['cost']): string | null {
+  if (!cost) return null;
+  const spared = cost.skippedCriticCalls === 0 ? '' : `; the critic was not asked about ${cost.skippedCriticCalls} case-trials the scorers passed${cost.savedUsd === null ? '' : ` (about $${cost.savedUsd.toFixed(4)} saved)`}`;
+  return `$${cost.costUsd.toFixed(4)}${spared}`;
+}
 const short = (sha: string): string => sha.slice(0, 10);
 
 export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
@@ -78,7 +85,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     simulated: evidence.simulated,
     mockRoles: [...evidence.mockRoles],
     models: { ...evidence.models },
-    costUsd: evidence.costUsd,
+    costUsd: evidence.cost?.costUsd ?? null,
     diagnosis: evidence.diagnosis ? { source: evidence.diagnosis.source, folder: diagnosticsFolder(evidence.blueprint, evidence.iteration) } : null,
     approval: null,
   };
@@ -161,7 +168,7 @@ export function buildArtifacts(evidence: ReleaseEvidence): ArtifactFile[] {
     screenedText: `${decision.screening.f2p.length} up, ${decision.screening.p2f.length} down`,
     p2fRateText: pct(decision.rates.p2fRate),
     hitRateText: decision.rates.hitRate === null ? 'n/a' : pct(decision.rates.hitRate),
-    costText: evidence.costUsd === null ? null : `$${evidence.costUsd.toFixed(4)}`,
+    costText: costText(evidence.cost),
     checks: decision.checks.filter((c) => c.name !== 'graded' || !c.ok),
     intent: evidence.intent,
     f2p,

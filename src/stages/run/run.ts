@@ -3,7 +3,7 @@ import type { Case } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
-import { finalPass, scorerDecides, type CaseRecord, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { finalPass, scorerDecides, unaskedCriticVerdict, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { caseRequirements, type Requirement } from '../../domain/requirements.ts';
 import type { Redactor } from '../../process/environment.ts';
 import type { Runtime } from '../../blueprint/runtimes/runtime.ts';
@@ -28,6 +28,8 @@ export interface RunInput {
   readonly scorers: readonly ScorerConfig[];
   readonly taskRoot: string;
   readonly criticModel: string;
+  /** Which case-trials the critic grades ("failing": only those a scorer failed; "off": none, scorers decide). */
+  readonly criticPolicy: CriticPolicy;
   /** Whether new symptom labels join the taxonomy (never from the sealed test split). */
   readonly growTaxonomy: boolean;
 }
@@ -134,6 +136,11 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
   const judged = caseRequirements(input.requirements ?? [], testCase)
     .filter((r) => r.scorer === undefined)
     .map((r) => ({ id: r.id, text: r.text, symptoms: r.symptoms }));
+  // The policy may spare the critic where the scorers decide, unless it has requirements of its own to judge.
+  if (judged.length === 0 && !criticAsked(input.criticPolicy, scorer)) {
+    const critic = scorer?.pass ? unaskedCriticVerdict(input.criticPolicy) : null;
+    return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null };
+  }
   let critic: CriticVerdict | null = null;
   try {
     critic = (await deps.model.criticize({ model: input.criticModel, rubric: input.rubric, trace, scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) })).value;
@@ -144,4 +151,12 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
     if (!scorerDecides(scorer) || judged.length > 0) return infra(error.message, 'critic');
   }
   return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null };
+}
+
+/** Whether the policy asks the critic about a case-trial the scorers graded (without scorers it is always asked). */
+export function criticAsked(policy: CriticPolicy, scorer: ScorerResult | null): boolean {
+  // Scorers that only measure (a cost scorer without a threshold) leave the verdict to the critic.
+  if (!scorerDecides(scorer)) return true;
+  if (policy === 'off') return false;
+  return policy === 'all' || !scorer.pass;
 }
