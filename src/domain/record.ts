@@ -99,6 +99,8 @@ export interface CaseRecord {
   /** Final pass (eq. 6): the scorer's verdict when a scorer exists, else the critic's. Null for infra errors. */
   readonly pass: boolean | null;
   readonly error: string | null;
+  /** The first error the agent itself reported in its trace (kind "agent"): the case-trial is graded, and this says why it went wrong. */
+  readonly agentError?: string | null;
 }
 
 export function finalPass(scorer: ScorerResult | null, critic: CriticVerdict | null): boolean | null {

@@ -12,6 +12,7 @@ import type { Reporter } from '../domain/progress.ts';
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
 import { effectiveCriticPolicy, type CaseRecord } from '../domain/record.ts';
 import type { Redactor } from '../process/environment.ts';
+import { agentErrorAlarm } from '../stages/run/agent-errors.ts';
 import { criticAsked, runCases } from '../stages/run/run.ts';
 import type { RunPurpose } from '../store/store.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
@@ -196,6 +197,9 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     } finally {
       context.usageScope.runId = null;
     }
+    // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
+    const alarm = request.purpose === 'confirm' ? null : agentErrorAlarm(records, request.label);
+    if (alarm) reporter.emit({ type: 'warning', message: alarm });
     // The cost ledger shows what the critic policy saved: one zero-cost entry per call not made.
     const unasked = records.filter((r) => r.status === 'ok' && r.scorer !== null && !criticAsked(criticPolicy, r.scorer)).length;
     if (unasked > 0) store.recordSkippedCalls('critic', config.models.critic, unasked, { iteration: context.usageScope.iteration, runId });

@@ -98,6 +98,7 @@ export const migrations: readonly string[] = [
   `,
   `
   ALTER TABLE model_calls ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE records ADD COLUMN agent_error TEXT;
   `,
 ];
 

@@ -202,8 +202,8 @@ export class Store {
 
   saveRecord(runId: string, record: CaseRecord): void {
     this.sql.run(
-      `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error, agent_error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       runId,
       record.caseId,
       record.trial,
@@ -215,6 +215,7 @@ export class Store {
       record.pass === null ? null : record.pass ? 1 : 0,
       record.critic?.label ?? null,
       record.error,
+      record.agentError ?? null,
     );
   }
 
@@ -231,6 +232,7 @@ export class Store {
         critic: parse<CriticVerdict>(row.critic),
         pass: row.pass === null ? null : Number(row.pass) === 1,
         error: row.error === null ? null : String(row.error),
+        agentError: row.agent_error === null || row.agent_error === undefined ? null : String(row.agent_error),
       }));
   }
 

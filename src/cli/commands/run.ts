@@ -1,5 +1,7 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runVersion, withCheckout, type RunResult } from '../../pipeline/execute-run.ts';
+import { failingCases } from '../../report/case-reasons.ts';
+import { agentErrorAlarm } from '../../stages/run/agent-errors.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 import { simulationNote } from './notes.ts';
 
@@ -35,10 +37,28 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     const passed = graded.filter((r) => r.pass).length;
     const infraErrors = result.records.length - graded.length;
     const passRate = graded.length === 0 ? 0 : passed / graded.length;
+    const failing = failingCases(result.records);
+    const alarm = agentErrorAlarm(result.records, 'run');
     if (command.output.json) {
-      command.output.result({ runId: result.runId, split, trials: request.trials, passRate, passed, graded: graded.length, infraErrors, reused: result.reused, simulated: result.simulated, mockRoles: result.mockRoles });
+      command.output.result({
+        runId: result.runId,
+        split,
+        trials: request.trials,
+        passRate,
+        passed,
+        graded: graded.length,
+        infraErrors,
+        failing,
+        warnings: alarm ? [alarm] : [],
+        reused: result.reused,
+        simulated: result.simulated,
+        mockRoles: result.mockRoles,
+      });
     } else {
       command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded.length} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
+      if (failing.length > 0) command.output.line(`failing (${failing.length} case${failing.length === 1 ? '' : 's'}; \`agentdevel show CASE\` for the whole story):`);
+      for (const c of failing) command.output.line(`  ${c.caseId}  ${c.passes}/${c.graded}${c.infraErrors ? ` +${c.infraErrors} infra` : ''}  ${c.reason}`);
+      if (alarm) command.output.line(`WARNING: ${alarm}`);
       if (result.simulated) command.output.line(simulationNote);
     }
     return 0;

@@ -123,6 +123,8 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
   const reportedInfra = trace.find((e) => e.type === 'error' && e.kind === 'infra');
   if (reportedInfra && reportedInfra.type === 'error') return infra(reportedInfra.message, 'agent');
 
+  const agentFailure = trace.find((e) => e.type === 'error' && e.kind === 'agent');
+  const agentError = agentFailure?.type === 'error' ? agentFailure.message : null;
   const scorerInput: ScorerInput = { testCase, output: outcome.output, trace, observation: outcome.observation, taskRoot: input.taskRoot };
   let scorer: ScorerResult | null;
   try {
@@ -139,7 +141,7 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
   // The policy may spare the critic where the scorers decide, unless it has requirements of its own to judge.
   if (judged.length === 0 && !criticAsked(input.criticPolicy, scorer)) {
     const critic = scorer?.pass ? unaskedCriticVerdict(input.criticPolicy) : null;
-    return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null };
+    return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
   }
   let critic: CriticVerdict | null = null;
   try {
@@ -150,7 +152,7 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
     // judges need its verdict too; without one there is no verdict.
     if (!scorerDecides(scorer) || judged.length > 0) return infra(error.message, 'critic');
   }
-  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null };
+  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
 }
 
 /** Whether the policy asks the critic about a case-trial the scorers graded (without scorers it is always asked). */
