@@ -69,6 +69,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--promote', 'promote it when accepted (and record it either way)')
     .option('--targets <labels>', 'comma-separated symptom labels the change intends to fix (enables the hit-rate check)')
     .option('--trials <k>', 'trials per case (default: the config)')
+    .option('--report-dir <dir>', 'where a gate without --promote writes report.md, report.html and decision.json (default .agentdevel/reports)')
+    .option('--summary <file>', 'write a markdown summary for a pull request (also appended to $GITHUB_STEP_SUMMARY when set)')
+    .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
+    .option('--allow-behind', 'gate a candidate cut before the current release as it is (otherwise: rebase it first)')
     .action(action(gateCommand));
   common(program.command('calibrate').description('noise floors: the flip rate of the current release against itself (A/A), and the critic\'s own disagreement'))
     .option('--critic', 're-grade the same traces several times and report the critic\'s disagreement rate')

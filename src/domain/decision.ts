@@ -142,14 +142,15 @@ export type FlipsDecision = Omit<GateDecision, 'layers' | 'cost' | 'composite' |
 export type GateVerdict = GateDecision['verdict'];
 export type GatePolicyKind = GateDecision['policy'];
 
-const outcomeSchema = z.enum(['promoted', 'rejected', 'pending', 'declined']);
+/** A dry gate's documents (never in git) say "accepted" where a recorded one says "promoted". */
+const documentOutcomeSchema = z.enum(['promoted', 'rejected', 'pending', 'declined', 'accepted']);
 const candidateSchema = z.object({ ref: z.string(), commit: z.string() });
 
 export const decisionDocumentSchema = z.object({
   schema: z.literal(DECISION_SCHEMA),
   iteration: z.number().int(),
   blueprint: z.string(),
-  outcome: outcomeSchema,
+  outcome: documentOutcomeSchema,
   release: z.string().nullable(),
   candidate: candidateSchema,
   baseline: z.object({ commit: z.string(), label: z.string(), runId: z.string() }),
@@ -211,6 +212,9 @@ export function parseDecisionDocument(text: string, file: string): DecisionSumma
   const { schema } = parseJsonDocument(text, file, probe, 'HISTORY_INVALID');
   if (schema === DECISION_SCHEMA) {
     const document = parseJsonDocument(text, file, decisionDocumentSchema, 'HISTORY_INVALID');
+    if (document.outcome === 'accepted') {
+      throw new AgentdevelError('HISTORY_INVALID', `${file}: outcome "accepted" is a dry gate's, which is never recorded in git`);
+    }
     return {
       version: 2,
       iteration: document.iteration,

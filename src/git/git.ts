@@ -252,6 +252,11 @@ export class GitRepo {
       });
   }
 
+  /** The patch from one commit to another, limited to `paths` (plain text, no colour). */
+  async diff(from: string, to: string, paths: readonly string[]): Promise<string> {
+    return this.raw(['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--', ...paths], 'diff');
+  }
+
   /** The best common ancestor of two commits, or null when they share none. */
   async mergeBase(a: string, b: string): Promise<string | null> {
     const base = await this.probe(['merge-base', a, b]);

@@ -63,6 +63,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     mockRoles: ['agent', 'critic'],
     models: { agent: 'mock' },
     cost: null,
+    cases: null,
   };
 }
 

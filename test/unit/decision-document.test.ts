@@ -35,6 +35,7 @@ function evidence(): ReleaseEvidence {
     mockRoles: ['agent', 'critic'],
     models: { agent: 'mock' },
     cost: null,
+    cases: null,
   };
 }
 
