@@ -16,6 +16,7 @@ import { iterateCommand } from './commands/iterate.ts';
 import { logCommand } from './commands/log.ts';
 import { promptsCommand } from './commands/prompts.ts';
 import { runCommand } from './commands/run.ts';
+import { showCommand, type ShowOptions } from './commands/show.ts';
 
 function common(command: Command): Command {
   return command
@@ -93,6 +94,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--version <label>', 'which agent version the results come from (default: the file\'s content); runs of one version share a flaky history')
     .action(async (format: string, file: string, options: ImportOptions) => {
       exitCode = await importCommand(io, mergeGlobal(options), format, file);
+    });
+  common(program.command('show').description('why a case passed or failed: input, expected, output, scorer and critic verdicts, the trace'))
+    .argument('<case>', 'the case id (as in train.jsonl)')
+    .option('--run <run>', 'a run by name or id (default: the newest run that graded the case)')
+    .option('--ref <ref>', 'the newest run of the blueprint at this branch, tag or commit')
+    .action(async (caseId: string, options: ShowOptions) => {
+      exitCode = await showCommand(io, mergeGlobal(options), caseId);
     });
   common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(action(logCommand));
   common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))

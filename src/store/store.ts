@@ -184,6 +184,22 @@ export class Store {
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * The newest run of the train split that graded a case, optionally of one blueprint content
+   * (a version); confirmation runs, which hold only cases that moved, are left out.
+   */
+  latestRunWithCase(caseId: string, blueprintTree: string | null): RunSummary | undefined {
+    const row = this.sql.get(
+      `SELECT runs.* FROM runs WHERE split = 'train' AND purpose != 'confirm' AND (? IS NULL OR blueprint_tree = ?)
+         AND EXISTS (SELECT 1 FROM records r WHERE r.run_id = runs.id AND r.case_id = ?)
+       ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+      blueprintTree,
+      blueprintTree,
+      caseId,
+    );
+    return row ? toRun(row) : undefined;
+  }
+
   finishRun(id: string, status: 'complete' | 'failed'): void {
     const stats = this.sql.get<{ cases: number; passed: number; infra: number }>(
       `SELECT COUNT(*) AS cases, COALESCE(SUM(pass = 1), 0) AS passed, COALESCE(SUM(status = 'infra_error'), 0) AS infra FROM records WHERE run_id = ?`,
