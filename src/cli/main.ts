@@ -15,6 +15,7 @@ import { gateCommand } from './commands/gate.ts';
 import { iterateCommand } from './commands/iterate.ts';
 import { logCommand } from './commands/log.ts';
 import { promptsCommand } from './commands/prompts.ts';
+import { reportCommand, type ReportOptions } from './commands/report.ts';
 import { runCommand } from './commands/run.ts';
 import { showCommand, type ShowOptions } from './commands/show.ts';
 
@@ -101,6 +102,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--ref <ref>', 'the newest run of the blueprint at this branch, tag or commit')
     .action(async (caseId: string, options: ShowOptions) => {
       exitCode = await showCommand(io, mergeGlobal(options), caseId);
+    });
+  common(program.command('report').description('write (or --open) the HTML flip report of a release or a rejected RC, and the line\'s index'))
+    .argument('[target]', 'a release tag (default: the newest), or an RC: iter-NNN as `log` lists it')
+    .option('--open', 'open the report in the default browser')
+    .option('--out <dir>', 'where to write it (default .agentdevel/reports)')
+    .action(async (target: string | undefined, options: ReportOptions) => {
+      exitCode = await reportCommand(io, mergeGlobal(options), target);
     });
   common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(action(logCommand));
   common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))

@@ -122,7 +122,11 @@ export function clipValue(value: unknown): unknown {
 
 /** One line: "expected X, got Y" (at a path), for a scorer check that failed. */
 export function checkReason(check: ScorerCheck): string {
-  const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? 'nothing');
+  // One line: long values are cut here (the record keeps them whole, up to clipValue).
+  const show = (value: unknown): string => {
+    const text = JSON.stringify(value) ?? 'nothing';
+    return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  };
   const parts: string[] = [];
   if (check.expected !== undefined || check.actual !== undefined) {
     const at = check.where ? ` at ${check.where}` : '';

@@ -22,5 +22,5 @@ export function agentErrorAlarm(records: readonly CaseRecord[], label: string): 
   const worst = [...counts.values()].sort((a, b) => b.count - a.count)[0];
   if (!worst || records.length === 0 || worst.count / records.length <= AGENT_ERROR_ALARM_SHARE) return null;
   const share = `${((worst.count / records.length) * 100).toFixed(0)}%`;
-  return `${label}: ${worst.count} of ${records.length} case-trials (${share}) ended with the same agent error: "${worst.example}". The agent is probably broken; \`agentdevel show CASE\` shows a trace.`;
+  return `${label}: ${worst.count} of ${records.length} case-trials (${share}) ended with the same agent error: "${worst.example}". Check the agent: \`agentdevel show CASE\` shows a trace.`;
 }
