@@ -34,7 +34,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .description('Release engineering for LLM agents: one line, one release candidate per iteration, a flip-centered gate.')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .showHelpAfterError();
+    // A typo gets commander's "did you mean" and one line of usage, not the whole help.
+    .showHelpAfterError('usage: agentdevel <command> [options] (`agentdevel --help` lists the commands, `agentdevel <command> --help` its options)');
   // -C and --json work before the command too (`agentdevel -C DIR log`), like git.
   common(program);
   const mergeGlobal = <T extends CommonOptions>(options: T): T => {
@@ -139,7 +140,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io, argv.includes('--json'));
   } finally {
     stopHandlingInterrupts();
     await stopBundler();
@@ -166,24 +167,33 @@ function handleInterrupts(io: Io): () => void {
   };
 }
 
-function reportError(error: unknown, io: Io): number {
+/** With --json an error is also one JSON object on stdout, so a machine reading stdout always gets an answer. */
+function jsonError(io: Io, redact: (text: string) => string, error: { code: string; message: string; hint: string; exitCode: number }): void {
+  io.stdout.write(`${redact(JSON.stringify({ error }))}\n`);
+}
+
+function reportError(error: unknown, io: Io, json: boolean): number {
   const redact = makeRedactor(secretValues(io.env));
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return EXIT.ok;
+    // commander has printed its own message on stderr already.
+    if (json) jsonError(io, redact, { code: 'USAGE', message: error.message.replace(/^error: /, ''), hint: 'Run `agentdevel --help` for the commands and their options.', exitCode: EXIT.usage });
     return EXIT.usage;
   }
-  if (error instanceof InfraError) {
-    // An outage of a role outside a run (diagnostician, synthesizer): an infrastructure failure.
-    const wrapped = new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error });
-    io.stderr.write(redact(`error ${wrapped.code}: ${wrapped.message}\n  ${wrapped.hint}\n`));
-    return wrapped.exitCode;
-  }
-  const known = isAgentdevelError(error) ? error : machineFailure(error);
+  const known =
+    error instanceof InfraError
+      ? // An outage of a role outside a run (diagnostician, synthesizer): an infrastructure failure.
+        new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error })
+      : isAgentdevelError(error)
+        ? error
+        : machineFailure(error);
   if (known) {
     io.stderr.write(redact(`error ${known.code}: ${known.message}\n  ${known.hint}\n`));
+    if (json) jsonError(io, redact, { code: known.code, message: known.message, hint: known.hint, exitCode: known.exitCode });
     return known.exitCode;
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr.write(redact(`internal error (a bug in agentdevel; please report it with this stack):\n${stack}\n`));
+  if (json) jsonError(io, redact, { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), hint: 'A bug in agentdevel: please report it with the stack printed on stderr.', exitCode: EXIT.internal });
   return EXIT.internal;
 }

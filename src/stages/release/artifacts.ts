@@ -272,7 +272,12 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   return files;
 }
 
-type TagSubject = Pick<ReleaseEvidence, 'release' | 'decision' | 'intent' | 'simulated' | 'blueprint' | 'iteration'>;
+type TagSubject = Pick<ReleaseEvidence, 'release' | 'decision' | 'intent' | 'simulated' | 'blueprint' | 'iteration'> & {
+  readonly baseline: { readonly commit: string };
+  readonly candidate: { readonly commit: string };
+  /** The edited paths, when known (an approved release is tagged from its decision document, which lists none). */
+  readonly edits?: readonly ChangedPath[];
+};
 
 function flipSummary(evidence: Pick<ReleaseEvidence, 'decision'>): string {
   const { decision } = evidence;
@@ -289,7 +294,9 @@ export function tagMessage(evidence: TagSubject): string {
     `Regressed: ${evidence.decision.p2f.join(', ') || 'none'}`,
     ...(evidence.decision.flaky.length > 0 ? [`Moved within noise: ${evidence.decision.flaky.join(', ')}`] : []),
     ...(evidence.decision.efficiency?.promoted ? [`Promoted on efficiency: ${evidence.decision.efficiency.better} of ${evidence.decision.efficiency.better + evidence.decision.efficiency.worse} cases better (p = ${evidence.decision.efficiency.pValue.toFixed(4)})`] : []),
-    `Report: ${releaseFolder({ ...evidence, outcome: 'promoted' })}/report.md`,
+    // `git show <tag>` shows the release commit (reports); the change itself is in its parent, the RC.
+    `Change: git diff ${short(evidence.baseline.commit)} ${short(evidence.candidate.commit)} -- blueprints/${evidence.blueprint}/${evidence.edits ? ` (${evidence.edits.map((e) => `${e.status} ${e.path}`).join(', ') || 'no edits'})` : ''}`,
+    `Report: ${releaseFolder({ ...evidence, outcome: 'promoted' })}/report.md (and report.html: \`agentdevel report ${evidence.release}\`)`,
   ];
   if (evidence.simulated) lines.push('', 'Simulation: produced by the mock engine, not a language model.');
   return `${lines.join('\n')}\n`;
