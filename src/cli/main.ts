@@ -16,7 +16,10 @@ import { iterateCommand } from './commands/iterate.ts';
 import { logCommand } from './commands/log.ts';
 import { promptsCommand } from './commands/prompts.ts';
 import { reportCommand, type ReportOptions } from './commands/report.ts';
+import { initCommand } from './commands/init.ts';
 import { runCommand } from './commands/run.ts';
+import { packageVersion } from './version.ts';
+import { syncCommand, type SyncOptions } from './commands/sync.ts';
 import { showCommand, type ShowOptions } from './commands/show.ts';
 
 function common(command: Command): Command {
@@ -32,6 +35,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   let exitCode: number = EXIT.ok;
   const program = new Command('agentdevel')
     .description('Release engineering for LLM agents: one line, one release candidate per iteration, a flip-centered gate.')
+    .version(packageVersion(), '-V, --version', 'print the version of agentdevel')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     // A typo gets commander's "did you mean" and one line of usage, not the whole help.
@@ -111,6 +115,16 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .action(async (target: string | undefined, options: ReportOptions) => {
       exitCode = await reportCommand(io, mergeGlobal(options), target);
     });
+  common(program.command('sync').description('fetch and push the line, its release tags and refs/agentdevel/* (git leaves the last two out by default)'))
+    .argument('[remote]', 'the remote (default origin)')
+    .option('--fetch-only', 'only fetch')
+    .option('--push-only', 'only push')
+    .action(async (remote: string | undefined, options: SyncOptions) => {
+      exitCode = await syncCommand(io, mergeGlobal(options), remote);
+    });
+  common(program.command('init').description('scaffold a working workspace (config, blueprint, task, cases) in an empty git repository'))
+    .option('--runtime <runtime>', 'command (your own program, in any language) or tool-loop (the bundled Claude tool-use example)', 'command')
+    .action(action(initCommand));
   common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(action(logCommand));
   common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))
     .option('--role <role>', 'critic, diagnostician or synthesizer')

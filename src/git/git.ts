@@ -252,6 +252,15 @@ export class GitRepo {
       });
   }
 
+  /** Fetches refspecs from a remote (no "+": a ref that would move backwards is refused, not overwritten). */
+  async fetchRefs(remote: string, refspecs: readonly string[]): Promise<string> {
+    return this.raw(['fetch', '--no-write-fetch-head', remote, ...refspecs], 'fetch');
+  }
+
+  async pushRefs(remote: string, refspecs: readonly string[]): Promise<string> {
+    return this.raw(['push', '--porcelain', remote, ...refspecs], 'push');
+  }
+
   /** The patch from one commit to another, limited to `paths` (plain text, no colour). */
   async diff(from: string, to: string, paths: readonly string[]): Promise<string> {
     return this.raw(['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--', ...paths], 'diff');

@@ -1,0 +1,30 @@
+import type { Config } from '../config/schema.ts';
+import type { GitRepo } from '../git/git.ts';
+import { lineRef } from './workspace.ts';
+
+/**
+ * What makes up the line besides its branch: the release tags and agentdevel's audit refs
+ * (refs/agentdevel/*, which git neither fetches nor pushes by default, so a fresh clone shows
+ * an empty `log`).
+ */
+export function lineRefspecs(config: Config): { fetch: string[]; push: string[] } {
+  const tags = `refs/tags/${config.line.tagPrefix}${config.blueprint}/*`;
+  return {
+    fetch: ['refs/agentdevel/*:refs/agentdevel/*', `${tags}:${tags}`],
+    push: [`${lineRef(config)}:${lineRef(config)}`, `${tags}:${tags}`, 'refs/agentdevel/*:refs/agentdevel/*'],
+  };
+}
+
+export interface SyncRequest {
+  readonly remote: string;
+  readonly fetch: boolean;
+  readonly push: boolean;
+}
+
+/** Fetches, then pushes, the line's refs: after it, the remote and this clone hold the same releases and audit refs. */
+export async function syncLine(repo: GitRepo, config: Config, request: SyncRequest): Promise<{ fetched: string[]; pushed: string[] }> {
+  const refspecs = lineRefspecs(config);
+  if (request.fetch) await repo.fetchRefs(request.remote, refspecs.fetch);
+  if (request.push) await repo.pushRefs(request.remote, refspecs.push);
+  return { fetched: request.fetch ? refspecs.fetch : [], pushed: request.push ? refspecs.push : [] };
+}
