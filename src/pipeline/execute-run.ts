@@ -226,6 +226,13 @@ export function openVersion(context: RunContext, source: VersionSource): Version
   };
 }
 
+/** The working tree as it is, committed or not (what the user sees is what runs). */
+export async function workingTreeSource(workspace: Workspace): Promise<VersionSource> {
+  const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
+  const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
+  return { commit: dirty ? `${head}+dirty` : head, dir: workspace.root };
+}
+
 /** Checks out a commit into a temporary worktree for the duration of `work`. */
 export async function withCheckout<T>(workspace: Workspace, commit: string, work: (source: VersionSource) => Promise<T>): Promise<T> {
   const dir = path.join(workspace.stateDir, 'worktrees', `${commit.slice(0, 12)}-${randomBytes(3).toString('hex')}`);

@@ -1,5 +1,5 @@
 import { AgentdevelError } from '../../domain/errors.ts';
-import { runVersion, withCheckout, type RunResult } from '../../pipeline/execute-run.ts';
+import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/execute-run.ts';
 import { failingCases } from '../../report/case-reasons.ts';
 import { agentErrorAlarm } from '../../stages/run/agent-errors.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
@@ -28,10 +28,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
       if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
       result = await withCheckout(workspace, commit, (source) => runVersion(command.run, { ...request, source, label: options.ref as string }));
     } else {
-      // The working tree as it is, committed or not: what the user sees is what runs.
-      const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
-      const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
-      result = await runVersion(command.run, { ...request, source: { commit: dirty ? `${head}+dirty` : head, dir: workspace.root }, label: 'working tree' });
+      result = await runVersion(command.run, { ...request, source: await workingTreeSource(workspace), label: 'working tree' });
     }
     const graded = result.records.filter((r) => r.pass !== null);
     const passed = graded.filter((r) => r.pass).length;
