@@ -24,6 +24,9 @@ export interface SyncRequest {
 /** Fetches, then pushes, the line's refs: after it, the remote and this clone hold the same releases and audit refs. */
 export async function syncLine(repo: GitRepo, config: Config, request: SyncRequest): Promise<{ fetched: string[]; pushed: string[] }> {
   const refspecs = lineRefspecs(config);
+  // A pull request's checkout has no local line branch; fetch it too, unless it is checked out here.
+  const line = lineRef(config);
+  if ((await repo.currentBranch()) !== config.line.branch) refspecs.fetch.push(`${line}:${line}`);
   if (request.fetch) await repo.fetchRefs(request.remote, refspecs.fetch);
   if (request.push) await repo.pushRefs(request.remote, refspecs.push);
   return { fetched: request.fetch ? refspecs.fetch : [], pushed: request.push ? refspecs.push : [] };
