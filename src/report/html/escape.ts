@@ -41,5 +41,6 @@ code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}pre{backgroun
 .case{border:1px solid #d0d7de;border-radius:8px;padding:8px 12px;margin:12px 0}.case.regression{border-left:5px solid #cf222e}.case.fix{border-left:5px solid #1a7f37}.case.flaky{border-left:5px solid #9a6700}
 ol.trace{padding-left:22px;margin:4px 0}ol.trace li{margin:2px 0}.ev{font-weight:600}.ev-error{color:#cf222e}.ev-final{color:#0550ae}
 .diff .add{background:#dafbe1;display:block}.diff .del{background:#ffebe9;display:block}.diff .hunk{color:#8250df;display:block}.diff .file{font-weight:700;display:block}
+table.checks{width:100%;table-layout:fixed}table.checks th:nth-child(4),table.checks th:nth-child(5){width:32%}table.checks pre{max-height:180px}
 .muted{color:#57606a}svg text{font:11px system-ui,sans-serif}
 `;
