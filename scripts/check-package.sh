@@ -15,6 +15,15 @@ echo "packed $tarball ($(du -h "$work/$tarball" | cut -f1))"
 mkdir "$work/app"
 cd "$work/app"
 npm init -y >/dev/null 2>&1
+# npm 11 warns about dependencies' install scripts the installing project has not approved, and
+# only the installing project can approve them: better-sqlite3 (a native build) and esbuild. The
+# README tells users to add the same "allowScripts" block; agentdevel's own package.json is the source.
+node -e '
+  const fs = require("node:fs");
+  const own = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+  const app = JSON.parse(fs.readFileSync("package.json", "utf8"));
+  fs.writeFileSync("package.json", JSON.stringify({ ...app, allowScripts: own.allowScripts }, null, 2));
+' "$repo/package.json"
 start=$(date +%s)
 npm install --no-audit --no-fund --prefer-offline "$work/$tarball" >"$work/install.log" 2>&1
 echo "installed in $(( $(date +%s) - start )) s"

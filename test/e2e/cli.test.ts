@@ -240,6 +240,14 @@ describe('reviewing a release and running in CI', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/CANDIDATE_BEHIND: --candidate: "cut-at-v1" is based on support-agent\/v1, the current release is support-agent\/v\d+: rebase onto it/);
     expect(runCount(demo)).toBe(runsBefore);
+    const allowed = cli(['gate', '--candidate', 'cut-at-v1', '--allow-behind', '--json', '-C', demo]);
+    expect([0, 1]).toContain(allowed.code);
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ candidate: 'cut-at-v1', ranCandidate: true });
+  });
+
+  it('evaluate-test repeated shows the recorded result with the same provenance', () => {
+    const again = JSON.parse(cli(['evaluate-test', '--json', '-C', demo]).stdout) as { repeated: boolean; simulated: boolean };
+    expect(again).toMatchObject({ repeated: true, simulated: true });
   });
 
   it('report writes the HTML report of a rejected RC from its audit ref, and of a release', () => {
@@ -252,7 +260,7 @@ describe('reviewing a release and running in CI', () => {
 
   it('sync pushes the line, tags and refs/agentdevel/*, and a fresh clone gets its log back with it', () => {
     const remote = path.join(tempDir(), 'remote.git');
-    git(path.dirname(remote), 'init', '-q', '--bare', remote);
+    git(path.dirname(remote), 'init', '-q', '--bare', '--initial-branch=main', remote);
     expect(cli(['sync', remote, '--push-only', '-C', demo]).code).toBe(0);
     const clone = path.join(tempDir(), 'clone');
     git(path.dirname(clone), 'clone', '-q', remote, clone);
