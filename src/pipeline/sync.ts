@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.ts';
+import { AgentdevelError } from '../domain/errors.ts';
 import type { GitRepo } from '../git/git.ts';
 import { lineRef } from './workspace.ts';
 
@@ -15,6 +16,9 @@ export function lineRefspecs(config: Config): { fetch: string[]; push: string[] 
   };
 }
 
+/** A fetch or push of the line's refs that has not finished by then has hung (a network or credential problem). */
+const SYNC_TIMEOUT_MS = 300_000;
+
 export interface SyncRequest {
   readonly remote: string;
   readonly fetch: boolean;
@@ -27,7 +31,10 @@ export async function syncLine(repo: GitRepo, config: Config, request: SyncReque
   // A pull request's checkout has no local line branch; fetch it too, unless it is checked out here.
   const line = lineRef(config);
   if ((await repo.currentBranch()) !== config.line.branch) refspecs.fetch.push(`${line}:${line}`);
-  if (request.fetch) await repo.fetchRefs(request.remote, refspecs.fetch);
-  if (request.push) await repo.pushRefs(request.remote, refspecs.push);
+  for (const [verb, wanted, specs] of [['fetch', request.fetch, refspecs.fetch], ['push', request.push, refspecs.push]] as const) {
+    if (!wanted) continue;
+    const failure = await repo.transferRefs(verb, request.remote, specs, SYNC_TIMEOUT_MS);
+    if (failure !== null) throw new AgentdevelError('GIT_FAILED', `git ${verb} ${request.remote} failed: ${failure}`);
+  }
   return { fetched: request.fetch ? refspecs.fetch : [], pushed: request.push ? refspecs.push : [] };
 }
