@@ -1,3 +1,4 @@
+import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
 import { checkReason, type CaseRecord } from '../domain/record.ts';
 
 /** One case of a run that did not pass every trial, with the reason of its first bad trial. */
@@ -48,4 +49,14 @@ export function failingCases(records: readonly CaseRecord[]): CaseReason[] {
 export function reasonOf(records: readonly CaseRecord[], caseId: string): string | null {
   const bad = records.find((r) => r.caseId === caseId && r.pass === false) ?? records.find((r) => r.caseId === caseId && r.status === 'infra_error');
   return bad ? recordReason(bad) : null;
+}
+
+/** Why each named case flipped: the candidate's failure for a regression (or a move), the baseline's ("was: …") for a fix. */
+export function flipReasons(evidence: CaseEvidenceDocument | null): Map<string, string> {
+  const reasons = new Map<string, string>();
+  for (const c of evidence?.cases ?? []) {
+    const failing = c.kind === 'fix' ? c.baseline.shown : c.candidate.shown;
+    if (failing) reasons.set(c.caseId, c.kind === 'fix' ? `was: ${failing.reason}` : failing.reason);
+  }
+  return reasons;
 }

@@ -1,5 +1,6 @@
 import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
 import type { GateDecision } from '../domain/decision.ts';
+import { flipReasons } from './case-reasons.ts';
 
 export interface SummaryInput {
   readonly candidate: string;
@@ -17,19 +18,10 @@ export interface SummaryInput {
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-function reasons(cases: CaseEvidenceDocument | null): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const c of cases?.cases ?? []) {
-    const failing = c.kind === 'fix' ? c.baseline.shown : c.candidate.shown;
-    if (failing) map.set(c.caseId, c.kind === 'fix' ? `was: ${failing.reason}` : failing.reason);
-  }
-  return map;
-}
-
 /** A markdown summary fit for a pull request comment or $GITHUB_STEP_SUMMARY: decision, checks, flips with reasons, links. */
 export function renderPrSummary(input: SummaryInput): string {
   const { decision } = input;
-  const why = reasons(input.cases);
+  const why = flipReasons(input.cases);
   const icon = input.outcome === 'rejected' ? '❌' : '✅';
   const lines = [
     `### ${icon} agentdevel gate: \`${input.candidate}\` ${input.outcome}${input.release ? ` as \`${input.release}\`` : ''}`,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { gateCandidate, type GateOutcome } from '../../pipeline/gate-candidate.ts';
+import { flipReasons } from '../../report/case-reasons.ts';
 import { renderJunit } from '../../report/junit.ts';
 import { renderPrSummary } from '../../report/pr-summary.ts';
 import { artifactPage, writeJunit, writeSummary, type CiOptions } from '../ci-outputs.ts';
@@ -32,15 +33,6 @@ function caseNotes(result: GateOutcome): Map<string, string> {
   for (const id of decision.f2p) notes.set(id, 'fixed (fail → pass)');
   for (const id of decision.flaky) notes.set(id, 'moved within noise');
   return notes;
-}
-
-function reasonsByCase(result: GateOutcome): Map<string, string> {
-  const reasons = new Map<string, string>();
-  for (const c of result.evidence.cases?.cases ?? []) {
-    const failing = c.kind === 'fix' ? c.baseline.shown : c.candidate.shown;
-    if (failing) reasons.set(c.caseId, c.kind === 'fix' ? `was: ${failing.reason}` : failing.reason);
-  }
-  return reasons;
 }
 
 export async function gateCommand(io: Io, options: GateOptions): Promise<number> {
@@ -90,7 +82,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         f2p: decision.f2p,
         flaky: decision.flaky,
         reasons: decision.reasons,
-        caseReasons: Object.fromEntries(reasonsByCase(result)),
+        caseReasons: Object.fromEntries(flipReasons(result.evidence.cases)),
         screening: decision.screening,
         p2fRate: decision.rates.p2fRate,
         f2pRate: decision.rates.f2pRate,
@@ -109,7 +101,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         mockRoles: result.mockRoles,
       });
     } else {
-      const reasons = reasonsByCase(result);
+      const reasons = flipReasons(result.evidence.cases);
       command.output.line(`${result.candidate}: ${result.outcome}${result.tag ? ` as ${result.tag}` : ''}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
       const flips = (title: string, ids: readonly string[]) => {

@@ -3,6 +3,7 @@ import type { CaseTest, DecisionDocument } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ScorerCheck } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
+import { flipReasons } from '../case-reasons.ts';
 import { esc, page, pct, pre } from './escape.ts';
 
 export interface FlipReportPage {
@@ -105,21 +106,11 @@ function evidenceTable(tests: readonly CaseTest[]): string {
   return `<table class="evidence"><tr><th>case</th><th>tested for</th><th>screening (baseline → candidate)</th><th>fresh trials</th><th>p</th><th>Holm-adjusted p</th><th>verdict</th></tr>${rows.join('')}</table>`;
 }
 
-/** The reason each named case gives: the candidate's failure for a regression, the baseline's for a fix. */
-function reasonsOf(evidence: CaseEvidenceDocument | null): Map<string, string> {
-  const reasons = new Map<string, string>();
-  for (const c of evidence?.cases ?? []) {
-    const failing = c.kind === 'fix' ? c.baseline.shown : c.candidate.shown;
-    if (failing) reasons.set(c.caseId, c.kind === 'fix' ? `was: ${failing.reason}` : failing.reason);
-  }
-  return reasons;
-}
-
 /** One self-contained HTML page per gate decision. */
 export function renderFlipReportHtml(input: FlipReportPage): string {
   const { document: doc, evidence, diagnosis } = input;
   const gate = doc.gate;
-  const reasons = reasonsOf(evidence);
+  const reasons = flipReasons(evidence);
   const mock = doc.mockRoles && doc.mockRoles.length > 0 ? `<tr><th>On the mock engine</th><td>${esc(doc.mockRoles.join(', '))}${doc.simulated ? '' : ' (the agent\'s results are real)'}</td></tr>` : '';
   const simulated = doc.simulated
     ? '<div class="sim"><strong>Simulation.</strong> The agent\'s results come from agentdevel\'s <code>mock</code> engine, a deterministic stand-in for a language model. They show how the release loop behaves; they say nothing about a real model.</div>'
