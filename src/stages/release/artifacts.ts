@@ -69,10 +69,10 @@ export function diagnosticsFolder(blueprint: string, iteration: number): string 
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
-function costText(cost: ReleaseEvidence['cost']): string | null {
-  if (!cost) return null;
-  const spared = cost.skippedCriticCalls === 0 ? '' : `; the critic was not asked about ${cost.skippedCriticCalls} case-trials the scorers passed${cost.savedUsd === null ? '' : ` (about $${cost.savedUsd.toFixed(4)} saved)`}`;
-  return `$${cost.costUsd.toFixed(4)}${spared}`;
+/** What the critic policy spared this iteration, for its own row of the report (null when nothing). */
+function sparedText(cost: ReleaseEvidence['cost']): string | null {
+  if (!cost || cost.skippedCriticCalls === 0) return null;
+  return `the critic was not asked about ${cost.skippedCriticCalls} case-trials the scorers passed${cost.savedUsd === null ? '' : ` (about $${cost.savedUsd.toFixed(4)} saved)`}`;
 }
 const short = (sha: string): string => sha.slice(0, 10);
 
@@ -220,7 +220,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     screenedText: `${decision.screening.f2p.length} up, ${decision.screening.p2f.length} down`,
     p2fRateText: pct(decision.rates.p2fRate),
     hitRateText: decision.rates.hitRate === null ? 'n/a' : pct(decision.rates.hitRate),
-    costText: costText(evidence.cost),
+    costText: evidence.cost ? `$${evidence.cost.costUsd.toFixed(4)}` : null,
+    criticSparedText: sparedText(evidence.cost),
     checks: decision.checks.filter((c) => c.name !== 'graded' || !c.ok),
     intent: evidence.intent,
     f2p,
