@@ -66,6 +66,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--split <split>', 'train (the test split is sealed: see evaluate-test)', 'train')
     .option('--ref <ref>', 'a branch, tag or commit to run instead of the working tree')
     .option('--trials <k>', 'trials per case (default: the config)')
+    .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
     .action(action(runCommand));
   common(program.command('iterate').description('the main job: run, diagnose, synthesize one RC, gate, promote or discard; until a stop condition'))
     .option('--max-iterations <n>', 'stop after N iterations (default: stop.maxIterations of the config)')

@@ -288,9 +288,11 @@ describe('agentdevel init', () => {
     git(dir, 'init', '-q');
     const init = cli(['init', '--runtime', 'command', '-C', dir]);
     expect(init.code, init.stderr).toBe(0);
-    const run = cli(['run', '--json', '-C', dir]);
+    const junit = path.join(dir, '..', 'run.xml');
+    const run = cli(['run', '--json', '--junit', junit, '-C', dir]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ passRate: 1, failing: [], simulated: false, mockRoles: ['critic', 'diagnostician', 'synthesizer'] });
+    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="agentdevel\.my-agent" tests="6" failures="0" errors="0">/);
     expect(cli(['run', '-C', dir]).stdout).not.toMatch(/simulated/);
     for (const readme of ['releases/README.md', 'diagnostics/README.md', 'traces/README.md']) expect(existsSync(path.join(dir, readme))).toBe(true);
     // traces/ is ignored but its README is kept; a second init refuses and writes nothing.

@@ -2,10 +2,12 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/execute-run.ts';
 import { failingCases } from '../../report/case-reasons.ts';
 import { agentErrorAlarm } from '../../stages/run/agent-errors.ts';
+import { renderJunit } from '../../report/junit.ts';
+import { writeJunit, type CiOptions } from '../ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 import { simulationNote } from './notes.ts';
 
-export interface RunOptions extends CommonOptions {
+export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'> {
   readonly split?: string;
   readonly ref?: string;
 }
@@ -35,6 +37,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     const infraErrors = result.records.length - graded.length;
     const passRate = graded.length === 0 ? 0 : passed / graded.length;
     const failing = failingCases(result.records);
+    const junit = await writeJunit(io, options, renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: result.records }));
     const alarm = agentErrorAlarm(result.records, 'run');
     if (command.output.json) {
       command.output.result({
@@ -46,6 +49,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
         graded: graded.length,
         infraErrors,
         failing,
+        junit,
         warnings: alarm ? [alarm] : [],
         reused: result.reused,
         simulated: result.simulated,

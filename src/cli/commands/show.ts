@@ -7,7 +7,7 @@ import { withCheckout } from '../../pipeline/execute-run.ts';
 import { folderFingerprint } from '../../pipeline/fingerprint.ts';
 import type { Workspace } from '../../pipeline/workspace.ts';
 import { recordReason } from '../../report/case-reasons.ts';
-import { readTrace } from '../../stages/run/trace-file.ts';
+import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
 import type { RunSummary } from '../../store/store.ts';
 import { loadSplit, loadTask } from '../../task/load.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
@@ -44,11 +44,14 @@ async function chooseRun(workspace: Workspace, caseId: string, options: ShowOpti
   return run;
 }
 
+/** The trace of a record; null when it is gone (traces/ is not in git) or damaged. */
 async function traceOf(workspace: Workspace, record: CaseRecord): Promise<TraceEvent[] | null> {
-  return readTrace(path.join(workspace.tracesRoot, record.traceRef)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
+  try {
+    return await readTrace(path.join(workspace.tracesRoot, record.traceRef));
+  } catch (error) {
+    if (error instanceof TraceDamaged) return null;
     throw error;
-  });
+  }
 }
 
 /** `agentdevel show CASE`: why a case passed or failed: input, expected, output, each scorer's and the critic's verdict, the trace. */
@@ -90,7 +93,7 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
       output.line(`  critic: ${record.critic ? `${record.critic.pass ? 'pass' : 'FAIL'}  ${record.critic.label}  ${record.critic.description}` : 'not asked'}`);
       if (record.agentError) output.line(`  agent error: ${record.agentError}`);
       output.line(`  trace (traces/${record.traceRef}):`);
-      if (trace === null) output.line('    (the trace file is gone: traces/ is not kept in git)');
+      if (trace === null) output.line('    (the trace file is gone or damaged: traces/ is not kept in git)');
       else trace.forEach((event, i) => output.line(`    ${String(i + 1).padStart(3)}  ${traceLine(event)}`));
     }
     return 0;
