@@ -50,7 +50,7 @@ export interface GateDecision {
 }
 
 export interface GateSummary {
-  readonly outcome: 'promoted' | 'rejected' | 'accepted';
+  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
   readonly tag: string | null;
   readonly decision: GateDecision;
   /** Files a dry gate wrote to `reportDir`. */
@@ -60,7 +60,8 @@ export interface GateSummary {
 
 export interface IterationSummary {
   readonly iteration: number;
-  readonly kind: 'promoted' | 'rejected' | 'no_candidate';
+  /** pending: accepted by the gate, awaiting a person's approval (the approval layer). */
+  readonly kind: 'promoted' | 'pending' | 'rejected' | 'no_candidate';
   readonly f2p: readonly string[];
   readonly p2f: readonly string[];
   readonly tag: string | null;

@@ -58,7 +58,7 @@ export async function run(options: WorkspaceOptions & { readonly ref?: string; r
 }
 
 export interface GateSummary {
-  readonly outcome: 'promoted' | 'rejected' | 'accepted';
+  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
   readonly tag: string | null;
   readonly decision: GateDecision;
   readonly reports: readonly string[];

@@ -13,7 +13,7 @@ import { provenanceOf, type Provenance } from '../domain/provenance.ts';
 import { effectiveCriticPolicy, type CaseRecord } from '../domain/record.ts';
 import type { Redactor } from '../process/environment.ts';
 import { agentErrorAlarm } from '../stages/run/agent-errors.ts';
-import { criticAsked, runCases } from '../stages/run/run.ts';
+import { criticSpared, runCases } from '../stages/run/run.ts';
 import type { RunPurpose } from '../store/store.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import { folderFingerprint } from './fingerprint.ts';
@@ -201,7 +201,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     const alarm = request.purpose === 'confirm' ? null : agentErrorAlarm(records, request.label);
     if (alarm) reporter.emit({ type: 'warning', message: alarm });
     // The cost ledger shows what the critic policy saved: one zero-cost entry per call not made.
-    const unasked = records.filter((r) => r.status === 'ok' && r.scorer !== null && !criticAsked(criticPolicy, r.scorer)).length;
+    const unasked = records.filter((r) => criticSpared(r, criticPolicy)).length;
     if (unasked > 0) store.recordSkippedCalls('critic', config.models.critic, unasked, { iteration: context.usageScope.iteration, runId });
     const infraErrors = records.filter((r) => r.status === 'infra_error');
     // A run with infrastructure errors is kept for this decision but never reused.

@@ -162,3 +162,10 @@ export function criticAsked(policy: CriticPolicy, scorer: ScorerResult | null): 
   if (policy === 'off') return false;
   return policy === 'all' || !scorer.pass;
 }
+
+/** Whether the policy spared the critic a call on this record (for the cost ledger). */
+export function criticSpared(record: CaseRecord, policy: CriticPolicy): boolean {
+  if (record.status !== 'ok' || !scorerDecides(record.scorer)) return false;
+  if (record.critic) return record.critic.description === unaskedCriticVerdict(policy).description;
+  return policy === 'off';
+}
