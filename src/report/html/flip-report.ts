@@ -126,6 +126,10 @@ export function renderFlipReportHtml(input: FlipReportPage): string {
 <tr><th>Paired sign test</th><td>${esc(worse)}</td></tr>
 ${mock}</table>`;
   const checks = `<ul class="checks">${gate.checks.map((c) => `<li class="${c.ok ? 'ok' : 'fail'}">${c.ok ? '✓' : '✗'} ${esc(c.message)}</li>`).join('')}</ul>`;
+  // Each layer of the gate and its verdict: deterministic checks veto, the statistical gate decides, a critic may only veto, a person approves.
+  const layers = gate.layers.length
+    ? `<table class="layers"><tr><th>layer</th><th>verdict</th></tr>${gate.layers.map((l) => `<tr><td>${esc(l.layer)}</td><td class="${l.verdict === 'veto' || l.verdict === 'reject' ? 'fail' : 'ok'}">${esc(l.verdict)}</td></tr>`).join('')}</table>`
+    : '';
   const warnings = gate.warnings.map((w) => `<div class="warn">${esc(w)}</div>`).join('');
   const cases = evidence?.cases.length ? evidence.cases.map(caseSection).join('\n') : '<p>No case moved.</p>';
   const diagnosisHtml = diagnosis
@@ -134,7 +138,7 @@ ${mock}</table>`;
   const intent = doc.intent ? `<p>Targets: ${doc.intent.targets.map((t) => `<code>${esc(t)}</code>`).join(', ')}</p><p>${esc(doc.intent.rationale)}</p>` : '<p class="muted">No intent was given.</p>';
   const body = `<header><h1>${esc(input.title)}</h1>${simulated}</header>
 <h2 id="summary">Summary</h2>${summary}
-<h2 id="checks">Gate checks</h2>${checks}${warnings}
+<h2 id="checks">Gate checks</h2>${layers}${checks}${warnings}
 <h2 id="procedure">How the gate decided</h2><p>${esc(gate.procedure.text)}</p>${gate.procedure.guarantee ? `<p><strong>Guarantee:</strong> ${esc(gate.procedure.guarantee)}.</p>` : ''}${evidenceTable(gate.tests)}
 <h2 id="intent">Change intent</h2>${intent}
 <h2 id="flips">Flips</h2>${flipList('Fixes', gate.f2p, reasons)}${flipList('Regressions', gate.p2f, reasons)}${flipList('Moved within noise', gate.flaky, reasons)}
