@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, exampleWorkspace, repoRoot, tempDir } from '../helpers/workspace.ts';
+import { cli, exampleWorkspace, git, repoRoot, tempDir } from '../helpers/workspace.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const artifacts = path.join(repoRoot, 'test-artifacts');
@@ -45,9 +45,12 @@ describe('the HTML flip report', () => {
     await page.goto(`file://${report}`);
 
     await expect(page.locator('h1').textContent()).resolves.toBe('Release support-agent/v2');
+    // The fixes the decision recorded in git (9 in the bundled example), each with its own section.
+    const decision = JSON.parse(git(dir, 'show', 'support-agent/v2:releases/support-agent/v2/decision.json')) as { gate: { f2p: string[] } };
+    expect(decision.gate.f2p.length).toBeGreaterThan(0);
     const fixed = page.locator('section.case[data-kind="fix"]');
-    expect(await fixed.count()).toBe(9);
-    expect(await page.locator('ul.flips li').count()).toBe(9);
+    expect(await fixed.evaluateAll((sections) => sections.map((s) => s.getAttribute('data-case')))).toEqual(decision.gate.f2p);
+    expect(await page.locator('h3:has-text("Fixes") + ul.flips li').count()).toBe(decision.gate.f2p.length);
     // Each fixed case: the baseline failing, the candidate passing, each with its trace, side by side.
     for (const section of await fixed.all()) {
       const baseline = section.locator('.side.baseline');
