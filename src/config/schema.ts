@@ -59,6 +59,12 @@ export const configSchema = z
       .strict()
       .default({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL })
       .describe('The model of each role: a Claude model id, or "mock" for the offline simulation.'),
+    critic: z
+      .enum(['all', 'failing', 'off'])
+      .optional()
+      .describe(
+        'Which case-trials the critic grades: all; failing (only those a scorer failed; passing ones are "ok" without a model call); off (scorers alone). Default: failing when the task has scorers, else all.',
+      ),
     trials: z.number().int().min(1).max(32).default(1).describe('Trials per case in every run.'),
     concurrency: z.number().int().min(1).max(64).default(4).describe('Case-trials run at once.'),
     gate: z

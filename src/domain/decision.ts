@@ -3,6 +3,7 @@
 // normalize it to a DecisionSummary, so a workspace written by an older agentdevel still reads.
 import { AgentdevelError } from './errors.ts';
 import { parseJsonDocument } from './json-document.ts';
+import { roles } from './model-port.ts';
 import { changeIntentSchema } from './release-candidate.ts';
 import { z } from './zod.ts';
 
@@ -141,14 +142,15 @@ export type FlipsDecision = Omit<GateDecision, 'layers' | 'cost' | 'composite' |
 export type GateVerdict = GateDecision['verdict'];
 export type GatePolicyKind = GateDecision['policy'];
 
-const outcomeSchema = z.enum(['promoted', 'rejected', 'pending', 'declined']);
+/** A dry gate's documents (never in git) say "accepted" where a recorded one says "promoted". */
+const documentOutcomeSchema = z.enum(['promoted', 'rejected', 'pending', 'declined', 'accepted']);
 const candidateSchema = z.object({ ref: z.string(), commit: z.string() });
 
 export const decisionDocumentSchema = z.object({
   schema: z.literal(DECISION_SCHEMA),
   iteration: z.number().int(),
   blueprint: z.string(),
-  outcome: outcomeSchema,
+  outcome: documentOutcomeSchema,
   release: z.string().nullable(),
   candidate: candidateSchema,
   baseline: z.object({ commit: z.string(), label: z.string(), runId: z.string() }),
@@ -156,7 +158,10 @@ export const decisionDocumentSchema = z.object({
   gate: gateDecisionSchema,
   intent: changeIntentSchema.nullable(),
   fingerprint: z.string().nullable(),
+  /** True only when the mock engine played the agent. */
   simulated: z.boolean(),
+  /** The roles that ran on the mock engine (absent in documents written before it was recorded). */
+  mockRoles: z.array(z.enum(roles)).optional(),
   models: z.record(z.string(), z.string()),
   costUsd: z.number().nullable(),
   diagnosis: z.object({ source: z.enum(['generated', 'builtin']), folder: z.string() }).nullable(),
@@ -207,6 +212,9 @@ export function parseDecisionDocument(text: string, file: string): DecisionSumma
   const { schema } = parseJsonDocument(text, file, probe, 'HISTORY_INVALID');
   if (schema === DECISION_SCHEMA) {
     const document = parseJsonDocument(text, file, decisionDocumentSchema, 'HISTORY_INVALID');
+    if (document.outcome === 'accepted') {
+      throw new AgentdevelError('HISTORY_INVALID', `${file}: outcome "accepted" is a dry gate's, which is never recorded in git`);
+    }
     return {
       version: 2,
       iteration: document.iteration,

@@ -9,6 +9,12 @@ export const scorerCheckSchema = z.object({
   value: z.number().optional(),
   /** False for a check that only measures (a cost scorer without a threshold): it never decides pass or fail. */
   decides: z.boolean().optional(),
+  // The structured reason of a failed check, each part optional so later checks can add their
+  // own: where the output differs (a dot path), what was expected there and what was found.
+  // Values are clipped (see clipValue) so records stay small.
+  where: z.string().optional(),
+  expected: z.unknown().optional(),
+  actual: z.unknown().optional(),
 });
 export type ScorerCheck = z.infer<typeof scorerCheckSchema>;
 
@@ -93,6 +99,8 @@ export interface CaseRecord {
   /** Final pass (eq. 6): the scorer's verdict when a scorer exists, else the critic's. Null for infra errors. */
   readonly pass: boolean | null;
   readonly error: string | null;
+  /** The first error the agent itself reported in its trace (kind "agent"): the case-trial is graded, and this says why it went wrong. */
+  readonly agentError?: string | null;
 }
 
 export function finalPass(scorer: ScorerResult | null, critic: CriticVerdict | null): boolean | null {
@@ -100,4 +108,42 @@ export function finalPass(scorer: ScorerResult | null, critic: CriticVerdict | n
   if (scorerDecides(scorer)) return scorer.pass && (critic?.requirements ?? []).every((r) => r.pass);
   if (critic) return critic.pass;
   return null;
+}
+
+const MAX_TEXT = 200;
+
+/** A value small enough for a record and a report: long strings and large objects are cut. */
+export function clipValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}…` : value;
+  if (value === null || typeof value !== 'object') return value;
+  const text = JSON.stringify(value);
+  return text.length > MAX_TEXT * 2 ? `${text.slice(0, MAX_TEXT * 2)}…` : value;
+}
+
+/** One line: "expected X, got Y" (at a path), for a scorer check that failed. */
+export function checkReason(check: ScorerCheck): string {
+  // One line: long values are cut here (the record keeps them whole, up to clipValue).
+  const show = (value: unknown): string => {
+    const text = JSON.stringify(value) ?? 'nothing';
+    return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+  };
+  const parts: string[] = [];
+  if (check.expected !== undefined || check.actual !== undefined) {
+    const at = check.where ? ` at ${check.where}` : '';
+    parts.push(`expected ${check.expected === undefined ? 'something else' : show(check.expected)}${at}, got ${check.actual === undefined ? 'nothing' : show(check.actual)}`);
+  }
+  return `${check.scorer} scorer: ${parts[0] ?? check.message ?? 'failed'}`;
+}
+
+/** Which case-trials the critic is asked about (config `critic`). */
+export type CriticPolicy = 'all' | 'failing' | 'off';
+
+/** The written policy, or its default: "failing" where scorers decide, "all" where the critic does. */
+export function effectiveCriticPolicy(written: CriticPolicy | undefined, hasScorers: boolean): CriticPolicy {
+  return written ?? (hasScorers ? 'failing' : 'all');
+}
+
+/** The verdict a case-trial gets when the policy spares the critic: the scorers passed it. */
+export function unaskedCriticVerdict(policy: CriticPolicy): CriticVerdict {
+  return { pass: true, label: PASSING_LABEL, description: `Passed every scorer; the critic was not asked (critic policy "${policy}").` };
 }

@@ -252,6 +252,11 @@ export class GitRepo {
       });
   }
 
+  /** The patch from one commit to another, limited to `paths` (plain text, no colour). */
+  async diff(from: string, to: string, paths: readonly string[]): Promise<string> {
+    return this.raw(['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--', ...paths], 'diff');
+  }
+
   /** The best common ancestor of two commits, or null when they share none. */
   async mergeBase(a: string, b: string): Promise<string | null> {
     const base = await this.probe(['merge-base', a, b]);
@@ -316,6 +321,23 @@ export class GitRepo {
       args: ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec],
       cwd: this.root,
       // The user's own environment (SSH agent, credential helpers), but never a prompt.
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' },
+      timeoutMs,
+    });
+    if (outcome.exitCode === 0) return null;
+    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+  }
+
+  /**
+   * Fetches or pushes refspecs (no "+": a ref that would move backwards is refused, not
+   * overwritten), without a prompt and within `timeoutMs`. Returns why it failed, or null.
+   */
+  async transferRefs(verb: 'fetch' | 'push', remote: string, refspecs: readonly string[], timeoutMs: number): Promise<string | null> {
+    const args = verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', remote, ...refspecs];
+    const outcome = await runProcess({
+      command: 'git',
+      args,
+      cwd: this.root,
       env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' },
       timeoutMs,
     });

@@ -1,18 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
+import { blueprintRoot, bundleEnvironment, loadBlueprint, readManifest } from '../blueprint/load.ts';
 import { startRuntime } from '../blueprint/runtimes/index.ts';
 import type { Runtime } from '../blueprint/runtimes/runtime.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { MOCK_MODEL } from '../domain/models.ts';
 import type { ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
-import type { CaseRecord } from '../domain/record.ts';
+import { provenanceOf, type Provenance } from '../domain/provenance.ts';
+import { effectiveCriticPolicy, type CaseRecord } from '../domain/record.ts';
 import type { Redactor } from '../process/environment.ts';
-import { runCases } from '../stages/run/run.ts';
+import { agentErrorAlarm } from '../stages/run/agent-errors.ts';
+import { criticSpared, runCases } from '../stages/run/run.ts';
 import type { RunPurpose } from '../store/store.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import { folderFingerprint } from './fingerprint.ts';
@@ -44,7 +45,9 @@ export interface RunResult {
   readonly runId: string;
   readonly records: CaseRecord[];
   readonly reused: boolean;
+  /** True only when the mock engine played the agent (see domain/provenance). */
   readonly simulated: boolean;
+  readonly mockRoles: Provenance['mockRoles'];
   /** Content fingerprints of the task and the blueprint version (the scope of the flaky history). */
   readonly taskTree: string;
   readonly blueprintTree: string;
@@ -125,6 +128,15 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     const allCases = await loadSplit(task, request.split);
     const wanted = request.cases ? new Set(request.cases) : null;
     const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
+    const criticPolicy = effectiveCriticPolicy(config.critic, task.manifest.scorers.length > 0);
+    if (criticPolicy === 'off' && task.manifest.scorers.length === 0) {
+      throw new AgentdevelError('CONFIG_INVALID', `critic: "off" leaves rubrics/${config.task} without any grader (its task.json has no scorers)`, {
+        hint: 'Add scorers to task.json, or set "critic" to "all" or "failing".',
+        location: { key: 'critic' },
+      });
+    }
+    const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
+    const provenance = provenanceOf(config.models, manifest.runtime === 'tool-loop');
     const identity = {
       blueprint: config.blueprint,
       commit: source.commit,
@@ -134,10 +146,10 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       trials: request.trials,
       agentModel: config.models.agent,
       criticModel: config.models.critic,
-      simulated: config.models.agent === MOCK_MODEL || config.models.critic === MOCK_MODEL,
+      simulated: provenance.simulated,
     };
     const cacheKey = createHash('sha256')
-      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
+      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
       .digest('hex');
 
     const cached = store.findCompleteRun(cacheKey);
@@ -151,7 +163,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
         passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
         reused: true,
       });
-      return { runId: cached.id, records, reused: true, simulated: cached.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+      return { runId: cached.id, records, reused: true, simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
     const runId = newRunId(context.clock);
@@ -174,6 +186,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           scorers: task.manifest.scorers,
           taskRoot: task.root,
           criticModel: config.models.critic,
+          criticPolicy,
           growTaxonomy: request.split !== 'test',
         },
         { runtime: agent, model: context.model, store, reporter, redact: context.redact },
@@ -184,13 +197,19 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     } finally {
       context.usageScope.runId = null;
     }
+    // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
+    const alarm = request.purpose === 'confirm' ? null : agentErrorAlarm(records, request.label);
+    if (alarm) reporter.emit({ type: 'warning', message: alarm });
+    // The cost ledger shows what the critic policy saved: one zero-cost entry per call not made.
+    const unasked = records.filter((r) => criticSpared(r, criticPolicy)).length;
+    if (unasked > 0) store.recordSkippedCalls('critic', config.models.critic, unasked, { iteration: context.usageScope.iteration, runId });
     const infraErrors = records.filter((r) => r.status === 'infra_error');
     // A run with infrastructure errors is kept for this decision but never reused.
     store.finishRun(runId, infraErrors.length === 0 ? 'complete' : 'failed');
     if (records.length > 0 && infraErrors.length === records.length) {
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${infraErrors[0]?.error ?? ''}`);
     }
-    return { runId, records, reused: false, simulated: identity.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    return { runId, records, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   return {
@@ -205,6 +224,13 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       }
     },
   };
+}
+
+/** The working tree as it is, committed or not (what the user sees is what runs). */
+export async function workingTreeSource(workspace: Workspace): Promise<VersionSource> {
+  const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
+  const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
+  return { commit: dirty ? `${head}+dirty` : head, dir: workspace.root };
 }
 
 /** Checks out a commit into a temporary worktree for the duration of `work`. */

@@ -128,6 +128,8 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         diagnosis,
         edits: await repo.changedPaths(tip, candidate.commit),
         outside: [],
+        changeBase: tip,
+        reportDir: null,
       });
       const { decision } = conclusion;
       const kind = conclusion.outcome === 'promoted' || conclusion.outcome === 'pending' ? conclusion.outcome : 'rejected';

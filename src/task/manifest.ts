@@ -97,6 +97,7 @@ export type ScorerKind = ScorerConfig['kind'];
 
 export const taskManifestSchema = z
   .object({
+    $schema: z.string().optional(),
     description: z.string().optional(),
     rubric: z.string().default('rubric.md'),
     environment: z.string().optional().describe('Module (TypeScript or JavaScript) exporting createEnvironment(case).'),

@@ -18,6 +18,8 @@ async function claudeWorkspace(edit?: (dir: string) => void): Promise<string> {
   const configFile = path.join(dir, 'agentdevel.config.json');
   const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   config.models = { agent: CLAUDE, critic: CLAUDE, diagnostician: CLAUDE, synthesizer: CLAUDE };
+  // Every case-trial goes to the critic (not only those a scorer failed), so these tests see all its traffic.
+  config.critic = 'all';
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   const train = path.join(dir, 'rubrics/orders/train.jsonl');
   writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').slice(0, 16).join('\n')}\n`);

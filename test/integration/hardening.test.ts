@@ -277,7 +277,7 @@ console.log(JSON.stringify({ type: 'final', output: { note: JSON.stringify({ key
     const saved: CaseRecord[] = [];
     const redact = makeRedactor([secret]);
     const [record] = await runCases(
-      { runId: 'run-s', label: 's', cases: [{ id: 'c1' }], trials: 1, concurrency: 1, tracesRoot, rubric: 'r', scorers: [], taskRoot: tempDir(), criticModel: 'mock', growTaxonomy: false },
+      { runId: 'run-s', label: 's', cases: [{ id: 'c1' }], trials: 1, concurrency: 1, tracesRoot, rubric: 'r', scorers: [], taskRoot: tempDir(), criticModel: 'mock', criticPolicy: 'all', growTaxonomy: false },
       { runtime, model: scriptedModel({}), store: { saveRecord: (_run, r) => saved.push(r), taxonomy: () => [], addSymptom: () => undefined }, reporter: { emit: () => undefined }, redact },
     );
     const forms = [secret, JSON.stringify(secret).slice(1, -1), 'quoted\\secret-0123456789'];

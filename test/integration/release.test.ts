@@ -60,8 +60,10 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     edits: [{ status: 'M', path: 'blueprints/support-agent/system.hbs' }],
     diagnosis: null,
     simulated: true,
+    mockRoles: ['agent', 'critic'],
     models: { agent: 'mock' },
-    costUsd: null,
+    cost: null,
+    cases: null,
   };
 }
 

@@ -135,11 +135,11 @@ describe('tool hosts', () => {
     const cases = (await loadSplit(task, 'train')).slice(0, 8);
     const sink = { saveRecord: () => undefined, taxonomy: () => [], addSymptom: () => undefined };
     const records = await runCases(
-      { runId: 'run-h', label: 'h', cases, trials: 1, concurrency: 4, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
+      { runId: 'run-h', label: 'h', cases, trials: 1, concurrency: 4, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: 'all', growTaxonomy: true },
       { runtime, model, store: sink, reporter: silentReporter, redact: (t) => t },
     );
     const reference = await runCases(
-      { runId: 'run-r', label: 'r', cases, trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
+      { runId: 'run-r', label: 'r', cases, trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: 'all', growTaxonomy: true },
       { runtime: await toolLoop(workspace), model, store: sink, reporter: silentReporter, redact: (t) => t },
     );
     const hung = records.find((r) => r.caseId === 'train-001');
@@ -162,8 +162,11 @@ describe('the command runtime', () => {
       `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
         const c = JSON.parse(s);
         const out = (e) => console.log(JSON.stringify(e));
+        out({ type: 'start' });
         out({ type: 'message', role: 'assistant', text: 'thinking about ' + c.question });
         console.log('not json');
+        out({ type: 'message', role: 'assistant', content: 'no text key' });
+        out({ type: 'thought', text: 'unknown type' });
         out({ type: 'final', output: { answer: c.question.toUpperCase(), sawExpected: 'expected' in c, sawKey: process.env.SECRET_KEY ?? null } });
       });`,
     );
@@ -174,7 +177,13 @@ describe('the command runtime', () => {
     const outcome = await runtime.runCase({ id: 'q1', question: 'hello', expected: { answer: 'HELLO' } }, 0, sink);
     expect(outcome.output).toEqual({ answer: 'HELLO', sawExpected: false, sawKey: null });
     expect(sink.events).toContainEqual({ type: 'message', role: 'assistant', text: 'thinking about hello' });
-    expect(sink.events).toContainEqual({ type: 'error', kind: 'agent', message: 'stdout line 2 is not JSON' });
+    expect(sink.events).toContainEqual({ type: 'error', kind: 'agent', message: 'stdout line 3 is not JSON' });
+    // The agent's own start event is accepted (README lists it); a bad event says what was wrong with it.
+    expect(sink.events.filter((e) => e.type === 'error').map((e) => (e.type === 'error' ? e.message : ''))).toEqual([
+      'stdout line 3 is not JSON',
+      expect.stringMatching(/^stdout line 4 is not a trace event: a "message" event: "text": .*expected string/),
+      expect.stringMatching(/^stdout line 5 is not a trace event: "type" is "thought"; expected one of start, message, tool_call/),
+    ]);
   });
 });
 
@@ -192,7 +201,7 @@ describe('the run stage', () => {
     const task = await loadTask(workspace, 'orders');
     const saved: string[] = [];
     const records = await runCases(
-      { runId: 'run-t', label: 't', cases: (await loadSplit(task, 'train')).slice(0, 4), trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
+      { runId: 'run-t', label: 't', cases: (await loadSplit(task, 'train')).slice(0, 4), trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: 'all', growTaxonomy: true },
       { runtime, model: flaky, store: { saveRecord: (_r, rec) => saved.push(rec.caseId), taxonomy: () => [], addSymptom: () => undefined }, reporter: silentReporter, redact: (t) => t },
     );
     const infra = records.filter((r) => r.status === 'infra_error');
@@ -202,5 +211,35 @@ describe('the run stage', () => {
       expect(record.error).toMatch(/529 overloaded/);
     }
     expect(saved).toHaveLength(4);
+  });
+});
+
+describe('the critic policy', () => {
+  it.each([
+    ['all', (passing: number, failing: number) => passing + failing],
+    ['failing', (_passing: number, failing: number) => failing],
+    ['off', () => 0],
+  ] as const)('"%s" asks the critic only where it should; spared passing case-trials are "ok"', async (policy, expectedCalls) => {
+    let calls = 0;
+    const counting = scriptedModel({
+      criticize: async (request) => {
+        calls += 1;
+        return createMockEngine().criticize(request);
+      },
+    });
+    const runtime = await toolLoop(workspace, counting);
+    const task = await loadTask(workspace, 'orders');
+    const records = await runCases(
+      { runId: `run-${policy}`, label: policy, cases: (await loadSplit(task, 'train')).slice(0, 8), trials: 1, concurrency: 2, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: policy, growTaxonomy: true },
+      { runtime, model: counting, store: { saveRecord: () => undefined, taxonomy: () => [], addSymptom: () => undefined }, reporter: silentReporter, redact: (t) => t },
+    );
+    const passing = records.filter((r) => r.pass === true);
+    const failing = records.filter((r) => r.pass === false);
+    expect(passing.length).toBeGreaterThan(0);
+    expect(failing.length).toBeGreaterThan(0);
+    expect(calls).toBe(expectedCalls(passing.length, failing.length));
+    if (policy !== 'all') for (const record of passing) expect(record.critic?.label ?? 'ok').toBe('ok');
+    if (policy !== 'off') for (const record of failing) expect(record.critic?.pass).toBe(false);
+    else for (const record of failing) expect(record.critic).toBeNull();
   });
 });

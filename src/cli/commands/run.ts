@@ -1,9 +1,13 @@
 import { AgentdevelError } from '../../domain/errors.ts';
-import { runVersion, withCheckout, type RunResult } from '../../pipeline/execute-run.ts';
+import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/execute-run.ts';
+import { failingCases } from '../../report/case-reasons.ts';
+import { agentErrorAlarm } from '../../stages/run/agent-errors.ts';
+import { renderJunit } from '../../report/junit.ts';
+import { writeJunit, type CiOptions } from '../ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 import { simulationNote } from './notes.ts';
 
-export interface RunOptions extends CommonOptions {
+export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'> {
   readonly split?: string;
   readonly ref?: string;
 }
@@ -26,19 +30,36 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
       if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
       result = await withCheckout(workspace, commit, (source) => runVersion(command.run, { ...request, source, label: options.ref as string }));
     } else {
-      // The working tree as it is, committed or not: what the user sees is what runs.
-      const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
-      const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
-      result = await runVersion(command.run, { ...request, source: { commit: dirty ? `${head}+dirty` : head, dir: workspace.root }, label: 'working tree' });
+      result = await runVersion(command.run, { ...request, source: await workingTreeSource(workspace), label: 'working tree' });
     }
     const graded = result.records.filter((r) => r.pass !== null);
     const passed = graded.filter((r) => r.pass).length;
     const infraErrors = result.records.length - graded.length;
     const passRate = graded.length === 0 ? 0 : passed / graded.length;
+    const failing = failingCases(result.records);
+    const junit = await writeJunit(io, options, renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: result.records }));
+    const alarm = agentErrorAlarm(result.records, 'run');
     if (command.output.json) {
-      command.output.result({ runId: result.runId, split, trials: request.trials, passRate, passed, graded: graded.length, infraErrors, reused: result.reused, simulated: result.simulated });
+      command.output.result({
+        runId: result.runId,
+        split,
+        trials: request.trials,
+        passRate,
+        passed,
+        graded: graded.length,
+        infraErrors,
+        failing,
+        junit,
+        warnings: alarm ? [alarm] : [],
+        reused: result.reused,
+        simulated: result.simulated,
+        mockRoles: result.mockRoles,
+      });
     } else {
       command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded.length} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
+      if (failing.length > 0) command.output.line(`failing (${failing.length} case${failing.length === 1 ? '' : 's'}; \`agentdevel show CASE\` for the whole story):`);
+      for (const c of failing) command.output.line(`  ${c.caseId}  ${c.passes}/${c.graded}${c.infraErrors ? ` +${c.infraErrors} infra` : ''}  ${c.reason}`);
+      if (alarm) command.output.line(`WARNING: ${alarm}`);
       if (result.simulated) command.output.line(simulationNote);
     }
     return 0;

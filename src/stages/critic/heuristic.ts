@@ -5,7 +5,7 @@
 // Checks run in a fixed order and the first hit names the symptom; a clean trace passes
 // unless the scorer failed.
 import { criticRules, type CriticRules } from '../../domain/critic-rules.ts';
-import { PASSING_LABEL, scorerDecides, type CriticRequirement, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { checkReason, PASSING_LABEL, scorerDecides, type CriticRequirement, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 
@@ -105,7 +105,8 @@ const checks: readonly Check[] = [
 function fromScorer(scorer: ScorerResult): Finding {
   const failed = scorer.checks.find((c) => !c.pass);
   const label = (failed?.code ?? UNEXPLAINED_FAILURE_LABEL).replace(/[^a-z0-9_]/g, '_');
-  return { label: /^[a-z]/.test(label) ? label : UNEXPLAINED_FAILURE_LABEL, description: short(failed?.message ?? 'The outcome does not meet the rubric.', 200) };
+  // The structured reason (expected against actual) says more than a generic line.
+  return { label: /^[a-z]/.test(label) ? label : UNEXPLAINED_FAILURE_LABEL, description: short(failed ? checkReason(failed) : 'The outcome does not meet the rubric.', 200) };
 }
 
 const passing: CriticVerdict = { pass: true, label: PASSING_LABEL, description: 'The conversation follows the rubric.' };

@@ -3,7 +3,7 @@ import type { Case } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
-import { finalPass, scorerDecides, type CaseRecord, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { finalPass, scorerDecides, unaskedCriticVerdict, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { criticJudged, type Requirement } from '../../domain/requirements.ts';
 import type { Redactor } from '../../process/environment.ts';
 import type { Runtime } from '../../blueprint/runtimes/runtime.ts';
@@ -28,6 +28,8 @@ export interface RunInput {
   readonly scorers: readonly ScorerConfig[];
   readonly taskRoot: string;
   readonly criticModel: string;
+  /** Which case-trials the critic grades ("failing": only those a scorer failed; "off": none, scorers decide). */
+  readonly criticPolicy: CriticPolicy;
   /** Whether new symptom labels join the taxonomy (never from the sealed test split). */
   readonly growTaxonomy: boolean;
 }
@@ -121,6 +123,8 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
   const reportedInfra = trace.find((e) => e.type === 'error' && e.kind === 'infra');
   if (reportedInfra && reportedInfra.type === 'error') return infra(reportedInfra.message, 'agent');
 
+  const agentFailure = trace.find((e) => e.type === 'error' && e.kind === 'agent');
+  const agentError = agentFailure?.type === 'error' ? agentFailure.message : null;
   const scorerInput: ScorerInput = { testCase, output: outcome.output, trace, observation: outcome.observation, taskRoot: input.taskRoot };
   let scorer: ScorerResult | null;
   try {
@@ -132,6 +136,11 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
 
   // The case's requirements that no scorer decides are the critic's to judge.
   const judged = criticJudged(input.requirements ?? [], testCase);
+  // The policy may spare the critic where the scorers decide, unless it has requirements of its own to judge.
+  if (judged.length === 0 && !criticAsked(input.criticPolicy, scorer)) {
+    const critic = scorer?.pass ? unaskedCriticVerdict(input.criticPolicy) : null;
+    return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
+  }
   let critic: CriticVerdict | null = null;
   try {
     critic = (await deps.model.criticize({ model: input.criticModel, rubric: input.rubric, trace, scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) })).value;
@@ -141,5 +150,20 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
     // judges need its verdict too; without one there is no verdict.
     if (!scorerDecides(scorer) || judged.length > 0) return infra(error.message, 'critic');
   }
-  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null };
+  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
+}
+
+/** Whether the policy asks the critic about a case-trial the scorers graded (without scorers it is always asked). */
+export function criticAsked(policy: CriticPolicy, scorer: ScorerResult | null): boolean {
+  // Scorers that only measure (a cost scorer without a threshold) leave the verdict to the critic.
+  if (!scorerDecides(scorer)) return true;
+  if (policy === 'off') return false;
+  return policy === 'all' || !scorer.pass;
+}
+
+/** Whether the policy spared the critic a call on this record (for the cost ledger). */
+export function criticSpared(record: CaseRecord, policy: CriticPolicy): boolean {
+  if (record.status !== 'ok' || !scorerDecides(record.scorer)) return false;
+  if (record.critic) return record.critic.description === unaskedCriticVerdict(policy).description;
+  return policy === 'off';
 }
