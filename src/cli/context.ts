@@ -8,6 +8,8 @@ import { currentRoleFacts } from '../engine/runtime-facts.ts';
 import type { RunContext, UsageScope } from '../pipeline/execute-run.ts';
 import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
 import { makeRedactor, secretValues, type Redactor } from '../process/environment.ts';
+import { defaultCoordinatorSettings, queueExecutor } from '../queue/executor.ts';
+import { parseQueueUrl, queueSecrets } from '../queue/url.ts';
 import { createOutput, createReporter, type Output } from './render.ts';
 
 export interface CommonOptions {
@@ -18,6 +20,8 @@ export interface CommonOptions {
   readonly replay?: string;
   /** Overrides `trials` of the config for this command. */
   readonly trials?: string;
+  /** Runs case-trials on workers through this Redis queue (overrides `queue` of the config). */
+  readonly queue?: string;
 }
 
 export function parseTrials(value: string | undefined): number | null {
@@ -67,7 +71,7 @@ export interface CommandContext {
 }
 
 export function presentation(io: Io, options: CommonOptions): { output: Output; reporter: Reporter; redact: Redactor } {
-  const redact = makeRedactor(secretValues(io.env));
+  const redact = makeRedactor([...secretValues(io.env), ...queueSecrets(options.queue)]);
   const output = createOutput(options.json === true, redact, io.stdout);
   const reporter = createReporter(io.stderr, redact, { tty: io.stderr.isTTY === true && io.env.CI !== 'true' });
   return { output, reporter, redact };
@@ -100,13 +104,25 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
     });
     // Only writers call models; `log` must work without an API key.
     const model = lockFor ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
+    const queueUrl = options.queue ?? workspace.config.queue;
+    const executor = queueUrl
+      ? queueExecutor(parseQueueUrl(queueUrl, options.queue ? '--queue' : 'queue (agentdevel.config.json)'), defaultCoordinatorSettings, {
+          ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+        })
+      : null;
     return {
       workspace,
       output,
       reporter,
       redact,
-      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, usageScope },
-      close: () => workspace.close(),
+      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, usageScope, ...(executor ? { executor } : {}) },
+      close: async () => {
+        try {
+          await executor?.close();
+        } finally {
+          await workspace.close();
+        }
+      },
     };
   } catch (error) {
     await workspace.close();

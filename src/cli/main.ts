@@ -21,6 +21,8 @@ import { runCommand } from './commands/run.ts';
 import { packageVersion } from './version.ts';
 import { syncCommand, type SyncOptions } from './commands/sync.ts';
 import { showCommand, type ShowOptions } from './commands/show.ts';
+import { workerCommand, type WorkerOptions } from './commands/worker.ts';
+import { queueSecrets } from '../queue/url.ts';
 
 function common(command: Command): Command {
   return command
@@ -67,10 +69,12 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--ref <ref>', 'a branch, tag or commit to run instead of the working tree')
     .option('--trials <k>', 'trials per case (default: the config)')
     .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
+    .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(action(runCommand));
   common(program.command('iterate').description('the main job: run, diagnose, synthesize one RC, gate, promote or discard; until a stop condition'))
     .option('--max-iterations <n>', 'stop after N iterations (default: stop.maxIterations of the config)')
     .option('--trials <k>', 'trials per case (default: the config)')
+    .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(action(iterateCommand));
   common(program.command('gate').description('gate a release candidate written by anyone against the current release'))
     .option('--candidate <ref>', 'the branch, tag or commit to gate')
@@ -81,11 +85,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--summary <file>', 'write a markdown summary for a pull request (also appended to $GITHUB_STEP_SUMMARY when set)')
     .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
     .option('--allow-behind', 'gate a candidate cut before the current release as it is (otherwise: rebase it first)')
+    .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(action(gateCommand));
   common(program.command('calibrate').description('noise floors: the flip rate of the current release against itself (A/A), and the critic\'s own disagreement'))
     .option('--critic', 're-grade the same traces several times and report the critic\'s disagreement rate')
     .option('--repeats <n>', 'times the critic re-grades each trace (default 3)')
     .option('--trials <k>', 'trials per case in each of the two runs (default: the config)')
+    .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(action(calibrateCommand));
   common(program.command('compare').description('compare two recorded runs (by name or id) with the gate; exit 0 accepts, 1 rejects'))
     .argument('<baseline>', 'run name or id')
@@ -144,7 +150,23 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .action(async (rc: string, options: ApprovalOptions) => {
       exitCode = await declineCommand(io, mergeGlobal(options), rc);
     });
-  common(program.command('evaluate-test').description('the single held-out test evaluation of the current release')).action(action(evaluateTestCommand));
+  common(program.command('evaluate-test').description('the single held-out test evaluation of the current release'))
+    .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
+    .action(action(evaluateTestCommand));
+  program
+    .command('worker')
+    .description('take case-trial jobs from a Redis queue and run them (for run, iterate, gate, calibrate, evaluate-test with --queue)')
+    .option('--queue <url>', 'the Redis queue: redis://[user:password@]HOST[:PORT][/DB], or rediss:// for TLS')
+    .option('--concurrency <n>', 'case-trials run at once (default 4)')
+    .option('--cache <dir>', 'where checkouts of the versions under test are kept (default ~/.cache/agentdevel/worker)')
+    .option('--lock-duration <ms>', "how long a job's lock lasts: a dead worker's job is taken over after about this long (default 30000)")
+    .option('--stalled-interval <ms>', 'how often to look for jobs of dead workers (default: half the lock duration)')
+    .option('--max-stalled <n>', 'times a job may lose its worker before it is recorded as an infrastructure error (default 2)')
+    .option('--record <dir>', 'save every model request and response as a cassette in DIR')
+    .option('--replay <dir>', 'answer model calls from the cassette in DIR, with no network')
+    .action(async (options: WorkerOptions) => {
+      exitCode = await workerCommand(io, options);
+    });
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')
     .option('--max-iterations <n>', 'stop after N iterations')
@@ -155,7 +177,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
-    return reportError(error, io, argv.includes('--json'));
+    return reportError(error, io, argv.includes('--json'), queueSecrets(queueArgument(argv)));
   } finally {
     stopHandlingInterrupts();
     await stopBundler();
@@ -187,8 +209,14 @@ function jsonError(io: Io, redact: (text: string) => string, error: { code: stri
   io.stdout.write(`${redact(JSON.stringify({ error }))}\n`);
 }
 
-function reportError(error: unknown, io: Io, json: boolean): number {
-  const redact = makeRedactor(secretValues(io.env));
+/** The value of --queue on the command line, whose password no error may print. */
+function queueArgument(argv: readonly string[]): string | undefined {
+  const at = argv.indexOf('--queue');
+  return at >= 0 ? argv[at + 1] : argv.find((arg) => arg.startsWith('--queue='))?.slice('--queue='.length);
+}
+
+function reportError(error: unknown, io: Io, json: boolean, extraSecrets: readonly string[]): number {
+  const redact = makeRedactor([...secretValues(io.env), ...extraSecrets]);
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return EXIT.ok;
     // commander has printed its own message on stderr already.

@@ -67,6 +67,11 @@ export const configSchema = z
       ),
     trials: z.number().int().min(1).max(32).default(1).describe('Trials per case in every run.'),
     concurrency: z.number().int().min(1).max(64).default(4).describe('Case-trials run at once.'),
+    queue: z
+      .string()
+      .regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL')
+      .optional()
+      .describe('Run case-trials on workers (`agentdevel worker`) through this Redis queue, as `--queue URL` does. Prefer --queue for a URL with a password.'),
     gate: z
       .object({
         maxP2F: z.number().int().min(0).default(0).describe('Most pass-to-fail regressions an RC may cause.'),

@@ -95,6 +95,18 @@ const catalogue = {
     exit: EXIT.usage,
     hint: 'Check ANTHROPIC_API_KEY (is it current, for this organisation?) and ANTHROPIC_BASE_URL (does that server expect this key?).',
   },
+  QUEUE_UNAVAILABLE: {
+    exit: EXIT.infra,
+    hint: 'Check that Redis runs and is reachable at the --queue URL (redis-cli -u URL ping), then run the command again: results already collected are not run twice.',
+  },
+  QUEUE_NO_WORKERS: {
+    exit: EXIT.infra,
+    hint: 'Start workers on the same queue (`agentdevel worker --queue URL`), then run the command again.',
+  },
+  QUEUE_BUNDLE_TOO_LARGE: {
+    exit: EXIT.usage,
+    hint: 'The blueprint and task folders travel to workers as one git bundle in Redis: move large files out of them (data the environment needs can live on the workers).',
+  },
   API_KEY_MISSING: {
     exit: EXIT.usage,
     hint: 'Export ANTHROPIC_API_KEY (or point ANTHROPIC_BASE_URL at a compatible server), or set the role to "mock" in agentdevel.config.json.',

@@ -1,9 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { blueprintRoot, bundleEnvironment, loadBlueprint, readManifest } from '../blueprint/load.ts';
-import { startRuntime } from '../blueprint/runtimes/index.ts';
-import type { Runtime } from '../blueprint/runtimes/runtime.ts';
+import { blueprintRoot, readManifest } from '../blueprint/load.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -16,6 +14,7 @@ import { agentErrorAlarm } from '../stages/run/agent-errors.ts';
 import { criticSpared, runCases } from '../stages/run/run.ts';
 import type { RunPurpose } from '../store/store.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
+import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
 import { folderFingerprint } from './fingerprint.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -67,6 +66,8 @@ export interface RunContext {
   readonly redact: Redactor;
   readonly clock: Clock;
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  /** Where case-trials run: on workers through a queue, or (absent) in this process. */
+  readonly executor?: CaseTrialExecutor;
 }
 
 export function newRunId(clock: Clock): string {
@@ -104,22 +105,10 @@ export function openVersion(context: RunContext, source: VersionSource): Version
   const dir = source.dir;
   const blueprintFolder = `blueprints/${config.blueprint}`;
   const buildDir = path.join(workspace.stateDir, 'build', `${path.basename(dir)}-${randomBytes(3).toString('hex')}`);
-  let started: Promise<Runtime> | null = null;
-  const runtime = async (task: Task): Promise<Runtime> => {
-    started ??= (async () => {
-      const blueprint = await loadBlueprint(dir, config.blueprint, buildDir);
-      const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir, dir) : null;
-      return startRuntime({
-        blueprint,
-        environmentBundle,
-        model: context.model,
-        agentModel: config.models.agent,
-        callTimeoutMs: config.sandbox.timeoutMs,
-        memoryMb: config.sandbox.memoryMb,
-        passEnv: config.command.passEnv,
-        parentEnv: context.parentEnv,
-      });
-    })();
+  let started: Promise<CaseTrials> | null = null;
+  const executor = context.executor ?? localExecutor(context);
+  const runtime = async (task: Task): Promise<CaseTrials> => {
+    started ??= executor.start({ commit: source.commit, dir, task, config, buildDir });
     return started;
   };
 
@@ -167,7 +156,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     }
 
     const runId = newRunId(context.clock);
-    const agent = await runtime(task);
+    const { runtime: agent, concurrency } = await runtime(task);
     store.createRun(runId, { ...identity, cacheKey }, request.purpose);
     let records: CaseRecord[];
     context.usageScope.runId = runId;
@@ -179,7 +168,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           cases,
           trials: request.trials,
           ...(request.firstTrial === undefined ? {} : { firstTrial: request.firstTrial }),
-          concurrency: config.concurrency,
+          concurrency,
           tracesRoot: workspace.tracesRoot,
           rubric: task.rubric,
           requirements: task.requirements,
@@ -217,7 +206,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     close: async () => {
       try {
         // A runtime that failed to start has nothing to close; its error already reached the run that started it.
-        const agent = started ? await started.then((r) => r, () => null) : null;
+        const agent = started ? await started.then((r) => r.runtime, () => null) : null;
         await agent?.close();
       } finally {
         await rm(buildDir, { recursive: true, force: true });

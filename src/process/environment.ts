@@ -37,11 +37,16 @@ function writtenForms(secret: string): string[] {
   return [secret, once, twice];
 }
 
+/** The password of any URL that carries one (redis://user:PASSWORD@host, as `--queue` takes it), replaced by [redacted]. */
+export function redactUrlPasswords(text: string): string {
+  return text.includes('@') ? text.replace(URL_PASSWORD, '$1[redacted]@') : text;
+}
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:"]*:)[^\s/@"]+@/gi;
+
 export function makeRedactor(secrets: readonly string[]): Redactor {
   const sorted = [...new Set(secrets.flatMap(writtenForms))].sort((a, b) => b.length - a.length);
-  if (sorted.length === 0) return (text) => text;
   return (text) => {
-    let out = text;
+    let out = redactUrlPasswords(text);
     for (const secret of sorted) out = out.split(secret).join('[redacted]');
     return out;
   };

@@ -1,0 +1,83 @@
+import { homedir, hostname } from 'node:os';
+import path from 'node:path';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { makeRedactor, secretValues } from '../../process/environment.ts';
+import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../../queue/bullmq.ts';
+import { caseTrialHandler } from '../../queue/worker.ts';
+import { parseQueueUrl, queueSecrets } from '../../queue/url.ts';
+import type { Io } from '../context.ts';
+
+export interface WorkerOptions {
+  readonly queue?: string;
+  readonly concurrency?: string;
+  readonly cache?: string;
+  readonly lockDuration?: string;
+  readonly stalledInterval?: string;
+  readonly maxStalled?: string;
+  readonly record?: string;
+  readonly replay?: string;
+}
+
+function wholeNumber(value: string | undefined, option: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new AgentdevelError('USAGE', `${option}: expected a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
+/** The worker's settings from its options; BullMQ's defaults where none is given. */
+export function workerSettings(options: WorkerOptions): WorkerSettings {
+  const lockDurationMs = wholeNumber(options.lockDuration, '--lock-duration', 30_000, 500, 3_600_000);
+  return {
+    concurrency: wholeNumber(options.concurrency, '--concurrency', 4, 1, 256),
+    lockDurationMs,
+    stalledIntervalMs: wholeNumber(options.stalledInterval, '--stalled-interval', Math.max(250, Math.floor(lockDurationMs / 2)), 250, 3_600_000),
+    maxStalledCount: wholeNumber(options.maxStalled, '--max-stalled', 2, 0, 10),
+  };
+}
+
+/** Where a worker keeps its checkouts: --cache, else the user's cache folder. */
+function cacheDir(io: Io, options: WorkerOptions): string {
+  if (options.cache) return path.resolve(io.cwd, options.cache);
+  const base = io.env.XDG_CACHE_HOME ?? path.join(io.env.HOME ?? homedir(), '.cache');
+  return path.join(base, 'agentdevel', 'worker');
+}
+
+/**
+ * `agentdevel worker --queue URL`: takes case-trial jobs until it is stopped (SIGTERM, Ctrl-C;
+ * a job it was running is taken over by another worker once its lock expires).
+ */
+export async function workerCommand(io: Io, options: WorkerOptions): Promise<number> {
+  if (!options.queue) throw new AgentdevelError('USAGE', 'worker: --queue URL is required (redis://HOST:PORT or rediss://…)');
+  if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
+  const address = parseQueueUrl(options.queue, '--queue');
+  const settings = workerSettings(options);
+  const redact = makeRedactor([...secretValues(io.env), ...queueSecrets(options.queue)]);
+  const name = `${hostname()}:${process.pid}`;
+  const cassetteDir = options.record ?? options.replay;
+  const handler = caseTrialHandler({
+    env: io.env,
+    cacheDir: cacheDir(io, options),
+    redact,
+    name,
+    cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
+    clock: io.clock,
+  });
+  let worker;
+  try {
+    worker = await startCaseTrialWorker(address, settings, (data, context) => handler.handle(data, context), (error) => {
+      io.stderr.write(redact(`worker ${name}: ${error.message}\n`));
+    });
+  } catch (error) {
+    await handler.close();
+    if (error instanceof QueueUnreachable) throw new AgentdevelError('QUEUE_UNAVAILABLE', error.message, { cause: error });
+    throw error;
+  }
+  io.stderr.write(`worker ${name}: taking case-trials from ${address.shown} (concurrency ${settings.concurrency})\n`);
+  try {
+    await worker.stopped;
+  } finally {
+    await handler.close();
+  }
+  return 0;
+}

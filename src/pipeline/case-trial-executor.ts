@@ -1,0 +1,52 @@
+import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
+import { startRuntime } from '../blueprint/runtimes/index.ts';
+import type { Runtime } from '../blueprint/runtimes/runtime.ts';
+import type { Config } from '../config/schema.ts';
+import type { ModelPort } from '../domain/model-port.ts';
+import type { Task } from '../task/load.ts';
+
+/** One version to run case-trials of: its checkout, its task, and where its bundles go. */
+export interface VersionToRun {
+  readonly commit: string;
+  readonly dir: string;
+  readonly task: Task;
+  readonly config: Config;
+  readonly buildDir: string;
+}
+
+/** What runs the case-trials of a version, and how many may be in flight at once. */
+export interface CaseTrials {
+  readonly runtime: Runtime;
+  readonly concurrency: number;
+}
+
+/**
+ * Where case-trials execute: in this process (local) or on workers (queue). The seam is the
+ * runtime: scoring, the critic, the store, the traces and git stay with the caller either way.
+ */
+export interface CaseTrialExecutor {
+  start(version: VersionToRun): Promise<CaseTrials>;
+  close(): Promise<void>;
+}
+
+/** Case-trials in this process, `config.concurrency` at a time. */
+export function localExecutor(deps: { readonly model: ModelPort; readonly parentEnv: Readonly<Record<string, string | undefined>> }): CaseTrialExecutor {
+  return {
+    start: async ({ dir, task, config, buildDir }) => {
+      const blueprint = await loadBlueprint(dir, config.blueprint, buildDir);
+      const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir, dir) : null;
+      const runtime = await startRuntime({
+        blueprint,
+        environmentBundle,
+        model: deps.model,
+        agentModel: config.models.agent,
+        callTimeoutMs: config.sandbox.timeoutMs,
+        memoryMb: config.sandbox.memoryMb,
+        passEnv: config.command.passEnv,
+        parentEnv: deps.parentEnv,
+      });
+      return { runtime, concurrency: config.concurrency };
+    },
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,274 @@
+// The one module that imports bullmq (house rule 6). BullMQ does the queueing: delivery, locks,
+// stalled-job recovery when a worker dies, retries with backoff. agentdevel adds only what a
+// case-trial needs on top: content-addressed job ids, bundles of the version under test, and
+// bounds on every wait, so a lost Redis ends a command (exit 3) instead of hanging it.
+import { Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type RedisClient } from 'bullmq';
+import type { QueueAddress } from './url.ts';
+
+export const QUEUE_NAME = 'agentdevel-case-trials';
+const BUNDLE_PREFIX = 'agentdevel:bundle:';
+
+/** Redis could not be reached (at start), or was lost for longer than the grace period (mid-run). */
+export class QueueUnreachable extends Error {
+  constructor(
+    readonly shown: string,
+    reason: string,
+  ) {
+    super(`the queue at ${shown} ${reason}`);
+    this.name = 'QueueUnreachable';
+  }
+}
+
+/** A job BullMQ gave up on (its attempts, or its stalls, are used up). */
+export class JobGaveUp extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'JobGaveUp';
+  }
+}
+
+/** No worker answered any job for longer than the idle limit. */
+export class NoWorkerAnswered extends Error {
+  constructor(readonly idleMs: number) {
+    super(`no worker took or finished a case-trial for ${Math.round(idleMs / 1000)} s`);
+    this.name = 'NoWorkerAnswered';
+  }
+}
+
+/** A job a worker must not retry: it cannot succeed anywhere (a malformed job, a job of another version). */
+export class JobRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobRefused';
+  }
+}
+
+function connection(address: QueueAddress): ConnectionOptions {
+  return {
+    host: address.host,
+    port: address.port,
+    db: address.db,
+    ...(address.username === null ? {} : { username: address.username }),
+    ...(address.password === null ? {} : { password: address.password }),
+    ...(address.tls ? { tls: { servername: address.host } } : {}),
+    connectTimeout: 5000,
+    // Reconnect quickly and keep trying: a worker outlives a Redis restart; a coordinator's
+    // own watchdog decides when a loss has lasted too long.
+    retryStrategy: (times: number) => Math.min(200 * times, 2000),
+  };
+}
+
+function within<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function ping(client: Promise<RedisClient>, address: QueueAddress, ms: number): Promise<void> {
+  await within(
+    client.then((c) => c.runCommand('ping', [])),
+    ms,
+    () => new QueueUnreachable(address.shown, `did not answer within ${Math.round(ms / 1000)} s`),
+  ).catch((error: unknown) => {
+    if (error instanceof QueueUnreachable) throw error;
+    throw new QueueUnreachable(address.shown, `cannot be reached: ${error instanceof Error ? error.message : String(error)}`);
+  });
+}
+
+/** Closes a BullMQ object within a bound; past it (Redis gone), drops its connections. */
+async function closeWithin(closable: { close(): Promise<void>; disconnect?: () => Promise<void> }, ms: number): Promise<void> {
+  try {
+    await within(closable.close(), ms, () => new Error('close timed out'));
+  } catch {
+    // Closing is best effort once Redis is gone: the connections are dropped below either way.
+    await closable.disconnect?.().catch(() => undefined);
+  }
+}
+
+export interface CoordinatorSettings {
+  /** How long Redis may be unreachable mid-run before the command gives up (exit 3). */
+  readonly lostAfterMs: number;
+  /** How long pending jobs may see no worker activity at all before the command gives up. */
+  readonly idleLimitMs: number;
+  /** Attempts of a job that fails for infrastructure reasons (a worker's fetch, a crash) before it is given up. */
+  readonly attempts: number;
+  /** How long finished jobs stay in Redis, so a restarted coordinator collects them instead of running them again. */
+  readonly keepResultsSeconds: number;
+}
+
+/** The coordinator's side of the queue: enqueue case-trials, publish bundles, collect results. */
+export interface CaseTrialQueue {
+  /** Enqueues a job (or finds the one of the same id) and resolves with its result. */
+  submit(jobId: string, data: unknown): Promise<unknown>;
+  hasBundle(key: string): Promise<boolean>;
+  putBundle(key: string, bytes: Buffer, ttlSeconds: number): Promise<void>;
+  workerCount(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings): Promise<CaseTrialQueue> {
+  const queue = new Queue(QUEUE_NAME, { connection: connection(address) });
+  const events = new QueueEvents(QUEUE_NAME, { connection: connection(address) });
+  // Connection errors are seen by the watchdog below; unhandled 'error' events would crash the process.
+  queue.on('error', () => undefined);
+  events.on('error', () => undefined);
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
+  try {
+    await ping(queue.client, address, 5000);
+    await within(events.waitUntilReady(), 5000, () => new QueueUnreachable(address.shown, 'did not answer within 5 s'));
+  } catch (error) {
+    await Promise.all([queue.disconnect(), events.disconnect()]).catch(() => undefined);
+    throw error;
+  }
+
+  // One watchdog for every pending job: Redis lost too long, or no worker activity too long.
+  let failure: Error | null = null;
+  const waiting = new Set<(error: Error) => void>();
+  let lastActivity = Date.now();
+  let lastReachable = Date.now();
+  for (const event of ['active', 'completed', 'failed', 'stalled', 'progress', 'waiting'] as const) events.on(event, () => (lastActivity = Date.now()));
+  const watchdog = setInterval(() => {
+    void (async () => {
+      const statuses = await Promise.all([queue.client, events.client]).then(
+        (clients) => clients.map((c) => c.status),
+        () => ['closed'],
+      );
+      const now = Date.now();
+      if (statuses.every((s) => s === 'ready')) lastReachable = now;
+      if (waiting.size === 0) lastActivity = now;
+      failure ??=
+        now - lastReachable > settings.lostAfterMs
+          ? new QueueUnreachable(address.shown, `was lost for more than ${Math.round(settings.lostAfterMs / 1000)} s`)
+          : now - lastActivity > settings.idleLimitMs
+            ? new NoWorkerAnswered(now - lastActivity)
+            : null;
+      if (failure) for (const reject of waiting) reject(failure);
+    })();
+  }, 500);
+
+  async function submit(jobId: string, data: unknown): Promise<unknown> {
+    if (failure) throw failure;
+    let cancel: ((error: Error) => void) | null = null;
+    const stop = new Promise<never>((_, reject) => {
+      cancel = reject;
+      waiting.add(reject);
+    });
+    try {
+      return await Promise.race([stop, collect(jobId, data)]);
+    } finally {
+      if (cancel) waiting.delete(cancel);
+    }
+  }
+
+  async function collect(jobId: string, data: unknown): Promise<unknown> {
+    // A job given up earlier (say, by a run that lost its workers) is tried afresh by a new run.
+    const earlier = await Job.fromId(queue, jobId);
+    if (earlier && (await earlier.isFailed())) await earlier.remove();
+    const job = await queue.add('case-trial', data, {
+      jobId,
+      attempts: settings.attempts,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: { age: settings.keepResultsSeconds },
+      removeOnFail: { age: settings.keepResultsSeconds },
+    });
+    try {
+      return await job.waitUntilFinished(events);
+    } catch (error) {
+      if (failure) throw failure;
+      throw new JobGaveUp(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  return {
+    submit,
+    hasBundle: async (key) => (await (await queue.client).runCommand('exists', [BUNDLE_PREFIX + key])) === 1,
+    putBundle: async (key, bytes, ttlSeconds) => {
+      await (await queue.client).set(BUNDLE_PREFIX + key, bytes.toString('base64'), { EX: ttlSeconds });
+    },
+    workerCount: () => queue.getWorkersCount(),
+    close: async () => {
+      clearInterval(watchdog);
+      await Promise.all([closeWithin(events, 2000), closeWithin(queue, 2000)]);
+    },
+  };
+}
+
+export interface WorkerSettings {
+  readonly concurrency: number;
+  /** How long a job's lock lasts without renewal: a killed worker's job is taken over after about this long. */
+  readonly lockDurationMs: number;
+  /** How often workers look for jobs whose lock expired (stalled jobs). */
+  readonly stalledIntervalMs: number;
+  /** Stalls a job may have (its worker died) before it is given up as an infrastructure error. */
+  readonly maxStalledCount: number;
+}
+
+export interface JobContext {
+  readonly jobId: string;
+  readonly attempt: number;
+  /** Reads a bundle the coordinator published; null when it is not (or no longer) in Redis. */
+  bundle(key: string): Promise<Buffer | null>;
+}
+
+export interface CaseTrialWorker {
+  /** Settles when the worker has stopped. */
+  readonly stopped: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts taking case-trial jobs; `handle` returns the result or throws (retried) or throws JobRefused (not retried). */
+export async function startCaseTrialWorker(
+  address: QueueAddress,
+  settings: WorkerSettings,
+  handle: (data: unknown, context: JobContext) => Promise<unknown>,
+  onError: (error: Error) => void,
+): Promise<CaseTrialWorker> {
+  // A probe first, so an unreachable Redis is one clear error at start, not a worker retrying forever.
+  const probe = new Queue(QUEUE_NAME, { connection: connection(address) });
+  probe.on('error', () => undefined);
+  try {
+    await ping(probe.client, address, 5000);
+  } finally {
+    await closeWithin(probe, 2000);
+  }
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const worker: Worker = new Worker(
+    QUEUE_NAME,
+    async (job) => {
+      const context: JobContext = {
+        jobId: job.id ?? '',
+        attempt: job.attemptsMade + 1,
+        bundle: async (key) => {
+          const text = await (await worker.client).get(BUNDLE_PREFIX + key);
+          return text === null ? null : Buffer.from(text, 'base64');
+        },
+      };
+      try {
+        return await handle(job.data, context);
+      } catch (error) {
+        if (error instanceof JobRefused) throw new UnrecoverableError(error.message);
+        throw error;
+      }
+    },
+    {
+      connection: connection(address),
+      concurrency: settings.concurrency,
+      lockDuration: settings.lockDurationMs,
+      stalledInterval: settings.stalledIntervalMs,
+      maxStalledCount: settings.maxStalledCount,
+    },
+  );
+  worker.on('error', onError);
+  worker.on('closed', () => stop());
+  return {
+    stopped,
+    close: async () => {
+      await closeWithin(worker, 10_000);
+      stop();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// The coordinator's executor: case-trials run on workers through the queue. The version is
+// published once per run as a git bundle in Redis; each case-trial is one job; the results come
+// back as trace events and an outcome, which the caller grades and records as if they had run
+// here. The coordinator alone writes the store, the traces and git.
+import path from 'node:path';
+import { loadBlueprint } from '../blueprint/load.ts';
+import type { CaseOutcome, Runtime, TraceSink } from '../blueprint/runtimes/runtime.ts';
+import type { Case } from '../domain/case.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { InfraError, type Role, type Usage } from '../domain/model-port.ts';
+import { bundleSnapshot } from '../git/snapshot.ts';
+import type { CaseTrialExecutor, VersionToRun } from '../pipeline/case-trial-executor.ts';
+import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type CoordinatorSettings } from './bullmq.ts';
+import { caseTrialJobId, caseTrialResultSchema, JOB_SCHEMA, type CaseTrialJob, type Snapshot } from './job.ts';
+import type { QueueAddress } from './url.ts';
+
+/** Case-trials in flight through the queue at once: enough to keep many workers busy. */
+export const QUEUE_IN_FLIGHT = 256;
+/** Bundles above this size are refused: Redis holds them in memory. */
+export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
+const BUNDLE_TTL_SECONDS = 7 * 24 * 3600;
+
+export const defaultCoordinatorSettings: CoordinatorSettings = {
+  lostAfterMs: 10_000,
+  idleLimitMs: 10 * 60_000,
+  attempts: 3,
+  keepResultsSeconds: 24 * 3600,
+};
+
+export interface QueueExecutorDeps {
+  /** Model calls the workers made for the agent role, charged in the coordinator's cost ledger. */
+  readonly ledger: (role: Role, model: string, usage: Usage) => void;
+}
+
+/** The queue errors a command reports: an infrastructure failure, never an agent's. */
+function commandError(error: unknown): unknown {
+  if (error instanceof QueueUnreachable) return new AgentdevelError('QUEUE_UNAVAILABLE', error.message, { cause: error });
+  if (error instanceof NoWorkerAnswered) return new AgentdevelError('QUEUE_NO_WORKERS', `${error.message}: are workers running on this queue?`, { cause: error });
+  return error;
+}
+
+/**
+ * Connects to the queue at the first version it starts (a command that runs nothing, or reuses
+ * every run, never connects). An unreachable Redis is QUEUE_UNAVAILABLE, before anything is recorded.
+ */
+export function queueExecutor(address: QueueAddress, settings: CoordinatorSettings, deps: QueueExecutorDeps): CaseTrialExecutor {
+  let opening: Promise<CaseTrialQueue> | null = null;
+  const queue = async (): Promise<CaseTrialQueue> => {
+    opening ??= openCaseTrialQueue(address, settings);
+    try {
+      return await opening;
+    } catch (error) {
+      opening = null;
+      throw commandError(error);
+    }
+  };
+
+  async function start(version: VersionToRun) {
+    const { config } = version;
+    // Bad input is the coordinator's to report (exit 2), before any job is sent.
+    await loadBlueprint(version.dir, config.blueprint, version.buildDir);
+    const bundle = await bundleSnapshot(version.dir, [`blueprints/${config.blueprint}`, `rubrics/${config.task}`], path.join(version.buildDir, 'snapshots'));
+    if (bundle.bytes.length > MAX_BUNDLE_BYTES) {
+      const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+      throw new AgentdevelError('QUEUE_BUNDLE_TOO_LARGE', `blueprints/${config.blueprint} and rubrics/${config.task} make a bundle of ${mb(bundle.bytes.length)}, above the limit of ${mb(MAX_BUNDLE_BYTES)}`);
+    }
+    const connected = await queue();
+    try {
+      await connected.putBundle(bundle.tree, bundle.bytes, BUNDLE_TTL_SECONDS);
+    } catch (error) {
+      throw commandError(error);
+    }
+    const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit };
+    const runtime: Runtime = {
+      runCase: (testCase, trial, sink) =>
+        runOnWorker(connected, deps, sink, {
+          schema: JOB_SCHEMA,
+          snapshot,
+          blueprint: config.blueprint,
+          task: config.task,
+          testCase: testCase as Case,
+          trial,
+          agentModel: config.models.agent,
+          callTimeoutMs: config.sandbox.timeoutMs,
+          memoryMb: config.sandbox.memoryMb,
+          passEnv: [...config.command.passEnv],
+        }),
+      close: async () => undefined,
+    };
+    return { runtime, concurrency: QUEUE_IN_FLIGHT };
+  }
+
+  return {
+    start,
+    close: async () => {
+      const connected = opening ? await opening.then((q) => q, () => null) : null;
+      await connected?.close();
+    },
+  };
+}
+
+async function runOnWorker(queue: CaseTrialQueue, deps: QueueExecutorDeps, sink: TraceSink, job: CaseTrialJob): Promise<CaseOutcome> {
+  let answer: unknown;
+  try {
+    answer = await queue.submit(caseTrialJobId(job), job);
+  } catch (error) {
+    // A job BullMQ gave up on (a worker crashed on it, its checkout failed, its stalls ran out)
+    // is an infrastructure error of this case-trial, never a fail.
+    if (error instanceof JobGaveUp) throw new InfraError('agent', `on the workers: ${error.message}`);
+    throw commandError(error);
+  }
+  const result = caseTrialResultSchema.safeParse(answer);
+  if (!result.success) throw new InfraError('agent', 'a worker sent back something that is not a case-trial result (another agentdevel version?)');
+  for (const call of result.data.usage) deps.ledger(call.role, call.model, call.usage);
+  for (const event of result.data.events) sink.emit(event);
+  if (result.data.kind === 'infra_error') throw new InfraError('agent', result.data.message);
+  return { output: result.data.output, observation: result.data.observation as CaseOutcome['observation'] };
+}
