@@ -59,6 +59,9 @@ export const processIo = (): Io => ({
   clock: systemClock,
 });
 
+/** The commands that run case-trials, and so may send them to a queue. */
+const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'calibrate', 'evaluate-test']);
+
 const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' } as const;
 
 export interface CommandContext {
@@ -110,6 +113,8 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
           ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
         })
       : null;
+    // Redis unreachable is reported at once (exit 3), not after a reused baseline and a synthesis.
+    if (executor && lockFor !== null && RUNS_CASE_TRIALS.has(lockFor)) await executor.ready();
     return {
       workspace,
       output,

@@ -25,6 +25,8 @@ export interface CaseTrials {
  * runtime: scoring, the critic, the store, the traces and git stay with the caller either way.
  */
 export interface CaseTrialExecutor {
+  /** Resolves once case-trials can be sent (the queue is reachable), so a command fails before it records anything. */
+  ready(): Promise<void>;
   start(version: VersionToRun): Promise<CaseTrials>;
   close(): Promise<void>;
 }
@@ -32,6 +34,7 @@ export interface CaseTrialExecutor {
 /** Case-trials in this process, `config.concurrency` at a time. */
 export function localExecutor(deps: { readonly model: ModelPort; readonly parentEnv: Readonly<Record<string, string | undefined>> }): CaseTrialExecutor {
   return {
+    ready: async () => undefined,
     start: async ({ dir, task, config, buildDir }) => {
       const blueprint = await loadBlueprint(dir, config.blueprint, buildDir);
       const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir, dir) : null;

@@ -43,7 +43,12 @@ export class JobRefused extends Error {
   }
 }
 
-function connection(address: QueueAddress): ConnectionOptions {
+/** Once a side of the queue is closing, its connections stop reconnecting, so nothing lingers. */
+interface Lifetime {
+  closing: boolean;
+}
+
+function connection(address: QueueAddress, lifetime: Lifetime): ConnectionOptions {
   return {
     host: address.host,
     port: address.port,
@@ -54,7 +59,7 @@ function connection(address: QueueAddress): ConnectionOptions {
     connectTimeout: 5000,
     // Reconnect quickly and keep trying: a worker outlives a Redis restart; a coordinator's
     // own watchdog decides when a loss has lasted too long.
-    retryStrategy: (times: number) => Math.min(200 * times, 2000),
+    retryStrategy: (times: number) => (lifetime.closing ? null : Math.min(200 * times, 2000)),
   };
 }
 
@@ -66,11 +71,18 @@ function within<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Pro
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function ping(client: Promise<RedisClient>, address: QueueAddress, ms: number): Promise<void> {
+/** Remembers the last connection error of a BullMQ object, to say why Redis did not answer. */
+function lastErrorOf(emitter: { on(event: 'error', listener: (error: Error) => void): unknown }): () => string | null {
+  let last: string | null = null;
+  emitter.on('error', (error) => (last = error.message));
+  return () => last;
+}
+
+async function ping(client: Promise<RedisClient>, address: QueueAddress, ms: number, why: () => string | null): Promise<void> {
   await within(
     client.then((c) => c.runCommand('ping', [])),
     ms,
-    () => new QueueUnreachable(address.shown, `did not answer within ${Math.round(ms / 1000)} s`),
+    () => new QueueUnreachable(address.shown, `did not answer within ${Math.round(ms / 1000)} s${why() ? ` (${why()})` : ''}`),
   ).catch((error: unknown) => {
     if (error instanceof QueueUnreachable) throw error;
     throw new QueueUnreachable(address.shown, `cannot be reached: ${error instanceof Error ? error.message : String(error)}`);
@@ -78,12 +90,13 @@ async function ping(client: Promise<RedisClient>, address: QueueAddress, ms: num
 }
 
 /** Closes a BullMQ object within a bound; past it (Redis gone), drops its connections. */
-async function closeWithin(closable: { close(): Promise<void>; disconnect?: () => Promise<void> }, ms: number): Promise<void> {
+async function closeWithin(closable: { close(): Promise<void>; disconnect?: () => Promise<void> }, lifetime: Lifetime, ms: number): Promise<void> {
+  lifetime.closing = true;
   try {
     await within(closable.close(), ms, () => new Error('close timed out'));
   } catch {
-    // Closing is best effort once Redis is gone: the connections are dropped below either way.
-    await closable.disconnect?.().catch(() => undefined);
+    // Closing is best effort once Redis is gone: its connections no longer reconnect (above), and are dropped here.
+    await within(closable.disconnect?.() ?? Promise.resolve(), ms, () => new Error('disconnect timed out')).catch(() => undefined);
   }
 }
 
@@ -109,18 +122,19 @@ export interface CaseTrialQueue {
 }
 
 export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings): Promise<CaseTrialQueue> {
-  const queue = new Queue(QUEUE_NAME, { connection: connection(address) });
-  const events = new QueueEvents(QUEUE_NAME, { connection: connection(address) });
+  const lifetime: Lifetime = { closing: false };
+  const queue = new Queue(QUEUE_NAME, { connection: connection(address, lifetime) });
+  const events = new QueueEvents(QUEUE_NAME, { connection: connection(address, lifetime) });
   // Connection errors are seen by the watchdog below; unhandled 'error' events would crash the process.
-  queue.on('error', () => undefined);
+  const queueError = lastErrorOf(queue);
   events.on('error', () => undefined);
   queue.setMaxListeners(0);
   events.setMaxListeners(0);
   try {
-    await ping(queue.client, address, 5000);
+    await ping(queue.client, address, 5000, queueError);
     await within(events.waitUntilReady(), 5000, () => new QueueUnreachable(address.shown, 'did not answer within 5 s'));
   } catch (error) {
-    await Promise.all([queue.disconnect(), events.disconnect()]).catch(() => undefined);
+    await Promise.all([closeWithin(events, lifetime, 1000), closeWithin(queue, lifetime, 1000)]);
     throw error;
   }
 
@@ -191,7 +205,7 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
     workerCount: () => queue.getWorkersCount(),
     close: async () => {
       clearInterval(watchdog);
-      await Promise.all([closeWithin(events, 2000), closeWithin(queue, 2000)]);
+      await Promise.all([closeWithin(events, lifetime, 2000), closeWithin(queue, lifetime, 2000)]);
     },
   };
 }
@@ -227,13 +241,15 @@ export async function startCaseTrialWorker(
   onError: (error: Error) => void,
 ): Promise<CaseTrialWorker> {
   // A probe first, so an unreachable Redis is one clear error at start, not a worker retrying forever.
-  const probe = new Queue(QUEUE_NAME, { connection: connection(address) });
-  probe.on('error', () => undefined);
+  const probeLifetime: Lifetime = { closing: false };
+  const probe = new Queue(QUEUE_NAME, { connection: connection(address, probeLifetime) });
+  const probeError = lastErrorOf(probe);
   try {
-    await ping(probe.client, address, 5000);
+    await ping(probe.client, address, 5000, probeError);
   } finally {
-    await closeWithin(probe, 2000);
+    await closeWithin(probe, probeLifetime, 2000);
   }
+  const lifetime: Lifetime = { closing: false };
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const worker: Worker = new Worker(
@@ -255,7 +271,7 @@ export async function startCaseTrialWorker(
       }
     },
     {
-      connection: connection(address),
+      connection: connection(address, lifetime),
       concurrency: settings.concurrency,
       lockDuration: settings.lockDurationMs,
       stalledInterval: settings.stalledIntervalMs,
@@ -267,7 +283,7 @@ export async function startCaseTrialWorker(
   return {
     stopped,
     close: async () => {
-      await closeWithin(worker, 10_000);
+      await closeWithin(worker, lifetime, 10_000);
       stop();
     },
   };

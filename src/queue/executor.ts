@@ -91,6 +91,9 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
   }
 
   return {
+    ready: async () => {
+      await queue();
+    },
     start,
     close: async () => {
       const connected = opening ? await opening.then((q) => q, () => null) : null;
