@@ -1,0 +1,230 @@
+// Case-trials on BullMQ workers over a real Redis: a real redis-server on 127.0.0.1 (with a
+// password, so every output is checked for it), real `agentdevel worker` processes, the real CLI.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CaseRecord } from '../../src/domain/record.ts';
+import type { TraceEvent } from '../../src/domain/trace.ts';
+import { readTrace } from '../../src/stages/run/trace-file.ts';
+import { Store } from '../../src/store/store.ts';
+import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir, type CliResult } from '../helpers/workspace.ts';
+
+const PASSWORD = 'queue-pw-7f3a9c21e5';
+const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');
+const clock = { now: () => new Date() };
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves when `child` has exited, or after `ms` (then it is killed): every wait has a bound. */
+function stopped(child: ChildProcess, ms: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+let scratch: string;
+let port: number;
+let redis: ChildProcess | null = null;
+const workers: Array<{ child: ChildProcess; log: () => string }> = [];
+const outputs: string[] = [];
+
+async function startRedis(): Promise<void> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', scratch, '--requirepass', PASSWORD], { stdio: 'ignore' });
+  redis = child;
+  await until(() => spawnSync('redis-cli', ['-p', String(port), '-a', PASSWORD, '--no-auth-warning', 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG', 10_000, 'redis-server');
+}
+
+function redisCli(...args: string[]): string {
+  return spawnSync('redis-cli', ['-p', String(port), '-a', PASSWORD, '--no-auth-warning', ...args], { encoding: 'utf8' }).stdout.trim();
+}
+
+const completedJobs = () => Number(redisCli('ZCARD', 'bull:agentdevel-case-trials:completed'));
+
+const queueUrl = () => `redis://:${PASSWORD}@127.0.0.1:${port}`;
+
+function startWorker(): { child: ChildProcess; log: () => string } {
+  // Short locks, so a killed worker's jobs are taken over within seconds.
+  const child = spawn(process.execPath, [bin, 'worker', '--queue', queueUrl(), '--concurrency', '4', '--cache', path.join(scratch, `cache-${workers.length}`), '--lock-duration', '2000', '--stalled-interval', '1000'], {
+    env: { ...process.env, CI: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  const worker = { child, log: () => log };
+  workers.push(worker);
+  return worker;
+}
+
+async function agentdevel(args: readonly string[]): Promise<CliResult> {
+  const result = await cliAsync(args, { env: { ANTHROPIC_API_KEY: '' } });
+  outputs.push(result.stdout, result.stderr);
+  return result;
+}
+
+function runRecords(dir: string, runId: string): CaseRecord[] {
+  const store = Store.open(dir, clock);
+  try {
+    return store.records(runId);
+  } finally {
+    store.close();
+  }
+}
+
+function runStatus(dir: string, runId: string): string | undefined {
+  const store = Store.open(dir, clock);
+  try {
+    return store.run(runId)?.status;
+  } finally {
+    store.close();
+  }
+}
+
+/** pass/fail (or infra_error) per case-trial. */
+function verdicts(records: readonly CaseRecord[]): Record<string, string> {
+  return Object.fromEntries(records.map((r) => [`${r.caseId}#${r.trial}`, r.status === 'ok' ? String(r.pass) : r.status]));
+}
+
+/** A trace without what differs between two runs of the same version: timings. */
+function withoutTimings(trace: readonly TraceEvent[]): unknown[] {
+  return trace.map((event) => JSON.parse(JSON.stringify(event, (key, value: unknown) => (/latency|ms$|At$/i.test(key) ? undefined : value))) as unknown);
+}
+
+async function traceOf(dir: string, record: CaseRecord): Promise<unknown[]> {
+  const trace = await readTrace(path.join(dir, 'traces', record.traceRef));
+  expect(trace, `trace of ${record.caseId}#${record.trial}`).not.toBeNull();
+  return withoutTimings(trace ?? []);
+}
+
+let local: { dir: string; runId: string; records: CaseRecord[] };
+
+beforeAll(async () => {
+  scratch = tempDir('agentdevel-queue-');
+  port = await freePort();
+  await startRedis();
+  startWorker();
+  startWorker();
+  // The local baseline: three trials, so the queue runs below compare case-trial by case-trial.
+  const dir = await exampleWorkspace();
+  const result = await agentdevel(['run', '-C', dir, '--trials', '3', '--json']);
+  expect(result.code, result.stderr).toBe(0);
+  const runId = (JSON.parse(result.stdout) as { runId: string }).runId;
+  local = { dir, runId, records: runRecords(dir, runId) };
+}, 120_000);
+
+afterAll(async () => {
+  for (const worker of workers) worker.child.kill('SIGTERM');
+  await Promise.all(workers.map((w) => stopped(w.child, 5000)));
+  redis?.kill('SIGTERM');
+  if (redis) await stopped(redis, 5000);
+  if (scratch) removeDir(scratch);
+});
+
+describe('run --queue', () => {
+  it('records the same pass/fail per case-trial and the same trace events as a local run', async () => {
+    const dir = await exampleWorkspace();
+    const result = await agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const { runId, simulated } = JSON.parse(result.stdout) as { runId: string; simulated: boolean };
+    expect(simulated).toBe(true);
+    const records = runRecords(dir, runId);
+    const localTrial0 = local.records.filter((r) => r.trial === 0);
+    expect(records).toHaveLength(localTrial0.length);
+    expect(verdicts(records)).toEqual(verdicts(localTrial0));
+    const byKey = new Map(localTrial0.map((r) => [`${r.caseId}#${r.trial}`, r]));
+    for (const record of records) {
+      const twin = byKey.get(`${record.caseId}#${record.trial}`) as CaseRecord;
+      expect(record.output).toEqual(twin.output);
+      expect(record.scorer).toEqual(twin.scorer);
+      expect(await traceOf(dir, record)).toEqual(await traceOf(local.dir, twin));
+    }
+    // The coordinator alone writes: the workers' checkouts hold no traces and no store.
+    expect(spawnSync('find', [scratch, '-name', 'state.db', '-o', '-name', '*.jsonl', '-path', '*traces*'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+  });
+
+  it('survives kill -9 of one of two workers mid-run: every case-trial recorded once, none failed by the kill', async () => {
+    const dir = await exampleWorkspace();
+    const before = completedJobs();
+    const running = agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--trials', '3', '--json']);
+    // Kill a worker while it holds jobs.
+    await until(() => Number(redisCli('LLEN', 'bull:agentdevel-case-trials:active')) >= 4 && completedJobs() > before + 30, 60_000, 'jobs in flight');
+    const victim = workers[1] as (typeof workers)[number];
+    victim.child.kill('SIGKILL');
+    const result = await running;
+    expect(result.code, result.stderr).toBe(0);
+    const { runId, infraErrors } = JSON.parse(result.stdout) as { runId: string; infraErrors: number };
+    expect(infraErrors).toBe(0);
+    const records = runRecords(dir, runId);
+    expect(records).toHaveLength(local.records.length);
+    expect(new Set(records.map((r) => `${r.caseId}#${r.trial}`)).size).toBe(records.length);
+    expect(verdicts(records)).toEqual(verdicts(local.records));
+    // BullMQ's stalled-job handling did the work: some job lost its worker and was finished by the other.
+    const jobKeys = redisCli('--scan', '--pattern', 'bull:agentdevel-case-trials:*').split('\n').filter((k) => /:[0-9a-f]{64}$/.test(k));
+    const stalled = jobKeys.filter((key) => Number(redisCli('HGET', key, 'stc') || '0') > 0 || Number(redisCli('HGET', key, 'ats') || '0') > 1);
+    expect(stalled.length).toBeGreaterThan(0);
+    startWorker();
+  }, 120_000);
+
+  it('exits 3 when Redis stops mid-run, and a rerun once it is back completes without duplicates', async () => {
+    const dir = await exampleWorkspace();
+    const before = completedJobs();
+    const running = agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--trials', '3', '--json']);
+    await until(() => completedJobs() > before + 30, 60_000, 'the run under way');
+    (redis as ChildProcess).kill('SIGKILL');
+    await stopped(redis as ChildProcess, 5000);
+    const broken = await running;
+    expect(broken.code).toBe(3);
+    expect(broken.stderr).toMatch(/QUEUE_UNAVAILABLE: the queue at redis:\/\/:\[redacted\]@127\.0\.0\.1:\d+ was lost/);
+    await startRedis();
+    const rerun = await agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--trials', '3', '--json']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const { runId } = JSON.parse(rerun.stdout) as { runId: string };
+    const records = runRecords(dir, runId);
+    expect(records).toHaveLength(local.records.length);
+    expect(new Set(records.map((r) => `${r.caseId}#${r.trial}`)).size).toBe(records.length);
+    expect(verdicts(records)).toEqual(verdicts(local.records));
+    expect(runStatus(dir, runId)).toBe('complete');
+  }, 120_000);
+
+  it('exits 3 with a clear message when Redis is unreachable at start (a command and a worker)', async () => {
+    const closed = await freePort();
+    const url = `redis://agent:${PASSWORD}@127.0.0.1:${closed}`;
+    const [run, worker] = await Promise.all([agentdevel(['run', '-C', local.dir, '--queue', url, '--trials', '2']), agentdevel(['worker', '--queue', url])]);
+    for (const result of [run, worker]) {
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/error QUEUE_UNAVAILABLE: the queue at redis:\/\/agent:\[redacted\]@127\.0\.0\.1:\d+ did not answer within 5 s \(connect ECONNREFUSED/);
+    }
+  });
+
+  it('never shows the password of the queue URL', () => {
+    const everything = [...outputs, ...workers.map((w) => w.log())].join('\n');
+    expect(everything).toContain('[redacted]');
+    expect(everything).not.toContain(PASSWORD);
+  });
+});
