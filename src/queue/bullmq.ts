@@ -63,6 +63,8 @@ function connection(address: QueueAddress, lifetime: Lifetime): ConnectionOption
   };
 }
 
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 function within<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -178,21 +180,30 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
   }
 
   async function collect(jobId: string, data: unknown): Promise<unknown> {
-    // A job given up earlier (say, by a run that lost its workers) is tried afresh by a new run.
-    const earlier = await Job.fromId(queue, jobId);
-    if (earlier && (await earlier.isFailed())) await earlier.remove();
-    const job = await queue.add('case-trial', data, {
-      jobId,
-      attempts: settings.attempts,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: { age: settings.keepResultsSeconds },
-      removeOnFail: { age: settings.keepResultsSeconds },
-    });
+    const submittedAt = Date.now();
+    const add = () =>
+      queue.add('case-trial', data, {
+        jobId,
+        attempts: settings.attempts,
+        backoff: { type: 'exponential', delay: 1000 },
+        removeOnComplete: { age: settings.keepResultsSeconds },
+        removeOnFail: { age: settings.keepResultsSeconds },
+      });
     try {
-      return await job.waitUntilFinished(events);
+      // A job of this id that already finished (a run before a crash) answers at once: its result is collected, not run again.
+      return await (await add()).waitUntilFinished(events);
     } catch (error) {
       if (failure) throw failure;
-      throw new JobGaveUp(error instanceof Error ? error.message : String(error));
+      // A job given up by an earlier run (say, one that lost its workers) is tried afresh, once.
+      const earlier = await Job.fromId(queue, jobId);
+      if (!earlier || earlier.timestamp >= submittedAt) throw new JobGaveUp(reasonOf(error));
+      await earlier.remove();
+      try {
+        return await (await add()).waitUntilFinished(events);
+      } catch (again) {
+        if (failure) throw failure;
+        throw new JobGaveUp(reasonOf(again));
+      }
     }
   }
 
