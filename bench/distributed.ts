@@ -8,7 +8,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -122,7 +122,9 @@ try {
   for (let i = 0; i < 100 && cli('ping') !== 'PONG'; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
 
   const origin = workspace();
-  console.log(`distributed: ${CASES} case-trials of a command agent sleeping ${SLEEP_MS} ms; ${cpus().length} cores; wall time of \`agentdevel run\``);
+  // Figures from a machine shared with other work are noisy: the load average says how shared it was.
+  const load = () => loadavg()[0]?.toFixed(1) ?? '?';
+  console.log(`distributed: ${CASES} case-trials of a command agent sleeping ${SLEEP_MS} ms; ${cpus().length} cores, load average ${load()}; wall time of \`agentdevel run\``);
   const local = timedRun(freshClone(origin), []);
   console.log(`| setup | wall time | speed-up |\n| --- | --- | --- |\n| local, concurrency ${CONCURRENCY} | ${local.toFixed(1)} s | 1.0× |`);
   for (const count of WORKER_COUNTS) {
@@ -133,6 +135,7 @@ try {
     console.log(`| ${count} worker${count === 1 ? '' : 's'} × concurrency ${CONCURRENCY} | ${seconds.toFixed(1)} s | ${(local / seconds).toFixed(1)}× |`);
     await Promise.all(workers.map(stop));
   }
+  console.log(`load average at the end: ${load()}`);
 } finally {
   await Promise.all(children.map(stop));
   rmSync(scratch, { recursive: true, force: true });
