@@ -10,9 +10,10 @@ import { AgentdevelError } from '../domain/errors.ts';
 import { MOCK_MODEL } from '../domain/models.ts';
 import type { ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
-import type { CaseRecord } from '../domain/record.ts';
+import { passRateOf, runCounts, type CaseSummary, type RunCounts } from '../domain/case-summary.ts';
 import type { Redactor } from '../process/environment.ts';
-import { runCases } from '../stages/run/run.ts';
+import { runCases, type RunTally } from '../stages/run/run.ts';
+import { openRunTraces } from '../stages/run/trace-file.ts';
 import type { RunPurpose } from '../store/store.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import { folderFingerprint } from './fingerprint.ts';
@@ -42,7 +43,12 @@ export interface RunRequest {
 
 export interface RunResult {
   readonly runId: string;
-  readonly records: CaseRecord[];
+  /**
+   * Per-case pass counts, in the split's order (case id order when reused). The records and
+   * traces stay in the store and traces/: read them by run id (store.eachRecord, readTrace).
+   */
+  readonly cases: ReadonlyMap<string, CaseSummary>;
+  readonly counts: RunCounts;
   readonly reused: boolean;
   readonly simulated: boolean;
   /** Content fingerprints of the task and the blueprint version (the scope of the flaky history). */
@@ -142,25 +148,20 @@ export function openVersion(context: RunContext, source: VersionSource): Version
 
     const cached = store.findCompleteRun(cacheKey);
     if (cached) {
-      const records = store.records(cached.id);
-      const graded = records.filter((r) => r.pass !== null);
-      reporter.emit({
-        type: 'run.finished',
-        runId: cached.id,
-        label: request.label,
-        passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
-        reused: true,
-      });
-      return { runId: cached.id, records, reused: true, simulated: cached.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+      const summaries = store.caseSummaries(cached.id);
+      const counts = runCounts(summaries.values());
+      reporter.emit({ type: 'run.finished', runId: cached.id, label: request.label, passRate: passRateOf(counts), reused: true, counts });
+      return { runId: cached.id, cases: summaries, counts, reused: true, simulated: cached.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
     const runId = newRunId(context.clock);
     const agent = await runtime(task);
     store.createRun(runId, { ...identity, cacheKey }, request.purpose);
-    let records: CaseRecord[];
+    const traces = openRunTraces(workspace.tracesRoot, runId);
+    let tally: RunTally;
     context.usageScope.runId = runId;
     try {
-      records = await runCases(
+      tally = await runCases(
         {
           runId,
           label: request.label,
@@ -168,28 +169,29 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           trials: request.trials,
           ...(request.firstTrial === undefined ? {} : { firstTrial: request.firstTrial }),
           concurrency: config.concurrency,
-          tracesRoot: workspace.tracesRoot,
           rubric: task.rubric,
           scorers: task.manifest.scorers,
           taskRoot: task.root,
           criticModel: config.models.critic,
           growTaxonomy: request.split !== 'test',
         },
-        { runtime: agent, model: context.model, store, reporter, redact: context.redact },
+        { runtime: agent, model: context.model, store, traces, reporter, redact: context.redact },
       );
+      await traces.close();
     } catch (error) {
+      await traces.abandon();
       store.finishRun(runId, 'failed');
       throw error;
     } finally {
       context.usageScope.runId = null;
     }
-    const infraErrors = records.filter((r) => r.status === 'infra_error');
+    const { counts } = tally;
     // A run with infrastructure errors is kept for this decision but never reused.
-    store.finishRun(runId, infraErrors.length === 0 ? 'complete' : 'failed');
-    if (records.length > 0 && infraErrors.length === records.length) {
-      throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${infraErrors[0]?.error ?? ''}`);
+    store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
+    if (counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
+      throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
-    return { runId, records, reused: false, simulated: identity.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   return {

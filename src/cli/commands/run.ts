@@ -1,3 +1,4 @@
+import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runVersion, withCheckout, type RunResult } from '../../pipeline/execute-run.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
@@ -31,14 +32,12 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
       const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
       result = await runVersion(command.run, { ...request, source: { commit: dirty ? `${head}+dirty` : head, dir: workspace.root }, label: 'working tree' });
     }
-    const graded = result.records.filter((r) => r.pass !== null);
-    const passed = graded.filter((r) => r.pass).length;
-    const infraErrors = result.records.length - graded.length;
-    const passRate = graded.length === 0 ? 0 : passed / graded.length;
+    const { passed, graded, infraErrors } = result.counts;
+    const passRate = passRateOf(result.counts);
     if (command.output.json) {
-      command.output.result({ runId: result.runId, split, trials: request.trials, passRate, passed, graded: graded.length, infraErrors, reused: result.reused, simulated: result.simulated });
+      command.output.result({ runId: result.runId, split, trials: request.trials, passRate, passed, graded, infraErrors, reused: result.reused, simulated: result.simulated });
     } else {
-      command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded.length} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
+      command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
       if (result.simulated) command.output.line(simulationNote);
     }
     return 0;

@@ -16,7 +16,8 @@ import { RECORD_SCHEMA_DOC } from './record-schema.ts';
 const builtinScriptFile = fileURLToPath(new URL('./builtin-diagnosis.mjs', import.meta.url));
 
 export interface DiagnoseInput {
-  readonly records: readonly CaseRecord[];
+  /** The run whose records are diagnosed (read from the store, never all held at once). */
+  readonly runId: string;
   readonly tracesRoot: string;
   /** A fresh folder for this iteration's inputs, script and report. */
   readonly workDir: string;
@@ -27,9 +28,15 @@ export interface DiagnoseInput {
   readonly maxRepairs: number;
 }
 
+/** A run's records in case and trial order, one at a time (the store). */
+export interface RecordSource {
+  eachRecord(runId: string): Iterable<CaseRecord>;
+}
+
 export interface DiagnoseDeps {
   readonly model: ModelPort;
   readonly reporter: Reporter;
+  readonly records: RecordSource;
 }
 
 export interface DiagnoseResult extends DiagnosisEvidence {
@@ -52,13 +59,12 @@ async function builtinScript(): Promise<string> {
  */
 export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promise<DiagnoseResult> {
   await rm(input.workDir, { recursive: true, force: true });
-  // One order for the same records however they were produced (fresh run or reused), so the
-  // script's input and the model's prompt are the same every time.
-  const records = [...input.records].sort((a, b) => (a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : a.trial - b.trial));
+  // One order for the same records however they were produced (fresh run or reused): the
+  // store's, by case id and trial. So the script's input and the model's prompt are the same every time.
   const recordsFile = path.join(input.workDir, 'input', 'records.jsonl');
   const unreadable: string[] = [];
-  await writeRecordsFile(recordsFile, records, input.tracesRoot, unreadable);
-  const sample = await sampleRecords(records, input.tracesRoot, []);
+  const picked = await writeRecordsFile(recordsFile, deps.records.eachRecord(input.runId), input.tracesRoot, unreadable);
+  const sample = await sampleRecords(picked, input.tracesRoot);
   if (unreadable.length > 0) {
     deps.reporter.emit({
       type: 'warning',
@@ -134,29 +140,38 @@ async function execute(
   return { ok: true, report: checked.data };
 }
 
-/** Records with their traces inline, streamed to disk one line at a time. */
-async function writeRecordsFile(file: string, records: readonly CaseRecord[], tracesRoot: string, unreadable: string[]): Promise<void> {
+/** Records the diagnostician's prompt shows: the first failing and the first passing ones. */
+const SAMPLE = { failing: 6, passing: 2 } as const;
+
+/**
+ * Records with their traces inline, streamed to disk one line at a time. Returns the sample
+ * for the prompt, picked on the way (a run is read once, and never held whole).
+ */
+async function writeRecordsFile(file: string, records: Iterable<CaseRecord>, tracesRoot: string, unreadable: string[]): Promise<CaseRecord[]> {
   await mkdir(path.dirname(file), { recursive: true });
   const stream = createWriteStream(file);
+  const failing: CaseRecord[] = [];
+  const passing: CaseRecord[] = [];
   for (const record of records) {
-    const trace = await readTraceOrNote(path.join(tracesRoot, record.traceRef), unreadable);
+    if (record.pass === false && failing.length < SAMPLE.failing) failing.push(record);
+    if (record.pass === true && passing.length < SAMPLE.passing) passing.push(record);
+    const trace = await readTraceOrNote(tracesRoot, record.traceRef, unreadable);
     const line = `${JSON.stringify({ ...record, trace })}\n`;
     if (!stream.write(line)) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
   }
   await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  return [...failing, ...passing];
 }
 
 /**
- * A few failing and passing records (traces cut short) for the diagnostician's prompt. Run ids
+ * The sampled records (traces cut short) for the diagnostician's prompt. Run ids, trace refs
  * and latencies are left out: they differ between runs of the same version, and the prompt
  * must not (it is the cassette key when calls are recorded for replay).
  */
-async function sampleRecords(records: readonly CaseRecord[], tracesRoot: string, unreadable: string[]): Promise<unknown[]> {
-  const failing = records.filter((r) => r.pass === false).slice(0, 6);
-  const passing = records.filter((r) => r.pass === true).slice(0, 2);
+async function sampleRecords(records: readonly CaseRecord[], tracesRoot: string): Promise<unknown[]> {
   const sample: unknown[] = [];
-  for (const record of [...failing, ...passing]) {
-    const trace = await readTraceOrNote(path.join(tracesRoot, record.traceRef), unreadable);
+  for (const record of records) {
+    const trace = await readTraceOrNote(tracesRoot, record.traceRef, []);
     const { traceRef: _runSpecific, ...rest } = record;
     const steady = trace.slice(0, 30).map((event) => (event.type === 'llm' ? { ...event, latencyMs: undefined } : event));
     sample.push({ ...rest, trace: steady });
