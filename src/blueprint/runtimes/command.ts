@@ -1,7 +1,8 @@
 import type { Case } from '../../domain/case.ts';
 import { traceEventSchema } from '../../domain/trace.ts';
 import { childEnvironment } from '../../process/environment.ts';
-import { runProcessLines } from '../../process/runner.ts';
+import { InfraError } from '../../domain/model-port.ts';
+import { SpawnerLost, startLineRunner } from '../../process/spawner.ts';
 import type { LoadedBlueprint } from '../load.ts';
 import type { CommandManifest } from '../manifest.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from './runtime.ts';
@@ -16,14 +17,16 @@ export interface CommandOptions {
 
 /**
  * Any executable as an agent: the case (without its grading fields) as JSON on stdin, trace
- * events as JSON lines on stdout, streamed into the trace as they arrive.
+ * events as JSON lines on stdout, streamed into the trace as they arrive. The processes are
+ * started by a small helper process (the spawner), so concurrency runs them side by side.
  */
 export function startCommand(options: CommandOptions): Runtime {
   const [command, ...args] = options.manifest.command;
+  const processes = startLineRunner();
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     let output: unknown = null;
     let lineNumber = 0;
-    const outcome = await runProcessLines(
+    const outcome = await processes.run(
       {
         command: command as string,
         args,
@@ -51,7 +54,11 @@ export function startCommand(options: CommandOptions): Runtime {
         if (event.data.type === 'final') output = event.data.output;
         sink.emit(event.data);
       },
-    );
+    ).catch((error: unknown) => {
+      // The spawner went away: this machine failed the case-trial, not the agent.
+      if (error instanceof SpawnerLost) throw new InfraError('agent', error.message, { cause: error });
+      throw error;
+    });
     if (outcome.spawnError) sink.emit({ type: 'error', kind: 'agent', message: `could not start ${command}: ${outcome.spawnError}` });
     else if (outcome.timedOut) sink.emit({ type: 'error', kind: 'agent', message: `timed out after ${options.manifest.timeoutMs} ms` });
     else if (outcome.exitCode !== 0) {
@@ -60,5 +67,5 @@ export function startCommand(options: CommandOptions): Runtime {
     }
     return { output, observation: null };
   }
-  return { runCase, close: async () => undefined };
+  return { runCase, close: async () => processes.close() };
 }
