@@ -121,6 +121,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
         memoryMb: config.sandbox.memoryMb,
         passEnv: config.command.passEnv,
         parentEnv: context.parentEnv,
+        concurrency: config.concurrency,
       });
     })();
     return started;

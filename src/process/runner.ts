@@ -137,7 +137,9 @@ export function startIpcProcess(request: ProcessRequest, options: { readonly end
     serialization: 'json',
     stdin: 'ignore',
     stdout: 'ignore',
-    buffer: { stderr: true },
+    // The messages are handled as they arrive; execa must not also keep every one of them for
+    // its result (a tool host or the spawner exchanges several per case-trial, for hours).
+    buffer: { stderr: true, ipc: false },
     maxBuffer: { stderr: 256 * 1024 },
   });
   const supervision = supervise(subprocess, request.timeoutMs, options.endsWithParent !== true);

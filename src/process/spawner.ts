@@ -1,5 +1,8 @@
-// Starts short-lived processes (`command` agents, one per case-trial) through a small helper
-// process, the spawner (spawner-entry.mjs), instead of from agentdevel's own large process.
+// Starts short-lived processes (`command` agents, one per case-trial) through small helper
+// processes, the spawners (spawner-entry.mjs), instead of from agentdevel's own large process.
+// Starting a process blocks the thread that starts it until the child has exec'd (a loaded
+// machine makes that several milliseconds), so a run with concurrency uses a few spawners side
+// by side: each one a Node process of about 40 MB, started when the others are all busy.
 // The kill rules are runner.ts's and hold as before: the spawner applies them to each child
 // (own process group, time limit, group kill at exit, output grace), and this side tracks every
 // child it hears of, so the children are killed when agentdevel exits, however it exits.
@@ -57,28 +60,35 @@ type SpawnerMessage =
 interface Helper {
   readonly process: IpcProcess;
   readonly ready: Promise<void>;
+  /** Runs it has in flight. */
+  readonly pending: Map<number, Pending>;
+  /** Runs given to it that wait for it to be ready. */
+  waiting: number;
   dead: string | null;
 }
 
-/** A line runner backed by one spawner, started on first use and again if it is lost. */
-export function startLineRunner(): LineRunner {
-  const pending = new Map<number, Pending>();
+/**
+ * A line runner backed by up to `spawners` spawners, started as they are needed (and again if
+ * one is lost).
+ */
+export function startLineRunner(spawners = 1): LineRunner {
   let nextId = 1;
-  let helper: Helper | null = null;
+  const helpers: Helper[] = [];
 
   const lose = (current: Helper, reason: string) => {
     current.dead = reason;
-    if (helper === current) helper = null;
-    for (const [id, waiting] of pending) {
+    const index = helpers.indexOf(current);
+    if (index >= 0) helpers.splice(index, 1);
+    for (const [id, waiting] of current.pending) {
       // Its children may outlive it: they are stopped here, as the spawner would have.
       if (waiting.group !== null) killGroup(waiting.group);
       waiting.untrack?.();
       waiting.reject(new SpawnerLost(`the process spawner stopped (${reason}) while case-trial process ${id} ran`));
     }
-    pending.clear();
+    current.pending.clear();
   };
 
-  const onMessage = (raw: unknown) => {
+  const onMessage = (pending: Map<number, Pending>, raw: unknown) => {
     const message = raw as SpawnerMessage;
     if (message.type === 'ready') return;
     const waiting = pending.get(message.id);
@@ -127,10 +137,10 @@ export function startLineRunner(): LineRunner {
     const ready = new Promise<void>((resolve) => {
       readyNow = resolve;
     });
-    const current: Helper = { process: child, ready, dead: null };
+    const current: Helper = { process: child, ready, pending: new Map(), waiting: 0, dead: null };
     child.onMessage((message) => {
       if ((message as SpawnerMessage).type === 'ready') readyNow();
-      onMessage(message);
+      onMessage(current.pending, message);
     });
     void child.exited.then((outcome) => {
       lose(current, outcome.spawnError ?? `exit ${outcome.signal ?? outcome.exitCode}${outcome.stderr.trim() ? `: ${outcome.stderr.trim().split('\n').at(-1)}` : ''}`);
@@ -139,8 +149,18 @@ export function startLineRunner(): LineRunner {
     return current;
   };
 
-  const running = async (): Promise<Helper> => {
-    const current = (helper ??= start());
+  /** The least busy spawner; a new one when every one is busy and there is room for another. */
+  const pick = (): Helper => {
+    const load = (h: Helper) => h.pending.size + h.waiting;
+    const idlest = helpers.reduce<Helper | null>((best, h) => (best === null || load(h) < load(best) ? h : best), null);
+    if (idlest && (load(idlest) === 0 || helpers.length >= spawners)) return idlest;
+    const fresh = start();
+    helpers.push(fresh);
+    return fresh;
+  };
+
+  /** Waits, with a bound, until a spawner is ready. */
+  const ready = async (current: Helper): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;
     const started = await Promise.race([
       current.ready.then(() => true),
@@ -154,15 +174,22 @@ export function startLineRunner(): LineRunner {
       throw new SpawnerLost(`the process spawner did not start within ${START_TIMEOUT_MS} ms`);
     }
     if (current.dead) throw new SpawnerLost(`the process spawner could not start: ${current.dead}`);
-    return current;
   };
 
   return {
     async run(request, onLine) {
-      const current = await running();
+      const current = pick();
+      // The run counts against its spawner from now on, so runs started together spread out.
+      current.waiting += 1;
+      try {
+        await ready(current);
+      } finally {
+        current.waiting -= 1;
+      }
+      if (current.dead) throw new SpawnerLost(`the process spawner stopped: ${current.dead}`);
       const id = nextId++;
       const outcome = new Promise<ProcessOutcome>((resolve, reject) => {
-        pending.set(id, { onLine, resolve, reject, group: null, untrack: null, handlerError: null });
+        current.pending.set(id, { onLine, resolve, reject, group: null, untrack: null, handlerError: null });
       });
       current.process
         .send({
@@ -183,8 +210,7 @@ export function startLineRunner(): LineRunner {
       return outcome;
     },
     close() {
-      helper?.process.kill();
-      helper = null;
+      for (const helper of helpers.splice(0)) helper.process.kill();
     },
   };
 }

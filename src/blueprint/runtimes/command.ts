@@ -13,16 +13,20 @@ export interface CommandOptions {
   /** Names of environment variables the agent may see (from the workspace config, not the blueprint). */
   readonly passEnv: readonly string[];
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  readonly concurrency?: number;
 }
+
+/** Most spawners a run uses: beyond this the machine's cores, not the spawners, are the limit. */
+const MAX_SPAWNERS = 4;
 
 /**
  * Any executable as an agent: the case (without its grading fields) as JSON on stdin, trace
  * events as JSON lines on stdout, streamed into the trace as they arrive. The processes are
- * started by a small helper process (the spawner), so concurrency runs them side by side.
+ * started by small helper processes (spawners), so concurrency runs them side by side.
  */
 export function startCommand(options: CommandOptions): Runtime {
   const [command, ...args] = options.manifest.command;
-  const processes = startLineRunner();
+  const processes = startLineRunner(Math.min(MAX_SPAWNERS, Math.max(1, options.concurrency ?? 1)));
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     let output: unknown = null;
     let lineNumber = 0;
