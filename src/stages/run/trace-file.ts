@@ -43,6 +43,8 @@ export function recordTrace(redact: Redactor): TraceRecorder {
 
 /** A segment grows to about this size before the next one starts. */
 export const SEGMENT_BYTES = 64 * 1024 * 1024;
+/** Blocks are gathered to about this size before they are written (one write per case-trial is the slow part). */
+const WRITE_BYTES = 256 * 1024;
 
 /** The traces of one run, appended one case-trial at a time. */
 export interface RunTraces {
@@ -56,7 +58,7 @@ export interface RunTraces {
 
 export function openRunTraces(tracesRoot: string, runId: string, segmentBytes = SEGMENT_BYTES): RunTraces {
   const dir = path.join(tracesRoot, runId);
-  let segment: { name: string; stream: WriteStream; bytes: number } | null = null;
+  let segment: { name: string; stream: WriteStream; bytes: number; unwritten: string[]; unwrittenBytes: number } | null = null;
   let count = 0;
   const ending: Array<Promise<void>> = [];
   // A write that fails is reported by the next append or by close, not as an unhandled error.
@@ -78,7 +80,14 @@ export function openRunTraces(tracesRoot: string, runId: string, segmentBytes = 
     stream.on('error', (error) => {
       failure ??= error;
     });
-    return { name, stream, bytes: 0 };
+    return { name, stream, bytes: 0, unwritten: [], unwrittenBytes: 0 };
+  };
+  const write = async (open: NonNullable<typeof segment>) => {
+    if (open.unwritten.length === 0) return;
+    const text = open.unwritten.join('');
+    open.unwritten = [];
+    open.unwrittenBytes = 0;
+    if (!open.stream.write(text)) await drained(open.stream);
   };
 
   return {
@@ -87,25 +96,34 @@ export function openRunTraces(tracesRoot: string, runId: string, segmentBytes = 
       const block = `${lines.join('\n')}\n`;
       const length = Buffer.byteLength(block);
       if (segment && segment.bytes > 0 && segment.bytes + length > segmentBytes) {
-        ending.push(end(segment.stream));
+        const full = segment;
         segment = null;
+        await write(full);
+        ending.push(end(full.stream));
       }
       segment ??= start();
       const ref = `${runId}/${segment.name}#${segment.bytes}+${length}`;
       segment.bytes += length;
-      const stream = segment.stream;
-      if (!stream.write(block)) await drained(stream);
+      segment.unwritten.push(block);
+      segment.unwrittenBytes += length;
+      if (segment.unwrittenBytes >= WRITE_BYTES) await write(segment);
       if (failure) throw failure;
       return ref;
     },
     async close() {
-      if (segment) ending.push(end(segment.stream));
+      const last = segment;
       segment = null;
+      if (last) {
+        await write(last);
+        ending.push(end(last.stream));
+      }
       await Promise.all(ending);
     },
     async abandon() {
-      const open = segment?.stream;
+      const last = segment;
       segment = null;
+      if (last && !last.stream.destroyed) last.stream.write(last.unwritten.join(''));
+      const open = last?.stream;
       if (open && !open.destroyed) await new Promise<void>((resolve) => open.once('close', () => resolve()).end());
       // Earlier segments were ended already; their outcome belongs to the failure being reported.
       await Promise.allSettled(ending);
