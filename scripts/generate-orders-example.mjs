@@ -172,13 +172,24 @@ const plan = [
   ['exchange', 3, 1, []],
 ];
 
+const EXPLICIT_YES = {
+  id: 'explicit-yes',
+  text: 'Before returning the items, the agent says what it will return and waits for the customer to say yes.',
+  symptoms: ['missing_required_step'],
+};
+
 const train = [];
 const test = [];
 let variant = 0;
 for (const [kind, trainCount, testCount, args] of plan) {
   for (const [split, count] of [[train, trainCount], [test, testCount]]) {
     for (let k = 0; k < count; k += 1) {
-      split.push(makers[kind](variant++, ...args));
+      const made = makers[kind](variant++, ...args);
+      // One plain status question must never break in a release: the gate's must-pass check.
+      const mustPass = split === train && kind === 'status_ok' && args.length === 0 && k === 0;
+      // Two returns carry a requirement of their own that no scorer checks: the critic judges it.
+      const ownRequirement = split === train && kind === 'return_ok' && args.length === 0 && k < 2;
+      split.push(mustPass ? { ...made, tags: ['must-pass'] } : ownRequirement ? { ...made, requirements: [EXPLICIT_YES] } : made);
     }
   }
 }

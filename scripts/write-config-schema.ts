@@ -1,7 +1,10 @@
-// Regenerates agentdevel.config.schema.json from the zod schema (a test fails when it is stale).
+// Regenerates the JSON Schemas (agentdevel.config.schema.json, blueprint.schema.json,
+// task.schema.json) from the zod schemas; a test fails when a committed one is stale.
 // Run: npx tsx scripts/write-config-schema.ts
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { configJsonSchema } from '../src/config/json-schema.ts';
+import { shippedJsonSchemas } from '../src/config/json-schema.ts';
 
-writeFileSync(fileURLToPath(new URL('../agentdevel.config.schema.json', import.meta.url)), configJsonSchema());
+for (const [file, content] of Object.entries(shippedJsonSchemas())) {
+  writeFileSync(fileURLToPath(new URL(`../${file}`, import.meta.url)), content);
+}

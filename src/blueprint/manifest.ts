@@ -9,6 +9,7 @@ const relativeFile = z
 
 const toolLoop = z
   .object({
+    $schema: z.string().optional(),
     runtime: z.literal('tool-loop'),
     description: z.string().optional(),
     prompt: relativeFile.default('system.hbs').describe('Handlebars template of the system prompt.'),
@@ -21,6 +22,7 @@ const toolLoop = z
 
 const command = z
   .object({
+    $schema: z.string().optional(),
     runtime: z.literal('command'),
     description: z.string().optional(),
     command: z.array(z.string().min(1)).min(1).describe('Executable and arguments, run in the blueprint folder.'),

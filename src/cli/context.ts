@@ -3,6 +3,7 @@ import type { Reporter } from '../domain/progress.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { claudeEngines } from '../engine/claude.ts';
 import { createModelPort } from '../engine/index.ts';
+import { currentRoleFacts } from '../engine/runtime-facts.ts';
 import type { RunContext, UsageScope } from '../pipeline/execute-run.ts';
 import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
 import { makeRedactor, secretValues, type Redactor } from '../process/environment.ts';
@@ -52,6 +53,7 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
       settings: workspace.config.anthropic,
       cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
       ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+      facts: currentRoleFacts(io.clock),
     });
     // Only writers call models; `log` must work without an API key.
     const model = lockFor ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });

@@ -5,6 +5,7 @@ import { InfraError } from '../domain/model-port.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
 import { parseWait, processIo, type CommonOptions, type Io } from './context.ts';
 import { machineFailure } from './failures.ts';
+import { approveCommand, declineCommand, type ApprovalOptions } from './commands/approval.ts';
 import { calibrateCommand } from './commands/calibrate.ts';
 import { compareCommand } from './commands/compare.ts';
 import { importCommand, type ImportOptions } from './commands/import.ts';
@@ -13,7 +14,13 @@ import { evaluateTestCommand } from './commands/evaluate-test.ts';
 import { gateCommand } from './commands/gate.ts';
 import { iterateCommand } from './commands/iterate.ts';
 import { logCommand } from './commands/log.ts';
+import { promptsCommand } from './commands/prompts.ts';
+import { reportCommand, type ReportOptions } from './commands/report.ts';
+import { initCommand } from './commands/init.ts';
 import { runCommand } from './commands/run.ts';
+import { packageVersion } from './version.ts';
+import { syncCommand, type SyncOptions } from './commands/sync.ts';
+import { showCommand, type ShowOptions } from './commands/show.ts';
 
 function common(command: Command): Command {
   return command
@@ -28,9 +35,11 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   let exitCode: number = EXIT.ok;
   const program = new Command('agentdevel')
     .description('Release engineering for LLM agents: one line, one release candidate per iteration, a flip-centered gate.')
+    .version(packageVersion(), '-V, --version', 'print the version of agentdevel')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
-    .showHelpAfterError();
+    // A typo gets commander's "did you mean" and one line of usage, not the whole help.
+    .showHelpAfterError('usage: agentdevel <command> [options] (`agentdevel --help` lists the commands, `agentdevel <command> --help` its options)');
   // -C and --json work before the command too (`agentdevel -C DIR log`), like git.
   common(program);
   const mergeGlobal = <T extends CommonOptions>(options: T): T => {
@@ -57,6 +66,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--split <split>', 'train (the test split is sealed: see evaluate-test)', 'train')
     .option('--ref <ref>', 'a branch, tag or commit to run instead of the working tree')
     .option('--trials <k>', 'trials per case (default: the config)')
+    .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
     .action(action(runCommand));
   common(program.command('iterate').description('the main job: run, diagnose, synthesize one RC, gate, promote or discard; until a stop condition'))
     .option('--max-iterations <n>', 'stop after N iterations (default: stop.maxIterations of the config)')
@@ -67,6 +77,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--promote', 'promote it when accepted (and record it either way)')
     .option('--targets <labels>', 'comma-separated symptom labels the change intends to fix (enables the hit-rate check)')
     .option('--trials <k>', 'trials per case (default: the config)')
+    .option('--report-dir <dir>', 'where a gate without --promote writes report.md, report.html and decision.json (default .agentdevel/reports)')
+    .option('--summary <file>', 'write a markdown summary for a pull request (also appended to $GITHUB_STEP_SUMMARY when set)')
+    .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
+    .option('--allow-behind', 'gate a candidate cut before the current release as it is (otherwise: rebase it first)')
     .action(action(gateCommand));
   common(program.command('calibrate').description('noise floors: the flip rate of the current release against itself (A/A), and the critic\'s own disagreement'))
     .option('--critic', 're-grade the same traces several times and report the critic\'s disagreement rate')
@@ -88,7 +102,48 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .action(async (format: string, file: string, options: ImportOptions) => {
       exitCode = await importCommand(io, mergeGlobal(options), format, file);
     });
+  common(program.command('show').description('why a case passed or failed: input, expected, output, scorer and critic verdicts, the trace'))
+    .argument('<case>', 'the case id (as in train.jsonl)')
+    .option('--run <run>', 'a run by name or id (default: the newest run that graded the case)')
+    .option('--ref <ref>', 'the newest run of the blueprint at this branch, tag or commit')
+    .action(async (caseId: string, options: ShowOptions) => {
+      exitCode = await showCommand(io, mergeGlobal(options), caseId);
+    });
+  common(program.command('report').description('write (or --open) the HTML flip report of a release or a rejected RC, and the line\'s index'))
+    .argument('[target]', 'a release tag (default: the newest), or an RC: iter-NNN as `log` lists it')
+    .option('--open', 'open the report in the default browser')
+    .option('--out <dir>', 'where to write it (default .agentdevel/reports)')
+    .action(async (target: string | undefined, options: ReportOptions) => {
+      exitCode = await reportCommand(io, mergeGlobal(options), target);
+    });
+  common(program.command('sync').description('fetch and push the line, its release tags and refs/agentdevel/* (git leaves the last two out by default)'))
+    .argument('[remote]', 'the remote (default origin)')
+    .option('--fetch-only', 'only fetch')
+    .option('--push-only', 'only push')
+    .action(async (remote: string | undefined, options: SyncOptions) => {
+      exitCode = await syncCommand(io, mergeGlobal(options), remote);
+    });
+  common(program.command('init').description('scaffold a working workspace (config, blueprint, task, cases) in an empty git repository'))
+    .option('--runtime <runtime>', 'command (your own program, in any language) or tool-loop (the bundled Claude tool-use example)', 'command')
+    .action(action(initCommand));
   common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(action(logCommand));
+  common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))
+    .option('--role <role>', 'critic, diagnostician or synthesizer')
+    .option('--case <id>', 'the train case whose trace the critic judges (default: the first failing one of the newest run)')
+    .action(action(promptsCommand));
+  common(program.command('approve').description('promote a release candidate that awaits approval (gate layer "approval")'))
+    .argument('<rc>', 'the iteration (3, iter-003) of the pending release candidate')
+    .option('--by <name>', 'who approves (default: your git identity)')
+    .action(async (rc: string, options: ApprovalOptions) => {
+      exitCode = await approveCommand(io, mergeGlobal(options), rc);
+    });
+  common(program.command('decline').description('record the refusal of a release candidate that awaits approval'))
+    .argument('<rc>', 'the iteration (3, iter-003) of the pending release candidate')
+    .option('--reason <text>', 'why it is declined (recorded in git)')
+    .option('--by <name>', 'who declines (default: your git identity)')
+    .action(async (rc: string, options: ApprovalOptions) => {
+      exitCode = await declineCommand(io, mergeGlobal(options), rc);
+    });
   common(program.command('evaluate-test').description('the single held-out test evaluation of the current release')).action(action(evaluateTestCommand));
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')
@@ -100,7 +155,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io, argv.includes('--json'));
   } finally {
     stopHandlingInterrupts();
     await stopBundler();
@@ -127,24 +182,33 @@ function handleInterrupts(io: Io): () => void {
   };
 }
 
-function reportError(error: unknown, io: Io): number {
+/** With --json an error is also one JSON object on stdout, so a machine reading stdout always gets an answer. */
+function jsonError(io: Io, redact: (text: string) => string, error: { code: string; message: string; hint: string; exitCode: number }): void {
+  io.stdout.write(`${redact(JSON.stringify({ error }))}\n`);
+}
+
+function reportError(error: unknown, io: Io, json: boolean): number {
   const redact = makeRedactor(secretValues(io.env));
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return EXIT.ok;
+    // commander has printed its own message on stderr already.
+    if (json) jsonError(io, redact, { code: 'USAGE', message: error.message.replace(/^error: /, ''), hint: 'Run `agentdevel --help` for the commands and their options.', exitCode: EXIT.usage });
     return EXIT.usage;
   }
-  if (error instanceof InfraError) {
-    // An outage of a role outside a run (diagnostician, synthesizer): an infrastructure failure.
-    const wrapped = new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error });
-    io.stderr.write(redact(`error ${wrapped.code}: ${wrapped.message}\n  ${wrapped.hint}\n`));
-    return wrapped.exitCode;
-  }
-  const known = isAgentdevelError(error) ? error : machineFailure(error);
+  const known =
+    error instanceof InfraError
+      ? // An outage of a role outside a run (diagnostician, synthesizer): an infrastructure failure.
+        new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error })
+      : isAgentdevelError(error)
+        ? error
+        : machineFailure(error);
   if (known) {
     io.stderr.write(redact(`error ${known.code}: ${known.message}\n  ${known.hint}\n`));
+    if (json) jsonError(io, redact, { code: known.code, message: known.message, hint: known.hint, exitCode: known.exitCode });
     return known.exitCode;
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr.write(redact(`internal error (a bug in agentdevel; please report it with this stack):\n${stack}\n`));
+  if (json) jsonError(io, redact, { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), hint: 'A bug in agentdevel: please report it with the stack printed on stderr.', exitCode: EXIT.internal });
   return EXIT.internal;
 }

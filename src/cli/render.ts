@@ -26,9 +26,31 @@ const infraText = (n: number): string => `${n} infrastructure error${n === 1 ? '
  * Progress on stderr: a live bar on a terminal, plain lines otherwise (CI logs, pipes). Stages
  * only emit events; this is the one place that decides how they look.
  */
-export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, options: { tty: boolean }): Reporter {
+export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, options: { tty: boolean; heartbeatMs?: number }): Reporter {
   const runs = new Map<string, { label: string; total: number; done: number; passed: number; infra: number }>();
-  const write = (text: string) => stderr.write(redact(text));
+  let lastWrite = Date.now();
+  const write = (text: string) => {
+    lastWrite = Date.now();
+    stderr.write(redact(text));
+  };
+  // Without a terminal there is no bar: a line at least every heartbeatMs while a run is under
+  // way tells a CI log (or a person reading a pipe) that work goes on.
+  const heartbeatMs = options.heartbeatMs ?? 10_000;
+  let heartbeat: NodeJS.Timeout | null = null;
+  const beat = () => {
+    if (Date.now() - lastWrite < heartbeatMs) return;
+    for (const run of runs.values()) write(`  ${run.label}: ${run.done}/${run.total} case-trials done, ${run.passed} passing${run.infra > 0 ? `, ${infraText(run.infra)}` : ''}\n`);
+  };
+  const watch = () => {
+    if (options.tty) return;
+    if (runs.size > 0 && heartbeat === null) {
+      heartbeat = setInterval(beat, Math.max(10, Math.floor(heartbeatMs / 4)));
+      heartbeat.unref();
+    } else if (runs.size === 0 && heartbeat !== null) {
+      clearInterval(heartbeat);
+      heartbeat = null;
+    }
+  };
   let barShown = false;
   const clearBar = () => {
     if (barShown) write('\r\u001b[2K');
@@ -48,6 +70,7 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
         case 'run.started':
           runs.set(event.runId, { label: event.label, total: event.total, done: 0, passed: 0, infra: 0 });
           if (!options.tty) write(`  ${event.label}: running ${event.total} case-trials (${event.runId})\n`);
+          watch();
           return;
         case 'case.finished': {
           const run = runs.get(event.runId);
@@ -67,6 +90,7 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
         case 'run.finished': {
           clearBar();
           runs.delete(event.runId);
+          watch();
           // A pass rate over fewer case-trials than ran says so: infrastructure errors are never hidden.
           const { infraErrors, graded } = event.counts;
           const infra = infraErrors > 0 ? ` of ${graded} graded case-trials; ${infraText(infraErrors)} not graded` : '';

@@ -13,6 +13,36 @@ const modelId = z
 
 const unitInterval = z.number().min(0).max(1);
 
+const blueprintCheck = z
+  .object({
+    name: z.string().min(1).describe('What the check is, as reports name it.'),
+    command: z.array(z.string().min(1)).min(1).describe("Executable and arguments, run in the candidate's blueprint folder with only PATH in its environment."),
+    timeoutMs: z.number().int().min(100).default(120_000),
+  })
+  .strict();
+
+/** The layers of the gate (AutoEvolve's layered gate): each may veto; the human layer holds a release for approval. */
+const gateLayer = z.discriminatedUnion('layer', [
+  z
+    .object({
+      layer: z.literal('checks'),
+      mustPass: z
+        .array(z.string().min(1))
+        .default([])
+        .describe('Cases that may never fail in a candidate: case ids, or "tag:NAME" for every case whose "tags" list NAME.'),
+      blueprintChecks: z.array(blueprintCheck).default([]).describe("Commands run on the candidate's checkout (a typecheck, the blueprint's own tests); a non-zero exit vetoes."),
+      maxTraceCost: z.number().min(0).optional().describe("Most mean trace cost (R_cost) per case-trial of the candidate's run."),
+    })
+    .strict()
+    .describe('Deterministic checks: a veto no model output can override.'),
+  z.object({ layer: z.literal('flips') }).strict().describe('The statistical gate on pass→fail and fail→pass flips (gate.policy).'),
+  z
+    .object({ layer: z.literal('requirements') })
+    .strict()
+    .describe("An implementation-blind critic reads the rubric's requirements and the candidate's traces of the changed cases; it may only veto."),
+  z.object({ layer: z.literal('approval') }).strict().describe('A person approves: an accepted RC waits as a pending release for `agentdevel approve` or `decline`.'),
+]);
+
 /** The written shape of agentdevel.config.json. Defaults make the normalized shape. */
 export const configSchema = z
   .object({
@@ -29,6 +59,12 @@ export const configSchema = z
       .strict()
       .default({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL })
       .describe('The model of each role: a Claude model id, or "mock" for the offline simulation.'),
+    critic: z
+      .enum(['all', 'failing', 'off'])
+      .optional()
+      .describe(
+        'Which case-trials the critic grades: all; failing (only those a scorer failed; passing ones are "ok" without a model call); off (scorers alone). Default: failing when the task has scorers, else all.',
+      ),
     trials: z.number().int().min(1).max(32).default(1).describe('Trials per case in every run.'),
     concurrency: z.number().int().min(1).max(64).default(4).describe('Case-trials run at once.'),
     gate: z
@@ -62,6 +98,17 @@ export const configSchema = z
           .max(20)
           .default(10)
           .describe('Most fresh trials per side for one case whose outcome moved (statistical gate); the gate uses the fewest its corrected level needs.'),
+        layers: z
+          .array(gateLayer)
+          .default([{ layer: 'checks', mustPass: [], blueprintChecks: [] }, { layer: 'flips' }])
+          .describe('The gate, layer by layer, in this order: checks, flips, requirements, approval. "flips" is required.'),
+        maxViolationRate: unitInterval
+          .optional()
+          .describe("Most requirement-violation rate of the candidate's run: the share of case-trials the scorers pass and the critic fails (needs the requirements layer)."),
+        allowEfficiencyReleases: z
+          .boolean()
+          .default(false)
+          .describe('Promote an RC that fixes and breaks nothing but costs significantly less per case (a paired test on the same cases).'),
       })
       .strict()
       .default({
@@ -74,6 +121,8 @@ export const configSchema = z
         alpha: 0.05,
         maxSignificantRegressions: 0,
         maxConfirmTrials: 10,
+        layers: [{ layer: 'checks', mustPass: [], blueprintChecks: [] }, { layer: 'flips' }],
+        allowEfficiencyReleases: false,
       }),
     stop: z
       .object({
@@ -117,6 +166,20 @@ export const configSchema = z
       })
       .strict()
       .default({ maxRetries: 4, timeoutMs: 600_000 }),
+    report: z
+      .object({
+        composite: z
+          .object({
+            weights: z
+              .record(z.string().regex(/^(passRate|efficiency|scorer:[A-Za-z0-9_.-]+)$/, 'expected "passRate", "efficiency" or "scorer:NAME"'), z.number().min(0))
+              .refine((w) => Object.values(w).some((v) => v > 0), { message: 'at least one weight must be above 0' }),
+          })
+          .strict()
+          .optional()
+          .describe('A weighted score over named sub-scores, shown per release and used only to break a tie (an efficiency release), never as the gate.'),
+      })
+      .strict()
+      .default({}),
     command: z
       .object({
         passEnv: z

@@ -3,6 +3,7 @@
 // normalize it to a DecisionSummary, so a workspace written by an older agentdevel still reads.
 import { AgentdevelError } from './errors.ts';
 import { parseJsonDocument } from './json-document.ts';
+import { roles } from './model-port.ts';
 import { changeIntentSchema } from './release-candidate.ts';
 import { z } from './zod.ts';
 
@@ -13,7 +14,23 @@ const trialCountsSchema = z.object({ passes: z.number().int().min(0), graded: z.
 const sidesSchema = z.object({ baseline: trialCountsSchema, candidate: trialCountsSchema });
 
 export const gateCheckSchema = z.object({
-  name: z.enum(['scope', 'graded', 'confirmation', 'regressions', 'regression_rate', 'paired_test', 'fixes', 'hit_rate']),
+  name: z.enum([
+    'scope',
+    'graded',
+    'confirmation',
+    'regressions',
+    'regression_rate',
+    'paired_test',
+    'fixes',
+    'hit_rate',
+    'efficiency',
+    'must_pass',
+    'blueprint_check',
+    'trace_cost',
+    'requirements',
+    'violation_rate',
+    'approval',
+  ]),
   ok: z.boolean(),
   message: z.string(),
 });
@@ -50,6 +67,37 @@ export const procedureSchema = z.object({
 });
 export type Procedure = z.infer<typeof procedureSchema>;
 
+/** One layer of the gate and what it said. Deterministic checks veto; the statistical gate decides; a critic may only veto; a person approves. */
+export const layerVerdictSchema = z.object({
+  layer: z.enum(['checks', 'flips', 'requirements', 'approval']),
+  verdict: z.enum(['pass', 'veto', 'accept', 'reject', 'undecided', 'not_run', 'pending']),
+  checks: z.array(gateCheckSchema),
+  /** Requirement violations the requirements layer found, each naming the requirement and the case. */
+  violations: z.array(z.object({ requirement: z.string(), caseId: z.string(), reason: z.string() })).default([]),
+});
+export type LayerVerdict = z.infer<typeof layerVerdictSchema>;
+
+const requirementFlipSchema = z.object({ caseId: z.string(), requirement: z.string() });
+
+const costSummarySchema = z.object({
+  /** The weights of R_cost = steps·w + repeats·w + noops·w. */
+  weights: z.object({ steps: z.number(), repeats: z.number(), noops: z.number() }),
+  /** Mean R_cost per case-trial of each side's screening run. */
+  baseline: z.number(),
+  candidate: z.number(),
+});
+
+/** An RC that fixes and breaks nothing may still be promoted for costing less: the paired test behind that. */
+const efficiencySchema = z.object({
+  /** Which per-case score was compared: the composite (report.composite) or the trace cost. */
+  measure: z.enum(['composite', 'cost']),
+  better: z.number().int(),
+  worse: z.number().int(),
+  /** One-sided exact sign test over cases whose score differs: is the candidate better? */
+  pValue: z.number(),
+  promoted: z.boolean(),
+});
+
 export const gateDecisionSchema = z.object({
   policy: z.enum(['flips', 'stochastic']),
   verdict: z.enum(['accept', 'reject', 'undecided']),
@@ -71,19 +119,38 @@ export const gateDecisionSchema = z.object({
   rates: z.object({ p2fRate: z.number(), f2pRate: z.number(), hitRate: z.number().nullable() }),
   /** pass^1 of each side: the mean over cases of the share of graded trials that passed. */
   passRates: z.object({ baseline: z.number(), candidate: z.number() }),
+  /** Every layer in order; the verdict above is theirs together. */
+  layers: z.array(layerVerdictSchema),
+  cost: costSummarySchema.nullable(),
+  /** The weighted composite of each side (report.composite); it breaks ties, it never gates. */
+  composite: z.object({ weights: z.record(z.string(), z.number()), baseline: z.number(), candidate: z.number() }).nullable(),
+  efficiency: efficiencySchema.nullable(),
+  /** Requirement-level evidence, when the task has requirements. */
+  requirements: z
+    .object({
+      fixed: z.array(requirementFlipSchema),
+      broken: z.array(requirementFlipSchema),
+      stillFailing: z.array(requirementFlipSchema),
+      /** Share of case-trials the scorers pass but a requirement only the critic judges fails. */
+      violationRate: z.object({ baseline: z.number(), candidate: z.number(), cases: z.array(z.string()) }),
+    })
+    .nullable(),
 });
 export type GateDecision = z.infer<typeof gateDecisionSchema>;
+/** What the statistical layer ("flips") decides on its own, before the other layers are added. */
+export type FlipsDecision = Omit<GateDecision, 'layers' | 'cost' | 'composite' | 'efficiency' | 'requirements'>;
 export type GateVerdict = GateDecision['verdict'];
 export type GatePolicyKind = GateDecision['policy'];
 
-const outcomeSchema = z.enum(['promoted', 'rejected']);
+/** A dry gate's documents (never in git) say "accepted" where a recorded one says "promoted". */
+const documentOutcomeSchema = z.enum(['promoted', 'rejected', 'pending', 'declined', 'accepted']);
 const candidateSchema = z.object({ ref: z.string(), commit: z.string() });
 
 export const decisionDocumentSchema = z.object({
   schema: z.literal(DECISION_SCHEMA),
   iteration: z.number().int(),
   blueprint: z.string(),
-  outcome: outcomeSchema,
+  outcome: documentOutcomeSchema,
   release: z.string().nullable(),
   candidate: candidateSchema,
   baseline: z.object({ commit: z.string(), label: z.string(), runId: z.string() }),
@@ -91,10 +158,15 @@ export const decisionDocumentSchema = z.object({
   gate: gateDecisionSchema,
   intent: changeIntentSchema.nullable(),
   fingerprint: z.string().nullable(),
+  /** True only when the mock engine played the agent. */
   simulated: z.boolean(),
+  /** The roles that ran on the mock engine (absent in documents written before it was recorded). */
+  mockRoles: z.array(z.enum(roles)).optional(),
   models: z.record(z.string(), z.string()),
   costUsd: z.number().nullable(),
   diagnosis: z.object({ source: z.enum(['generated', 'builtin']), folder: z.string() }).nullable(),
+  /** Who approved or declined a pending release, and when (the approval layer). */
+  approval: z.object({ verdict: z.enum(['approved', 'declined']), by: z.string(), at: z.string(), reason: z.string().nullable() }).nullable(),
 });
 export type DecisionDocument = z.infer<typeof decisionDocumentSchema>;
 
@@ -103,7 +175,7 @@ const decisionDocumentV1Schema = z
   .object({
     schema: z.literal('agentdevel/decision@1').optional(),
     iteration: z.number().int(),
-    outcome: outcomeSchema,
+    outcome: z.enum(['promoted', 'rejected']),
     release: z.string().nullable(),
     candidate: candidateSchema,
     f2p: caseIds,
@@ -120,7 +192,7 @@ const decisionDocumentV1Schema = z
 export interface DecisionSummary {
   readonly version: 1 | 2;
   readonly iteration: number;
-  readonly outcome: 'promoted' | 'rejected';
+  readonly outcome: 'promoted' | 'rejected' | 'pending' | 'declined';
   readonly release: string | null;
   readonly candidate: { readonly ref: string; readonly commit: string };
   readonly f2p: string[];
@@ -140,6 +212,9 @@ export function parseDecisionDocument(text: string, file: string): DecisionSumma
   const { schema } = parseJsonDocument(text, file, probe, 'HISTORY_INVALID');
   if (schema === DECISION_SCHEMA) {
     const document = parseJsonDocument(text, file, decisionDocumentSchema, 'HISTORY_INVALID');
+    if (document.outcome === 'accepted') {
+      throw new AgentdevelError('HISTORY_INVALID', `${file}: outcome "accepted" is a dry gate's, which is never recorded in git`);
+    }
     return {
       version: 2,
       iteration: document.iteration,

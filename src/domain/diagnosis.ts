@@ -1,39 +1,74 @@
+import { keyPath } from './schema-issue.ts';
+import { LABEL_PATTERN } from './symptoms.ts';
 import { z } from './zod.ts';
 
 const caseIds = z.array(z.string());
+const label = z.string();
 
 /**
  * The diagnosis report D_t: the engineering spec for the next RC. A generated diagnosis
- * script must print exactly this shape; anything else is rejected and repaired or replaced
- * by the built-in script.
+ * script must print exactly this shape. Unknown fields are refused (the script goes back for
+ * repair) rather than dropped on the way to the synthesizer: observations that fit no field
+ * belong in `notes`, which the synthesizer reads.
  */
-export const diagnosisReportSchema = z.object({
+export const diagnosisReportSchema = z.strictObject({
   summary: z.string(),
-  totals: z.object({
+  totals: z.strictObject({
     records: z.number().int().nonnegative(),
     failing: z.number().int().nonnegative(),
     infraErrors: z.number().int().nonnegative(),
   }),
   dominantSymptoms: z.array(
-    z.object({
-      label: z.string(),
+    z.strictObject({
+      label,
       count: z.number().int().nonnegative(),
       share: z.number().min(0).max(1),
       description: z.string(),
+      /** Finer patterns the diagnostician found under this label; never a label of their own. */
+      subPatterns: z
+        .array(
+          z.strictObject({
+            name: z.string().regex(LABEL_PATTERN, 'a sub-pattern name is snake_case, 2 to 64 characters'),
+            description: z.string(),
+            caseIds,
+          }),
+        )
+        .optional(),
     }),
   ),
   patterns: z.array(
-    z.object({
-      label: z.string(),
+    z.strictObject({
+      label,
       pattern: z.string(),
       count: z.number().int().nonnegative(),
       caseIds,
     }),
   ),
-  representativeCases: z.array(
-    z.object({ caseId: z.string(), label: z.string(), description: z.string() }),
-  ),
-  affectedSurface: z.array(z.object({ label: z.string(), caseIds })),
+  representativeCases: z.array(z.strictObject({ caseId: z.string(), label, description: z.string() })),
+  affectedSurface: z.array(z.strictObject({ label, caseIds })),
+  notes: z.array(z.string()).optional(),
 });
 
 export type DiagnosisReport = z.infer<typeof diagnosisReportSchema>;
+
+/**
+ * Every label of a report that is not in the vocabulary, one line each with where it is. A
+ * finer pattern belongs in a dominant symptom's `subPatterns`, under a vocabulary label.
+ */
+export function vocabularyProblems(report: DiagnosisReport, vocabulary: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  const check = (value: string, path: readonly PropertyKey[]) => {
+    if (!vocabulary.has(value)) problems.push(`${keyPath(path)}: "${value}" is not a symptom label of the taxonomy`);
+  };
+  report.dominantSymptoms.forEach((s, i) => check(s.label, ['dominantSymptoms', i, 'label']));
+  report.patterns.forEach((p, i) => check(p.label, ['patterns', i, 'label']));
+  report.representativeCases.forEach((c, i) => check(c.label, ['representativeCases', i, 'label']));
+  report.affectedSurface.forEach((a, i) => check(a.label, ['affectedSurface', i, 'label']));
+  return problems;
+}
+
+/** The case ids a report lists under any of the labels (the scope of a change that targets them). */
+export function affectedCases(report: DiagnosisReport, labels: readonly string[]): string[] {
+  const ids = new Set(report.affectedSurface.filter((a) => labels.includes(a.label)).flatMap((a) => a.caseIds));
+  return [...ids].sort();
+}

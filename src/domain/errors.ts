@@ -44,6 +44,10 @@ const catalogue = {
     exit: EXIT.usage,
     hint: 'Rebase the candidate onto the current release of the line, then gate it again.',
   },
+  CANDIDATE_BEHIND: {
+    exit: EXIT.usage,
+    hint: 'Rebase the branch onto the current release (git rebase <line branch>) and gate it again, or pass --allow-behind to gate it as it is.',
+  },
   DEMO_DIR_NOT_EMPTY: { exit: EXIT.usage, hint: 'Pass a new or empty folder to --dir.' },
   TEST_SPLIT_SEALED: {
     exit: EXIT.usage,

@@ -1,4 +1,4 @@
-import type { CriticVerdict, ScorerResult } from './record.ts';
+import type { CriticRequirement, CriticVerdict, ScorerResult } from './record.ts';
 import type { DiagnosisReport } from './diagnosis.ts';
 import type { ReleaseCandidate } from './release-candidate.ts';
 import type { TraceEvent } from './trace.ts';
@@ -61,6 +61,8 @@ export interface CriticRequest {
   readonly trace: readonly TraceEvent[];
   readonly scorer: ScorerResult | null;
   readonly taxonomy: readonly SymptomEntry[];
+  /** The case's requirements no scorer decides: the critic gives each a verdict. */
+  readonly requirements?: readonly CriticRequirement[];
 }
 
 export interface SymptomEntry {
@@ -68,14 +70,29 @@ export interface SymptomEntry {
   readonly description: string;
 }
 
+/** A repair turn shows the model what it answered and exactly what was wrong with it. */
+export interface RepairRequest {
+  /** The failed answer as the model gave it (the script, or the proposal as JSON). */
+  readonly previousOutput: string;
+  /** The exact error: the sandbox's, the schema's or the validation's words. */
+  readonly error: string;
+}
+
 export interface DiagnosisScriptRequest {
   readonly model: string;
   readonly recordSchema: string;
   readonly sampleRecords: readonly unknown[];
+  /** The sandbox's limits, which the script must stay within. */
+  readonly limits: { readonly timeoutMs: number; readonly memoryMb: number };
+  /** The symptom vocabulary: every label of the report must be one of these. */
   readonly taxonomy: readonly SymptomEntry[];
   readonly previousScript: string | null;
-  /** The failure of the previous attempt in this iteration, for a bounded repair. */
-  readonly repairFeedback: string | null;
+  /** The previous iteration's report, to check whether the last change took effect. */
+  readonly previousReport: DiagnosisReport | null;
+  /** The last RC: its intent and what the gate made of it. */
+  readonly lastRc: RcHistoryEntry | null;
+  /** The previous attempt of this iteration and why it failed, for a bounded repair. */
+  readonly repair: RepairRequest | null;
 }
 
 export interface BlueprintFile {
@@ -83,13 +100,34 @@ export interface BlueprintFile {
   readonly content: string;
 }
 
+/** A case an RC flipped, with the symptom it failed with (before a fix; under the RC for a break). */
+export interface FlipSymptom {
+  readonly caseId: string;
+  readonly symptom: string | null;
+}
+
 export interface RcHistoryEntry {
   readonly iteration: number;
   readonly targets: readonly string[];
   readonly rationale: string;
-  readonly decision: 'promoted' | 'rejected' | 'invalid';
+  readonly decision: 'promoted' | 'rejected' | 'pending' | 'declined' | 'invalid';
   readonly reasons: readonly string[];
   readonly fingerprint: string;
+  /** F→P: the cases it fixed, with the symptom each failed with in the baseline. */
+  readonly fixed: readonly FlipSymptom[];
+  /** P→F: the cases it broke, with the symptom each failed with under the RC. */
+  readonly broken: readonly FlipSymptom[];
+  /** The files its edits changed. */
+  readonly edited: readonly string[];
+  /** Its scope: the cases the diagnosis of its iteration listed under its targets. */
+  readonly scope: readonly string[];
+}
+
+/** What the task tells a synthesizer: its rules and the environment its tool wrappers can call. */
+export interface TaskBrief {
+  readonly rubric: string;
+  /** The environment's API (ctx.env) as method signatures, or null when the task has no environment. */
+  readonly environmentApi: string | null;
 }
 
 export interface SynthesisRequest {
@@ -99,7 +137,28 @@ export interface SynthesisRequest {
   readonly files: readonly BlueprintFile[];
   readonly diagnosis: DiagnosisReport;
   readonly history: readonly RcHistoryEntry[];
-  readonly repairFeedback: string | null;
+  /** The symptom vocabulary: the intent's targets must be among these labels. */
+  readonly taxonomy: readonly SymptomEntry[];
+  readonly task: TaskBrief;
+  readonly repair: RepairRequest | null;
+}
+
+/**
+ * The requirements layer of the gate: an implementation-blind review of the candidate's traces
+ * of the cases whose outcome moved, against the rubric's written requirements. Like the critic
+ * it never sees the blueprint. It may only find violations (a veto), never approve.
+ */
+export interface RequirementsReviewRequest {
+  readonly model: string;
+  readonly rubric: string;
+  readonly requirements: readonly CriticRequirement[];
+  readonly cases: ReadonlyArray<{ readonly caseId: string; readonly trace: readonly TraceEvent[] }>;
+}
+
+export interface RequirementViolation {
+  readonly requirement: string;
+  readonly caseId: string;
+  readonly reason: string;
 }
 
 export interface WithUsage<T> {
@@ -116,6 +175,7 @@ export interface ModelPort {
   criticize(request: CriticRequest): Promise<WithUsage<CriticVerdict>>;
   writeDiagnosisScript(request: DiagnosisScriptRequest): Promise<WithUsage<{ script: string }>>;
   synthesize(request: SynthesisRequest): Promise<WithUsage<ReleaseCandidate>>;
+  reviewRequirements(request: RequirementsReviewRequest): Promise<WithUsage<{ violations: RequirementViolation[] }>>;
 }
 
 export const zeroUsage: Usage = {
@@ -147,9 +207,12 @@ export class InfraError extends Error {
 }
 /** A model output that did not match its schema, even after one repair: never a fail of the agent. */
 export class StructuredOutputError extends InfraError {
-  constructor(role: Role, message: string) {
+  /** The last answer, as JSON text, so a later repair turn can show the model what it sent. */
+  readonly output: string;
+  constructor(role: Role, message: string, output = '(no answer)') {
     super(role, message);
     this.name = 'StructuredOutputError';
+    this.output = output;
   }
 }
 

@@ -19,3 +19,20 @@ export const releaseCandidateSchema = z.object({
   intent: changeIntentSchema,
 });
 export type ReleaseCandidate = z.infer<typeof releaseCandidateSchema>;
+
+/**
+ * The RC schema a synthesizer answers with: its targets are an enum of the symptom vocabulary,
+ * so a label the critic never gave (and the gate's hit rate could never count) is refused
+ * where it is written. Without a vocabulary (nothing failed with a label) any target is taken.
+ */
+export function releaseCandidateSchemaFor(vocabulary: readonly string[]) {
+  const [first, ...rest] = vocabulary;
+  if (first === undefined) return releaseCandidateSchema;
+  return z.object({
+    edits: z.array(fileEditSchema),
+    intent: z.object({
+      targets: z.array(z.enum([first, ...rest])).min(1),
+      rationale: z.string().min(1),
+    }),
+  });
+}

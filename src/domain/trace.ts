@@ -26,6 +26,8 @@ const toolResultEvent = z.object({
   ok: z.boolean(),
   result: z.unknown().optional(),
   error: z.string().optional(),
+  /** Whether the environment's state changed with this call (where the task exposes its state). */
+  stateChanged: z.boolean().optional(),
 });
 const llmEvent = z.object({
   type: z.literal('llm'),
@@ -56,3 +58,22 @@ export const traceEventSchema = z.discriminatedUnion('type', [
 ]);
 
 export type TraceEvent = z.infer<typeof traceEventSchema>;
+
+const eventTypes = traceEventSchema.options.map((option) => option.shape.type.value);
+
+/**
+ * What is wrong with a line an agent wrote as a trace event, in one phrase; null when it is a
+ * valid event. Names the key and what was expected, so the author can fix the agent.
+ */
+export function traceEventProblem(value: unknown): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'expected a JSON object such as {"type": "final", "output": …}';
+  const type = (value as Record<string, unknown>).type;
+  if (typeof type !== 'string' || !eventTypes.includes(type as TraceEvent['type'])) {
+    return `"type" is ${type === undefined ? 'missing' : JSON.stringify(type)}; expected one of ${eventTypes.join(', ')}`;
+  }
+  const parsed = traceEventSchema.safeParse(value);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0];
+  const key = issue?.path.length ? `"${issue.path.join('.')}"` : 'the event';
+  return `a "${type}" event: ${key}: ${issue?.message ?? 'invalid'}`;
+}

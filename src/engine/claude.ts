@@ -1,7 +1,8 @@
 import type { Config } from '../config/schema.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { createClaudeEngine, type UsageLedger } from './anthropic/adapter.ts';
-import { recordingFetch, replayingFetch } from './anthropic/cassette.ts';
+import type { RoleFacts } from '../domain/role-facts.ts';
+import { readCassetteFacts, recordingFetch, replayingFetch, writeCassetteFacts } from './anthropic/cassette.ts';
 import { createMessagesClient, type SendMessage } from './anthropic/messages-client.ts';
 import type { EngineFactory } from './index.ts';
 
@@ -12,6 +13,8 @@ export interface ClaudeOptions {
   readonly settings: Config['anthropic'];
   readonly cassette: Cassette;
   readonly ledger: UsageLedger;
+  /** The date and runtime every role is told (replaced by the recorded ones under --replay). */
+  readonly facts: RoleFacts;
 }
 
 /**
@@ -21,11 +24,14 @@ export interface ClaudeOptions {
  */
 export function claudeEngines(options: ClaudeOptions): EngineFactory {
   let send: SendMessage | null = null;
+  let facts = options.facts;
   const client = (): SendMessage => {
     if (send) return send;
     const replaying = options.cassette?.mode === 'replay';
     const apiKey = options.env.ANTHROPIC_API_KEY ?? (replaying ? 'replay-without-a-key' : undefined);
     if (!apiKey) throw new AgentdevelError('API_KEY_MISSING', 'a role runs on a Claude model but ANTHROPIC_API_KEY is not set');
+    if (options.cassette?.mode === 'replay') facts = readCassetteFacts(options.cassette.dir) ?? facts;
+    if (options.cassette?.mode === 'record') writeCassetteFacts(options.cassette.dir, facts);
     const fetchForCassette =
       options.cassette === null ? undefined : options.cassette.mode === 'record' ? recordingFetch(options.cassette.dir) : replayingFetch(options.cassette.dir);
     send = createMessagesClient({
@@ -37,7 +43,7 @@ export function claudeEngines(options: ClaudeOptions): EngineFactory {
     });
     return send;
   };
-  const engine = () => createClaudeEngine((role, params, sendOptions) => client()(role, params, sendOptions), options.ledger);
+  const engine = () => createClaudeEngine((role, params, sendOptions) => client()(role, params, sendOptions), options.ledger, facts);
   return () => {
     client();
     return engine();

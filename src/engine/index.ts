@@ -24,5 +24,7 @@ export function createModelPort(models: Config['models'], engines: { claude: Eng
     criticize: (request) => ports.critic.criticize(request),
     writeDiagnosisScript: (request) => ports.diagnostician.writeDiagnosisScript(request),
     synthesize: (request) => ports.synthesizer.synthesize(request),
+    // The requirements review is a critic's job, on the critic's model: blind to the blueprint too.
+    reviewRequirements: (request) => ports.critic.reviewRequirements(request),
   };
 }

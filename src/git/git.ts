@@ -30,7 +30,8 @@ const FALLBACK_IDENTITY = ['user.name=agentdevel', 'user.email=agentdevel@localh
 
 export interface RefUpdate {
   readonly ref: string;
-  readonly newValue: string;
+  /** The value the ref gets; null deletes it. */
+  readonly newValue: string | null;
   /** The value the ref must have now; null means it must not exist yet. */
   readonly oldValue: string | null;
 }
@@ -251,6 +252,11 @@ export class GitRepo {
       });
   }
 
+  /** The patch from one commit to another, limited to `paths` (plain text, no colour). */
+  async diff(from: string, to: string, paths: readonly string[]): Promise<string> {
+    return this.raw(['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--', ...paths], 'diff');
+  }
+
   /** The best common ancestor of two commits, or null when they share none. */
   async mergeBase(a: string, b: string): Promise<string | null> {
     const base = await this.probe(['merge-base', a, b]);
@@ -274,6 +280,12 @@ export class GitRepo {
   }
 
   /** Creates an annotated tag object (no ref yet), so the tag ref can move with the line atomically. */
+  /** Who this repository commits as ("Name <email>"), for records of who approved a release. */
+  async committer(): Promise<string> {
+    const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
+    return ident.replace(/\s+\d+\s+[+-]\d{4}$/, '');
+  }
+
   async createTagObject(name: string, target: string, message: string): Promise<string> {
     const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
     const body = `object ${target}\ntype commit\ntag ${name}\ntagger ${ident}\n\n${message.trimEnd()}\n`;
@@ -316,11 +328,29 @@ export class GitRepo {
     return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
   }
 
+  /**
+   * Fetches or pushes refspecs (no "+": a ref that would move backwards is refused, not
+   * overwritten), without a prompt and within `timeoutMs`. Returns why it failed, or null.
+   */
+  async transferRefs(verb: 'fetch' | 'push', remote: string, refspecs: readonly string[], timeoutMs: number): Promise<string | null> {
+    const args = verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', remote, ...refspecs];
+    const outcome = await runProcess({
+      command: 'git',
+      args,
+      cwd: this.root,
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' },
+      timeoutMs,
+    });
+    if (outcome.exitCode === 0) return null;
+    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+  }
+
   /** Moves several refs in one transaction: all of them move, or none does. */
   async updateRefs(updates: readonly RefUpdate[]): Promise<void> {
     const lines = ['start'];
     for (const u of updates) {
-      lines.push(u.oldValue === null ? `create ${u.ref} ${u.newValue}` : `update ${u.ref} ${u.newValue} ${u.oldValue}`);
+      if (u.newValue === null) lines.push(u.oldValue === null ? `delete ${u.ref}` : `delete ${u.ref} ${u.oldValue}`);
+      else lines.push(u.oldValue === null ? `create ${u.ref} ${u.newValue}` : `update ${u.ref} ${u.newValue} ${u.oldValue}`);
     }
     lines.push('prepare', 'commit', '');
     await this.plumbing(['update-ref', '--stdin'], lines.join('\n'));

@@ -2,7 +2,8 @@ import { eachPool } from '../stages/run/pool.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { readTrace, TraceDamaged, traceLocation } from '../stages/run/trace-file.ts';
 import { compareRuns, type Comparison } from '../stages/gate/compare.ts';
-import { loadTask } from '../task/load.ts';
+import { loadSplit, loadTask } from '../task/load.ts';
+import { criticJudged } from '../domain/requirements.ts';
 import { comparePolicy } from './evaluate-candidate.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
 import { currentRelease } from './versions.ts';
@@ -65,6 +66,7 @@ export async function calibrateCritic(context: RunContext, run: RunResult, repea
   const { workspace } = context;
   const task = await loadTask(workspace.root, workspace.config.task);
   const taxonomy = workspace.store.taxonomy();
+  const cases = new Map((await loadSplit(task, 'train')).map((c) => [c.id, c]));
   let graded = 0;
   let passSplit = 0;
   let failing = 0;
@@ -85,7 +87,8 @@ export async function calibrateCritic(context: RunContext, run: RunResult, repea
     }
     const again = [];
     for (let i = 0; i < repeats; i += 1) {
-      again.push((await context.model.criticize({ model: workspace.config.models.critic, rubric: task.rubric, trace, scorer: record.scorer, taxonomy })).value);
+      const requirements = criticJudged(task.requirements, cases.get(record.caseId) ?? { id: record.caseId });
+      again.push((await context.model.criticize({ model: workspace.config.models.critic, rubric: task.rubric, trace, scorer: record.scorer, taxonomy, ...(requirements.length > 0 ? { requirements } : {}) })).value);
     }
     const verdicts = record.critic ? [record.critic, ...again] : again;
     graded += 1;

@@ -1,12 +1,20 @@
+import path from 'node:path';
 import type { GateDecision } from '../domain/decision.ts';
+import type { Role } from '../domain/model-port.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
 import type { ChangedPath } from '../git/git.ts';
 import { scopeRejection } from '../stages/gate/gate.ts';
+import { flipsOnly } from '../stages/gate/layers.ts';
 import type { DiagnosisEvidence, ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { RunContext, RunResult } from './execute-run.ts';
-import { promote, recordRejection } from './release.ts';
+import { runBlueprintChecks } from './gate-layers.ts';
+import { checksConfig, decideLayers } from './layered-gate.ts';
+import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
+import { gatherCaseEvidence } from './case-evidence.ts';
+import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
+import { loadSplit, loadTask } from '../task/load.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
 export interface GateSubject {
@@ -25,16 +33,25 @@ export interface GateSubject {
   readonly edits: readonly ChangedPath[];
   /** Edited paths outside the blueprint folder: the candidate is rejected without running. */
   readonly outside: readonly string[];
+  /** The commit the candidate's edits are measured from (the release, or a hand-made branch's fork point): the report's diff. */
+  readonly changeBase: string;
+  /** Where a dry gate (record: false) writes its reports; null writes none. */
+  readonly reportDir: string | null;
 }
 
 export interface GateConclusion {
   readonly decision: GateDecision;
   readonly evaluation: CandidateEvaluation | null;
-  /** promoted / rejected when recorded; accepted / rejected for a dry gate. */
-  readonly outcome: 'promoted' | 'rejected' | 'accepted';
+  /** promoted / pending (awaiting approval) / rejected when recorded; accepted / rejected for a dry gate. */
+  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
   readonly tag: string | null;
   readonly auditRef: string | null;
   readonly simulated: boolean;
+  readonly mockRoles: readonly Role[];
+  /** Everything the decision rests on, as the reports show it. */
+  readonly evidence: ReleaseEvidence;
+  /** The files a dry gate wrote to its report folder (absolute paths). */
+  readonly reportFiles: readonly string[];
 }
 
 /**
@@ -45,49 +62,76 @@ export interface GateConclusion {
 export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
   const { config, store } = context.workspace;
   const baselineRun = subject.outside.length > 0 ? null : subject.baseline.run;
-  const evaluation = baselineRun
-    ? await evaluateCandidate(context, {
+  // The blueprint's own checks run first, on the candidate's checkout: a failing one vetoes
+  // before any agent run is spent on the candidate.
+  const blueprintChecks =
+    baselineRun && checksConfig(config) ? await runBlueprintChecks(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), context.parentEnv) : [];
+  const evaluation =
+    baselineRun && blueprintChecks.every((c) => c.ok)
+      ? await evaluateCandidate(context, {
+          baselineRun,
+          baselineCommit: subject.baseline.commit,
+          candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir },
+          label: subject.candidate.ref,
+          intent: subject.intent,
+        })
+      : null;
+  const approval = subject.record && config.gate.layers.some((l) => l.layer === 'approval');
+  const decision = baselineRun
+    ? await decideLayers({
+        config,
+        tracesRoot: context.workspace.tracesRoot,
+        reporter: context.reporter,
+        candidateDir: subject.candidate.dir,
         baselineRun,
-        baselineCommit: subject.baseline.commit,
-        candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir },
-        label: subject.candidate.ref,
-        intent: subject.intent,
+        evaluation,
+        blueprintChecks,
+        approval,
+        model: context.model,
+        store: context.workspace.store,
       })
-    : null;
-  const decision = evaluation?.decision ?? scopeRejection(subject.outside, config.blueprint);
+    : flipsOnly(scopeRejection(subject.outside, config.blueprint));
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
   if (decision.verdict === 'undecided') {
     throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);
   }
   const accepted = decision.verdict === 'accept';
   const simulated = (baselineRun?.simulated ?? false) || (evaluation?.candidateRun.simulated ?? false);
+  const recordedOutcome = accepted ? (approval ? 'pending' : 'promoted') : 'rejected';
+  // The diagnostician and the synthesizer only take part in candidates the loop made (those have a fingerprint).
+  const fromLoop = subject.fingerprint !== null;
+  const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter(
+    (role) => fromLoop || (role !== 'diagnostician' && role !== 'synthesizer'),
+  );
   let recorded: { tag: string | null; auditRef: string } | null = null;
+  const evidence: ReleaseEvidence = {
+    iteration: subject.iteration,
+    blueprint: config.blueprint,
+    outcome: subject.record ? recordedOutcome : accepted ? 'accepted' : 'rejected',
+    release: accepted && subject.record ? subject.nextRelease : null,
+    candidate: { ref: subject.candidate.ref, commit: subject.candidate.commit },
+    baseline: { commit: subject.baseline.commit, label: subject.baseline.label, runId: baselineRun?.runId ?? '(not run)' },
+    candidateRunId: evaluation?.candidateRun.runId ?? '(not run)',
+    confirmationRunIds: evaluation?.confirmRuns.map((r) => r.runId) ?? [],
+    fingerprint: subject.fingerprint,
+    decision,
+    intent: subject.intent,
+    baselineCases: evaluation?.baselineCases ?? new Map(),
+    candidateCases: evaluation?.candidateCases ?? new Map(),
+    edits: subject.edits,
+    cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation) : null,
+    diagnosis: subject.diagnosis,
+    simulated,
+    mockRoles,
+    models: { ...config.models },
+    cost: subject.record ? store.costOfIteration(subject.iteration) : null,
+  };
   if (subject.record) {
-    const evidence: ReleaseEvidence = {
-      iteration: subject.iteration,
-      blueprint: config.blueprint,
-      outcome: accepted ? 'promoted' : 'rejected',
-      release: accepted ? subject.nextRelease : null,
-      candidate: { ref: subject.candidate.ref, commit: subject.candidate.commit },
-      baseline: { commit: subject.baseline.commit, label: subject.baseline.label, runId: baselineRun?.runId ?? '(not run)' },
-      candidateRunId: evaluation?.candidateRun.runId ?? '(not run)',
-      confirmationRunIds: evaluation?.confirmRuns.map((r) => r.runId) ?? [],
-      fingerprint: subject.fingerprint,
-      decision,
-      intent: subject.intent,
-      baselineCases: evaluation?.baselineCases ?? new Map(),
-      candidateCases: evaluation?.candidateCases ?? new Map(),
-      edits: subject.edits,
-      diagnosis: subject.diagnosis,
-      simulated,
-      models: { ...config.models },
-      costUsd: store.costOfIteration(subject.iteration).costUsd,
-    };
-    recorded = accepted
-      ? await promote(context.workspace, subject.candidate.dir, subject.baseline.commit, evidence)
-      : await recordRejection(context.workspace, subject.candidate.dir, evidence);
+    const record = { promoted: promote, pending: holdForApproval, rejected: recordRejection }[recordedOutcome];
+    recorded = await record(context.workspace, subject.candidate.dir, subject.baseline.commit, evidence);
   }
-  const outcome = subject.record ? (accepted ? 'promoted' : 'rejected') : accepted ? 'accepted' : 'rejected';
+  const reportFiles = !subject.record && subject.reportDir ? await writeReports(subject.reportDir, evidence) : [];
+  const outcome = subject.record ? recordedOutcome : accepted ? 'accepted' : 'rejected';
   store.saveDecision({
     blueprint: config.blueprint,
     iteration: subject.record ? subject.iteration : null,
@@ -103,5 +147,23 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     f2p: decision.f2p,
     p2f: decision.p2f,
   });
-  return { decision, evaluation, outcome, tag: recorded?.tag ?? null, auditRef: recorded?.auditRef ?? null, simulated };
+  return { decision, evaluation, outcome, tag: recorded?.tag ?? null, auditRef: recorded?.auditRef ?? null, simulated, mockRoles, evidence, reportFiles };
+}
+
+/** The named cases side by side, the run statistics and the blueprint diff, for the reports. */
+async function caseEvidence(context: RunContext, subject: GateSubject, baselineRun: RunResult, evaluation: CandidateEvaluation): Promise<CaseEvidenceDocument> {
+  const { config, repo, tracesRoot } = context.workspace;
+  const task = await loadTask(subject.candidate.dir, config.task);
+  return gatherCaseEvidence({
+    decision: evaluation.decision,
+    cases: await loadSplit(task, 'train'),
+    baselineRecords: context.workspace.store.records(baselineRun.runId),
+    candidateRecords: context.workspace.store.records(evaluation.candidateRun.runId),
+    runs: {
+      baseline: { ...evaluation.baseline, runId: baselineRun.runId },
+      candidate: { ...evaluation.candidate, runId: evaluation.candidateRun.runId },
+    },
+    tracesRoot,
+    diff: await repo.diff(subject.changeBase, subject.candidate.commit, [`blueprints/${config.blueprint}`]),
+  });
 }

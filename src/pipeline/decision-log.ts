@@ -5,7 +5,7 @@ import { auditRefPrefix, iterationOf } from './versions.ts';
 export interface LogEntry {
   readonly rc: string;
   readonly iteration: number;
-  readonly decision: 'promoted' | 'rejected';
+  readonly decision: 'promoted' | 'rejected' | 'pending' | 'declined';
   readonly f2p: number;
   readonly p2f: number;
   readonly tag: string | null;
@@ -18,6 +18,14 @@ export interface LogEntry {
   readonly commit: string;
   readonly simulated: boolean;
   readonly costUsd: number | null;
+  /** Each gate layer's verdict, in order (decisions of agentdevel 0.2 and later). */
+  readonly layers: Array<{ layer: string; verdict: string }>;
+  /** The candidate's requirement-violation rate: case-trials its scorers pass but a critic-judged requirement fails. */
+  readonly violationRate: number | null;
+  /** Mean trace cost (R_cost) per case-trial of the release candidate, and the weights used. */
+  readonly traceCost: { readonly value: number; readonly weights: { steps: number; repeats: number; noops: number } } | null;
+  readonly composite: number | null;
+  readonly efficiencyRelease: boolean;
 }
 
 /**
@@ -31,10 +39,12 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
     const iteration = iterationOf(ref);
     if (iteration === null) continue;
     const changed = await repo.changedPaths(`${sha}^`, sha);
-    const file = changed.find((c) => c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'));
+    // The decision this commit wrote (an approval or a refusal moves it, so skip the side it left).
+    const file = changed.find((c) => c.status !== 'D' && c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'));
     const text = file ? await repo.readFileAt(sha, file.path) : null;
     if (!text) continue;
     const decision = parseDecisionDocument(text, `${ref}:${file?.path}`);
+    const gate = decision.document?.gate ?? null;
     entries.push({
       rc: decision.candidate.ref,
       iteration,
@@ -51,6 +61,11 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
       commit: decision.candidate.commit,
       simulated: decision.simulated,
       costUsd: decision.costUsd,
+      layers: gate?.layers.map((l) => ({ layer: l.layer, verdict: l.verdict })) ?? [],
+      violationRate: gate?.requirements?.violationRate.candidate ?? null,
+      traceCost: gate?.cost ? { value: gate.cost.candidate, weights: gate.cost.weights } : null,
+      composite: gate?.composite?.candidate ?? null,
+      efficiencyRelease: gate?.efficiency?.promoted ?? false,
     });
   }
   return entries.sort((a, b) => a.iteration - b.iteration);

@@ -6,8 +6,21 @@ import { GitRepo, initRepository } from '../git/git.ts';
 
 const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The bundled example: what `demo` copies into a fresh repository. */
-const EXAMPLE_FILES = ['agentdevel.config.json', 'agentdevel.config.schema.json', 'blueprints/support-agent', 'rubrics/orders'];
+/** What every workspace gets: the JSON Schemas editors read, and a README in each folder agentdevel writes to. */
+export const WORKSPACE_FILES = ['agentdevel.config.schema.json', 'blueprint.schema.json', 'task.schema.json', 'releases/README.md', 'diagnostics/README.md', 'traces/README.md'];
+
+/** The bundled example (a tool-loop agent the mock engine knows): what `demo` and `init --runtime tool-loop` copy. */
+export const EXAMPLE_FILES = ['agentdevel.config.json', 'blueprints/support-agent', 'rubrics/orders', ...WORKSPACE_FILES];
+
+/** traces/ holds large files; its README stays, so a newcomer sees where the traces land. */
+export const GITIGNORE = 'traces/*\n!traces/README.md\n.agentdevel/\n';
+
+/** Copies entries of the installed package into a workspace. */
+export async function copyFromPackage(entries: readonly string[], dir: string, from = ''): Promise<void> {
+  for (const entry of entries) {
+    await cp(path.join(packageRoot, from, entry), path.join(dir, entry), { recursive: true });
+  }
+}
 
 async function emptyOrMissing(dir: string): Promise<boolean> {
   try {
@@ -21,10 +34,8 @@ async function emptyOrMissing(dir: string): Promise<boolean> {
 export async function scaffoldExample(dir: string): Promise<void> {
   if (!(await emptyOrMissing(dir))) throw new AgentdevelError('DEMO_DIR_NOT_EMPTY', `--dir: ${dir} is not empty`);
   await mkdir(dir, { recursive: true });
-  for (const entry of EXAMPLE_FILES) {
-    await cp(path.join(packageRoot, entry), path.join(dir, entry), { recursive: true });
-  }
-  await writeFile(path.join(dir, '.gitignore'), 'traces/\n.agentdevel/\n');
+  await copyFromPackage(EXAMPLE_FILES, dir);
+  await writeFile(path.join(dir, '.gitignore'), GITIGNORE);
   await initRepository(dir, 'main');
   const repo = await GitRepo.open(dir);
   await repo.commitAll(dir, 'agentdevel demo: the initial blueprint and the orders task');

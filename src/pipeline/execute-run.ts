@@ -1,16 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
+import { blueprintRoot, bundleEnvironment, loadBlueprint, readManifest } from '../blueprint/load.ts';
 import { startRuntime } from '../blueprint/runtimes/index.ts';
 import type { Runtime } from '../blueprint/runtimes/runtime.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { MOCK_MODEL } from '../domain/models.ts';
 import type { ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
 import { passRateOf, runCounts, type CaseSummary, type RunCounts } from '../domain/case-summary.ts';
+import { provenanceOf, type Provenance } from '../domain/provenance.ts';
+import { effectiveCriticPolicy } from '../domain/record.ts';
 import type { Redactor } from '../process/environment.ts';
 import { runCases, type RunTally } from '../stages/run/run.ts';
 import { openRunTraces } from '../stages/run/trace-file.ts';
@@ -20,7 +21,7 @@ import { folderFingerprint } from './fingerprint.ts';
 import type { Workspace } from './workspace.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
-const RECORD_FORMAT = 1;
+const RECORD_FORMAT = 2;
 
 export interface VersionSource {
   /** The commit the files come from ("+dirty" when they are uncommitted working files). */
@@ -50,7 +51,9 @@ export interface RunResult {
   readonly cases: ReadonlyMap<string, CaseSummary>;
   readonly counts: RunCounts;
   readonly reused: boolean;
+  /** True only when the mock engine played the agent (see domain/provenance). */
   readonly simulated: boolean;
+  readonly mockRoles: Provenance['mockRoles'];
   /** Content fingerprints of the task and the blueprint version (the scope of the flaky history). */
   readonly taskTree: string;
   readonly blueprintTree: string;
@@ -132,6 +135,15 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     const allCases = await loadSplit(task, request.split);
     const wanted = request.cases ? new Set(request.cases) : null;
     const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
+    const criticPolicy = effectiveCriticPolicy(config.critic, task.manifest.scorers.length > 0);
+    if (criticPolicy === 'off' && task.manifest.scorers.length === 0) {
+      throw new AgentdevelError('CONFIG_INVALID', `critic: "off" leaves rubrics/${config.task} without any grader (its task.json has no scorers)`, {
+        hint: 'Add scorers to task.json, or set "critic" to "all" or "failing".',
+        location: { key: 'critic' },
+      });
+    }
+    const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
+    const provenance = provenanceOf(config.models, manifest.runtime === 'tool-loop');
     const identity = {
       blueprint: config.blueprint,
       commit: source.commit,
@@ -141,10 +153,10 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       trials: request.trials,
       agentModel: config.models.agent,
       criticModel: config.models.critic,
-      simulated: config.models.agent === MOCK_MODEL || config.models.critic === MOCK_MODEL,
+      simulated: provenance.simulated,
     };
     const cacheKey = createHash('sha256')
-      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
+      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
       .digest('hex');
 
     const cached = store.findCompleteRun(cacheKey);
@@ -152,7 +164,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       const summaries = store.caseSummaries(cached.id);
       const counts = runCounts(summaries.values());
       reporter.emit({ type: 'run.finished', runId: cached.id, label: request.label, passRate: passRateOf(counts), reused: true, counts });
-      return { runId: cached.id, cases: summaries, counts, reused: true, simulated: cached.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+      return { runId: cached.id, cases: summaries, counts, reused: true, simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
     const runId = newRunId(context.clock);
@@ -171,9 +183,11 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           ...(request.firstTrial === undefined ? {} : { firstTrial: request.firstTrial }),
           concurrency: config.concurrency,
           rubric: task.rubric,
+          requirements: task.requirements,
           scorers: task.manifest.scorers,
           taskRoot: task.root,
           criticModel: config.models.critic,
+          criticPolicy,
           growTaxonomy: request.split !== 'test',
         },
         { runtime: agent, model: context.model, store, traces, reporter, redact: context.redact },
@@ -187,12 +201,16 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       context.usageScope.runId = null;
     }
     const { counts } = tally;
+    // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
+    if (request.purpose !== 'confirm' && tally.agentErrorAlarm) reporter.emit({ type: 'warning', message: tally.agentErrorAlarm });
+    // The cost ledger shows what the critic policy saved: one zero-cost entry per call not made.
+    if (tally.criticSpared > 0) store.recordSkippedCalls('critic', config.models.critic, tally.criticSpared, { iteration: context.usageScope.iteration, runId });
     // A run with infrastructure errors is kept for this decision but never reused.
     store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
     if (counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
-    return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   return {
@@ -207,6 +225,13 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       }
     },
   };
+}
+
+/** The working tree as it is, committed or not (what the user sees is what runs). */
+export async function workingTreeSource(workspace: Workspace): Promise<VersionSource> {
+  const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
+  const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
+  return { commit: dirty ? `${head}+dirty` : head, dir: workspace.root };
 }
 
 /** Checks out a commit into a temporary worktree for the duration of `work`. */

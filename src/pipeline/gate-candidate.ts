@@ -1,10 +1,13 @@
 import type { GateDecision } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
+import type { CaseRecord } from '../domain/record.ts';
 import { outsideBlueprint } from '../stages/synthesize/edits.ts';
 import { candidateBranch, candidateDir, discardCandidate, linksLeavingBlueprint } from './candidate.ts';
+import type { ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { concludeCandidate } from './conclude.ts';
 import { runVersion, withCheckout, type RunContext } from './execute-run.ts';
+import { releaseTags } from './line-history.ts';
 import { currentRelease, nextIteration, tagName } from './versions.ts';
 import { lineTip, refuseDirtyTree } from './workspace.ts';
 
@@ -12,6 +15,10 @@ export interface GateRequest {
   readonly ref: string;
   readonly promote: boolean;
   readonly targets: readonly string[];
+  /** Where a dry gate writes its reports (null: none). */
+  readonly reportDir: string | null;
+  /** Gate a candidate cut before the current release as it is (a dry gate only). */
+  readonly allowBehind: boolean;
 }
 
 export interface GateOutcome {
@@ -19,10 +26,15 @@ export interface GateOutcome {
   readonly commit: string;
   readonly decision: GateDecision;
   /** promoted / rejected when recorded on the line; accepted / rejected for a dry gate. */
-  readonly outcome: 'promoted' | 'rejected' | 'accepted';
+  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
   readonly tag: string | null;
   readonly ranCandidate: boolean;
   readonly simulated: boolean;
+  readonly mockRoles: readonly string[];
+  readonly evidence: ReleaseEvidence;
+  readonly reportFiles: readonly string[];
+  /** The candidate's screening records (empty when it was rejected before running). */
+  readonly candidateRecords: readonly CaseRecord[];
 }
 
 /** Gates an RC written by anyone (a person, another tool) against the current release. */
@@ -38,13 +50,18 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   const forkPoint = (await repo.mergeBase(tip, commit)) ?? tip;
   const changed = await repo.changedPaths(forkPoint, commit);
   if (changed.length === 0) throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" changes nothing relative to the current release`);
-  if (request.promote) {
-    await refuseDirtyTree(workspace);
-    if (!(await repo.isAncestor(tip, commit))) {
+  const release = await currentRelease(repo, config, tip);
+  if (request.promote) await refuseDirtyTree(workspace);
+  if (!(await repo.isAncestor(tip, commit))) {
+    if (request.promote) {
       throw new AgentdevelError('CANDIDATE_NOT_ON_RELEASE', `--candidate: "${request.ref}" is not based on the current release (${config.line.branch} at ${tip.slice(0, 10)})`);
     }
+    // Cases fixed since the branch was cut would read as its regressions: say so before running anything.
+    if (!request.allowBehind) {
+      const base = await releaseAt(repo, config, forkPoint);
+      throw new AgentdevelError('CANDIDATE_BEHIND', `--candidate: "${request.ref}" is based on ${base}, the current release is ${release.label}: rebase onto it`);
+    }
   }
-  const release = await currentRelease(repo, config, tip);
   const iteration = await nextIteration(repo, config);
   context.usageScope.iteration = request.promote ? iteration : null;
   const intent: ChangeIntent | null =
@@ -71,6 +88,8 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         diagnosis: null,
         edits: changed,
         outside,
+        changeBase: forkPoint,
+        reportDir: request.reportDir,
       });
     const conclusion = built ? await conclude(built.dir) : await withCheckout(workspace, commit, (source) => conclude(source.dir));
     return {
@@ -81,8 +100,21 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
       tag: conclusion.tag,
       ranCandidate: conclusion.evaluation !== null,
       simulated: conclusion.simulated,
+      mockRoles: conclusion.mockRoles,
+      evidence: conclusion.evidence,
+      reportFiles: conclusion.reportFiles,
+      candidateRecords: conclusion.evaluation ? workspace.store.records(conclusion.evaluation.candidateRun.runId) : [],
     };
   } finally {
     if (built) await discardCandidate(workspace, built);
   }
+}
+
+/** The newest release a commit contains (its tag), or the line and short commit when it contains none. */
+async function releaseAt(repo: RunContext['workspace']['repo'], config: RunContext['workspace']['config'], commit: string): Promise<string> {
+  for (const { tag } of (await releaseTags(repo, config)).reverse()) {
+    const tagged = await repo.resolve(tag);
+    if (tagged && (await repo.isAncestor(tagged, commit))) return tag;
+  }
+  return `${config.line.branch}@${commit.slice(0, 10)} (before any release)`;
 }

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { readBlueprintFiles } from '../blueprint/load.ts';
-import type { RcHistoryEntry } from '../domain/model-port.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
-import { readDecisionLog } from './decision-log.ts';
+import { pendingReleases } from './approval.ts';
 import { concludeCandidate } from './conclude.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
+import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { stopReason, type IterationResult } from './stop.ts';
+import { readTaskBrief } from './task-brief.ts';
 import { auditRef, currentRelease, nextIteration, tagName } from './versions.ts';
 import { lineTip } from './workspace.ts';
 
@@ -39,32 +40,29 @@ export async function iterate(context: RunContext, options: { maxIterations: num
   const { config, store, repo } = workspace;
   const stopPolicy = { ...config.stop, maxIterations: options.maxIterations ?? config.stop.maxIterations };
   const results: IterationSummary[] = [];
-  // Earlier RCs, from git: the synthesizer sees what was tried before and how the gate judged it.
-  const history: RcHistoryEntry[] = (await readDecisionLog(workspace)).map((entry) => ({
-    iteration: entry.iteration,
-    targets: entry.targets,
-    rationale: entry.rationale,
-    decision: entry.decision,
-    reasons: entry.reasons,
-    fingerprint: entry.fingerprint ?? '',
-  }));
   let simulated = false;
 
   for (;;) {
     const tip = await lineTip(workspace);
     const release = await currentRelease(repo, config, tip);
+    // A release waiting for a person's approval holds the line: nothing more is built on it until then.
+    const waiting = (await pendingReleases(workspace))[0];
+    if (waiting) return { iterations: results, stopReason: awaitingApproval(waiting.iteration, waiting.document.release), release: release.label, simulated };
     const iteration = await nextIteration(repo, config);
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
-    const { baseline, files } = await withCheckout(workspace, tip, async (source) => ({
+    const { baseline, files, task } = await withCheckout(workspace, tip, async (source) => ({
       baseline: await runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }),
       files: await readBlueprintFiles(source.dir, config.blueprint),
+      task: await readTaskBrief(workspace, source.dir),
     }));
     simulated ||= baseline.simulated;
     const stop = stopReason(results, stopPolicy, failingCases(baseline));
     if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated };
 
+    // Earlier RCs, from git: what was tried, what it fixed and broke, and how the gate judged it.
+    const history = await readRcHistory(workspace);
     reporter.emit({ type: 'stage', stage: 'diagnose', message: `iteration ${iteration}: diagnosing ${failingCases(baseline)} failing cases` });
     const diagnosis = await diagnose(
       {
@@ -72,6 +70,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         tracesRoot: workspace.tracesRoot,
         workDir: path.join(workspace.stateDir, 'diagnose', `iter-${String(iteration).padStart(3, '0')}`),
         previousScript: await previousScript(context, iteration),
+        ...(await previousDiagnosis(workspace, history)),
         model: config.models.diagnostician,
         taxonomy: store.taxonomy(),
         limits: config.sandbox,
@@ -83,7 +82,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
       {
         model: context.model,
         reporter,
@@ -131,23 +130,14 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         diagnosis,
         edits: await repo.changedPaths(tip, candidate.commit),
         outside: [],
+        changeBase: tip,
+        reportDir: null,
       });
       const { decision } = conclusion;
-      const kind = conclusion.outcome === 'promoted' ? 'promoted' : 'rejected';
+      const kind = conclusion.outcome === 'promoted' || conclusion.outcome === 'pending' ? conclusion.outcome : 'rejected';
       simulated ||= conclusion.simulated;
-      history.push({
-        iteration,
-        targets: synthesis.candidate.intent.targets,
-        rationale: synthesis.candidate.intent.rationale,
-        decision: kind,
-        reasons: decision.reasons,
-        fingerprint: synthesis.fingerprint,
-      });
-      reporter.emit({
-        type: 'stage',
-        stage: 'gate',
-        message: `iteration ${iteration}: ${kind === 'promoted' ? `promoted ${conclusion.tag}` : 'rejected'}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F`,
-      });
+      const said = { promoted: `promoted ${conclusion.tag}`, pending: 'accepted, awaiting approval', rejected: 'rejected' }[kind];
+      reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: ${said}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F` });
       results.push({
         iteration,
         kind,
@@ -160,6 +150,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         targets: synthesis.candidate.intent.targets,
         diagnosisSource: diagnosis.source,
       });
+      if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(iteration, tagName(config, release.version + 1)), release: release.label, simulated };
       const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;
       const stopAfter = stopReason(results, stopPolicy, failingCases(after));
       if (stopAfter) {
@@ -170,6 +161,10 @@ export async function iterate(context: RunContext, options: { maxIterations: num
       await discardCandidate(workspace, candidate);
     }
   }
+}
+
+function awaitingApproval(iteration: number, release: string | null): string {
+  return `the release candidate of iteration ${iteration}${release ? ` (${release})` : ''} awaits approval: \`agentdevel approve ${iteration}\` or \`agentdevel decline ${iteration} --reason …\``;
 }
 
 function diagnosisNote(diagnosis: DiagnoseResult): string {

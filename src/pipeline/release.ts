@@ -1,9 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { AgentdevelError } from '../domain/errors.ts';
 import path from 'node:path';
-import { buildArtifacts, releaseCommitMessage, tagMessage, type ReleaseEvidence } from '../stages/release/artifacts.ts';
+import { buildArtifacts, releaseCommitMessage, releaseFolder, tagMessage, type LineHistory, type ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { applyPromotion, clearJournal, PromotionBlocked, writeJournal } from '../stages/release/journal.ts';
-import { auditRef } from './versions.ts';
+import { readLineHistory } from './line-history.ts';
+import { auditRef, pendingRef } from './versions.ts';
 import { lineRef, type Workspace } from './workspace.ts';
 
 export interface Recorded {
@@ -13,8 +14,8 @@ export interface Recorded {
   readonly worktreeSynced: boolean;
 }
 
-async function commitArtifacts(workspace: Workspace, dir: string, evidence: ReleaseEvidence): Promise<string> {
-  const files = buildArtifacts(evidence);
+async function commitArtifacts(workspace: Workspace, dir: string, evidence: ReleaseEvidence, history: LineHistory | null): Promise<string> {
+  const files = buildArtifacts(evidence, history);
   for (const file of files) {
     const target = path.join(dir, file.path);
     await mkdir(path.dirname(target), { recursive: true });
@@ -30,7 +31,8 @@ async function commitArtifacts(workspace: Workspace, dir: string, evidence: Rele
  */
 export async function promote(workspace: Workspace, candidateDir: string, oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
   const { repo, config } = workspace;
-  const releaseCommit = await commitArtifacts(workspace, candidateDir, evidence);
+  // The line's index (releases/<bp>/index.html) is rewritten with every release, from what the earlier ones recorded.
+  const releaseCommit = await commitArtifacts(workspace, candidateDir, evidence, await readLineHistory(repo, config));
   const tag = evidence.release as string;
   const tagObject = await repo.createTagObject(tag, releaseCommit, tagMessage(evidence));
   const checkedOut = (await repo.currentBranch()) === config.line.branch;
@@ -64,10 +66,42 @@ export async function promote(workspace: Workspace, candidateDir: string, oldTip
 }
 
 /** Records a rejected RC off the line: its commit plus the rejection report, under refs/agentdevel/. */
-export async function recordRejection(workspace: Workspace, candidateDir: string, evidence: ReleaseEvidence): Promise<Recorded> {
-  const commit = await commitArtifacts(workspace, candidateDir, evidence);
+export async function recordRejection(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
+  const commit = await commitArtifacts(workspace, candidateDir, evidence, null);
   const ref = auditRef(workspace.config, evidence.iteration);
   const previous = await workspace.repo.refValue(ref);
   await workspace.repo.updateRefs([{ ref, newValue: commit, oldValue: previous }]);
   return { commit, auditRef: ref, tag: null, worktreeSynced: false };
+}
+
+/**
+ * Holds an accepted RC for a person's approval (the approval layer): its commit plus the pending
+ * report, under refs/agentdevel/pending/ and its audit ref, in one transaction. The line and
+ * the tags do not move until `agentdevel approve`.
+ */
+export async function holdForApproval(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
+  const commit = await commitArtifacts(workspace, candidateDir, evidence, null);
+  const audit = auditRef(workspace.config, evidence.iteration);
+  const pending = pendingRef(workspace.config, evidence.iteration);
+  await workspace.repo.updateRefs([
+    { ref: pending, newValue: commit, oldValue: await workspace.repo.refValue(pending) },
+    { ref: audit, newValue: commit, oldValue: await workspace.repo.refValue(audit) },
+  ]);
+  return { commit, auditRef: audit, tag: null, worktreeSynced: false };
+}
+
+/**
+ * A dry gate's reports: the files a recorded decision would commit in its release folder
+ * (report.md, report.html, decision.json, flips.json, cases.json), written flat into `dir`.
+ */
+export async function writeReports(dir: string, evidence: ReleaseEvidence): Promise<string[]> {
+  const folder = `${releaseFolder(evidence)}/`;
+  const written: string[] = [];
+  await mkdir(dir, { recursive: true });
+  for (const file of buildArtifacts(evidence).filter((f) => f.path.startsWith(folder))) {
+    const target = path.join(dir, file.path.slice(folder.length));
+    await writeFile(target, file.content);
+    written.push(target);
+  }
+  return written;
 }

@@ -1,4 +1,4 @@
-export type IterationKind = 'promoted' | 'rejected' | 'no_candidate';
+export type IterationKind = 'promoted' | 'pending' | 'rejected' | 'no_candidate';
 
 export interface IterationResult {
   readonly iteration: number;

@@ -21,6 +21,15 @@ export function auditRef(config: Config, iteration: number): string {
   return `${auditRefPrefix(config)}iter-${String(iteration).padStart(3, '0')}`;
 }
 
+/** Where an accepted RC waits for a person's approval (the approval layer). */
+export function pendingRef(config: Config, iteration: number): string {
+  return `refs/agentdevel/pending/${config.blueprint}/iter-${String(iteration).padStart(3, '0')}`;
+}
+
+export function pendingRefPrefix(config: Config): string {
+  return `refs/agentdevel/pending/${config.blueprint}/`;
+}
+
 export function iterationOf(ref: string): number | null {
   const match = /iter-(\d+)$/.exec(ref);
   return match?.[1] ? Number(match[1]) : null;

@@ -39,7 +39,8 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
   }
   const config = await loadConfig(root);
   const stateDir = path.join(root, STATE_DIR);
-  await repo.excludeFromStatus([`/${STATE_DIR}/`, '/traces/']);
+  // traces/README.md (what agentdevel writes there) stays addable: only the traces are excluded.
+  await repo.excludeFromStatus([`/${STATE_DIR}/`, '/traces/*', '!/traces/README.md']);
   let lock: WorkspaceLock | null = null;
   const store = Store.open(root, options.clock);
   try {

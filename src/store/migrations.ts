@@ -96,6 +96,10 @@ export const migrations: readonly string[] = [
   CREATE UNIQUE INDEX runs_by_name ON runs (name) WHERE name IS NOT NULL;
   CREATE INDEX records_by_case ON records (case_id);
   `,
+  `
+  ALTER TABLE model_calls ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE records ADD COLUMN agent_error TEXT;
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

@@ -41,6 +41,18 @@ export interface RunSummary extends RunIdentity {
   readonly name: string | null;
 }
 
+export interface IterationCost {
+  readonly costUsd: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Model calls made (spared calls excluded). */
+  readonly calls: number;
+  /** Critic calls the critic policy spared. */
+  readonly skippedCriticCalls: number;
+  /** Their estimated cost at the mean billed critic call; null when none was billed (the mock is free). */
+  readonly savedUsd: number | null;
+}
+
 export interface DecisionRow {
   readonly id: number;
   readonly blueprint: string;
@@ -141,6 +153,17 @@ export class Store {
     );
   }
 
+  /** The newest finished run of one blueprint version (by content) over a whole split (not a confirmation of a few cases), or undefined. */
+  latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined {
+    const row = this.sql.get(
+      `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC LIMIT 1`,
+      blueprintTree,
+      taskTree,
+      split,
+    );
+    return row ? toRun(row) : undefined;
+  }
+
   /** A run by its name (imports, calibration) or its id. */
   findRun(nameOrId: string): RunSummary | undefined {
     const row = this.sql.get(`SELECT * FROM runs WHERE name = ? OR id = ? ORDER BY name IS NULL LIMIT 1`, nameOrId, nameOrId);
@@ -163,6 +186,22 @@ export class Store {
       taskTree,
     );
     return Number(row?.n ?? 0);
+  }
+
+  /**
+   * The newest run of the train split that graded a case, optionally of one blueprint content
+   * (a version); confirmation runs, which hold only cases that moved, are left out.
+   */
+  latestRunWithCase(caseId: string, blueprintTree: string | null): RunSummary | undefined {
+    const row = this.sql.get(
+      `SELECT runs.* FROM runs WHERE split = 'train' AND purpose != 'confirm' AND (? IS NULL OR blueprint_tree = ?)
+         AND EXISTS (SELECT 1 FROM records r WHERE r.run_id = runs.id AND r.case_id = ?)
+       ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+      blueprintTree,
+      blueprintTree,
+      caseId,
+    );
+    return row ? toRun(row) : undefined;
   }
 
   finishRun(id: string, status: 'complete' | 'failed'): void {
@@ -195,8 +234,8 @@ export class Store {
 
   private insertRecord(runId: string, record: CaseRecord): void {
     this.sql.run(
-      `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error, agent_error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       runId,
       record.caseId,
       record.trial,
@@ -208,6 +247,7 @@ export class Store {
       record.pass === null ? null : record.pass ? 1 : 0,
       record.critic?.label ?? null,
       record.error,
+      record.agentError ?? null,
     );
   }
 
@@ -341,12 +381,49 @@ export class Store {
     );
   }
 
-  costOfIteration(iteration: number): { costUsd: number; inputTokens: number; outputTokens: number; calls: number } {
-    const row = this.sql.get<{ cost: number; input: number; output: number; calls: number }>(
-      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output, COUNT(*) AS calls FROM model_calls WHERE iteration = ?`,
+  /** Calls a policy spared (the critic on passing case-trials): zero-cost ledger entries, so the saving shows. */
+  recordSkippedCalls(role: Role, model: string, count: number, context: { iteration: number | null; runId: string | null }): void {
+    this.sql.transaction(() => {
+      for (let i = 0; i < count; i += 1) {
+        this.sql.run(
+          `INSERT INTO model_calls (role, model, iteration, run_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at, skipped)
+           VALUES (?, ?, ?, ?, 0, 0, 0, 0, 0, ?, 1)`,
+          role,
+          model,
+          context.iteration,
+          context.runId,
+          this.now(),
+        );
+      }
+    });
+  }
+
+  costOfIteration(iteration: number): IterationCost {
+    const row = this.sql.get<{ cost: number; input: number; output: number; calls: number; skipped: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
+              COALESCE(SUM(skipped = 0), 0) AS calls, COALESCE(SUM(skipped = 1 AND role = 'critic'), 0) AS skipped
+       FROM model_calls WHERE iteration = ?`,
       iteration,
     );
-    return { costUsd: row?.cost ?? 0, inputTokens: row?.input ?? 0, outputTokens: row?.output ?? 0, calls: row?.calls ?? 0 };
+    const skipped = Number(row?.skipped ?? 0);
+    return {
+      costUsd: row?.cost ?? 0,
+      inputTokens: row?.input ?? 0,
+      outputTokens: row?.output ?? 0,
+      calls: Number(row?.calls ?? 0),
+      skippedCriticCalls: skipped,
+      savedUsd: skipped === 0 ? null : this.meanCriticCallCost(iteration, skipped),
+    };
+  }
+
+  /** What the skipped critic calls would have cost, at the mean cost of the critic calls actually made (null when none was billed). */
+  private meanCriticCallCost(iteration: number, skipped: number): number | null {
+    const row = this.sql.get<{ cost: number; n: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COUNT(*) AS n FROM model_calls WHERE iteration = ? AND role = 'critic' AND skipped = 0 AND cost_usd > 0`,
+      iteration,
+    );
+    const n = Number(row?.n ?? 0);
+    return n === 0 ? null : (Number(row?.cost ?? 0) / n) * skipped;
   }
 
   testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined {
@@ -370,6 +447,7 @@ function toRecord(row: Row): CaseRecord {
     critic: parse<CriticVerdict>(row.critic),
     pass: row.pass === null ? null : Number(row.pass) === 1,
     error: row.error === null ? null : String(row.error),
+    agentError: row.agent_error === null || row.agent_error === undefined ? null : String(row.agent_error),
   };
 }
 

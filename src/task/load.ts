@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Case, Split } from '../domain/case.ts';
-import { criticRules, CriticRulesError } from '../domain/critic-rules.ts';
+import { criticRules } from '../domain/critic-rules.ts';
+import { requirementListSchema, rubricRequirements, type Requirement } from '../domain/requirements.ts';
+import { firstIssue } from '../domain/schema-issue.ts';
+import { RubricBlockError } from '../domain/rubric-blocks.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { atPath } from '../domain/json.ts';
 import { parseJsonDocument } from '../domain/json-document.ts';
@@ -18,6 +21,8 @@ export interface Task {
   readonly root: string;
   readonly manifest: TaskManifest;
   readonly rubric: string;
+  /** The rubric's task-wide requirements (its ```json requirements block). */
+  readonly requirements: readonly Requirement[];
   /** Absolute path of the environment module, when the task has one. */
   readonly environmentModule: string | null;
 }
@@ -43,12 +48,22 @@ export async function loadTask(workspace: string, name: string): Promise<Task> {
   const manifest = parseJsonDocument(text, shown(workspace, file), taskManifestSchema, 'TASK_INVALID');
   const rubricFile = path.join(root, manifest.rubric);
   const rubric = await readTaskFile(workspace, rubricFile);
+  let requirements: Requirement[];
   try {
     criticRules(rubric);
+    requirements = rubricRequirements(rubric);
   } catch (error) {
-    if (!(error instanceof CriticRulesError)) throw error;
+    if (!(error instanceof RubricBlockError)) throw error;
     const where = shown(workspace, rubricFile);
-    throw new AgentdevelError('TASK_INVALID', `${where}:${error.line}: critic-rules: ${error.message}`, { location: { file: where, line: error.line } });
+    throw new AgentdevelError('TASK_INVALID', `${where}:${error.line}: ${error.block}: ${error.message}`, { location: { file: where, line: error.line } });
+  }
+  const kinds = new Set<string>(manifest.scorers.map((s) => s.kind));
+  const unknownScorer = requirements.find((r) => r.scorer !== undefined && !kinds.has(r.scorer));
+  if (unknownScorer) {
+    const where = shown(workspace, rubricFile);
+    throw new AgentdevelError('TASK_INVALID', `${where}: requirements: "${unknownScorer.id}" names the scorer "${unknownScorer.scorer}", which ${shown(workspace, file)} does not list`, {
+      location: { file: where, key: 'requirements' },
+    });
   }
   return {
     name,
@@ -56,6 +71,7 @@ export async function loadTask(workspace: string, name: string): Promise<Task> {
     root,
     manifest,
     rubric,
+    requirements,
     environmentModule: manifest.environment ? path.join(root, manifest.environment) : null,
   };
 }
@@ -73,6 +89,16 @@ function caseProblem(scorers: readonly ScorerConfig[], testCase: Case): string |
       const expected = atPath(testCase, scorer.expectedFromCase);
       if (typeof expected !== 'number' || !Number.isFinite(expected)) return `${scorer.expectedFromCase}: expected a number (the numeric scorer's expected value)`;
     }
+  }
+  if (testCase.requirements !== undefined) {
+    const own = requirementListSchema.safeParse(testCase.requirements);
+    if (!own.success) {
+      const { key, message } = firstIssue(own.error);
+      return `requirements${key.startsWith('[') ? '' : '.'}${key}: ${message}`;
+    }
+    const kinds = new Set<string>(scorers.map((s) => s.kind));
+    const unknown = own.data.find((r) => r.scorer !== undefined && !kinds.has(r.scorer));
+    if (unknown) return `requirements: "${unknown.id}" names the scorer "${unknown.scorer}", which the task does not list`;
   }
   return null;
 }

@@ -72,6 +72,19 @@ export const scorerConfigSchema = z.discriminatedUnion('kind', [
     }),
   z
     .object({
+      kind: z.literal('cost'),
+      weights: z
+        .object({ steps: z.number().min(0), repeats: z.number().min(0), noops: z.number().min(0) })
+        .partial()
+        .strict()
+        .optional()
+        .describe('R_cost = steps·w + repeats·w + noops·w; the paper (AutoEvolve) uses 0.01, 0.05 and 0.1.'),
+      max: z.number().min(0).optional().describe('Fail a case-trial whose R_cost is above this; without it the cost is measured, never decisive.'),
+    })
+    .strict()
+    .describe("The trace's cost: steps, repeated identical tool calls, and tool calls that changed no state."),
+  z
+    .object({
       kind: z.literal('script'),
       command: z.array(z.string().min(1)).min(1),
       timeoutMs: z.number().int().min(100).default(10_000),
@@ -84,6 +97,7 @@ export type ScorerKind = ScorerConfig['kind'];
 
 export const taskManifestSchema = z
   .object({
+    $schema: z.string().optional(),
     description: z.string().optional(),
     rubric: z.string().default('rubric.md'),
     environment: z.string().optional().describe('Module (TypeScript or JavaScript) exporting createEnvironment(case).'),

@@ -1,10 +1,13 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSql } from '../../src/store/sqlite.ts';
-import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
-import { minimalBrain, mockBrain, withFaults } from '../helpers/fake-brain.ts';
-import { cliAsync, exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
+import { startFakeAnthropic, toolAnswer, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { between, minimalBrain, mockBrain, userText, withFaults } from '../helpers/fake-brain.ts';
+import { cliWatched } from '../helpers/processes.ts';
+import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
+import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
+import { cliAsync, exampleWorkspace, git, repoRoot, tempDir } from '../helpers/workspace.ts';
 
 const CLAUDE = 'claude-sonnet-5-5';
 const KEY = 'sk-ant-test-0123456789abcdef';
@@ -15,11 +18,14 @@ async function claudeWorkspace(edit?: (dir: string) => void): Promise<string> {
   const configFile = path.join(dir, 'agentdevel.config.json');
   const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   config.models = { agent: CLAUDE, critic: CLAUDE, diagnostician: CLAUDE, synthesizer: CLAUDE };
+  // Every case-trial goes to the critic (not only those a scorer failed), so these tests see all its traffic.
+  config.critic = 'all';
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   const train = path.join(dir, 'rubrics/orders/train.jsonl');
   writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').slice(0, 16).join('\n')}\n`);
   edit?.(dir);
-  git(dir, 'commit', '-qam', 'every role on Claude; 16 train cases');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'every role on Claude; 16 train cases');
   return dir;
 }
 
@@ -86,14 +92,19 @@ describe('iterate with every role on Claude (fake Messages API)', () => {
     cleanDecisions = entries.map((e) => [e.decision, e.f2pCases, e.p2fCases, e.tag]);
   }, 120_000);
 
-  it('completes the same way when 20% of requests are answered 429 or 529, with no infrastructure error counted', async () => {
+  it('completes the same way when 20% of requests are answered 429 or 529, with no infrastructure error counted and no process left running', async () => {
     const dir = await claudeWorkspace();
     const counts = { faults: 0 };
     server.respond = withFaults(mockBrain, counts);
     const before = server.requests.length;
-    const result = await cliAsync(['iterate', '--max-iterations', '2', '-C', dir], { env: env() });
+    // The command must end by itself; nothing here kills anything.
+    const result = await cliWatched(['iterate', '--max-iterations', '2', '-C', dir], { env: env() });
     server.respond = mockBrain;
     expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/iteration 2: /);
+    // Tool hosts and diagnosis sandboxes ran below the command (so the check can fail), and none outlived it.
+    expect(result.seen.filter((p) => p.command === 'node').length).toBeGreaterThanOrEqual(2);
+    expect(result.survivors).toEqual([]);
     const served = server.requests.length - before;
     expect(served).toBeGreaterThan(50);
     expect(counts.faults / served).toBeGreaterThan(0.15);
@@ -154,12 +165,68 @@ describe('iterate with every role on Claude (fake Messages API)', () => {
   }, 120_000);
 });
 
+describe('one symptom vocabulary', () => {
+  it('refuses a coined label in the report and in the RC targets, repairs both, and promotes the correct fix with its hit rate', async () => {
+    const dir = await claudeWorkspace();
+    const builtin = readFileSync(`${repoRoot}src/stages/diagnose/builtin-diagnosis.mjs`, 'utf8');
+    // A diagnostician that renames the critic's tool_error to a label of its own.
+    const coining = builtin.replace('const infraErrors =', "for (const r of failing) if (r.critic?.label === 'tool_error') r.critic.label = 'order_id_not_canonical';\nconst infraErrors =");
+    expect(coining).not.toBe(builtin);
+    const diagnosticianTexts: string[] = [];
+    const synthesizerBodies: Array<Record<string, unknown>> = [];
+    server.respond = (request) => {
+      if (request.role === 'diagnostician') {
+        const text = userText(request.body);
+        diagnosticianTexts.push(text);
+        return toolAnswer('submit_script', { script: text.includes('<repair>') ? builtin : coining });
+      }
+      if (request.role === 'synthesizer') {
+        synthesizerBodies.push(request.body);
+        const text = userText(request.body);
+        const diagnosis = JSON.parse(between(text, '<diagnosis>', '</diagnosis>')) as DiagnosisReport;
+        const files = [...text.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)].map((m) => ({ path: m[1] as string, content: m[2] as string }));
+        // The order-id normalisation, as a strong model would write it; first aimed at a label of its own.
+        const onlyToolErrors = { ...diagnosis, dominantSymptoms: diagnosis.dominantSymptoms.filter((d) => d.label === 'tool_error') };
+        const fix = simulatedSynthesis({ model: 'x', blueprintName: 'support-agent', blueprintRoot: 'blueprints/support-agent', files, diagnosis: onlyToolErrors, history: [], taxonomy: [], task: { rubric: '', environmentApi: null }, repair: null });
+        const repairing = (request.body.messages as unknown[]).length > 1;
+        return toolAnswer('submit_release_candidate', { ...fix, intent: { ...fix.intent, targets: [repairing ? 'tool_error' : 'order_id_not_canonical'] } });
+      }
+      return mockBrain(request);
+    };
+    const result = await cliAsync(['iterate', '--max-iterations', '1', '--json', '-C', dir], { env: env() });
+    server.respond = mockBrain;
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(result.code).toBe(0);
+
+    // The report's coined label was refused, and the repair request showed the script and the exact error.
+    expect(diagnosticianTexts).toHaveLength(2);
+    const repair = between(diagnosticianTexts[1] as string, '<repair>', '</repair>');
+    expect(repair).toContain(coining);
+    expect(repair).toMatch(/"order_id_not_canonical" is not a symptom label of the taxonomy/);
+    expect(result.stderr).toMatch(/diagnosis script attempt 1 failed: REPORT\.json uses labels outside the symptom vocabulary/);
+
+    // The coined target was refused by the tool's schema (an enum of the taxonomy) and repaired in place.
+    expect(synthesizerBodies).toHaveLength(2);
+    expect(JSON.stringify(synthesizerBodies[1]?.messages)).toMatch(/intent\.targets\.0: Invalid option: expected one of/);
+
+    const [entry] = await log(dir);
+    expect(entry).toMatchObject({ decision: 'promoted', targets: ['tool_error'] });
+    expect(Number(entry?.f2p)).toBeGreaterThan(0);
+    const hitRate = Number(/hit rate (\d+(?:\.\d+)?)%/.exec((entry?.reasons as string[]).join(' '))?.[1]);
+    expect(hitRate).toBeGreaterThanOrEqual(50);
+  }, 120_000);
+});
+
 describe('the critic is implementation-blind', () => {
   it('sends nothing of the blueprint to the critic (canary in the prompt template and the tool wrappers)', async () => {
     const canary = 'CANARY-d41d8cd98f-not-for-the-critic';
     const dir = await claudeWorkspace((d) => {
       const prompt = path.join(d, 'blueprints/support-agent/system.hbs');
-      writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nHouse rule ${canary}.\n`);
+      writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nHouse rule ${canary}.\n{{> partials/house}}\n`);
+      mkdirSync(path.join(d, 'blueprints/support-agent/partials'));
+      writeFileSync(path.join(d, 'blueprints/support-agent/partials/house.hbs'), `Partial ${canary}.\n`);
+      const manifest = path.join(d, 'blueprints/support-agent/blueprint.json');
+      writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"A customer-service agent', `"${canary} A customer-service agent`));
       for (const tool of ['get_order', 'find_customer']) {
         const file = path.join(d, `blueprints/support-agent/tools/${tool}.ts`);
         writeFileSync(file, `${readFileSync(file, 'utf8').replace("description: '", `description: '${canary} `)}// ${canary}\n`);
@@ -172,10 +239,33 @@ describe('the critic is implementation-blind', () => {
     const requests = server.requests.slice(before);
     const critic = requests.filter((r) => r.role === 'critic');
     expect(critic.length).toBe(16);
-    for (const request of critic) expect(request.raw).not.toContain(canary);
+    for (const request of critic) {
+      expect(request.raw).not.toContain(canary);
+      // The fields every role gets (date, runtime, taxonomy) are there, and carry no blueprint byte.
+      expect(request.raw).toContain(`Today's date: ${new Date().toISOString().slice(0, 10)}.`);
+      expect(request.raw).toContain(`Node.js ${process.version}`);
+      expect(request.raw).toContain('<taxonomy>');
+    }
     // The canary is really in the blueprint the agent runs with, so the check above can fail.
-    expect(requests.filter((r) => r.role === 'agent').every((r) => r.raw.includes(canary))).toBe(true);
-  }, 60_000);
+    expect(requests.filter((r) => r.role === 'agent').every((r) => r.raw.includes(canary) && r.raw.includes(`Partial ${canary}`))).toBe(true);
+
+    // The requirements layer's review is a critic too: a candidate that moves cases is reviewed, blind to the blueprint.
+    git(dir, 'checkout', '-q', '-b', 'asks-first');
+    const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
+    writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nBefore you cancel an order or return items, state exactly what you will do and the refund amount, and ask the customer to confirm (yes/no). Act only after a clear yes; if they say no, change nothing.\n`);
+    git(dir, 'commit', '-qam', 'ask before acting');
+    git(dir, 'checkout', '-q', 'main');
+    const gateFrom = server.requests.length;
+    const gated = await cliAsync(['gate', '--candidate', 'asks-first', '--json', '-C', dir], { env: env() });
+    expect(gated.code, gated.stdout + gated.stderr).toBe(0);
+    const reviews = server.requests.slice(gateFrom).filter((r) => r.raw.includes('report_violations'));
+    expect(reviews.length).toBeGreaterThan(0);
+    for (const review of reviews) {
+      expect(review.role).toBe('critic');
+      expect(review.raw).not.toContain(canary);
+      expect(review.raw).toContain('<requirements>');
+    }
+  }, 120_000);
 });
 
 describe('record and replay', () => {
@@ -185,8 +275,16 @@ describe('record and replay', () => {
     git(path.dirname(copy), 'clone', '-q', original, copy);
     const cassette = path.join(tempDir(), 'cassette');
     server.respond = mockBrain;
+    const recordedFrom = server.requests.length;
     const recorded = await cliAsync(['iterate', '--max-iterations', '1', '--record', cassette, '-C', original], { env: env() });
     expect(recorded.code).toBe(0);
+    // Every role that agentdevel writes the prompt for is told the date and the runtime; the
+    // cassette keeps them, so a replay on another day sends the same requests.
+    const facts = JSON.parse(readFileSync(path.join(cassette, 'facts.json'), 'utf8')) as { today: string; node: string };
+    expect(facts).toMatchObject({ today: new Date().toISOString().slice(0, 10), node: process.version });
+    const told = server.requests.slice(recordedFrom).filter((r) => r.role !== 'agent');
+    expect(new Set(told.map((r) => r.role))).toEqual(new Set(['critic', 'diagnostician', 'synthesizer']));
+    for (const request of told) expect(request.raw).toContain(`Today's date: ${facts.today}.`);
 
     const offline = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: undefined };
     const before = server.requests.length;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSql } from '../../src/store/sqlite.ts';
 import { Store } from '../../src/store/store.ts';
@@ -94,6 +95,50 @@ describe('agentdevel demo', () => {
   });
 });
 
+describe('agentdevel prompts', () => {
+  it('prints the synthesizer request of a fresh clone from git alone, calling no model and recording no run', () => {
+    const copy = path.join(tempDir(), 'clone');
+    git(path.dirname(copy), 'clone', '-q', demo, copy);
+    git(copy, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');
+    const result = cli(['prompts', '--role', 'synthesizer', '-C', copy], { env: { ANTHROPIC_API_KEY: '' } });
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(result.code).toBe(0);
+    const text = result.stdout;
+    expect(text).toMatch(/^# synthesizer request: model mock, streamed/);
+    expect(text).toContain(`Today's date: ${new Date().toISOString().slice(0, 10)}.`);
+    expect(text).toContain(`Runtime: Node.js ${process.version}`);
+    // The task's rules and API, and how partials are named.
+    expect(text).toMatch(/<rubric>\nThe task's rules[\s\S]*within 30 days of delivery/);
+    expect(text).toContain('- ctx.env.returnItems(orderId: string, itemIds: string[]): { orderId: string; status: string; refund: number }');
+    expect(text).toMatch(/export interface Order \{[\s\S]*deliveredOn: string \| null;/);
+    expect(text).toContain('{{> partials/confirmation}}');
+    // Earlier RCs with the cases they fixed and broke, and the symptoms those cases showed.
+    const history = JSON.parse(text.slice(text.indexOf('<earlier_release_candidates>') + 29, text.indexOf('</earlier_release_candidates>'))) as Array<{
+      decision: string;
+      fixed: Record<string, string>;
+      broken: Record<string, string>;
+    }>;
+    expect(history.length).toBe(logLines(demo).length);
+    const rejected = history.find((h) => h.decision === 'rejected' && Object.keys(h.broken).length > 0);
+    expect(Object.keys(rejected?.broken ?? {})[0]).toMatch(/^train-\d{3}$/);
+    expect(Object.values(history.find((h) => h.decision === 'promoted')?.fixed ?? {})).toContain('missing_required_step');
+    // The targets' enum is the vocabulary: it holds the symptom the last RC targeted.
+    const lastTarget = (logLines(demo).at(-1)?.targets as string[] | undefined)?.[0] ?? 'none';
+    expect(text).toMatch(new RegExp(`"enum": \\[[^\\]]*"${lastTarget}"`));
+    expect(runCount(copy)).toBe(0);
+  }, 120_000);
+
+  it('prints the critic request for one case, with its recorded trace, as the exact Messages API body with --json', () => {
+    const result = cli(['prompts', '--role', 'critic', '--case', 'train-001', '--json', '-C', demo]);
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout) as { role: string; stream: boolean; body: { messages: Array<{ content: string }>; tool_choice: unknown } };
+    expect(printed).toMatchObject({ role: 'critic', stream: false, body: { tool_choice: { type: 'tool', name: 'submit_verdict' } } });
+    expect(printed.body.messages[0]?.content).toMatch(/<trace>\n\[\{"type":"start","caseId":"train-001"/);
+    expect(cli(['prompts', '--role', 'critic', '--case', 'train-999', '-C', demo]).stderr).toMatch(/--case: the train split .* has no case "train-999"/);
+    expect(cli(['prompts', '--role', 'agent', '-C', demo]).code).toBe(2);
+  }, 120_000);
+});
+
 describe('agentdevel gate', () => {
   it('rejects a candidate whose tool wrappers throw, listing the regressed cases, and leaves the line alone', () => {
     git(demo, 'checkout', '-q', '-b', 'broken-wrappers');
@@ -130,6 +175,132 @@ describe('agentdevel gate', () => {
     expect(runCount(demo)).toBe(runsBefore);
     expect(git(demo, 'rev-parse', 'main')).toBe(before.match(/refs\/heads\/main (\w+)/)?.[1]);
     expect(git(demo, 'tag', '--list')).toBe(tagsBefore);
+  });
+});
+
+describe('reviewing a release and running in CI', () => {
+  it('show prints a case\'s input, expected value, output, scorer and critic verdicts, and its trace', () => {
+    const result = cli(['show', 'train-007', '-C', demo]);
+    expect(result.code, result.stderr).toBe(0);
+    for (const part of [/^train-007 in run-/, /^input:\n {4}\{\n {6}"id": "train-007"/m, /^expected:\n/m, /^ {2}output:/m, /^ {2}scorers:\n {4}(pass|FAIL) {2}state/m, /^ {2}critic: /m, /^ {2}trace \(traces\/run-/m, /→ get_order\(/, /← (ok|ERROR) /]) {
+      expect(result.stdout).toMatch(part);
+    }
+    const json = JSON.parse(cli(['show', 'train-007', '--json', '-C', demo]).stdout) as { trials: Array<{ trace: Array<{ type: string }> }> };
+    expect(json.trials[0]?.trace.some((e) => e.type === 'tool_call')).toBe(true);
+  });
+
+  it('run ends with each failing case and a one-line reason, and the mock agent is labelled simulated', () => {
+    const result = cli(['run', '--json', '-C', demo]);
+    expect(result.code).toBe(0);
+    const run = JSON.parse(result.stdout) as { failing: Array<{ caseId: string; reason: string }>; simulated: boolean; mockRoles: string[] };
+    expect(run.simulated).toBe(true);
+    expect(run.mockRoles).toContain('agent');
+    expect(run.failing.length).toBeGreaterThan(0);
+    for (const c of run.failing) expect(c.reason).toMatch(/scorer: expected|critic: /);
+    const text = cli(['run', '-C', demo]).stdout;
+    expect(text).toMatch(/^failing \(\d+ cases?; `agentdevel show CASE`/m);
+    for (const c of run.failing) expect(text).toContain(`  ${c.caseId}  `);
+  });
+
+  it('gate on a hand-made branch writes a PR summary naming each flip with its reason, JUnit with one testcase per case, and its reports', () => {
+    const out = path.join(tempDir(), 'ci');
+    mkdirSync(out);
+    const stepSummary = path.join(out, 'step-summary.md');
+    const result = cli(['gate', '--candidate', 'broken-wrappers', '--summary', path.join(out, 's.md'), '--junit', path.join(out, 'j.xml'), '--report-dir', path.join(out, 'report'), '--json', '-C', demo], {
+      env: { GITHUB_STEP_SUMMARY: stepSummary },
+    });
+    expect(result.code).toBe(1);
+    const verdict = JSON.parse(result.stdout) as { p2f: string[]; caseReasons: Record<string, string>; reports: string[] };
+    const summary = readFileSync(path.join(out, 's.md'), 'utf8');
+    expect(summary).toMatch(/^### ❌ agentdevel gate: `broken-wrappers` rejected/);
+    for (const id of verdict.p2f) expect(summary).toMatch(new RegExp(`\\| \`${id}\` \\| .*(scorer|critic)`));
+    expect(readFileSync(stepSummary, 'utf8')).toContain(summary.trim());
+
+    const xml = readFileSync(path.join(out, 'j.xml'), 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const suite = (new XMLParser({ ignoreAttributes: false }).parse(xml) as { testsuites: { testsuite: { testcase: Array<Record<string, unknown>> } } }).testsuites.testsuite;
+    const trainCases = readFileSync(path.join(demo, 'rubrics/orders/train.jsonl'), 'utf8').trim().split('\n').length;
+    expect(suite.testcase).toHaveLength(trainCases);
+    const failed = suite.testcase.filter((t) => t.failure !== undefined).map((t) => t['@_name']);
+    for (const id of verdict.p2f) expect(failed).toContain(id);
+    expect(suite.testcase.some((t) => t.error !== undefined)).toBe(false);
+
+    expect(verdict.reports.map((f) => path.basename(f)).sort()).toEqual(['cases.json', 'decision.json', 'flips.json', 'intent.json', 'report.html', 'report.md']);
+    const report = readFileSync(path.join(out, 'report', 'report.md'), 'utf8');
+    expect(report).toMatch(/```diff\ndiff --git a\/blueprints\/support-agent\/tools\/get_order\.ts/);
+    expect(report).toMatch(/\| why it fails now \|/);
+  });
+
+  it('refuses a branch cut before the current release, naming both releases, unless --allow-behind', () => {
+    git(demo, 'checkout', '-q', '-b', 'cut-at-v1', 'support-agent/v1');
+    const prompt = path.join(demo, 'blueprints/support-agent/system.hbs');
+    writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nBe brief.\n`);
+    git(demo, 'commit', '-qam', 'a change made on top of v1');
+    git(demo, 'checkout', '-q', 'main');
+    const runsBefore = runCount(demo);
+    const result = cli(['gate', '--candidate', 'cut-at-v1', '-C', demo]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/CANDIDATE_BEHIND: --candidate: "cut-at-v1" is based on support-agent\/v1, the current release is support-agent\/v\d+: rebase onto it/);
+    expect(runCount(demo)).toBe(runsBefore);
+    const allowed = cli(['gate', '--candidate', 'cut-at-v1', '--allow-behind', '--json', '-C', demo]);
+    expect([0, 1]).toContain(allowed.code);
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ candidate: 'cut-at-v1', ranCandidate: true });
+  });
+
+  it('evaluate-test repeated shows the recorded result with the same provenance', () => {
+    const again = JSON.parse(cli(['evaluate-test', '--json', '-C', demo]).stdout) as { repeated: boolean; simulated: boolean };
+    expect(again).toMatchObject({ repeated: true, simulated: true });
+  });
+
+  it('report writes the HTML report of a rejected RC from its audit ref, and of a release', () => {
+    const rejected = JSON.parse(cli(['report', 'iter-001', '--json', '-C', demo]).stdout) as { report: string; outcome: string };
+    expect(rejected.outcome).toBe('rejected');
+    expect(readFileSync(rejected.report, 'utf8')).toMatch(/<h1>Rejected release candidate \(agentdevel\/rc\/support-agent\/iter-001, iteration 1\)<\/h1>/);
+    expect(cli(['report', 'support-agent/v1', '-C', demo]).stdout).toMatch(/report: .*support-agent\/v1\/report\.html/);
+    expect(readFileSync(path.join(demo, 'releases/support-agent/index.html'), 'utf8')).toMatch(/<svg class="chart"/);
+  });
+
+  it('sync pushes the line, tags and refs/agentdevel/*, and a fresh clone gets its log back with it', () => {
+    const remote = path.join(tempDir(), 'remote.git');
+    git(path.dirname(remote), 'init', '-q', '--bare', '--initial-branch=main', remote);
+    expect(cli(['sync', remote, '--push-only', '-C', demo]).code).toBe(0);
+    const clone = path.join(tempDir(), 'clone');
+    git(path.dirname(clone), 'clone', '-q', remote, clone);
+    const empty = cli(['log', '-C', clone]);
+    expect(empty.stdout).toMatch(/fresh clone.*agentdevel sync/);
+    expect(cli(['sync', '--fetch-only', '-C', clone]).code).toBe(0);
+    expect(logLines(clone).map((e) => [e.rc, e.decision, e.tag])).toEqual(logLines(demo).map((e) => [e.rc, e.decision, e.tag]));
+  });
+
+  it('with --json, an error is a JSON object on stdout too; a typo gets a suggestion and one line of usage', () => {
+    const result = cli(['gate', '--candidate', 'no-such-branch', '--json', '-C', demo]);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({ error: { code: 'REF_NOT_FOUND', message: expect.stringContaining('no-such-branch'), hint: expect.any(String), exitCode: 2 } });
+    const typo = cli(['iterat']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/Did you mean iterate\?/);
+    expect(typo.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('agentdevel init', () => {
+  it('scaffolds a command workspace whose run passes with no edits and is not labelled simulated', () => {
+    const dir = path.join(tempDir(), 'fresh');
+    mkdirSync(dir);
+    git(dir, 'init', '-q');
+    const init = cli(['init', '--runtime', 'command', '-C', dir]);
+    expect(init.code, init.stderr).toBe(0);
+    const junit = path.join(dir, '..', 'run.xml');
+    const run = cli(['run', '--json', '--junit', junit, '-C', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ passRate: 1, failing: [], simulated: false, mockRoles: ['critic', 'diagnostician', 'synthesizer'] });
+    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="agentdevel\.my-agent" tests="6" failures="0" errors="0">/);
+    expect(cli(['run', '-C', dir]).stdout).not.toMatch(/simulated/);
+    for (const readme of ['releases/README.md', 'diagnostics/README.md', 'traces/README.md']) expect(existsSync(path.join(dir, readme))).toBe(true);
+    // traces/ is ignored but its README is kept; a second init refuses and writes nothing.
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all', 'traces')).toBe('?? traces/README.md');
+    expect(cli(['init', '-C', dir]).code).toBe(2);
+    expect(cli(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
 
@@ -198,7 +369,8 @@ describe('iterate across invocations', () => {
     expect(cli(['iterate', '--max-iterations', '1', '-C', dir]).code).toBe(0);
     const entries = logLines(dir);
     expect(entries.map((e) => e.decision)).toEqual(['rejected', 'promoted']);
-    expect(entries[1]?.targets).not.toEqual(entries[0]?.targets);
+    expect(entries[1]?.rationale).not.toEqual(entries[0]?.rationale);
+    expect(entries[1]?.fingerprint).not.toEqual(entries[0]?.fingerprint);
   }, 180_000);
 });
 

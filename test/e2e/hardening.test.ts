@@ -4,7 +4,7 @@
 // blueprint through a link, crashes and interrupts leave nothing held, and the test split's
 // seal lives in git.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSql } from '../../src/store/sqlite.ts';
@@ -94,7 +94,8 @@ describe('bad input: one clear error naming the file and line or key, exit 2, no
       restore(dir);
     }
     expect(runCount(dir)).toBe(0);
-    expect(existsSync(path.join(dir, 'traces'))).toBe(false);
+    // traces/ holds only its README (what agentdevel writes there): no trace was written.
+    expect(readdirSync(path.join(dir, 'traces'))).toEqual(['README.md']);
   });
 
   it('names a bad case by the file the user knows, not the checkout it was read from', () => {

@@ -3,11 +3,12 @@
 // the simulated orders agent, the critic like the heuristic critic, the diagnostician returns the
 // built-in script, the synthesizer proposes the simulated repairs.
 import { readFileSync } from 'node:fs';
-import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry } from '../../src/domain/model-port.ts';
+import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry, SymptomEntry } from '../../src/domain/model-port.ts';
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
 import { simulatedAgentTurn } from '../../src/engine/mock/agent.ts';
 import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
-import { heuristicCritic } from '../../src/stages/critic/heuristic.ts';
+import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
+import { rubricRequirements } from '../../src/domain/requirements.ts';
 import type { FakeReply, FakeRequest, Responder } from './fake-anthropic.ts';
 import { toolAnswer } from './fake-anthropic.ts';
 import { repoRoot } from './workspace.ts';
@@ -25,7 +26,7 @@ export function userText(body: Record<string, unknown>): string {
   return typeof first === 'string' ? first : ((first as ApiBlock[]) ?? []).map((b) => String(b.text ?? '')).join('\n');
 }
 
-function between(text: string, open: string, close: string): string {
+export function between(text: string, open: string, close: string): string {
   const start = text.indexOf(open);
   const end = text.indexOf(close, start + open.length);
   return start < 0 || end < 0 ? '' : text.slice(start + open.length, end).trim();
@@ -70,32 +71,76 @@ function agent(request: FakeRequest): FakeReply {
   };
 }
 
+/**
+ * The requirements a request lists ("- id: text" lines), with the symptoms a model reading them
+ * would look for: those the rubric's requirements block gives, else a skipped or ignored
+ * confirmation (the example's own case requirements are about an explicit yes).
+ */
+export function listedRequirements(text: string, rubric: string): Array<{ id: string; text: string; symptoms: string[] }> {
+  const block = between(text, '<requirements>', '</requirements>');
+  const declared = rubricRequirements(rubric);
+  return [...block.matchAll(/^- ([A-Za-z][A-Za-z0-9_.-]*): (.*)$/gm)].map((m) => ({
+    id: m[1] as string,
+    text: m[2] as string,
+    symptoms: declared.find((r) => r.id === m[1])?.symptoms ?? ['missing_required_step', 'acted_against_user'],
+  }));
+}
+
 function critic(request: FakeRequest): FakeReply {
   const text = userText(request.body);
   const rubric = between(systemText(request.body), '<rubric>', '</rubric>');
+  if ((request.body.tools as Array<{ name: string }> | undefined)?.some((t) => t.name === 'report_violations')) {
+    const cases = [...text.matchAll(/<trace case="([^"]+)">\n([\s\S]*?)\n<\/trace>/g)].map((m) => ({ caseId: m[1] as string, trace: JSON.parse(m[2] as string) }));
+    return toolAnswer('report_violations', { violations: heuristicRequirementsReview(rubric, listedRequirements(text, rubric), cases) });
+  }
   const scorerText = between(text, '<scorer_result>', '</scorer_result>');
   const scorer = scorerText.startsWith('{') ? JSON.parse(scorerText) : null;
-  const verdict = heuristicCritic(rubric, JSON.parse(between(text, '<trace>', '</trace>')), scorer);
+  const verdict = heuristicCritic(rubric, JSON.parse(between(text, '<trace>', '</trace>')), scorer, listedRequirements(text, rubric));
   return toolAnswer('submit_verdict', verdict);
 }
 
 // The script a diagnostician "writes": the built-in one, adapted (as a model would adapt it).
 const builtinScript = `// Diagnosis script written for this iteration.\n${readFileSync(`${repoRoot}src/stages/diagnose/builtin-diagnosis.mjs`, 'utf8')}`;
 
+/** The earlier RCs as the synthesizer's request lists them (a JSON array, or a "none" line). */
+export function earlierCandidates(text: string): RcHistoryEntry[] {
+  const listed = between(text, '<earlier_release_candidates>', '</earlier_release_candidates>');
+  if (!listed.startsWith('[')) return [];
+  return (JSON.parse(listed) as Array<{ iteration: number; decision: RcHistoryEntry['decision']; targets: string[]; rationale: string; gate: string[] }>).map((h) => ({
+    iteration: h.iteration,
+    decision: h.decision,
+    targets: h.targets,
+    rationale: h.rationale,
+    reasons: h.gate,
+    fingerprint: '',
+    fixed: [],
+    broken: [],
+    edited: [],
+    scope: [],
+  }));
+}
+
+/** The labels of the <taxonomy> block of a request. */
+export function taxonomyOf(text: string): SymptomEntry[] {
+  return [...between(text, '<taxonomy>', '</taxonomy>').matchAll(/^- ([a-z0-9_]+): (.*)$/gm)].map((m) => ({ label: m[1] as string, description: m[2] as string }));
+}
+
 function synthesizer(request: FakeRequest): FakeReply {
   const text = userText(request.body);
   const files = [...text.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)].map((m) => ({ path: m[1] as string, content: m[2] as string }));
   const name = /<blueprint name="([^"]+)">/.exec(text)?.[1] ?? '';
-  const history: RcHistoryEntry[] = [...text.matchAll(/^- iteration (\d+): (\w+); targets ([^;]*); rationale: (.*?); gate: .*$/gm)].map((m) => ({
-    iteration: Number(m[1]),
-    decision: m[2] as RcHistoryEntry['decision'],
-    targets: String(m[3]).split(', '),
-    rationale: String(m[4]),
-    reasons: [],
-    fingerprint: '',
-  }));
   const diagnosis = JSON.parse(between(text, '<diagnosis>', '</diagnosis>')) as DiagnosisReport;
-  const candidate = simulatedSynthesis({ model: 'x', blueprintName: name, blueprintRoot: `blueprints/${name}`, files, diagnosis, history, repairFeedback: null });
+  const candidate = simulatedSynthesis({
+    model: 'x',
+    blueprintName: name,
+    blueprintRoot: `blueprints/${name}`,
+    files,
+    diagnosis,
+    history: earlierCandidates(text),
+    taxonomy: taxonomyOf(text),
+    task: { rubric: '', environmentApi: null },
+    repair: null,
+  });
   return toolAnswer('submit_release_candidate', candidate, { input_tokens: 4000, output_tokens: 2000 });
 }
 
@@ -120,8 +165,12 @@ export const minimalBrain: Responder = (request) => {
   switch (request.role) {
     case 'agent':
       return { kind: 'message', message: { content: [], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 0 } } };
-    case 'critic':
-      return toolAnswer('submit_verdict', { pass: false, label: 'aa', description: '' });
+    case 'critic': {
+      // A verdict on each requirement the request lists is part of the smallest valid answer.
+      const text = userText(request.body);
+      const requirements = listedRequirements(text, '').map((r) => ({ id: r.id, pass: false, reason: '' }));
+      return toolAnswer('submit_verdict', { pass: false, label: 'aa', description: '', ...(requirements.length > 0 ? { requirements } : {}) });
+    }
     case 'diagnostician':
       return toolAnswer('submit_script', { script: '' });
     case 'synthesizer':

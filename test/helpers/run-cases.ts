@@ -15,14 +15,14 @@ export interface CollectedRun extends RunTally {
 }
 
 export async function runCollected(
-  input: Omit<RunInput, 'label'> & { readonly label?: string },
+  input: Omit<RunInput, 'label' | 'criticPolicy'> & { readonly label?: string; readonly criticPolicy?: RunInput['criticPolicy'] },
   deps: { readonly runtime: Runtime; readonly model: ModelPort; readonly redact?: (text: string) => string; readonly reporter?: Reporter },
 ): Promise<CollectedRun> {
   const records: CaseRecord[] = [];
   const tracesRoot = tempDir('agentdevel-traces-');
   const traces = openRunTraces(tracesRoot, input.runId);
   const tally = await runCases(
-    { label: input.runId, ...input },
+    { label: input.runId, criticPolicy: 'all', ...input },
     {
       runtime: deps.runtime,
       model: deps.model,

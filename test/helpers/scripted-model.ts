@@ -1,4 +1,4 @@
-import { zeroUsage, type ModelPort } from '../../src/domain/model-port.ts';
+import { zeroUsage, type DiagnosisScriptRequest, type ModelPort } from '../../src/domain/model-port.ts';
 import { createMockEngine } from '../../src/engine/mock/index.ts';
 
 /** The mock engine with some roles replaced by scripted answers (an injected engine for stage tests). */
@@ -7,13 +7,13 @@ export function scriptedModel(overrides: Partial<ModelPort>): ModelPort {
 }
 
 /** A diagnostician that answers each request with the next script of the list (the last one repeats). */
-export function scriptedDiagnostician(scripts: readonly string[]): Pick<ModelPort, 'writeDiagnosisScript'> & { feedback: Array<string | null> } {
-  const feedback: Array<string | null> = [];
+export function scriptedDiagnostician(scripts: readonly string[]): Pick<ModelPort, 'writeDiagnosisScript'> & { requests: DiagnosisScriptRequest[] } {
+  const requests: DiagnosisScriptRequest[] = [];
   return {
-    feedback,
+    requests,
     writeDiagnosisScript: async (request) => {
-      feedback.push(request.repairFeedback);
-      const script = scripts[Math.min(feedback.length - 1, scripts.length - 1)] as string;
+      requests.push(request);
+      const script = scripts[Math.min(requests.length - 1, scripts.length - 1)] as string;
       return { value: { script }, usage: zeroUsage };
     },
   };

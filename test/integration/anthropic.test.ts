@@ -1,7 +1,11 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InfraError, type Role, type Usage } from '../../src/domain/model-port.ts';
 import { createClaudeEngine, StructuredOutputError } from '../../src/engine/anthropic/adapter.ts';
 import { createMessagesClient } from '../../src/engine/anthropic/messages-client.ts';
+import { claudeEngines } from '../../src/engine/claude.ts';
+import { tempDir } from '../helpers/workspace.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeReply } from '../helpers/fake-anthropic.ts';
 
 let server: FakeAnthropic | null = null;
@@ -11,6 +15,8 @@ afterEach(async () => {
 });
 
 const verdict = { pass: false, label: 'tool_error', description: 'get_order failed' };
+const facts = { today: '2031-02-03', node: 'v20.99.0', builtins: { available: ['structuredClone'], missing: ['Object.groupBy'] } };
+const emptyReport = { summary: '', totals: { records: 0, failing: 0, infraErrors: 0 }, dominantSymptoms: [], patterns: [], representativeCases: [], affectedSurface: [] };
 const criticRequest = {
   model: 'claude-sonnet-5-5',
   rubric: 'RUBRIC: the agent must confirm before cancelling.',
@@ -19,12 +25,27 @@ const criticRequest = {
   taxonomy: [{ label: 'tool_error', description: 'a tool failed' }],
 };
 
+const synthesisRequest = {
+  model: 'claude-sonnet-5-5',
+  blueprintName: 'bp',
+  blueprintRoot: 'blueprints/bp',
+  files: [],
+  diagnosis: emptyReport,
+  history: [],
+  taxonomy: [
+    { label: 'missing_required_step', description: 'acted without confirmation' },
+    { label: 'tool_error', description: 'a tool failed' },
+  ],
+  task: { rubric: 'RUBRIC', environmentApi: '- ctx.env.getOrder(orderId: string): Order' },
+  repair: null,
+};
+
 async function engineAgainst(replies: FakeReply[], maxRetries = 3) {
   let next = 0;
   server = await startFakeAnthropic(() => replies[Math.min(next++, replies.length - 1)] as FakeReply);
   const ledger: Array<{ role: Role; model: string; usage: Usage }> = [];
   const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries, timeoutMs: 10_000 });
-  return { engine: createClaudeEngine(send, (role, model, usage) => ledger.push({ role, model, usage })), ledger, server };
+  return { engine: createClaudeEngine(send, (role, model, usage) => ledger.push({ role, model, usage }), facts), ledger, server };
 }
 
 describe('the Claude engine against a fake Messages API', () => {
@@ -115,10 +136,49 @@ describe('the Claude engine against a fake Messages API', () => {
   it('streams the synthesizer answer (server-sent events) and validates it', async () => {
     const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'Be precise.' }], intent: { targets: ['tool_error'], rationale: 'r' } };
     const { engine, server: fake } = await engineAgainst([toolAnswer('submit_release_candidate', candidate)]);
-    const answer = await engine.synthesize({ model: 'claude-sonnet-5-5', blueprintName: 'bp', blueprintRoot: 'blueprints/bp', files: [], diagnosis: { summary: '', totals: { records: 0, failing: 0, infraErrors: 0 }, dominantSymptoms: [], patterns: [], representativeCases: [], affectedSurface: [] }, history: [], repairFeedback: null });
+    const answer = await engine.synthesize(synthesisRequest);
     expect(answer.value).toEqual(candidate);
     expect(fake.requests[0]?.body.stream).toBe(true);
     expect(fake.requests[0]?.headers['x-agentdevel-role']).toBe('synthesizer');
+  });
+
+  it('refuses a target outside the taxonomy in the tool schema itself, and repairs it', async () => {
+    const edits = [{ path: 'blueprints/bp/tools/order-id.ts', content: 'export const x = 1;' }];
+    const coined = { edits, intent: { targets: ['order_id_not_canonical'], rationale: 'normalise ids' } };
+    const fixed = { edits, intent: { targets: ['tool_error'], rationale: 'normalise ids' } };
+    const { engine, server: fake } = await engineAgainst([toolAnswer('submit_release_candidate', coined), toolAnswer('submit_release_candidate', fixed)]);
+    expect((await engine.synthesize(synthesisRequest)).value).toEqual(fixed);
+    const tools = fake.requests[0]?.body.tools as Array<{ input_schema: { properties: { intent: { properties: { targets: { items: { enum: string[] } } } } } } }>;
+    expect(tools[0]?.input_schema.properties.intent.properties.targets.items.enum).toEqual(['missing_required_step', 'tool_error']);
+    const repair = JSON.stringify(fake.requests[1]?.body.messages);
+    expect(repair).toContain('order_id_not_canonical');
+    expect(repair).toMatch(/intent\.targets\.0: Invalid option: expected one of \\"missing_required_step\\"\|\\"tool_error\\"/);
+  });
+
+  it('holds the critic to its one rule: the scorer decides pass or fail, and "ok" means passing', async () => {
+    const scored = { ...criticRequest, scorer: { pass: false, checks: [{ scorer: 'state', pass: false, code: 'state_mismatch' }] } };
+    const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', { pass: true, label: 'ok', description: 'looks fine' }), toolAnswer('submit_verdict', verdict)]);
+    expect((await engine.criticize(scored)).value).toEqual(verdict);
+    expect(JSON.stringify(fake.requests[1]?.body.messages)).toMatch(/pass: the scorer failed this case, and the scorer decides: pass must be false/);
+    const system = (fake.requests[0]?.body.system as Array<{ text: string }>).map((b) => b.text).join('\n');
+    expect(system).toMatch(/The scorer decides pass or fail/);
+    expect(system).not.toMatch(/authoritative/);
+  });
+
+  it('tells every role the date and the runtime', async () => {
+    const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'x' }], intent: { targets: ['tool_error'], rationale: 'r' } };
+    const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', verdict)]);
+    await engine.criticize(criticRequest);
+    fake.respond = () => toolAnswer('submit_script', { script: 'x' });
+    await engine.writeDiagnosisScript({ model: 'claude-sonnet-5-5', recordSchema: 's', sampleRecords: [], limits: { timeoutMs: 30_000, memoryMb: 256 }, taxonomy: [], previousScript: null, previousReport: null, lastRc: null, repair: null });
+    fake.respond = () => toolAnswer('submit_release_candidate', candidate);
+    await engine.synthesize(synthesisRequest);
+    expect(fake.requests.map((r) => r.role)).toEqual(['critic', 'diagnostician', 'synthesizer']);
+    for (const request of fake.requests) {
+      expect(request.raw).toContain("Today's date: 2031-02-03.");
+      expect(request.raw).toContain('Node.js v20.99.0');
+      expect(request.raw).toMatch(/does NOT have \(code that calls them fails\): Object\.groupBy/);
+    }
   });
 
   it('runs an agent turn with the blueprint prompt cached and tool calls returned', async () => {
@@ -139,5 +199,22 @@ describe('the Claude engine against a fake Messages API', () => {
     expect(body.tools.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
     expect(fake.requests[0]?.headers['x-agentdevel-role']).toBe('agent');
     expect(ledger[0]?.usage.costUsd).toBeCloseTo((10 * 3 + 5 * 15 + 900 * 0.3) / 1e6, 10);
+  });
+
+  it('replays a cassette on another day: the roles are told the recorded date, so the requests still match', async () => {
+    server = await startFakeAnthropic(() => toolAnswer('submit_verdict', verdict));
+    const dir = tempDir('agentdevel-cassette-');
+    const settings = { maxRetries: 0, timeoutMs: 10_000 };
+    const engineFor = (cassette: { mode: 'record' | 'replay'; dir: string }, today: string, env: Record<string, string>) =>
+      claudeEngines({ env, settings, cassette, ledger: () => undefined, facts: { ...facts, today } })('critic', 'claude-sonnet-5-5');
+    await engineFor({ mode: 'record', dir }, '2031-02-03', { ANTHROPIC_API_KEY: 'sk-test-key-0123456789', ANTHROPIC_BASE_URL: server.url }).criticize(criticRequest);
+    expect(server.requests[0]?.raw).toContain("Today's date: 2031-02-03.");
+
+    const nextDay = await engineFor({ mode: 'replay', dir }, '2031-02-04', {}).criticize(criticRequest);
+    expect(nextDay.value).toEqual(verdict);
+    expect(server.requests).toHaveLength(1);
+    // Told today's date instead, the same request would not be in the cassette.
+    rmSync(path.join(dir, 'facts.json'));
+    await expect(engineFor({ mode: 'replay', dir }, '2031-02-04', {}).criticize(criticRequest)).rejects.toMatchObject({ code: 'REPLAY_MISS' });
   });
 });

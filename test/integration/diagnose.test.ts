@@ -42,15 +42,18 @@ beforeAll(() => {
   ];
 });
 
-const VALID_SCRIPT = `import fs from 'node:fs';
+/** A generated script whose report puts every failure under one label. */
+const scriptWithLabel = (label: string, extra = '') => `import fs from 'node:fs';
 const [input, output] = process.argv.slice(2);
 const records = fs.readFileSync(input, 'utf8').trim().split('\\n').map((l) => JSON.parse(l));
 const failing = records.filter((r) => r.pass === false);
 fs.writeFileSync(output, JSON.stringify({
   summary: 'generated', totals: { records: records.length, failing: failing.length, infraErrors: 0 },
-  dominantSymptoms: [{ label: 'custom', count: failing.length, share: 1, description: 'from a generated script' }],
-  patterns: [], representativeCases: [], affectedSurface: [{ label: 'custom', caseIds: failing.map((r) => r.caseId) }],
+  dominantSymptoms: [{ label: '${label}', count: failing.length, share: 1, description: 'from a generated script',
+    subPatterns: [{ name: 'order_id_with_hash', description: 'ids written as #W…', caseIds: ['a', 'b'] }] }],
+  patterns: [], representativeCases: [], affectedSurface: [{ label: '${label}', caseIds: failing.map((r) => r.caseId) }],${extra}
 }));`;
+const VALID_SCRIPT = scriptWithLabel('tool_error', " notes: ['ids with a leading # fail'],");
 
 async function run(scripts: string[], maxRepairs = 2) {
   const diagnostician = scriptedDiagnostician(scripts);
@@ -61,6 +64,8 @@ async function run(scripts: string[], maxRepairs = 2) {
       tracesRoot,
       workDir: path.join(tempDir('agentdevel-diag-work-'), 'iter'),
       previousScript: null,
+      previousReport: null,
+      lastRc: null,
       model: 'scripted',
       taxonomy: [],
       limits: { timeoutMs: 2000, memoryMb: 64 },
@@ -68,22 +73,43 @@ async function run(scripts: string[], maxRepairs = 2) {
     },
     { model: scriptedModel(diagnostician), reporter: silentReporter, records: { eachRecord: () => records } },
   );
-  return { result, feedback: diagnostician.feedback };
+  return { result, requests: diagnostician.requests };
 }
 
 describe('executable diagnosis', () => {
-  it('uses a generated script whose report validates', async () => {
-    const { result } = await run([VALID_SCRIPT]);
+  it('uses a generated script whose report validates, with finer sub-patterns under a label and notes passed on', async () => {
+    const { result, requests } = await run([VALID_SCRIPT]);
     expect(result.source).toBe('generated');
-    expect(result.report.dominantSymptoms[0]).toMatchObject({ label: 'custom', count: 3 });
+    expect(result.report.dominantSymptoms[0]).toMatchObject({ label: 'tool_error', count: 3, subPatterns: [{ name: 'order_id_with_hash' }] });
+    expect(result.report.notes).toEqual(['ids with a leading # fail']);
     expect(result.attempts).toEqual([{ ok: true, error: null }]);
+    // The vocabulary is the taxonomy plus the labels the failing records carry.
+    expect(requests[0]?.taxonomy.map((s) => s.label)).toEqual(['missing_required_step', 'tool_error']);
+    expect(result.vocabulary.map((s) => s.label)).toEqual(['missing_required_step', 'tool_error']);
   });
 
-  it('sends a failure back for repair and uses the repaired script', async () => {
-    const { result, feedback } = await run(['throw new Error("boom")', VALID_SCRIPT]);
+  it('sends a failure back for repair with the failed script and the exact error, and uses the repaired script', async () => {
+    const failing = 'throw new Error("boom-7f3a")';
+    const { result, requests } = await run([failing, VALID_SCRIPT]);
     expect(result.source).toBe('generated');
-    expect(feedback[0]).toBeNull();
-    expect(feedback[1]).toMatch(/boom/);
+    expect(requests[0]?.repair).toBeNull();
+    expect(requests[1]?.repair?.previousOutput).toBe(failing);
+    expect(requests[1]?.repair?.error).toMatch(/boom-7f3a/);
+  });
+
+  it('refuses a report that coins a label outside the vocabulary, naming the allowed labels, then takes the repaired one', async () => {
+    const coined = scriptWithLabel('order_id_not_canonical');
+    const { result, requests } = await run([coined, VALID_SCRIPT]);
+    expect(result.source).toBe('generated');
+    expect(result.attempts[0]?.error).toMatch(/dominantSymptoms\[0\]\.label: "order_id_not_canonical" is not a symptom label of the taxonomy/);
+    expect(requests[1]?.repair?.error).toMatch(/one of: missing_required_step, tool_error.*subPatterns/);
+    expect(requests[1]?.repair?.previousOutput).toBe(coined);
+  });
+
+  it('refuses unknown report fields rather than dropping them', async () => {
+    const { result } = await run([scriptWithLabel('tool_error', " hypotheses: ['ids are not canonical'],"), VALID_SCRIPT]);
+    expect(result.attempts[0]?.error).toMatch(/report schema at hypotheses: unknown key .*"notes"/);
+    expect(result.source).toBe('generated');
   });
 
   it.each([

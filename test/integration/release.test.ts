@@ -9,6 +9,7 @@ import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { writeJournal } from '../../src/stages/release/journal.ts';
 import type { CaseSummary } from '../../src/stages/gate/flips.ts';
 import { decideGate } from '../../src/stages/gate/gate.ts';
+import { flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 
@@ -33,7 +34,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     ['c1', { caseId: 'c1', trials: 1, passes: 0, graded: 1, outcome: 'fail', symptom: 'x', description: 'd' }],
     ['c2', { caseId: 'c2', trials: 1, passes: 1, graded: 1, outcome: 'pass', symptom: null, description: null }],
   ]);
-  const decision = decideGate({
+  const decision = flipsOnly(decideGate({
     policy: { maxP2F: 0, maxP2FRate: 0, minF2P: 1, minHitRate: 0, maxUngradedShare: 1 },
     flips: { p2f: outcome === 'rejected' ? ['c2'] : [], f2p: ['c1'], p2p: [], f2f: [], ungraded: [], unmatched: [] },
     screening: screen(baseline, new Map()),
@@ -41,7 +42,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     candidate: new Map(),
     intent: { targets: ['x'], rationale: 'why' },
     warnings: [],
-  });
+  }));
   return {
     iteration,
     blueprint: 'support-agent',
@@ -59,8 +60,10 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     edits: [{ status: 'M', path: 'blueprints/support-agent/system.hbs' }],
     diagnosis: null,
     simulated: true,
+    mockRoles: ['agent', 'critic'],
     models: { agent: 'mock' },
-    costUsd: null,
+    cost: null,
+    cases: null,
   };
 }
 
@@ -119,7 +122,7 @@ describe('promotion', () => {
     const base = git(dir, 'rev-parse', 'HEAD');
     const workspace = await open(dir);
     const rc = candidate(dir, 1);
-    const recorded = await recordRejection(workspace, rc.dir, evidence(1, rc.commit, base, 'rejected'));
+    const recorded = await recordRejection(workspace, rc.dir, base, evidence(1, rc.commit, base, 'rejected'));
     await workspace.close();
     expect(git(dir, 'rev-parse', 'main')).toBe(base);
     expect(git(dir, 'tag')).toBe('');

@@ -160,8 +160,11 @@ describe('the command runtime', () => {
       `let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {
         const c = JSON.parse(s);
         const out = (e) => console.log(JSON.stringify(e));
+        out({ type: 'start' });
         out({ type: 'message', role: 'assistant', text: 'thinking about ' + c.question });
         console.log('not json');
+        out({ type: 'message', role: 'assistant', content: 'no text key' });
+        out({ type: 'thought', text: 'unknown type' });
         out({ type: 'final', output: { answer: c.question.toUpperCase(), sawExpected: 'expected' in c, sawKey: process.env.SECRET_KEY ?? null } });
       });`,
     );
@@ -172,7 +175,13 @@ describe('the command runtime', () => {
     const outcome = await runtime.runCase({ id: 'q1', question: 'hello', expected: { answer: 'HELLO' } }, 0, sink);
     expect(outcome.output).toEqual({ answer: 'HELLO', sawExpected: false, sawKey: null });
     expect(sink.events).toContainEqual({ type: 'message', role: 'assistant', text: 'thinking about hello' });
-    expect(sink.events).toContainEqual({ type: 'error', kind: 'agent', message: 'stdout line 2 is not JSON' });
+    expect(sink.events).toContainEqual({ type: 'error', kind: 'agent', message: 'stdout line 3 is not JSON' });
+    // The agent's own start event is accepted (README lists it); a bad event says what was wrong with it.
+    expect(sink.events.filter((e) => e.type === 'error').map((e) => (e.type === 'error' ? e.message : ''))).toEqual([
+      'stdout line 3 is not JSON',
+      expect.stringMatching(/^stdout line 4 is not a trace event: a "message" event: "text": .*expected string/),
+      expect.stringMatching(/^stdout line 5 is not a trace event: "type" is "thought"; expected one of start, message, tool_call/),
+    ]);
   });
 });
 
@@ -200,5 +209,35 @@ describe('the run stage', () => {
     }
     expect(records).toHaveLength(4);
     expect(counts).toEqual({ caseTrials: 4, graded: 4 - infra.length, passed: records.filter((r) => r.pass).length, infraErrors: infra.length });
+  });
+});
+
+describe('the critic policy', () => {
+  it.each([
+    ['all', (passing: number, failing: number) => passing + failing],
+    ['failing', (_passing: number, failing: number) => failing],
+    ['off', () => 0],
+  ] as const)('"%s" asks the critic only where it should; spared passing case-trials are "ok"', async (policy, expectedCalls) => {
+    let calls = 0;
+    const counting = scriptedModel({
+      criticize: async (request) => {
+        calls += 1;
+        return createMockEngine().criticize(request);
+      },
+    });
+    const runtime = await toolLoop(workspace, counting);
+    const task = await loadTask(workspace, 'orders');
+    const { records } = await runCollected(
+      { runId: `run-${policy}`, cases: (await loadSplit(task, 'train')).slice(0, 8), trials: 1, concurrency: 2, rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: policy, growTaxonomy: true },
+      { runtime, model: counting },
+    );
+    const passing = records.filter((r) => r.pass === true);
+    const failing = records.filter((r) => r.pass === false);
+    expect(passing.length).toBeGreaterThan(0);
+    expect(failing.length).toBeGreaterThan(0);
+    expect(calls).toBe(expectedCalls(passing.length, failing.length));
+    if (policy !== 'all') for (const record of passing) expect(record.critic?.label ?? 'ok').toBe('ok');
+    if (policy !== 'off') for (const record of failing) expect(record.critic?.pass).toBe(false);
+    else for (const record of failing) expect(record.critic).toBeNull();
   });
 });

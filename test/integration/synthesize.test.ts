@@ -1,37 +1,63 @@
 import { describe, expect, it } from 'vitest';
-import { zeroUsage } from '../../src/domain/model-port.ts';
+import { zeroUsage, type RcHistoryEntry, type RepairRequest } from '../../src/domain/model-port.ts';
 import { silentReporter } from '../../src/domain/progress.ts';
 import type { ReleaseCandidate } from '../../src/domain/release-candidate.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from '../../src/pipeline/candidate.ts';
 import { openWorkspace } from '../../src/pipeline/workspace.ts';
+import { editsFingerprint } from '../../src/stages/synthesize/edits.ts';
 import { synthesize } from '../../src/stages/synthesize/synthesize.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
 import { exampleWorkspace, git } from '../helpers/workspace.ts';
 
-const diagnosis = { summary: 's', totals: { records: 1, failing: 1, infraErrors: 0 }, dominantSymptoms: [{ label: 'tool_error', count: 1, share: 1, description: 'd' }], patterns: [], representativeCases: [], affectedSurface: [] };
+const diagnosis = {
+  summary: 's',
+  totals: { records: 2, failing: 2, infraErrors: 0 },
+  dominantSymptoms: [{ label: 'tool_error', count: 2, share: 1, description: 'd' }],
+  patterns: [],
+  representativeCases: [],
+  affectedSurface: [{ label: 'tool_error', caseIds: ['c1', 'c2'] }],
+};
+const taxonomy = [
+  { label: 'missing_required_step', description: 'acted without confirmation' },
+  { label: 'tool_error', description: 'a tool failed' },
+];
 const intent = { targets: ['tool_error'], rationale: 'normalize ids' };
 const proposals: Record<string, ReleaseCandidate> = {
   outside: { edits: [{ path: 'rubrics/orders/rubric.md', content: 'be lenient' }], intent },
   brokenWrapper: { edits: [{ path: 'blueprints/support-agent/tools/get_order.ts', content: "import { z } from 'zod';\nexport default { name: 'get_order' };\n" }], intent },
   brokenTemplate: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Hello {{#each tools}} unclosed' }], intent },
   good: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'You help customers.\n{{#each tools}}- {{name}}\n{{/each}}' }], intent },
+  coinedTarget: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Normalise ids.\n{{#each tools}}- {{name}}\n{{/each}}' }], intent: { targets: ['order_id_not_canonical'], rationale: 'normalise ids' } },
 };
 
-async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepairs: number) {
+const rejectedGood = (targets: string[], scope: string[]): RcHistoryEntry => ({
+  iteration: 1,
+  targets,
+  rationale: 'r',
+  decision: 'rejected',
+  reasons: ['hit rate 0.0%: 0 of 2 fixes had a targeted symptom'],
+  fingerprint: editsFingerprint((proposals.good as ReleaseCandidate).edits),
+  fixed: [],
+  broken: [],
+  edited: [],
+  scope,
+});
+
+async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepairs: number, history: RcHistoryEntry[] = []) {
   const dir = await exampleWorkspace();
   const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: { now: () => new Date() } });
   const base = git(dir, 'rev-parse', 'HEAD');
-  const feedback: Array<string | null> = [];
+  const repairs: Array<RepairRequest | null> = [];
   let built: BuiltCandidate | null = null;
   const model = scriptedModel({
     synthesize: async (request) => {
-      feedback.push(request.repairFeedback);
-      return { value: proposals[sequence[Math.min(feedback.length - 1, sequence.length - 1)] as string] as ReleaseCandidate, usage: zeroUsage };
+      repairs.push(request.repair);
+      return { value: proposals[sequence[Math.min(repairs.length - 1, sequence.length - 1)] as string] as ReleaseCandidate, usage: zeroUsage };
     },
   });
   try {
     const outcome = await synthesize(
-      { blueprint: 'support-agent', files: [], diagnosis, history: [{ iteration: 1, targets: ['x'], rationale: 'r', decision: 'rejected', reasons: [], fingerprint: 'f' }], model: 'scripted', maxRepairs },
+      { blueprint: 'support-agent', files: [], diagnosis, history, taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
       {
         model,
         reporter: silentReporter,
@@ -41,7 +67,8 @@ async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepair
         },
       },
     );
-    return { outcome, feedback, base, dir };
+    const feedback = repairs.map((r) => r?.error ?? null);
+    return { outcome, feedback, repairs, base, dir };
   } finally {
     if (built) await discardCandidate(workspace, built);
     await workspace.close();
@@ -74,5 +101,24 @@ describe('RC synthesis', () => {
     const { outcome, feedback } = await synthesizeWith(['empty'], 3);
     expect(outcome.kind).toBe('no_candidate');
     expect(feedback).toHaveLength(1);
+  });
+
+  it('shows the model its refused proposal and the exact problems in the repair', async () => {
+    const { outcome, repairs } = await synthesizeWith(['coinedTarget', 'good'], 1);
+    expect(outcome.kind).toBe('candidate');
+    expect(JSON.parse(repairs[1]?.previousOutput ?? '')).toEqual(proposals.coinedTarget);
+    expect(repairs[1]?.error).toBe('intent.targets: "order_id_not_canonical" is not a symptom label of the taxonomy (one of: missing_required_step, tool_error)');
+  });
+
+  it('takes edits a rejected RC had again when the targets or the scope changed, and refuses them when nothing did', async () => {
+    const sameAgain = await synthesizeWith(['good'], 0, [rejectedGood(['tool_error'], ['c1', 'c2'])]);
+    expect(sameAgain.outcome.kind).toBe('no_candidate');
+    expect(sameAgain.outcome.kind === 'no_candidate' && sameAgain.outcome.reason).toMatch(
+      /rejected in iteration 1 with the same targets \(tool_error\) and the same cases in scope; the gate said: hit rate 0\.0%/,
+    );
+    expect((await synthesizeWith(['good'], 0, [rejectedGood(['order_id_not_canonical'], ['c1', 'c2'])])).outcome.kind).toBe('candidate');
+    expect((await synthesizeWith(['good'], 0, [rejectedGood(['tool_error'], ['c1'])])).outcome.kind).toBe('candidate');
+    const released = await synthesizeWith(['good'], 0, [{ ...rejectedGood(['order_id_not_canonical'], []), decision: 'promoted' }]);
+    expect(released.outcome.kind === 'no_candidate' && released.outcome.reason).toMatch(/already released in iteration 1/);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configJsonSchema } from '../../src/config/json-schema.ts';
+import { configJsonSchema, shippedJsonSchemas } from '../../src/config/json-schema.ts';
 import { parseConfig } from '../../src/config/load.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import { DEFAULT_MODEL } from '../../src/domain/models.ts';
@@ -53,6 +53,17 @@ describe('config', () => {
   it('ships a JSON Schema that matches the zod schema', () => {
     const committed = readFileSync(path.join(repoRoot, 'agentdevel.config.schema.json'), 'utf8');
     expect(committed).toBe(configJsonSchema());
+  });
+
+  it.each(Object.entries(shippedJsonSchemas()))('ships %s as the zod schema generates it (run scripts/write-config-schema.ts)', (file, content) => {
+    expect(readFileSync(path.join(repoRoot, file), 'utf8')).toBe(content);
+    expect(JSON.parse(content).title).toBeTruthy();
+  });
+
+  it('describes the blueprint and task keys users guess at (command, scorer kinds)', () => {
+    const schemas = shippedJsonSchemas();
+    expect(schemas['blueprint.schema.json']).toContain('"command"');
+    for (const kind of ['state', 'schema', 'regex', 'numeric', 'script']) expect(schemas['task.schema.json']).toContain(`"const": "${kind}"`);
   });
 
   it('accepts the bundled example config', () => {

@@ -33,8 +33,10 @@ function evidence(): ReleaseEvidence {
     edits: [],
     diagnosis: null,
     simulated: true,
+    mockRoles: ['agent', 'critic'],
     models: { agent: 'mock' },
-    costUsd: null,
+    cost: null,
+    cases: null,
   };
 }
 

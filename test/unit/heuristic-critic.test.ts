@@ -42,6 +42,17 @@ describe('heuristic critic', () => {
 
   it('takes the symptom from a failed scorer when the trace looks clean', () => {
     const verdict = heuristicCritic(rubric, good, { pass: false, checks: [{ scorer: 'state', pass: false, code: 'unexpected_state_change', message: 'final state differs at orders.W2' }] });
-    expect(verdict).toEqual({ pass: false, label: 'unexpected_state_change', description: 'final state differs at orders.W2' });
+    expect(verdict).toEqual({ pass: false, label: 'unexpected_state_change', description: 'state scorer: final state differs at orders.W2' });
+  });
+
+  it('describes a failed scorer by expected against actual when the scorer gave them', () => {
+    const verdict = heuristicCritic(rubric, good, { pass: false, checks: [{ scorer: 'script', pass: false, where: 'answer', expected: 'Paris', actual: 'Lyon' }] });
+    expect(verdict).toEqual({ pass: false, label: 'wrong_outcome', description: 'script scorer: expected "Paris" at answer, got "Lyon"' });
+  });
+
+  it('follows the one rule: a case the scorer passes is "ok", whatever the trace shows', () => {
+    const recovered = [user('x'), call('1', 'get_order', { order_id: '#W1' }), fail('1', 'order "#W1" not found'), call('2', 'get_order', { order_id: 'W1' }), ok('2'), final()];
+    expect(heuristicCritic(rubric, recovered, null).label).toBe('tool_error');
+    expect(heuristicCritic(rubric, recovered, { pass: true, checks: [{ scorer: 'state', pass: true }] })).toEqual({ pass: true, label: 'ok', description: expect.any(String) });
   });
 });

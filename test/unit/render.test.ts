@@ -25,6 +25,20 @@ describe('progress rendering', () => {
     expect(err.text).toBe('  v1: running 2 case-trials (r1)\n  v1: pass rate 50.0%\nwarning: key [redacted] leaked?\n');
   });
 
+  it('prints a line at least every heartbeat while a run goes on without a terminal, and stops after it', async () => {
+    const err = capture();
+    const reporter = createReporter(err, redact, { tty: false, heartbeatMs: 60 });
+    reporter.emit(events[0]);
+    reporter.emit(events[1]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(err.text).toMatch(/ {2}v1: 1\/2 case-trials done, 1 passing\n/);
+    reporter.emit(events[2]);
+    reporter.emit(events[3]);
+    const after = err.text;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(err.text).toBe(after);
+  });
+
   it('draws a progress bar on a terminal and clears it before the next line', () => {
     const err = capture();
     const reporter = createReporter(err, redact, { tty: true });

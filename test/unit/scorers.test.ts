@@ -38,6 +38,9 @@ describe('scorers', () => {
       const result = await check({ kind: 'state' }, { observation: { state, expectedState } });
       expect(result).toMatchObject({ pass: false, code });
       expect(result?.message).toMatch(where);
+      // The structured reason: the first differing path, with what was expected and found there.
+      expect(result?.where).toMatch(where);
+      expect(result?.expected === undefined && result?.actual === undefined).toBe(false);
     });
     it('fails when an expected output was never said', async () => {
       const result = await check({ kind: 'state' }, { output: 'done', trace: [] });
@@ -62,6 +65,35 @@ describe('scorers', () => {
     [{ kind: 'numeric', path: 'amount', expected: 1 }, { amount: 'n/a' }, false],
   ])('%j on %j passes: %s', async (config, output, pass) => {
     expect((await check(config as Record<string, unknown>, { output }))?.pass).toBe(pass);
+  });
+
+  it.each([
+    [{ kind: 'schema', path: 'refund', schema: { type: 'number', minimum: 0 } }, { refund: -1 }, { where: 'refund', actual: -1 }],
+    [{ kind: 'regex', pattern: '^Refund', path: 'message' }, { message: 'Sorry' }, { where: 'message', expected: 'a match for /^Refund/', actual: 'Sorry' }],
+    [{ kind: 'numeric', path: 'amount', expected: 54.1, tolerance: 0.001 }, { amount: 54.2 }, { where: 'amount', expected: '54.1 ± 0.001', actual: 54.2 }],
+    [{ kind: 'numeric', path: 'amount', expectedFromCase: 'expected.amount' }, { amount: 'n/a' }, { where: 'amount', expected: 'a number', actual: 'n/a' }],
+  ])('%j on %j fails with the structured reason %j', async (config, output, reason) => {
+    expect(await check(config as Record<string, unknown>, { output })).toMatchObject({ pass: false, ...reason });
+  });
+
+  it('names the missing outputs and clips what the agent said', async () => {
+    const said = 'x'.repeat(500);
+    const result = await check({ kind: 'state' }, { output: said, trace: [] });
+    expect(result).toMatchObject({ where: 'messages', expected: ['54.10'] });
+    expect(String(result?.actual).length).toBeLessThan(250);
+  });
+
+  it('passes on the structured reason a script scorer gives', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'score.mjs'), `console.log(JSON.stringify({pass:false,code:'wrong_city',where:'city',expected:'Paris',actual:'Lyon'}))`);
+    expect(await check({ kind: 'script', command: [process.execPath, 'score.mjs'] }, { taskRoot: dir })).toEqual({
+      scorer: 'script',
+      pass: false,
+      code: 'wrong_city',
+      where: 'city',
+      expected: 'Paris',
+      actual: 'Lyon',
+    });
   });
 
   it('runs a custom script scorer in a real subprocess', async () => {

@@ -1,5 +1,5 @@
 import type { Case } from '../../domain/case.ts';
-import { traceEventSchema } from '../../domain/trace.ts';
+import { traceEventProblem, traceEventSchema } from '../../domain/trace.ts';
 import { childEnvironment } from '../../process/environment.ts';
 import { InfraError } from '../../domain/model-port.ts';
 import { SpawnerLost, startLineRunner } from '../../process/spawner.ts';
@@ -50,9 +50,11 @@ export function startCommand(options: CommandOptions): Runtime {
           sink.emit({ type: 'error', kind: 'agent', message: `stdout line ${lineNumber} is not JSON` });
           return;
         }
+        // The runner writes the trace's own start event; an agent's start (with or without ids) is redundant, not wrong.
+        if (parsed !== null && typeof parsed === 'object' && (parsed as { type?: unknown }).type === 'start') return;
         const event = traceEventSchema.safeParse(parsed);
-        if (!event.success || event.data.type === 'start') {
-          sink.emit({ type: 'error', kind: 'agent', message: `stdout line ${lineNumber} is not a trace event` });
+        if (!event.success) {
+          sink.emit({ type: 'error', kind: 'agent', message: `stdout line ${lineNumber} is not a trace event: ${traceEventProblem(parsed)}` });
           return;
         }
         if (event.data.type === 'final') output = event.data.output;

@@ -103,10 +103,11 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
           }
           sink.emit({ type: 'tool_call', id: block.id, name: block.name, args: block.input });
           const outcome = await current.call(session, block.name, block.input);
+          const changed = outcome.stateChanged === undefined ? {} : { stateChanged: outcome.stateChanged };
           sink.emit(
             outcome.ok
-              ? { type: 'tool_result', id: block.id, ok: true, result: outcome.result }
-              : { type: 'tool_result', id: block.id, ok: false, error: outcome.error ?? 'error' },
+              ? { type: 'tool_result', id: block.id, ok: true, result: outcome.result, ...changed }
+              : { type: 'tool_result', id: block.id, ok: false, error: outcome.error ?? 'error', ...changed },
           );
           results.push({
             type: 'tool_result',

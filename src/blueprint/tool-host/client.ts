@@ -14,6 +14,8 @@ export interface ToolCallOutcome {
   readonly ok: boolean;
   readonly result?: unknown;
   readonly error?: string;
+  /** Whether the environment's state changed with the call (absent when the task exposes no state). */
+  readonly stateChanged?: boolean;
 }
 
 export interface SessionEnd {

@@ -79,12 +79,18 @@ const operations = {
       const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
       return { ok: false, error: `invalid arguments: ${issues}` };
     }
+    // The state before and after, when the task exposes it: a call that changed nothing is a
+    // no-op step of the trace cost.
+    const snapshot = async () => (environment?.state ? JSON.stringify(plain(await environment.state())) : null);
+    const before = await snapshot();
     try {
       // Wrappers reach the environment only through ctx.env: the environment's API object.
       const result = await wrapper.run(parsed.data, { env: environment?.api ?? {} });
-      return { ok: true, result: plain(result) };
+      const after = await snapshot();
+      return { ok: true, result: plain(result), ...(before === null ? {} : { stateChanged: before !== after }) };
     } catch (error) {
-      return { ok: false, error: errorText(error) };
+      const after = await snapshot();
+      return { ok: false, error: errorText(error), ...(before === null ? {} : { stateChanged: before !== after }) };
     }
   },
   reply: async ({ session: id, text }) => {

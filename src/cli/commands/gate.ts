@@ -1,12 +1,38 @@
+import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { gateCandidate } from '../../pipeline/gate-candidate.ts';
+import { gateCandidate, type GateOutcome } from '../../pipeline/gate-candidate.ts';
+import { flipReasons } from '../../report/case-reasons.ts';
+import { renderJunit } from '../../report/junit.ts';
+import { renderPrSummary } from '../../report/pr-summary.ts';
+import { artifactPage, writeJunit, writeSummary, type CiOptions } from '../ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 import { simulationNote } from './notes.ts';
 
-export interface GateOptions extends CommonOptions {
+export interface GateOptions extends CommonOptions, CiOptions {
   readonly candidate?: string;
   readonly promote?: boolean;
   readonly targets?: string;
+  readonly reportDir?: string;
+  readonly allowBehind?: boolean;
+}
+
+/** Where a dry gate writes its reports unless --report-dir says otherwise (git-ignored state). */
+export const DEFAULT_REPORT_DIR = '.agentdevel/reports';
+
+/** A path relative to where the command ran when it lies below it (as CI uploads it), else absolute. */
+function shownPath(cwd: string, file: string): string {
+  const relative = path.relative(cwd, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
+
+/** What the gate says of each case it names, for JUnit. */
+function caseNotes(result: GateOutcome): Map<string, string> {
+  const { decision } = result;
+  const notes = new Map<string, string>();
+  for (const id of decision.p2f) notes.set(id, 'regression (pass → fail, confirmed)');
+  for (const id of decision.f2p) notes.set(id, 'fixed (fail → pass)');
+  for (const id of decision.flaky) notes.set(id, 'moved within noise');
+  return notes;
 }
 
 export async function gateCommand(io: Io, options: GateOptions): Promise<number> {
@@ -14,8 +40,37 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
   const targets = (options.targets ?? '').split(',').map((t) => t.trim()).filter(Boolean);
   const command = await openCommand(io, options, 'gate');
   try {
-    const result = await gateCandidate(command.run, { ref: options.candidate, promote: options.promote === true, targets });
+    // The hit rate compares the critic's labels with the targets: a label it never gave cannot be hit.
+    const known = command.workspace.store.taxonomy().map((s) => s.label);
+    for (const target of targets.filter((t) => known.length > 0 && !known.includes(t))) {
+      command.reporter.emit({ type: 'warning', message: `--targets: "${target}" is not a symptom label of the taxonomy (${known.join(', ')}); no fix can count as a hit for it` });
+    }
+    const reportDir = options.promote ? null : path.resolve(options.reportDir ? io.cwd : command.workspace.root, options.reportDir ?? DEFAULT_REPORT_DIR);
+    const result = await gateCandidate(command.run, {
+      ref: options.candidate,
+      promote: options.promote === true,
+      targets,
+      reportDir,
+      allowBehind: options.allowBehind === true,
+    });
     const { decision } = result;
+    const reportHtml = result.reportFiles.find((f) => f.endsWith('report.html')) ?? null;
+    const summaryFiles = await writeSummary(
+      io,
+      options,
+      renderPrSummary({
+        candidate: result.candidate,
+        outcome: result.outcome,
+        release: result.tag,
+        decision,
+        cases: result.evidence.cases,
+        simulated: result.simulated,
+        mockRoles: result.mockRoles,
+        links: { report: reportHtml ? shownPath(io.cwd, reportHtml) : null, artifactPage: artifactPage(io.env) },
+      }),
+    );
+    const records = result.ranCandidate ? result.candidateRecords : [];
+    const junit = await writeJunit(io, options, renderJunit({ suite: `agentdevel.${command.workspace.config.blueprint}`, records, notes: caseNotes(result) }));
     if (command.output.json) {
       command.output.result({
         candidate: result.candidate,
@@ -26,6 +81,8 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         p2f: decision.p2f,
         f2p: decision.f2p,
         flaky: decision.flaky,
+        reasons: decision.reasons,
+        caseReasons: Object.fromEntries(flipReasons(result.evidence.cases)),
         screening: decision.screening,
         p2fRate: decision.rates.p2fRate,
         f2pRate: decision.rates.f2pRate,
@@ -35,19 +92,31 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         worseOverall: decision.aggregate,
         tests: decision.tests,
         procedure: decision.procedure,
-        reasons: decision.reasons,
+        layers: decision.layers,
         warnings: decision.warnings,
         ranCandidate: result.ranCandidate,
+        reports: result.reportFiles,
+        summary: summaryFiles,
+        junit,
         simulated: result.simulated,
+        mockRoles: result.mockRoles,
       });
     } else {
+      const reasons = flipReasons(result.evidence.cases);
       command.output.line(`${result.candidate}: ${result.outcome}${result.tag ? ` as ${result.tag}` : ''}`);
+      command.output.line(`  layers: ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
-      if (decision.f2p.length) command.output.line(`  fixed (F→P): ${decision.f2p.join(', ')}`);
-      if (decision.p2f.length) command.output.line(`  regressed (P→F): ${decision.p2f.join(', ')}`);
+      const flips = (title: string, ids: readonly string[]) => {
+        if (ids.length === 0) return;
+        command.output.line(`  ${title}:`);
+        for (const id of ids) command.output.line(`    ${id}  ${reasons.get(id) ?? ''}`.trimEnd());
+      };
+      flips('regressed (P→F)', decision.p2f);
+      flips('fixed (F→P)', decision.f2p);
       if (decision.flaky.length) command.output.line(`  moved within noise: ${decision.flaky.join(', ')}`);
       for (const warning of decision.warnings) command.output.line(`  warning: ${warning}`);
       if (decision.procedure.guarantee) command.output.line(`  guarantee: ${decision.procedure.guarantee}`);
+      if (reportHtml) command.output.line(`  report: ${reportHtml}`);
       if (result.simulated) command.output.line(simulationNote);
     }
     return decision.verdict === 'accept' ? 0 : 1;

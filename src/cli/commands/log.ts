@@ -15,7 +15,13 @@ export async function logCommand(io: Io, options: CommonOptions): Promise<number
         `${entry.rc}  ${entry.decision.padEnd(8)}  ${(entry.tag ?? '-').padEnd(20)}  F→P ${String(entry.f2p).padStart(3)}  P→F ${String(entry.p2f).padStart(3)}${cost}${entry.simulated ? '  (simulated)' : ''}`,
       );
     }
-    if (!command.output.json && entries.length === 0) command.output.line('no release candidates yet: run `agentdevel iterate`');
+    if (!command.output.json && entries.length === 0) {
+      command.output.line('no release candidates yet: run `agentdevel iterate`');
+      command.output.line('(on a fresh clone, fetch them first: git does not fetch refs/agentdevel/* by default; `agentdevel sync --fetch-only`)');
+    }
+    if (!command.output.json && entries.some((e) => e.decision === 'rejected')) {
+      command.output.line('rejected RCs keep their report on refs/agentdevel/: `agentdevel report iter-NNN` writes it');
+    }
     return 0;
   } finally {
     await command.close();

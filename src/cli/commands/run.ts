@@ -1,10 +1,14 @@
 import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { runVersion, withCheckout, type RunResult } from '../../pipeline/execute-run.ts';
+import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/execute-run.ts';
+import { failingCases } from '../../report/case-reasons.ts';
+import { agentErrorAlarm } from '../../stages/run/agent-errors.ts';
+import { renderJunit } from '../../report/junit.ts';
+import { writeJunit, type CiOptions } from '../ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 import { simulationNote } from './notes.ts';
 
-export interface RunOptions extends CommonOptions {
+export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'> {
   readonly split?: string;
   readonly ref?: string;
 }
@@ -27,17 +31,36 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
       if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
       result = await withCheckout(workspace, commit, (source) => runVersion(command.run, { ...request, source, label: options.ref as string }));
     } else {
-      // The working tree as it is, committed or not: what the user sees is what runs.
-      const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
-      const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
-      result = await runVersion(command.run, { ...request, source: { commit: dirty ? `${head}+dirty` : head, dir: workspace.root }, label: 'working tree' });
+      result = await runVersion(command.run, { ...request, source: await workingTreeSource(workspace), label: 'working tree' });
     }
     const { passed, graded, infraErrors } = result.counts;
     const passRate = passRateOf(result.counts);
+    // The records stay in the store: each summary below reads them as a stream.
+    const records = () => workspace.store.eachRecord(result.runId);
+    const failing = failingCases(records());
+    const junit = await writeJunit(io, options, renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: records() }));
+    const alarm = agentErrorAlarm(records(), 'run');
     if (command.output.json) {
-      command.output.result({ runId: result.runId, split, trials: request.trials, passRate, passed, graded, infraErrors, reused: result.reused, simulated: result.simulated });
+      command.output.result({
+        runId: result.runId,
+        split,
+        trials: request.trials,
+        passRate,
+        passed,
+        graded,
+        infraErrors,
+        failing,
+        junit,
+        warnings: alarm ? [alarm] : [],
+        reused: result.reused,
+        simulated: result.simulated,
+        mockRoles: result.mockRoles,
+      });
     } else {
       command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
+      if (failing.length > 0) command.output.line(`failing (${failing.length} case${failing.length === 1 ? '' : 's'}; \`agentdevel show CASE\` for the whole story):`);
+      for (const c of failing) command.output.line(`  ${c.caseId}  ${c.passes}/${c.graded}${c.infraErrors ? ` +${c.infraErrors} infra` : ''}  ${c.reason}`);
+      if (alarm) command.output.line(`WARNING: ${alarm}`);
       if (result.simulated) command.output.line(simulationNote);
     }
     return 0;

@@ -11,18 +11,9 @@ import {
   type Usage,
   type WithUsage,
 } from '../../domain/model-port.ts';
-import { criticVerdictSchema } from '../../domain/record.ts';
-import { releaseCandidateSchema } from '../../domain/release-candidate.ts';
-import { z, type ZodType } from '../../domain/zod.ts';
+import type { RoleFacts } from '../../domain/role-facts.ts';
 import type { MessageParams, MessageResult, SendMessage } from './messages-client.ts';
-import {
-  CRITIC_INSTRUCTIONS,
-  DIAGNOSTICIAN_INSTRUCTIONS,
-  criticUserMessage,
-  diagnosticianUserMessage,
-  synthesizerInstructions,
-  synthesizerUserMessage,
-} from './prompts.ts';
+import { criticCall, diagnosticianCall, messagesParams, requirementsReviewCall, synthesizerCall, type StructuredCall } from './requests.ts';
 
 /** Receives the usage and cost of every call, failed or not (the cost ledger). */
 export type UsageLedger = (role: Role, model: string, usage: Usage) => void;
@@ -61,21 +52,12 @@ function toApiMessages(messages: readonly ConversationMessage[]): unknown[] {
   );
 }
 
-interface StructuredCall<T> {
-  readonly role: Role;
-  readonly model: string;
-  readonly system: readonly string[];
-  readonly user: string;
-  readonly tool: { readonly name: string; readonly description: string; readonly schema: ZodType<T> };
-  readonly maxTokens: number;
-  readonly stream: boolean;
-}
-
 /**
  * The Claude engine: every role on the Messages API. Structured outputs use forced tool use and
  * are validated with zod; an invalid output gets one repair turn before it counts as an error.
+ * Every role's request tells it the date and the runtime (`facts`).
  */
-export function createClaudeEngine(send: SendMessage, ledger: UsageLedger): ModelPort {
+export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts: RoleFacts): ModelPort {
   const call = async (role: Role, params: MessageParams, stream: boolean): Promise<{ result: MessageResult; usage: Usage }> => {
     const result = await send(role, params, { stream });
     const usage = usageOf(params.model, result);
@@ -84,19 +66,11 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger): Mode
   };
 
   async function structured<T>(spec: StructuredCall<T>): Promise<WithUsage<T>> {
-    const inputSchema = z.toJSONSchema(spec.tool.schema, { io: 'input' }) as Record<string, unknown>;
-    delete inputSchema.$schema;
-    const messages: unknown[] = [{ role: 'user', content: spec.user }];
-    const params: MessageParams = {
-      model: spec.model,
-      max_tokens: spec.maxTokens,
-      system: spec.system.map((text) => ({ type: 'text', text, cache_control: CACHE })),
-      tools: [{ name: spec.tool.name, description: spec.tool.description, input_schema: inputSchema, cache_control: CACHE }],
-      tool_choice: { type: 'tool', name: spec.tool.name },
-      messages,
-    };
+    const params = messagesParams(spec);
+    const messages = [...(params.messages as unknown[])];
     let usage = zeroUsage;
     let problem = '';
+    let output = '(no answer)';
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const answer = await call(spec.role, { ...params, messages: [...messages] }, spec.stream);
       usage = addUsage(usage, answer.usage);
@@ -107,6 +81,7 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger): Mode
         const parsed = spec.tool.schema.safeParse(use.input);
         if (parsed.success) return { value: parsed.data, usage };
         problem = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+        output = JSON.stringify(use.input, null, 2);
         messages.push(
           { role: 'assistant', content: answer.result.content },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, is_error: true, content: `The input does not match the schema: ${problem}. Call ${spec.tool.name} again with corrected input.` }] },
@@ -114,10 +89,11 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger): Mode
       } else {
         problem = `no ${spec.tool.name} call in the answer (stop reason ${answer.result.stop_reason ?? 'none'})`;
         const content = answer.result.content.length > 0 ? answer.result.content : [{ type: 'text', text: '(no answer)' }];
+        output = content.map((b) => ('text' in b ? String(b.text) : JSON.stringify(b))).join('\n');
         messages.push({ role: 'assistant', content }, { role: 'user', content: `Answer by calling the ${spec.tool.name} tool.` });
       }
     }
-    throw new StructuredOutputError(spec.role, `the ${spec.role}'s output was invalid after one repair: ${problem}`);
+    throw new StructuredOutputError(spec.role, `the ${spec.role}'s output was invalid after one repair: ${problem}`, output);
   }
 
   return {
@@ -152,37 +128,9 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger): Mode
       return { content, stopReason: result.stop_reason ?? 'unknown', usage, latencyMs: Date.now() - started };
     },
 
-    criticize: (request) =>
-      structured({
-        role: 'critic',
-        model: request.model,
-        system: [CRITIC_INSTRUCTIONS, `<rubric>\n${request.rubric}\n</rubric>`],
-        user: criticUserMessage(request),
-        tool: { name: 'submit_verdict', description: 'Submit the verdict on this conversation.', schema: criticVerdictSchema },
-        maxTokens: 1024,
-        stream: false,
-      }),
-
-    writeDiagnosisScript: (request) =>
-      structured({
-        role: 'diagnostician',
-        model: request.model,
-        system: [DIAGNOSTICIAN_INSTRUCTIONS],
-        user: diagnosticianUserMessage(request),
-        tool: { name: 'submit_script', description: 'Submit the complete diagnosis script.', schema: z.object({ script: z.string() }) },
-        maxTokens: 16_000,
-        stream: true,
-      }),
-
-    synthesize: (request) =>
-      structured({
-        role: 'synthesizer',
-        model: request.model,
-        system: [synthesizerInstructions(request.blueprintRoot)],
-        user: synthesizerUserMessage(request),
-        tool: { name: 'submit_release_candidate', description: 'Submit the one release candidate.', schema: releaseCandidateSchema },
-        maxTokens: 32_000,
-        stream: true,
-      }),
+    criticize: (request) => structured(criticCall(request, facts)),
+    writeDiagnosisScript: (request) => structured(diagnosticianCall(request, facts)),
+    synthesize: (request) => structured(synthesizerCall(request, facts)),
+    reviewRequirements: (request) => structured(requirementsReviewCall(request, facts)),
   };
 }

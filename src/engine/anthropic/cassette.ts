@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
+import { parseJsonDocument } from '../../domain/json-document.ts';
+import { roleFactsSchema, type RoleFacts } from '../../domain/role-facts.ts';
 
 interface RecordedResponse {
   readonly status: number;
@@ -17,6 +19,9 @@ interface CassetteEntry {
   readonly request: { readonly method: string; readonly path: string; readonly role: string | null; readonly body: unknown };
   readonly responses: RecordedResponse[];
 }
+
+/** Beside the responses: the role facts of the recording (see writeCassetteFacts). */
+const FACTS_FILE = 'facts.json';
 
 export const REPLAY_MISS_HEADER = 'x-agentdevel-replay-miss';
 
@@ -80,7 +85,7 @@ export function recordingFetch(dir: string, inner: typeof fetch = fetch): typeof
 export function replayingFetch(dir: string): typeof fetch {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== FACTS_FILE);
   } catch (cause) {
     throw new AgentdevelError('USAGE', `--replay: cannot read the cassette folder ${dir}`, { cause });
   }
@@ -104,4 +109,26 @@ export function replayingFetch(dir: string): typeof fetch {
     served.set(key, index + 1);
     return new Response(recorded.body, { status: recorded.status, headers: recorded.headers });
   };
+}
+
+/**
+ * The date and runtime the roles were told when the cassette was recorded. Replaying tells
+ * them the same, so the requests (and their keys) match on another day and another Node.
+ */
+export function writeCassetteFacts(dir: string, facts: RoleFacts): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, FACTS_FILE), `${JSON.stringify(facts, null, 1)}\n`);
+}
+
+/** The recorded facts, or null for a cassette recorded before agentdevel kept them. */
+export function readCassetteFacts(dir: string): RoleFacts | null {
+  const file = path.join(dir, FACTS_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new AgentdevelError('USAGE', `--replay: cannot read ${file}`, { cause: error });
+  }
+  return parseJsonDocument(text, file, roleFactsSchema, 'USAGE');
 }

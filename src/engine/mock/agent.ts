@@ -18,6 +18,8 @@ interface Guidance {
   readonly returnWindowDays: number | null;
   readonly stripOrderIdPrefix: boolean;
   readonly exchangeHandover: boolean;
+  /** The prompt asks to look an order up again before answering: a repeated identical call (more cost, same outcome). */
+  readonly recheckOrders: boolean;
   /** A sampling slip: the order id comes out in lower case (a weak model's typo). */
   readonly garbleIds: boolean;
 }
@@ -34,6 +36,7 @@ export function readGuidance(request: AgentTurnRequest): Guidance {
     returnWindowDays: window?.[1] ? Number(window[1]) : null,
     stripOrderIdPrefix: /without the leading ["'`]?#/i.test(idHints),
     exchangeHandover: /exchange[\s\S]{0,120}human agent/i.test(system),
+    recheckOrders: /look the order up again/i.test(system),
     garbleIds: false,
   };
 }
@@ -137,6 +140,9 @@ class Policy {
     const lookup = this.lastCall('get_order');
     if (!lookup) return { next: this.use('get_order', { order_id: this.orderArg(written) }, null) };
     if (!lookup.ok) return { next: this.say(`I'm sorry, I couldn't find order ${written}. Please check the number.`) };
+    if (this.guidance.recheckOrders && this.view.calls.filter((c) => c.name === 'get_order').length === 1) {
+      return { next: this.use('get_order', { order_id: this.orderArg(written) }, null) };
+    }
     return { order: lookup.result as OrderView };
   }
 

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { ModelPort } from '../../domain/model-port.ts';
-import { heuristicCritic } from '../../stages/critic/heuristic.ts';
+import { heuristicCritic, heuristicRequirementsReview } from '../../stages/critic/heuristic.ts';
 import { simulatedAgentTurn } from './agent.ts';
 import { simulatedSynthesis } from './synthesizer.ts';
 import { mockUsage } from './usage.ts';
@@ -14,7 +14,7 @@ export function createMockEngine(): ModelPort {
   return {
     agentTurn: async (request) => simulatedAgentTurn(request),
     criticize: async (request) => ({
-      value: heuristicCritic(request.rubric, request.trace, request.scorer),
+      value: heuristicCritic(request.rubric, request.trace, request.scorer, request.requirements ?? []),
       usage: mockUsage(request.rubric, JSON.stringify(request.trace), ''),
     }),
     // The simulated diagnostician keeps the previous iteration's script when there is one
@@ -23,6 +23,12 @@ export function createMockEngine(): ModelPort {
       const script = request.previousScript ?? (await readFile(builtinScript, 'utf8'));
       return { value: { script }, usage: mockUsage(request.recordSchema, script) };
     },
+    // A simulation of the requirements review: the heuristic critic's trace lint against each
+    // requirement's listed symptoms. It is not a language model reading the requirement.
+    reviewRequirements: async (request) => ({
+      value: { violations: heuristicRequirementsReview(request.rubric, request.requirements, request.cases) },
+      usage: mockUsage(request.rubric, JSON.stringify(request.cases), ''),
+    }),
     synthesize: async (request) => {
       const candidate = simulatedSynthesis(request);
       return { value: candidate, usage: mockUsage(JSON.stringify(request.diagnosis), JSON.stringify(candidate)) };

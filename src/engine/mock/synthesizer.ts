@@ -124,6 +124,16 @@ const repairs: Readonly<Record<string, readonly Repair[]>> = {
         ),
     },
   ],
+  // An idea that costs more and fixes nothing: re-reading an order repeats an identical call.
+  // The gate rejects it (no fixes) and its report shows the trace cost going up.
+  missing_required_output: [
+    {
+      targets: ['missing_required_output'],
+      rationale: 'Answers lack the figures the customer needs; look the order up again just before answering, so the amounts and dates are fresh.',
+      edits: (files, root) =>
+        addToPrompt(files, root, 'Just before you answer the customer, look the order up again with get_order to double-check the figures.', /look the order up again/i),
+    },
+  ],
   step_budget_exhausted: [
     {
       targets: ['step_budget_exhausted'],
@@ -155,6 +165,12 @@ function tried(history: readonly RcHistoryEntry[], repair: Repair): boolean {
   return history.some((entry) => entry.rationale === repair.rationale && entry.decision !== 'invalid');
 }
 
+/** A repair's targets that the vocabulary has (it names only symptoms the critic gave), the dominant one first. */
+function targetsOf(repair: Repair, symptom: string, request: SynthesisRequest): string[] {
+  const labels = new Set(request.taxonomy.map((s) => s.label));
+  return labels.size === 0 ? [...repair.targets] : repair.targets.filter((t) => t === symptom || labels.has(t));
+}
+
 export function simulatedSynthesis(request: SynthesisRequest): ReleaseCandidate {
   const files = new Map(request.files.map((f) => [f.path, f.content]));
   const root = request.blueprintRoot;
@@ -162,7 +178,7 @@ export function simulatedSynthesis(request: SynthesisRequest): ReleaseCandidate 
     for (const repair of repairs[symptom.label] ?? []) {
       if (tried(request.history, repair)) continue;
       const edits = repair.edits(files, root);
-      if (edits && edits.length > 0) return { edits, intent: { targets: [...repair.targets], rationale: repair.rationale } };
+      if (edits && edits.length > 0) return { edits, intent: { targets: targetsOf(repair, symptom.label, request), rationale: repair.rationale } };
     }
   }
   const top = request.diagnosis.dominantSymptoms[0]?.label ?? 'none';

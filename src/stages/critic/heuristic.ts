@@ -1,9 +1,12 @@
 // The offline heuristic critic: an implementation-blind lint over one trace. Like the LLM
 // critic it sees only the rubric, the trace and the scorer result, and it reports a symptom
-// (what went wrong on the surface), never a cause or a fix. Checks run in a fixed order and
-// the first hit names the symptom; a clean trace passes unless the scorer failed.
+// (what went wrong on the surface), never a cause or a fix. It follows the critic's one rule:
+// the scorer, when there is one, decides pass or fail, and a passing case is labelled "ok".
+// Checks run in a fixed order and the first hit names the symptom; a clean trace passes
+// unless the scorer failed.
 import { criticRules, type CriticRules } from '../../domain/critic-rules.ts';
-import { PASSING_LABEL, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { checkReason, PASSING_LABEL, scorerDecides, type CriticRequirement, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 
 /** Optional machine-readable rules in the rubric (a ```json critic-rules fenced block), checked when the task loads. */
@@ -101,16 +104,49 @@ const checks: readonly Check[] = [
 /** Scorer codes become symptoms when the trace itself looks clean. */
 function fromScorer(scorer: ScorerResult): Finding {
   const failed = scorer.checks.find((c) => !c.pass);
-  const label = (failed?.code ?? 'wrong_outcome').replace(/[^a-z0-9_]/g, '_');
-  return { label: /^[a-z]/.test(label) ? label : 'wrong_outcome', description: short(failed?.message ?? 'The outcome does not meet the rubric.', 200) };
+  const label = (failed?.code ?? UNEXPLAINED_FAILURE_LABEL).replace(/[^a-z0-9_]/g, '_');
+  // The structured reason (expected against actual) says more than a generic line.
+  return { label: /^[a-z]/.test(label) ? label : UNEXPLAINED_FAILURE_LABEL, description: short(failed ? checkReason(failed) : 'The outcome does not meet the rubric.', 200) };
 }
 
-export function heuristicCritic(rubric: string, trace: readonly TraceEvent[], scorer: ScorerResult | null): CriticVerdict {
+const passing: CriticVerdict = { pass: true, label: PASSING_LABEL, description: 'The conversation follows the rubric.' };
+
+/**
+ * The offline critic's verdict. A requirement it judges breaks when the trace shows one of the
+ * requirement's listed symptoms; the scorer, when it decides, decides the rest.
+ */
+export function heuristicCritic(rubric: string, trace: readonly TraceEvent[], scorer: ScorerResult | null, requirements: readonly CriticRequirement[] = []): CriticVerdict {
   const rules = rubricRules(rubric);
-  for (const check of checks) {
-    const finding = check(trace, rules);
-    if (finding) return { pass: false, ...finding };
-  }
-  if (scorer && !scorer.pass) return { pass: false, ...fromScorer(scorer) };
-  return { pass: true, label: PASSING_LABEL, description: 'The conversation follows the rubric.' };
+  const findings = checks.map((check) => check(trace, rules)).filter((f): f is Finding => f !== null);
+  const judged = requirements.map((r) => {
+    const hit = findings.find((f) => r.symptoms.includes(f.label));
+    return { id: r.id, pass: !hit, reason: hit ? short(hit.description, 280) : 'the trace shows no sign of a violation' };
+  });
+  const withRequirements = (verdict: CriticVerdict): CriticVerdict => (requirements.length === 0 ? verdict : { ...verdict, requirements: judged });
+  const broken = findings.find((f) => requirements.some((r) => r.symptoms.includes(f.label)));
+  if (scorerDecides(scorer) && scorer.pass) return withRequirements(broken ? { pass: false, ...broken } : passing);
+  const first = findings[0];
+  if (first) return withRequirements({ pass: false, ...first });
+  if (scorerDecides(scorer) && !scorer.pass) return withRequirements({ pass: false, ...fromScorer(scorer) });
+  return withRequirements(passing);
+}
+
+/**
+ * The offline requirements review (a simulation of the LLM review, for the mock engine): a
+ * requirement is violated in a case when the case's trace shows one of the requirement's
+ * listed symptoms.
+ */
+export function heuristicRequirementsReview(
+  rubric: string,
+  requirements: readonly CriticRequirement[],
+  cases: ReadonlyArray<{ readonly caseId: string; readonly trace: readonly TraceEvent[] }>,
+): Array<{ requirement: string; caseId: string; reason: string }> {
+  const rules = rubricRules(rubric);
+  return cases.flatMap(({ caseId, trace }) => {
+    const findings = checks.map((check) => check(trace, rules)).filter((f): f is Finding => f !== null);
+    return requirements.flatMap((r) => {
+      const hit = findings.find((f) => r.symptoms.includes(f.label));
+      return hit ? [{ requirement: r.id, caseId, reason: short(hit.description, 280) }] : [];
+    });
+  });
 }

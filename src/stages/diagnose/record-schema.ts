@@ -19,12 +19,17 @@ export const RECORD_SCHEMA_DOC = `Each line of RECORDS.jsonl is one JSON object 
 }
 The script runs as: node script.mjs RECORDS.jsonl REPORT.json (an ES module; only node: built-ins).
 It may read RECORDS.jsonl and write REPORT.json, nothing else: no network, no environment
-variables, no child processes. REPORT.json must be:
+variables, no child processes. REPORT.json must be exactly this (every "label" is a label of
+the taxonomy; unknown fields are refused):
 {
   "summary": string,
   "totals": { "records": number, "failing": number, "infraErrors": number },
-  "dominantSymptoms": [{ "label": string, "count": number, "share": number (0..1 of failing), "description": string }],   // most frequent first
+  "dominantSymptoms": [{                 // most frequent first
+    "label": string, "count": number, "share": number (0..1 of failing), "description": string,
+    "subPatterns"?: [{ "name": string (snake_case), "description": string, "caseIds": string[] }]   // finer patterns under this label
+  }],
   "patterns": [{ "label": string, "pattern": string, "count": number, "caseIds": string[] }],   // trace patterns that go with a symptom
   "representativeCases": [{ "caseId": string, "label": string, "description": string }],
-  "affectedSurface": [{ "label": string, "caseIds": string[] }]   // which cases each symptom touches
+  "affectedSurface": [{ "label": string, "caseIds": string[] }],   // which cases each symptom touches
+  "notes"?: string[]                     // anything else the release engineer should read
 }`;

@@ -1,4 +1,5 @@
-import type { GateDecision, GatePolicyKind } from '../../domain/decision.ts';
+import type { FlipsDecision, GateDecision, GatePolicyKind } from '../../domain/decision.ts';
+import { flipsOnly } from './layers.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import { addConfirmation, confirmationTests, designConfirmation, nextStep, type ConfirmationRequest, type Tallies } from './confirmation.ts';
 import { estimateTables, type EstimateTable } from './estimators.ts';
@@ -67,7 +68,7 @@ interface CompareInput {
   readonly intent: ChangeIntent | null;
 }
 
-function paperGate(input: CompareInput, baselineCases: Map<string, CaseSummary>, candidateCases: Map<string, CaseSummary>): GateDecision {
+function paperGate(input: CompareInput, baselineCases: Map<string, CaseSummary>, candidateCases: Map<string, CaseSummary>): FlipsDecision {
   return decideGate({
     policy: input.policy,
     flips: computeFlips(baselineCases, candidateCases),
@@ -86,7 +87,7 @@ function paperGate(input: CompareInput, baselineCases: Map<string, CaseSummary>,
 export function compareRuns(input: CompareInput): Comparison {
   const baselineCases = new Map(input.baseline);
   const candidateCases = new Map(input.candidate);
-  let decision: GateDecision;
+  let decision: FlipsDecision;
   if (resolvePolicy(input.policy.policy) === 'flips') decision = paperGate(input, baselineCases, candidateCases);
   else {
     const screening = screen(baselineCases, candidateCases);
@@ -101,7 +102,7 @@ export function compareRuns(input: CompareInput): Comparison {
       warnings: [],
     });
   }
-  return { baseline: stats(baselineCases), candidate: stats(candidateCases), decision, baselineCases, candidateCases };
+  return { baseline: stats(baselineCases), candidate: stats(candidateCases), decision: flipsOnly(decision), baselineCases, candidateCases };
 }
 
 /** Runs fresh trials of some cases on one side and returns their summaries (the pipeline's runs, or a simulation). */
@@ -122,10 +123,10 @@ export interface GatedComparison extends Comparison {
 export async function gateCandidateRuns(input: CompareInput & { readonly screeningTrials: number }, deps: { readonly runner: ConfirmationRunner }): Promise<GatedComparison> {
   const baselineCases = new Map(input.baseline);
   const candidateCases = new Map(input.candidate);
-  const done = (decision: GateDecision, confirmationTrials = { baseline: 0, candidate: 0 }, rounds = 0): GatedComparison => ({
+  const done = (decision: FlipsDecision, confirmationTrials = { baseline: 0, candidate: 0 }, rounds = 0): GatedComparison => ({
     baseline: stats(baselineCases),
     candidate: stats(candidateCases),
-    decision,
+    decision: flipsOnly(decision),
     baselineCases,
     candidateCases,
     confirmationTrials,

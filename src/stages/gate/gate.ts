@@ -1,4 +1,4 @@
-import type { GateCheck, GateDecision, GateVerdict, Procedure } from '../../domain/decision.ts';
+import type { FlipsDecision, GateCheck, GateVerdict, Procedure } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { CaseSummary, Flips } from './flips.ts';
 import { meanPassRate, type Screening } from './screening.ts';
@@ -44,7 +44,7 @@ export function decideGate(input: {
   readonly candidate: ReadonlyMap<string, CaseSummary>;
   readonly intent: ChangeIntent | null;
   readonly warnings: readonly string[];
-}): GateDecision {
+}): FlipsDecision {
   const { policy, flips, baseline, candidate, intent } = input;
   const basePassing = [...baseline.values()].filter((c) => c.outcome === 'pass').length;
   const baseFailing = [...baseline.values()].filter((c) => c.outcome === 'fail').length;
@@ -142,13 +142,20 @@ export function verdictOf(checks: readonly GateCheck[]): { verdict: GateVerdict;
 }
 
 /** The decision for an RC that edits files outside its blueprint folder: rejected before it runs. */
-export function scopeRejection(outside: readonly string[], blueprint: string): GateDecision {
+export function scopeRejection(outside: readonly string[], blueprint: string): FlipsDecision {
   const shown = outside.slice(0, 5).join(', ');
-  const message = `edits outside blueprints/${blueprint}/ (${shown}${outside.length > 5 ? ', …' : ''}): an RC may change its blueprint only, so it was rejected before running`;
+  return notRunDecision(
+    'scope',
+    `edits outside blueprints/${blueprint}/ (${shown}${outside.length > 5 ? ', …' : ''}): an RC may change its blueprint only, so it was rejected before running`,
+  );
+}
+
+/** A rejection decided before the candidate ran (its scope, a failing blueprint check): no flips, no statistics. */
+export function notRunDecision(name: GateCheck['name'], message: string): FlipsDecision {
   return {
     policy: 'flips',
     verdict: 'reject',
-    checks: [{ name: 'scope', ok: false, message }],
+    checks: [{ name, ok: false, message }],
     reasons: [message],
     warnings: [],
     p2f: [],
@@ -157,7 +164,7 @@ export function scopeRejection(outside: readonly string[], blueprint: string): G
     screening: { p2f: [], f2p: [] },
     aggregate: { worse: 0, better: 0, pValue: 1, level: null },
     tests: [],
-    procedure: { ...FLIPS_PROCEDURE, kind: 'not_run', text: 'The candidate was not run: its scope decided.' },
+    procedure: { ...FLIPS_PROCEDURE, kind: 'not_run', text: 'The candidate was not run: an earlier check decided.' },
     rates: { p2fRate: 0, f2pRate: 0, hitRate: null },
     passRates: { baseline: 0, candidate: 0 },
   };

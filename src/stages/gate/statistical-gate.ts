@@ -4,7 +4,7 @@
 // rejected at most alpha of the time, whatever its per-case pass chances. Fixes are a separate
 // family at the same level, so an RC is credited with a fix it did not make at most 2·alpha/3 of
 // the time.
-import type { CaseTest, GateCheck, GateDecision, Procedure } from '../../domain/decision.ts';
+import type { CaseTest, FlipsDecision, GateCheck, Procedure } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ConfirmationDesign } from './confirmation.ts';
 import { meets } from './confirmation.ts';
@@ -113,7 +113,7 @@ export function decideStatistical(input: {
   readonly candidate: ReadonlyMap<string, CaseSummary>;
   readonly intent: ChangeIntent | null;
   readonly warnings: readonly string[];
-}): GateDecision {
+}): FlipsDecision {
   const { policy, screening, tests, baseline, candidate, intent } = input;
   const named = (direction: CaseTest['direction']) => tests.filter((t) => t.direction === direction && t.outcome === 'confirmed').map((t) => t.caseId).sort();
   const regressions = named('regression');

@@ -23,12 +23,15 @@ const journalSchema = z.object({
   auditRef: z.string().min(1),
   /** Whether the main worktree had the line checked out when the promotion began. */
   syncWorktree: z.boolean(),
+  /** Refs the promotion removes in the same transaction (the pending ref of an approved release). */
+  removeRefs: z.array(z.object({ ref: z.string().min(1), oldValue: sha })).default([]),
 });
 export type PromotionJournal = z.output<typeof journalSchema>;
+export type PromotionJournalInput = z.input<typeof journalSchema>;
 
 const JOURNAL = 'promotion.json';
 
-export async function writeJournal(stateDir: string, journal: PromotionJournal): Promise<void> {
+export async function writeJournal(stateDir: string, journal: PromotionJournalInput): Promise<void> {
   const file = path.join(stateDir, JOURNAL);
   await writeFile(`${file}.tmp`, JSON.stringify(journal, null, 2));
   // rename is atomic: the journal is either absent or whole.
@@ -60,7 +63,8 @@ const short = (value: string | null) => (value === null ? 'nothing' : value.slic
  * changes, a tag or a line that moved meanwhile), and PROMOTION_UNFINISHED when the refs moved
  * but the checked-out files could not follow.
  */
-export async function applyPromotion(repo: GitRepo, journal: PromotionJournal): Promise<void> {
+export async function applyPromotion(repo: GitRepo, input: PromotionJournalInput): Promise<void> {
+  const journal = journalSchema.parse(input);
   const line = await repo.refValue(journal.line);
   if (line !== journal.oldTip && line !== journal.newTip) {
     throw new PromotionBlocked(
@@ -87,6 +91,9 @@ export async function applyPromotion(repo: GitRepo, journal: PromotionJournal): 
   if (tag === null) updates.push({ ref: journal.tagRef, newValue: journal.tagObject, oldValue: null });
   const audit = await repo.refValue(journal.auditRef);
   if (audit !== journal.newTip) updates.push({ ref: journal.auditRef, newValue: journal.newTip, oldValue: audit });
+  for (const { ref, oldValue } of journal.removeRefs) {
+    if ((await repo.refValue(ref)) === oldValue) updates.push({ ref, newValue: null, oldValue });
+  }
   if (updates.length > 0) await repo.updateRefs(updates);
   if (checkedOut) await followLine(repo, journal);
 }

@@ -2,8 +2,10 @@ import type { Case } from '../../domain/case.ts';
 import { caseSummarizer, passRateOf, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
 import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
-import { finalPass, type CaseRecord, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { finalPass, scorerDecides, unaskedCriticVerdict, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { criticJudged, type Requirement } from '../../domain/requirements.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
+import { agentErrorTally } from './agent-errors.ts';
 import type { Redactor } from '../../process/environment.ts';
 import type { CaseOutcome, Runtime } from '../../blueprint/runtimes/runtime.ts';
 import type { ScorerConfig } from '../../task/manifest.ts';
@@ -20,9 +22,13 @@ export interface RunInput {
   readonly firstTrial?: number;
   readonly concurrency: number;
   readonly rubric: string;
+  /** The rubric's task-wide requirements; a case may add its own. */
+  readonly requirements?: readonly Requirement[];
   readonly scorers: readonly ScorerConfig[];
   readonly taskRoot: string;
   readonly criticModel: string;
+  /** Which case-trials the critic grades ("failing": only those a scorer failed; "off": none, scorers decide). */
+  readonly criticPolicy: CriticPolicy;
   /** Whether new symptom labels join the taxonomy (never from the sealed test split). */
   readonly growTaxonomy: boolean;
 }
@@ -54,6 +60,10 @@ export interface RunTally {
   readonly counts: RunCounts;
   /** The error of the first infrastructure failure, to say why when every case-trial had one. */
   readonly firstInfraError: string | null;
+  /** A loud warning when one kind of agent error dominates the run (see agent-errors), or null. */
+  readonly agentErrorAlarm: string | null;
+  /** Critic calls the critic policy spared (for the cost ledger). */
+  readonly criticSpared: number;
 }
 
 /**
@@ -69,7 +79,11 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const taxonomy = deps.store.taxonomy();
   const summarizer = caseSummarizer(input.cases.map((c) => c.id));
   const batch = recordBatch(input.runId, deps.store);
+  const order = new Map(input.cases.map((c, i) => [c.id, i * input.trials]));
+  const newSymptoms = new Map<string, { at: number; description: string }>();
+  const agentErrors = agentErrorTally();
   let firstInfraError: string | null = null;
+  let spared = 0;
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
       const execution = await executeCaseTrial(testCase, trial, deps);
@@ -78,9 +92,15 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
       // Secrets are redacted from the whole record (the agent's output, scorer and critic
       // messages) before it reaches the store, the diagnosis or a report.
       const record = redactRecord({ ...graded, traceRef }, deps.redact);
-      const symptom = input.growTaxonomy && record.critic && !record.critic.pass ? { label: record.critic.label, description: record.critic.description } : null;
-      batch.add(record, symptom);
+      if (input.growTaxonomy && record.critic && !record.critic.pass) {
+        const at = (order.get(record.caseId) ?? 0) + (record.trial - first);
+        const known = newSymptoms.get(record.critic.label);
+        if (!known || at < known.at) newSymptoms.set(record.critic.label, { at, description: record.critic.description });
+      }
+      batch.add(record, null);
       summarizer.add(record);
+      agentErrors.add(record);
+      if (criticSpared(record, input.criticPolicy)) spared += 1;
       if (record.status === 'infra_error') firstInfraError ??= record.error;
       deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
     });
@@ -88,10 +108,14 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
     // What finished is kept, also when the run fails (a failed run is never reused).
     batch.flush();
   }
+  // New labels join the taxonomy in case order, not in the order the critic answered: a label
+  // keeps its first description, and that description is in later requests (a replay must match).
+  const symptoms = [...newSymptoms].sort(([, a], [, b]) => a.at - b.at).map(([label, { description }]) => ({ label, description }));
+  if (symptoms.length > 0) deps.store.saveRecords(input.runId, [], symptoms);
   const cases = summarizer.summaries();
   const counts = runCounts(cases.values());
   deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
-  return { cases, counts, firstInfraError };
+  return { cases, counts, firstInfraError, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared };
 }
 
 function* caseTrials(cases: readonly Case[], trials: number, first: number): Generator<{ testCase: Case; trial: number }> {
@@ -168,7 +192,7 @@ export type GradedCaseTrial = Omit<CaseRecord, 'traceRef'>;
 export async function gradeCaseTrial(
   execution: CaseTrialExecution,
   testCase: Case,
-  input: Pick<RunInput, 'rubric' | 'scorers' | 'taskRoot' | 'criticModel'>,
+  input: Pick<RunInput, 'rubric' | 'requirements' | 'scorers' | 'taskRoot' | 'criticModel' | 'criticPolicy'>,
   model: ModelPort,
   taxonomy: SymptomEntry[],
 ): Promise<GradedCaseTrial> {
@@ -185,6 +209,8 @@ export async function gradeCaseTrial(
   const { outcome, trace } = execution;
   if (outcome === null) return infra(execution.infraError ?? 'no outcome', 'agent');
 
+  const agentFailure = trace.find((e) => e.type === 'error' && e.kind === 'agent');
+  const agentError = agentFailure?.type === 'error' ? agentFailure.message : null;
   const scorerInput: ScorerInput = { testCase, output: outcome.output, trace: [...trace], observation: outcome.observation, taskRoot: input.taskRoot };
   let scorer: ScorerResult | null;
   try {
@@ -194,13 +220,36 @@ export async function gradeCaseTrial(
     throw error;
   }
 
+  // The case's requirements that no scorer decides are the critic's to judge.
+  const judged = criticJudged(input.requirements ?? [], testCase);
+  // The policy may spare the critic where the scorers decide, unless it has requirements of its own to judge.
+  if (judged.length === 0 && !criticAsked(input.criticPolicy, scorer)) {
+    const critic = scorer?.pass ? unaskedCriticVerdict(input.criticPolicy) : null;
+    return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
+  }
   let critic: CriticVerdict | null = null;
   try {
-    critic = (await model.criticize({ model: input.criticModel, rubric: input.rubric, trace: [...trace], scorer, taxonomy })).value;
+    critic = (await model.criticize({ model: input.criticModel, rubric: input.rubric, trace: [...trace], scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) })).value;
   } catch (error) {
     if (!(error instanceof InfraError)) throw error;
-    // Without a scorer the critic's verdict is the pass; without either there is no verdict.
-    if (!scorer) return infra(error.message, 'critic');
+    // Without a deciding scorer the critic's verdict is the pass, and requirements only it
+    // judges need its verdict too; without one there is no verdict.
+    if (!scorerDecides(scorer) || judged.length > 0) return infra(error.message, 'critic');
   }
-  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null };
+  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
+}
+
+/** Whether the policy asks the critic about a case-trial the scorers graded (without scorers it is always asked). */
+export function criticAsked(policy: CriticPolicy, scorer: ScorerResult | null): boolean {
+  // Scorers that only measure (a cost scorer without a threshold) leave the verdict to the critic.
+  if (!scorerDecides(scorer)) return true;
+  if (policy === 'off') return false;
+  return policy === 'all' || !scorer.pass;
+}
+
+/** Whether the policy spared the critic a call on this record (for the cost ledger). */
+export function criticSpared(record: CaseRecord, policy: CriticPolicy): boolean {
+  if (record.status !== 'ok' || !scorerDecides(record.scorer)) return false;
+  if (record.critic) return record.critic.description === unaskedCriticVerdict(policy).description;
+  return policy === 'off';
 }

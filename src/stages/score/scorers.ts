@@ -2,11 +2,12 @@ import path from 'node:path';
 import type { Case } from '../../domain/case.ts';
 import { atPath, canonicalJson } from '../../domain/json.ts';
 import { z } from '../../domain/zod.ts';
-import type { ScorerCheck, ScorerResult } from '../../domain/record.ts';
+import { clipValue, scorerCheckSchema, type ScorerCheck, type ScorerResult } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { childEnvironment } from '../../process/environment.ts';
 import { runProcess } from '../../process/runner.ts';
 import type { ScorerConfig, ScorerKind } from '../../task/manifest.ts';
+import { PAPER_COST_WEIGHTS, traceCost } from './trace-cost.ts';
 
 export interface Observation {
   /** The environment's final state, when the runtime has an environment. */
@@ -62,13 +63,29 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
     const { state, expectedState } = input.observation;
     const differences = differingPaths(state, expectedState);
     if (differences.length > 0) {
-      return { pass: false, code: stateDifferenceKind(state, expectedState, differences), message: `final state differs from the expected state at ${differences.join(', ')}` };
+      const where = differences[0] as string;
+      const at = (value: unknown) => clipValue(where === '(root)' ? value : atPath(value, where));
+      return {
+        pass: false,
+        code: stateDifferenceKind(state, expectedState, differences),
+        message: `final state differs from the expected state at ${differences.join(', ')}`,
+        where,
+        expected: at(expectedState) ?? null,
+        actual: at(state) ?? null,
+      };
     }
     const outputs = z.array(z.string()).catch([]).parse(atPath(input.testCase, 'expected.outputs') ?? []);
     const text = assistantText(input.trace, input.output).toLowerCase();
     const missing = outputs.filter((o) => !text.includes(o.toLowerCase()));
     if (missing.length > 0) {
-      return { pass: false, code: 'missing_required_output', message: `the agent never said ${missing.map((m) => `"${m}"`).join(', ')}` };
+      return {
+        pass: false,
+        code: 'missing_required_output',
+        message: `the agent never said ${missing.map((m) => `"${m}"`).join(', ')}`,
+        where: 'messages',
+        expected: missing,
+        actual: clipValue(assistantText(input.trace, input.output)),
+      };
     }
     return { pass: true };
   },
@@ -77,7 +94,16 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
     const result = schema.safeParse(atPath(input.output, config.path));
     if (result.success) return { pass: true };
     const issue = result.error.issues[0];
-    return { pass: false, code: 'schema_mismatch', message: `${issue?.path.join('.') || '(output)'}: ${issue?.message ?? 'does not match'}` };
+    const where = [config.path, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.') || '(output)';
+    const actual = atPath(atPath(input.output, config.path), (issue?.path ?? []).map(String).join('.') || undefined);
+    return {
+      pass: false,
+      code: 'schema_mismatch',
+      message: `${issue?.path.join('.') || '(output)'}: ${issue?.message ?? 'does not match'}`,
+      where,
+      expected: issue?.message ?? 'to match the schema',
+      actual: clipValue(actual) ?? null,
+    };
   },
   async regex(config, input) {
     const source = config.pattern ?? String(atPath(input.testCase, config.patternFromCase) ?? '');
@@ -85,16 +111,48 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
     const text = typeof target === 'string' ? target : JSON.stringify(target ?? '');
     const matched = new RegExp(source, config.flags ?? '').test(text);
     const pass = config.expect === 'match' ? matched : !matched;
-    return pass ? { pass } : { pass, code: 'regex_mismatch', message: `${config.expect === 'match' ? 'no match' : 'unexpected match'} for /${source}/` };
+    if (pass) return { pass };
+    return {
+      pass,
+      code: 'regex_mismatch',
+      message: `${config.expect === 'match' ? 'no match' : 'unexpected match'} for /${source}/`,
+      where: config.path ?? '(output)',
+      expected: `${config.expect === 'match' ? 'a match' : 'no match'} for /${source}/${config.flags ?? ''}`,
+      actual: clipValue(text),
+    };
   },
   async numeric(config, input) {
     const expected = config.expected ?? Number(atPath(input.testCase, config.expectedFromCase));
     const raw = atPath(input.output, config.path);
-    const actual = typeof raw === 'number' ? raw : Number(String(raw ?? '').replace(/[^0-9eE.+-]/g, ''));
-    if (!Number.isFinite(actual)) return { pass: false, code: 'not_a_number', message: `${config.path} is not a number` };
+    // "$54.10" reads as 54.1; text with no digits at all is not a number (Number('') would be 0).
+    const digits = String(raw ?? '').replace(/[^0-9eE.+-]/g, '');
+    const actual = typeof raw === 'number' ? raw : /\d/.test(digits) ? Number(digits) : Number.NaN;
+    if (!Number.isFinite(actual)) {
+      return { pass: false, code: 'not_a_number', message: `${config.path} is not a number`, where: config.path, expected: 'a number', actual: clipValue(raw) ?? null };
+    }
     if (!Number.isFinite(expected)) return { pass: false, code: 'no_expected_number', message: 'the case has no expected number' };
     const pass = Math.abs(actual - expected) <= config.tolerance;
-    return pass ? { pass } : { pass, code: 'out_of_tolerance', message: `${config.path} is ${actual}, expected ${expected} ± ${config.tolerance}` };
+    if (pass) return { pass };
+    return {
+      pass,
+      code: 'out_of_tolerance',
+      message: `${config.path} is ${actual}, expected ${expected} ± ${config.tolerance}`,
+      where: config.path,
+      expected: config.tolerance === 0 ? expected : `${expected} ± ${config.tolerance}`,
+      actual,
+    };
+  },
+  // AutoEvolve's trace cost; it decides only when the task gives it a threshold.
+  async cost(config, input) {
+    const measured = traceCost(input.trace, { ...PAPER_COST_WEIGHTS, ...config.weights });
+    const pass = config.max === undefined || measured.cost <= config.max + 1e-12;
+    const summary = `R_cost ${measured.cost} (${measured.steps} steps, ${measured.repeats} repeated calls, ${measured.noops} calls that changed no state)`;
+    return {
+      pass,
+      value: measured.cost,
+      decides: config.max !== undefined,
+      ...(pass ? { message: summary } : { code: 'trace_too_costly', message: `${summary} is above ${config.max}` }),
+    };
   },
   // A custom script of the task (trusted: the task is frozen and outside the blueprint). It
   // reads {case, output} on stdin and prints {pass, code?, message?}.
@@ -111,11 +169,15 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
     if (outcome.exitCode !== 0) {
       throw new ScorerCrash(`${path.join(input.taskRoot, String(command))} failed: ${outcome.timedOut ? 'timed out' : outcome.stderr.trim().split('\n').at(-1) ?? `exit ${outcome.exitCode}`}`);
     }
-    const verdict = z
-      .object({ pass: z.boolean(), code: z.string().optional(), message: z.string().optional() })
-      .safeParse(safeJson(outcome.stdout.trim().split('\n').at(-1) ?? ''));
+    // The script may give the structured reason too: {"pass": false, "expected": …, "actual": …, "where": …}.
+    const verdict = scorerCheckSchema.omit({ scorer: true }).safeParse(safeJson(outcome.stdout.trim().split('\n').at(-1) ?? ''));
     if (!verdict.success) throw new ScorerCrash(`the script scorer ${command} printed no {"pass": …} line`);
-    return verdict.data;
+    const { expected, actual, ...rest } = verdict.data;
+    return {
+      ...rest,
+      ...(expected === undefined ? {} : { expected: clipValue(expected) }),
+      ...(actual === undefined ? {} : { actual: clipValue(actual) }),
+    };
   },
 };
 
@@ -143,5 +205,8 @@ export async function score(configs: readonly ScorerConfig[], input: ScorerInput
     const handler = handlers[config.kind] as Handler<ScorerKind>;
     checks.push({ scorer: config.kind, ...(await handler(config as never, input)) });
   }
-  return { pass: checks.every((c) => c.pass), checks };
+  // Checks that only measure (a cost scorer without a threshold) never decide; when no check
+  // decides, the critic's verdict is the case's (paper eq. 6).
+  const deciding = checks.filter((c) => c.decides !== false);
+  return deciding.length === 0 ? { pass: true, checks, decides: false } : { pass: deciding.every((c) => c.pass), checks };
 }

@@ -1,14 +1,29 @@
-import { StructuredOutputError, addUsage, zeroUsage, type BlueprintFile, type ModelPort, type RcHistoryEntry, type Usage } from '../../domain/model-port.ts';
+import {
+  StructuredOutputError,
+  addUsage,
+  zeroUsage,
+  type BlueprintFile,
+  type ModelPort,
+  type RcHistoryEntry,
+  type RepairRequest,
+  type SymptomEntry,
+  type TaskBrief,
+  type Usage,
+} from '../../domain/model-port.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
 import type { Reporter } from '../../domain/progress.ts';
 import { blueprintPrefix, editProblems, editsFingerprint } from './edits.ts';
+import { repeatProblem } from './repeat.ts';
 
 export interface SynthesizeInput {
   readonly blueprint: string;
   readonly files: readonly BlueprintFile[];
   readonly diagnosis: DiagnosisReport;
   readonly history: readonly RcHistoryEntry[];
+  /** The symptom vocabulary of the diagnosis: the intent's targets must be among these labels. */
+  readonly taxonomy: readonly SymptomEntry[];
+  readonly task: TaskBrief;
   readonly model: string;
   readonly maxRepairs: number;
 }
@@ -25,14 +40,16 @@ export type SynthesisOutcome =
   | { readonly kind: 'no_candidate'; readonly reason: string; readonly attempts: string[]; readonly usage: Usage };
 
 /**
- * Asks the synthesizer for exactly one RC. Edits outside the blueprint folder, a repeat of an
- * RC already tried, or a blueprint that does not load go back to the model for a bounded
+ * Asks the synthesizer for exactly one RC. Edits outside the blueprint folder, targets outside
+ * the symptom vocabulary, a repeat of an RC whose failure nothing changed, or a blueprint that
+ * does not load go back to the model, with its proposal and the exact problems, for a bounded
  * repair; after that the iteration has no valid RC.
  */
 export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): Promise<SynthesisOutcome> {
   const attempts: string[] = [];
   let usage = zeroUsage;
-  let feedback: string | null = null;
+  const labels = new Set(input.taxonomy.map((s) => s.label));
+  let repair: RepairRequest | null = null;
   for (let attempt = 0; attempt <= input.maxRepairs; attempt += 1) {
     let candidate: ReleaseCandidate;
     try {
@@ -43,7 +60,9 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
         files: input.files,
         diagnosis: input.diagnosis,
         history: input.history,
-        repairFeedback: feedback,
+        taxonomy: input.taxonomy,
+        task: input.task,
+        repair,
       });
       usage = addUsage(usage, answer.usage);
       candidate = answer.value;
@@ -51,7 +70,7 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
       // An output that stays invalid is the synthesizer's failure; an outage is not (it propagates).
       if (!(error instanceof StructuredOutputError)) throw error;
       attempts.push(`the synthesizer's output was invalid: ${error.message}`);
-      feedback = `Your previous answer did not match the schema: ${error.message}. Propose a corrected RC.`;
+      repair = { previousOutput: error.output, error: error.message };
       continue;
     }
     if (candidate.edits.length === 0) {
@@ -60,14 +79,19 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
     }
     const fingerprint = editsFingerprint(candidate.edits);
     const problems = editProblems(candidate.edits, input.blueprint);
-    const repeat = input.history.find((h) => h.fingerprint === fingerprint);
-    if (repeat) problems.push(`these exact edits were already tried in iteration ${repeat.iteration} (${repeat.decision})`);
+    if (labels.size > 0) {
+      for (const target of candidate.intent.targets.filter((t) => !labels.has(t))) {
+        problems.push(`intent.targets: "${target}" is not a symptom label of the taxonomy (one of: ${[...labels].join(', ')})`);
+      }
+    }
+    const repeat = repeatProblem(fingerprint, candidate.intent, input.diagnosis, input.history);
+    if (repeat) problems.push(repeat);
     const loadError = problems.length === 0 ? await deps.validate(candidate) : null;
     if (loadError) problems.push(loadError);
     if (problems.length === 0) return { kind: 'candidate', candidate, fingerprint, attempts, usage };
     attempts.push(problems.join('; '));
     deps.reporter.emit({ type: 'warning', message: `RC attempt ${attempt + 1} refused: ${problems.join('; ')}` });
-    feedback = `Your previous proposal was refused: ${problems.join('; ')}. Propose a corrected RC.`;
+    repair = { previousOutput: JSON.stringify(candidate, null, 2), error: problems.join('\n') };
   }
   return { kind: 'no_candidate', reason: `no valid RC after ${input.maxRepairs + 1} attempts: ${attempts.at(-1)}`, attempts, usage };
 }

@@ -1,0 +1,85 @@
+// Types of agentdevel's library entry point (src/api.ts checks that it matches them).
+
+export interface WorkspaceOptions {
+  /** The workspace: a git repository with agentdevel.config.json. */
+  readonly dir: string;
+  /** Where progress lines go (default: nowhere). */
+  readonly progress?: NodeJS.WritableStream;
+}
+
+export interface CaseReason {
+  readonly caseId: string;
+  readonly passes: number;
+  readonly graded: number;
+  readonly infraErrors: number;
+  /** The first bad trial's reason: the scorer's check (expected against actual), the critic's label, the agent's error. */
+  readonly reason: string;
+}
+
+export interface RunSummary {
+  readonly runId: string;
+  readonly passRate: number;
+  readonly failing: readonly CaseReason[];
+  /** True only when the mock engine played the agent. */
+  readonly simulated: boolean;
+}
+
+export interface GateCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly message: string;
+}
+
+/** The gate's decision (the `gate` object of decision.json, schema agentdevel/decision@2). */
+export interface GateDecision {
+  readonly policy: 'flips' | 'stochastic';
+  readonly verdict: 'accept' | 'reject' | 'undecided';
+  readonly checks: readonly GateCheck[];
+  readonly reasons: readonly string[];
+  readonly warnings: readonly string[];
+  /** Confirmed regressions (pass → fail). */
+  readonly p2f: readonly string[];
+  /** Confirmed fixes (fail → pass). */
+  readonly f2p: readonly string[];
+  /** Cases that moved within noise. */
+  readonly flaky: readonly string[];
+  readonly screening: { readonly p2f: readonly string[]; readonly f2p: readonly string[] };
+  readonly aggregate: { readonly worse: number; readonly better: number; readonly pValue: number; readonly level: number | null };
+  readonly passRates: { readonly baseline: number; readonly candidate: number };
+  readonly rates: { readonly p2fRate: number; readonly f2pRate: number; readonly hitRate: number | null };
+}
+
+export interface GateSummary {
+  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
+  readonly tag: string | null;
+  readonly decision: GateDecision;
+  /** Files a dry gate wrote to `reportDir`. */
+  readonly reports: readonly string[];
+  readonly simulated: boolean;
+}
+
+export interface IterationSummary {
+  readonly iteration: number;
+  /** pending: accepted by the gate, awaiting a person's approval (the approval layer). */
+  readonly kind: 'promoted' | 'pending' | 'rejected' | 'no_candidate';
+  readonly f2p: readonly string[];
+  readonly p2f: readonly string[];
+  readonly tag: string | null;
+  readonly reasons: readonly string[];
+}
+
+export interface IterateOutcome {
+  readonly iterations: readonly IterationSummary[];
+  readonly stopReason: string;
+  readonly release: string;
+  readonly simulated: boolean;
+}
+
+/** Runs the working tree (or `ref`) over the train split. */
+export function run(options: WorkspaceOptions & { readonly ref?: string; readonly trials?: number }): Promise<RunSummary>;
+/** Gates a candidate against the current release; `promote` records it on the line. */
+export function gate(options: WorkspaceOptions & { readonly candidate: string; readonly promote?: boolean; readonly targets?: readonly string[]; readonly reportDir?: string }): Promise<GateSummary>;
+/** Compares two recorded runs (names or ids) with the gate's own code. */
+export function compare(options: WorkspaceOptions & { readonly baseline: string; readonly candidate: string }): Promise<GateDecision>;
+/** The release loop until a stop condition (or `maxIterations`). */
+export function iterate(options: WorkspaceOptions & { readonly maxIterations?: number }): Promise<IterateOutcome>;

@@ -1,0 +1,46 @@
+import { AgentdevelError } from '../../domain/errors.ts';
+import { approvePending, declinePending, pendingIteration } from '../../pipeline/approval.ts';
+import { refuseDirtyTree } from '../../pipeline/workspace.ts';
+import { openCommand, type CommonOptions, type Io } from '../context.ts';
+
+export interface ApprovalOptions extends CommonOptions {
+  readonly reason?: string;
+  readonly by?: string;
+}
+
+function iterationOf(selector: string): number {
+  const iteration = pendingIteration(selector);
+  if (iteration === null) throw new AgentdevelError('USAGE', `"${selector}" names no iteration: pass its number (3), "iter-003" or its pending ref`);
+  return iteration;
+}
+
+/** `agentdevel approve RC`: the person's yes; the pending release is promoted, all or nothing. */
+export async function approveCommand(io: Io, options: ApprovalOptions, selector: string): Promise<number> {
+  const iteration = iterationOf(selector);
+  const command = await openCommand(io, options, 'approve');
+  try {
+    await refuseDirtyTree(command.workspace);
+    const { tag, commit } = await approvePending(command.workspace, iteration, options.by ?? null, io.clock);
+    if (command.output.json) command.output.result({ iteration, outcome: 'promoted', tag, commit });
+    else command.output.line(`iteration ${iteration}: approved and promoted as ${tag} (${commit.slice(0, 10)})`);
+    return 0;
+  } finally {
+    await command.close();
+  }
+}
+
+/** `agentdevel decline RC --reason "…"`: the person's no, recorded in git; the line does not move. */
+export async function declineCommand(io: Io, options: ApprovalOptions, selector: string): Promise<number> {
+  const iteration = iterationOf(selector);
+  const reason = options.reason?.trim();
+  if (!reason) throw new AgentdevelError('USAGE', 'decline needs --reason "…": the refusal is recorded in git with it');
+  const command = await openCommand(io, options, 'decline');
+  try {
+    const { commit } = await declinePending(command.workspace, iteration, reason, options.by ?? null, io.clock);
+    if (command.output.json) command.output.result({ iteration, outcome: 'declined', reason, commit });
+    else command.output.line(`iteration ${iteration}: declined (${commit.slice(0, 10)}): ${reason}`);
+    return 0;
+  } finally {
+    await command.close();
+  }
+}

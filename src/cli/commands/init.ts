@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { initWorkspace, type InitRuntime } from '../../pipeline/init-workspace.ts';
+import { presentation, workspaceDir, type CommonOptions, type Io } from '../context.ts';
+
+export interface InitOptions extends CommonOptions {
+  readonly runtime?: string;
+}
+
+const runtimes: readonly InitRuntime[] = ['command', 'tool-loop'];
+
+/** `agentdevel init [--runtime command|tool-loop]`: a working workspace in an empty git repository. */
+export async function initCommand(io: Io, options: InitOptions): Promise<number> {
+  const runtime = (options.runtime ?? 'command') as InitRuntime;
+  if (!runtimes.includes(runtime)) throw new AgentdevelError('USAGE', `--runtime: expected command or tool-loop, got "${options.runtime}"`);
+  const dir = workspaceDir(io, options);
+  const { output } = presentation(io, options);
+  const result = await initWorkspace(dir, runtime);
+  if (output.json) {
+    output.result({ dir, runtime, ...result });
+    return 0;
+  }
+  output.line(`${result.createdRepository ? 'created a git repository and ' : ''}scaffolded a ${runtime} workspace in ${dir}:`);
+  for (const file of result.files) output.line(`  ${file}`);
+  const here = path.resolve(io.cwd) === dir ? '' : ` -C ${dir}`;
+  output.line('next:');
+  output.line(`  npx agentdevel run${here}                      # runs the train cases on the working tree`);
+  output.line(`  git add -A && git commit -m "agentdevel workspace"   # the line starts at this commit`);
+  output.line(`  npx agentdevel iterate${here}                  # improves the agent, one release candidate at a time`);
+  if (runtime === 'command') output.line(`Replace blueprints/${result.blueprint}/agent.mjs with your agent (any language), and rubrics/arithmetic/ with your task.`);
+  return 0;
+}

@@ -1,0 +1,68 @@
+import { AgentdevelError } from '../../domain/errors.ts';
+import { MOCK_MODEL } from '../../domain/models.ts';
+import type { RoleFacts } from '../../domain/role-facts.ts';
+import { criticCall, diagnosticianCall, messagesParams, synthesizerCall, type StructuredCall } from '../../engine/anthropic/requests.ts';
+import { currentRoleFacts } from '../../engine/runtime-facts.ts';
+import { currentRoleRequest, promptRoles, type PromptRole, type RoleRequest } from '../../pipeline/role-requests.ts';
+import { openCommand, type CommonOptions, type Io } from '../context.ts';
+
+export interface PromptsOptions extends CommonOptions {
+  readonly role?: string;
+  readonly case?: string;
+}
+
+function parseRole(value: string | undefined): PromptRole {
+  const role = promptRoles.find((r) => r === value);
+  if (!role) throw new AgentdevelError('USAGE', `--role: expected one of ${promptRoles.join(', ')}, got ${value === undefined ? 'nothing' : `"${value}"`}`);
+  return role;
+}
+
+function callOf(built: RoleRequest, facts: RoleFacts): StructuredCall<unknown> {
+  switch (built.role) {
+    case 'critic':
+      return criticCall(built.request, facts);
+    case 'diagnostician':
+      return diagnosticianCall(built.request, facts);
+    case 'synthesizer':
+      return synthesizerCall(built.request, facts);
+  }
+}
+
+/**
+ * Prints what a model role is sent for the workspace as it stands: the same builder the Claude
+ * engine uses, fed from recorded runs and git. No model is called and nothing is recorded.
+ */
+export async function promptsCommand(io: Io, options: PromptsOptions): Promise<number> {
+  const role = parseRole(options.role);
+  if (options.case !== undefined && role !== 'critic') throw new AgentdevelError('USAGE', '--case: only the critic judges one case; drop --case or use --role critic');
+  const command = await openCommand(io, options, null);
+  try {
+    const preview = await currentRoleRequest(command.workspace, role, options.case ?? null);
+    const call = callOf(preview.built, currentRoleFacts(io.clock));
+    const params = messagesParams(call);
+    for (const source of preview.sources) command.reporter.emit({ type: 'stage', stage: 'prompts', message: source });
+    if (call.model === MOCK_MODEL) {
+      command.reporter.emit({ type: 'warning', message: `models.${role} is "mock": the mock engine reads no prompt; this is what a Claude model would be sent` });
+    }
+    if (command.output.json) {
+      command.output.result({ role, stream: call.stream, headers: { 'x-agentdevel-role': role }, body: params });
+      return 0;
+    }
+    const out = command.output;
+    out.line(`# ${role} request: model ${call.model}, ${call.stream ? 'streamed (server-sent events)' : 'not streamed'}, header x-agentdevel-role: ${role}`);
+    call.system.forEach((text, index) => {
+      out.line('');
+      out.line(`## system block ${index + 1} of ${call.system.length} (cache_control: ephemeral)`);
+      out.line(text);
+    });
+    out.line('');
+    out.line(`## tool ${call.tool.name} (forced): ${call.tool.description}`);
+    out.line(JSON.stringify((params.tools as Array<{ input_schema: unknown }>)[0]?.input_schema, null, 2));
+    out.line('');
+    out.line('## user message');
+    out.line(call.user);
+    return 0;
+  } finally {
+    await command.close();
+  }
+}

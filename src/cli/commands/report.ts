@@ -1,0 +1,47 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { readLineHistory } from '../../pipeline/line-history.ts';
+import { readRecordedDecision } from '../../pipeline/recorded-report.ts';
+import { renderFlipReportHtml } from '../../report/html/flip-report.ts';
+import { renderLineIndexHtml } from '../../report/html/line-index.ts';
+import { reportTitle } from '../../stages/release/artifacts.ts';
+import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { openFile } from '../open-file.ts';
+import { DEFAULT_REPORT_DIR } from './gate.ts';
+
+export interface ReportOptions extends CommonOptions {
+  readonly open?: boolean;
+  readonly out?: string;
+}
+
+/**
+ * `agentdevel report [TAG|RC] [--open]`: the HTML flip report of a recorded decision, rebuilt
+ * from git (so rejected RCs on their audit refs get one too), and the line's index beside it.
+ */
+export async function reportCommand(io: Io, options: ReportOptions, target: string | undefined): Promise<number> {
+  const command = await openCommand(io, options, null);
+  try {
+    const { workspace, output } = command;
+    const recorded = await readRecordedDecision(workspace, target ?? null);
+    const outDir = path.resolve(options.out ? io.cwd : workspace.root, options.out ?? DEFAULT_REPORT_DIR);
+    // The same layout as releases/ in git, so the index's links to vN/report.html work here too.
+    const file = path.join(outDir, recorded.folder.replace(/^releases\//, ''), 'report.html');
+    const doc = recorded.document;
+    const html = renderFlipReportHtml({ title: reportTitle({ ...doc, candidate: doc.candidate }), document: doc, evidence: recorded.cases, diagnosis: recorded.diagnosis });
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, html);
+    const index = path.join(outDir, workspace.config.blueprint, 'index.html');
+    const history = await readLineHistory(workspace.repo, workspace.config);
+    await writeFile(index, renderLineIndexHtml({ blueprint: workspace.config.blueprint, ...history }));
+    if (options.open) await openFile(file);
+    if (output.json) output.result({ ref: recorded.ref, report: file, index, outcome: doc.outcome, release: doc.release });
+    else {
+      output.line(`${recorded.ref}: ${doc.outcome}${doc.release ? ` as ${doc.release}` : ''}`);
+      output.line(`report: ${file}`);
+      output.line(`index:  ${index}`);
+    }
+    return 0;
+  } finally {
+    await command.close();
+  }
+}

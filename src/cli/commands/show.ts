@@ -1,0 +1,102 @@
+import { visibleCase } from '../../blueprint/runtimes/runtime.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { checkReason, type CaseRecord } from '../../domain/record.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
+import { withCheckout } from '../../pipeline/execute-run.ts';
+import { folderFingerprint } from '../../pipeline/fingerprint.ts';
+import type { Workspace } from '../../pipeline/workspace.ts';
+import { recordReason } from '../../report/case-reasons.ts';
+import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
+import type { RunSummary } from '../../store/store.ts';
+import { loadSplit, loadTask } from '../../task/load.ts';
+import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { indented, traceLine } from '../render-trace.ts';
+
+export interface ShowOptions extends CommonOptions {
+  readonly run?: string;
+  readonly ref?: string;
+}
+
+/** The run to show a case from: --run (name or id), the newest run of --ref's blueprint, or the newest run that graded the case. */
+async function chooseRun(workspace: Workspace, caseId: string, options: ShowOptions): Promise<RunSummary> {
+  const { store, repo, config } = workspace;
+  if (options.run && options.ref) throw new AgentdevelError('USAGE', 'show takes --run or --ref, not both');
+  if (options.run) {
+    const run = store.findRun(options.run);
+    if (!run) throw new AgentdevelError('USAGE', `--run: no run named or numbered "${options.run}" in ${workspace.root}`, { hint: 'Run ids are printed by `agentdevel run`; `agentdevel show CASE` alone takes the newest run.' });
+    if (run.split !== 'train') throw new AgentdevelError('TEST_SPLIT_SEALED', `--run: ${run.id} ran the sealed test split; show reads train runs only`);
+    return run;
+  }
+  let blueprintTree: string | null = null;
+  if (options.ref) {
+    const commit = await repo.resolve(options.ref);
+    if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
+    blueprintTree = await withCheckout(workspace, commit, (source) => folderFingerprint(source.dir, `blueprints/${config.blueprint}`));
+  }
+  const run = store.latestRunWithCase(caseId, blueprintTree);
+  if (!run) {
+    const what = options.ref ? `the blueprint of ${options.ref}` : 'any run';
+    throw new AgentdevelError('USAGE', `no train run of ${what} graded case "${caseId}" in ${workspace.root}`, {
+      hint: 'Check the case id (train.jsonl), or run it first: `agentdevel run`.',
+    });
+  }
+  return run;
+}
+
+/** The trace of a record; null when it is gone (traces/ is not in git) or damaged. */
+async function traceOf(workspace: Workspace, record: CaseRecord): Promise<TraceEvent[] | null> {
+  try {
+    return await readTrace(workspace.tracesRoot, record.traceRef);
+  } catch (error) {
+    if (error instanceof TraceDamaged) return null;
+    throw error;
+  }
+}
+
+/** `agentdevel show CASE`: why a case passed or failed: input, expected, output, each scorer's and the critic's verdict, the trace. */
+export async function showCommand(io: Io, options: ShowOptions, caseId: string): Promise<number> {
+  const command = await openCommand(io, options, null);
+  try {
+    const { workspace, output } = command;
+    const run = await chooseRun(workspace, caseId, options);
+    const records = workspace.store.records(run.id).filter((r) => r.caseId === caseId);
+    const task = await loadTask(workspace.root, workspace.config.task);
+    const testCase = (await loadSplit(task, 'train')).find((c) => c.id === caseId) ?? null;
+    const trials = [];
+    for (const record of records) trials.push({ record, trace: await traceOf(workspace, record) });
+    if (output.json) {
+      output.result({
+        caseId,
+        run: { id: run.id, name: run.name, purpose: run.purpose, commit: run.commit, startedAt: run.startedAt, simulated: run.simulated },
+        input: testCase ? visibleCase(testCase) : null,
+        expected: testCase?.expected ?? null,
+        trials: trials.map(({ record, trace }) => ({ ...record, reason: recordReason(record), trace })),
+      });
+      return 0;
+    }
+    output.line(`${caseId} in ${run.id} (${run.purpose} run of ${run.commit.slice(0, 10)}, ${run.startedAt})${run.simulated ? ' — simulated: the mock engine played the agent' : ''}`);
+    output.line('input:');
+    output.line(indented(testCase ? visibleCase(testCase) : '(not in the train split any more)'));
+    output.line('expected:');
+    output.line(indented(testCase?.expected ?? '(none)'));
+    for (const { record, trace } of trials) {
+      const verdict = record.status === 'infra_error' ? 'INFRA_ERROR' : record.pass ? 'PASS' : 'FAIL';
+      output.line('');
+      output.line(`trial ${record.trial}: ${verdict}${record.pass === false || record.status === 'infra_error' ? ` — ${recordReason(record)}` : ''}`);
+      if (record.error) output.line(`  error: ${record.error}`);
+      output.line('  output:');
+      output.line(indented(record.output ?? 'nothing'));
+      output.line('  scorers:');
+      if (!record.scorer) output.line('    none (the critic decides)');
+      for (const check of record.scorer?.checks ?? []) output.line(`    ${check.pass ? 'pass' : 'FAIL'}  ${check.pass ? check.scorer : checkReason(check)}${check.code ? `  [${check.code}]` : ''}`);
+      output.line(`  critic: ${record.critic ? `${record.critic.pass ? 'pass' : 'FAIL'}  ${record.critic.label}  ${record.critic.description}` : 'not asked'}`);
+      if (record.agentError) output.line(`  agent error: ${record.agentError}`);
+      output.line(`  trace (traces/${record.traceRef}):`);
+      if (trace === null) output.line('    (the trace file is gone or damaged: traces/ is not kept in git)');
+      else trace.forEach((event, i) => output.line(`    ${String(i + 1).padStart(3)}  ${traceLine(event)}`));
+    }
+    return 0;
+  } finally {
+    await command.close();
+  }
+}

@@ -1,0 +1,25 @@
+import { AgentdevelError } from '../../domain/errors.ts';
+import { syncLine } from '../../pipeline/sync.ts';
+import { openCommand, type CommonOptions, type Io } from '../context.ts';
+
+export interface SyncOptions extends CommonOptions {
+  readonly fetchOnly?: boolean;
+  readonly pushOnly?: boolean;
+}
+
+/** `agentdevel sync [REMOTE]`: fetch and push the line, its release tags and refs/agentdevel/*. */
+export async function syncCommand(io: Io, options: SyncOptions, remote: string | undefined): Promise<number> {
+  if (options.fetchOnly && options.pushOnly) throw new AgentdevelError('USAGE', 'sync takes --fetch-only or --push-only, not both');
+  const command = await openCommand(io, options, null);
+  try {
+    const result = await syncLine(command.workspace.repo, command.workspace.config, { remote: remote ?? 'origin', fetch: options.pushOnly !== true, push: options.fetchOnly !== true });
+    if (command.output.json) command.output.result({ remote: remote ?? 'origin', ...result });
+    else {
+      if (result.fetched.length) command.output.line(`fetched from ${remote ?? 'origin'}: ${result.fetched.join(' ')}`);
+      if (result.pushed.length) command.output.line(`pushed to ${remote ?? 'origin'}: ${result.pushed.join(' ')}`);
+    }
+    return 0;
+  } finally {
+    await command.close();
+  }
+}

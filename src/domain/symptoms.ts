@@ -1,0 +1,33 @@
+// One symptom vocabulary for every role. The critic names symptoms (its taxonomy only grows);
+// the diagnosis report groups failures under those names, and an RC's intent targets them. The
+// gate's hit rate compares the critic's baseline labels with the targets, so a label coined by
+// any other role could never be hit: the schemas of the diagnostician's report and the
+// synthesizer's intent only accept labels from this vocabulary.
+import type { SymptomEntry } from './model-port.ts';
+import type { CaseRecord } from './record.ts';
+
+/** A failing record without a critic verdict (the critic was unreachable; the scorer failed it). */
+export const NO_VERDICT_LABEL = 'unlabelled';
+
+/** The critic's stated label for a case the scorer failed but whose trace shows no visible symptom. */
+export const UNEXPLAINED_FAILURE_LABEL = 'wrong_outcome';
+
+/** A label of the vocabulary, or a finer sub-pattern name: snake_case, as the critic writes them. */
+export const LABEL_PATTERN = /^[a-z][a-z0-9_]{1,63}$/;
+
+/**
+ * The labels an iteration may speak in: the taxonomy, plus any label a failing record of the
+ * baseline carries (so a report over these records can always be written), in label order.
+ */
+export function symptomVocabulary(taxonomy: readonly SymptomEntry[], records: Iterable<CaseRecord>): SymptomEntry[] {
+  const entries = new Map(taxonomy.map((entry) => [entry.label, entry]));
+  for (const record of records) {
+    if (record.status !== 'ok' || record.pass !== false) continue;
+    const label = record.critic && !record.critic.pass ? record.critic.label : NO_VERDICT_LABEL;
+    if (!entries.has(label)) {
+      const description = record.critic && !record.critic.pass ? record.critic.description : 'failed by the scorer; the critic gave no verdict';
+      entries.set(label, { label, description });
+    }
+  }
+  return [...entries.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+}

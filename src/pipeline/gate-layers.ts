@@ -1,0 +1,75 @@
+// What the gate's other layers need from the world: the blueprint's own checks run on the
+// candidate's checkout, the must-pass cases resolved from ids and tags, and the trace costs
+// read from the runs. The decisions themselves are pure (src/stages/gate/layers.ts).
+import type { Case } from '../domain/case.ts';
+import type { CaseRecord } from '../domain/record.ts';
+import { childEnvironment } from '../process/environment.ts';
+import { runProcess } from '../process/runner.ts';
+import type { BlueprintCheckOutcome } from '../stages/gate/layers.ts';
+import { readTrace } from '../stages/run/trace-file.ts';
+import { traceCost, type CostWeights } from '../stages/score/trace-cost.ts';
+
+export interface BlueprintCheck {
+  readonly name: string;
+  readonly command: readonly string[];
+  readonly timeoutMs: number;
+}
+
+/**
+ * Runs the blueprint's own checks in the candidate's blueprint folder, like any untrusted code
+ * an RC brings: its own process group and memory limit, only PATH in its environment, a time
+ * limit. A check that cannot start, times out or exits non-zero fails.
+ */
+export async function runBlueprintChecks(
+  checks: readonly BlueprintCheck[],
+  blueprintDir: string,
+  parentEnv: Readonly<Record<string, string | undefined>>,
+): Promise<BlueprintCheckOutcome[]> {
+  const outcomes: BlueprintCheckOutcome[] = [];
+  for (const check of checks) {
+    const [command, ...args] = check.command;
+    const outcome = await runProcess({ command: command as string, args, cwd: blueprintDir, env: childEnvironment(parentEnv), timeoutMs: check.timeoutMs });
+    const tail = `${outcome.stdout}\n${outcome.stderr}`.trim().split('\n').slice(-3).join(' / ').slice(0, 300);
+    const detail = outcome.spawnError
+      ? `could not start ${command}: ${outcome.spawnError}`
+      : outcome.timedOut
+        ? `timed out after ${check.timeoutMs} ms`
+        : `exit ${outcome.exitCode ?? outcome.signal}${tail ? `: ${tail}` : ''}`;
+    outcomes.push({ name: check.name, ok: outcome.spawnError === null && !outcome.timedOut && outcome.exitCode === 0, detail });
+  }
+  return outcomes;
+}
+
+/** Must-pass entries are case ids or "tag:NAME"; returns the cases they name and the entries that name none. */
+export function resolveMustPass(entries: readonly string[], cases: readonly Case[]): { cases: string[]; unknown: string[] } {
+  const named = new Set<string>();
+  const unknown: string[] = [];
+  for (const entry of entries) {
+    const tag = entry.startsWith('tag:') ? entry.slice(4) : null;
+    const hits = cases.filter((c) => (tag === null ? c.id === entry : Array.isArray(c.tags) && c.tags.includes(tag)));
+    if (hits.length === 0) unknown.push(entry);
+    for (const hit of hits) named.add(hit.id);
+  }
+  return { cases: [...named].sort(), unknown };
+}
+
+export interface RunCosts {
+  /** Mean R_cost per graded case-trial. */
+  readonly mean: number;
+  /** Mean R_cost of each case's graded trials. */
+  readonly perCase: ReadonlyMap<string, number>;
+}
+
+/** The trace cost of a run's graded case-trials, read from their traces. */
+export async function runCosts(records: readonly CaseRecord[], tracesRoot: string, weights: CostWeights): Promise<RunCosts> {
+  const byCase = new Map<string, number[]>();
+  for (const record of records) {
+    if (record.status !== 'ok') continue;
+    const trace = await readTrace(tracesRoot, record.traceRef);
+    const cost = traceCost(trace ?? [], weights).cost;
+    byCase.set(record.caseId, [...(byCase.get(record.caseId) ?? []), cost]);
+  }
+  const all = [...byCase.values()].flat();
+  const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+  return { mean: mean(all), perCase: new Map([...byCase].map(([id, costs]) => [id, mean(costs)])) };
+}

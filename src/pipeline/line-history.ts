@@ -1,0 +1,49 @@
+import type { Config } from '../config/schema.ts';
+import { parseCaseEvidence } from '../domain/case-evidence.ts';
+import { parseDecisionDocument } from '../domain/decision.ts';
+import type { GitRepo } from '../git/git.ts';
+import type { ReleasePoint } from '../report/html/line-index.ts';
+import type { LineHistory } from '../stages/release/artifacts.ts';
+
+/** The line's releases `<prefix><blueprint>/vN`, oldest first. */
+export async function releaseTags(repo: GitRepo, config: Config): Promise<Array<{ tag: string; version: number }>> {
+  const prefix = `refs/tags/${config.line.tagPrefix}${config.blueprint}/v`;
+  const tags: Array<{ tag: string; version: number }> = [];
+  for (const { ref } of await repo.refs(`refs/tags/${config.line.tagPrefix}${config.blueprint}/`)) {
+    const version = Number(ref.slice(prefix.length));
+    if (ref.startsWith(prefix) && Number.isInteger(version)) tags.push({ tag: ref.slice('refs/tags/'.length), version });
+  }
+  return tags.sort((a, b) => a.version - b.version);
+}
+
+/**
+ * What each release of the line says about itself, read from its own decision.json and
+ * cases.json in git (a release written before cases.json existed shows pass^1 only).
+ */
+export async function readLineHistory(repo: GitRepo, config: Config): Promise<LineHistory> {
+  const releases: ReleasePoint[] = [];
+  let initialPassRate: number | null = null;
+  for (const { tag, version } of await releaseTags(repo, config)) {
+    const folder = `releases/${config.blueprint}/v${version}`;
+    const text = await repo.readFileAt(tag, `${folder}/decision.json`);
+    if (text === null) continue;
+    const decision = parseDecisionDocument(text, `${tag}:${folder}/decision.json`);
+    const casesText = await repo.readFileAt(tag, `${folder}/cases.json`);
+    const cases = casesText === null ? null : parseCaseEvidence(casesText, `${tag}:${folder}/cases.json`);
+    const passRates = decision.document?.gate.passRates ?? null;
+    if (releases.length === 0) initialPassRate = passRates?.baseline ?? null;
+    const passRate = passRates?.candidate ?? cases?.runs.candidate?.passRate ?? null;
+    if (passRate === null) continue;
+    releases.push({
+      release: tag,
+      iteration: decision.iteration,
+      passRate,
+      passHat: cases?.runs.candidate?.passHat ?? { 1: passRate },
+      f2p: decision.f2p.length,
+      p2f: decision.p2f.length,
+      href: `v${version}/report.html`,
+      simulated: decision.simulated,
+    });
+  }
+  return { initialPassRate, releases };
+}

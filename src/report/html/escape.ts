@@ -1,0 +1,46 @@
+/** HTML-escapes text for element content and quoted attribute values. */
+export function esc(value: unknown): string {
+  const text = typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value, null, 2);
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** A value as pretty JSON (strings stay as they are) inside <pre>. */
+export function pre(value: unknown, className = 'value'): string {
+  return `<pre class="${className}">${esc(value === null || value === undefined ? '—' : value)}</pre>`;
+}
+
+export const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/** A self-contained page: inline styles, no scripts, nothing fetched from the network. */
+export function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${esc(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1280px;padding:16px 24px;color:#1b1f24;background:#fff}
+h1{font-size:22px;margin:8px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}
+table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}
+code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}pre{background:#f6f8fa;padding:6px 8px;margin:4px 0;white-space:pre-wrap;word-break:break-word;max-height:360px;overflow:auto}
+.badge{display:inline-block;padding:2px 10px;border-radius:10px;font-weight:600;color:#fff}.promoted,.accepted,.accept{background:#1a7f37}.rejected,.reject{background:#cf222e}.undecided{background:#9a6700}
+.sim{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;margin:8px 0}.warn{background:#fff1e5;border-left:4px solid #bc4c00;padding:6px 10px;margin:6px 0}
+.ok{color:#1a7f37}.fail{color:#cf222e}
+.sides{display:grid;grid-template-columns:1fr 1fr;gap:12px}.side{border:1px solid #d0d7de;border-radius:6px;padding:8px;min-width:0}.side h4{margin:0 0 6px;font-size:14px}
+.case{border:1px solid #d0d7de;border-radius:8px;padding:8px 12px;margin:12px 0}.case.regression{border-left:5px solid #cf222e}.case.fix{border-left:5px solid #1a7f37}.case.flaky{border-left:5px solid #9a6700}
+ol.trace{padding-left:22px;margin:4px 0}ol.trace li{margin:2px 0}.ev{font-weight:600}.ev-error{color:#cf222e}.ev-final{color:#0550ae}
+.diff .add{background:#dafbe1;display:block}.diff .del{background:#ffebe9;display:block}.diff .hunk{color:#8250df;display:block}.diff .file{font-weight:700;display:block}
+table.checks{width:100%;table-layout:fixed}table.checks th:nth-child(4),table.checks th:nth-child(5){width:32%}table.checks pre{max-height:180px}
+.muted{color:#57606a}svg text{font:11px system-ui,sans-serif}
+`;

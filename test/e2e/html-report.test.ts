@@ -1,0 +1,82 @@
+// The HTML flip report in a real browser: Debian's chromium (installed by .ci/run), driven by
+// playwright-core. The page must show the flipped cases, a side-by-side trace and the RC's
+// diff with no network; a screenshot is kept in test-artifacts/ (git-ignored).
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, exampleWorkspace, git, repoRoot, tempDir } from '../helpers/workspace.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const artifacts = path.join(repoRoot, 'test-artifacts');
+
+let dir: string;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  dir = await exampleWorkspace();
+  // Three iterations of the example: a rejected RC, then support-agent/v1 and support-agent/v2.
+  const iterate = cli(['iterate', '--max-iterations', '3', '-C', dir], { env: { ANTHROPIC_API_KEY: '' } });
+  expect(iterate.code, iterate.stderr).toBe(0);
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: .ci/run installs it (apt-get install chromium)`).toBe(true);
+  // A fresh profile each time (playwright passes it as --user-data-dir); headless is playwright's default.
+  context = await chromium.launchPersistentContext(tempDir('agentdevel-chromium-'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await context?.close();
+});
+
+describe('the HTML flip report', () => {
+  it('shows the fixed cases, each side by side with its trace, and the RC diff, offline; a screenshot is kept', async () => {
+    const written = cli(['report', 'support-agent/v2', '--json', '-C', dir]);
+    expect(written.code, written.stderr).toBe(0);
+    const { report, index } = JSON.parse(written.stdout) as { report: string; index: string };
+
+    // Nothing may come from the network: every request other than the file itself fails the test.
+    const requests: string[] = [];
+    context.on('request', (request) => requests.push(request.url()));
+    const page = await context.newPage();
+    await page.goto(`file://${report}`);
+
+    await expect(page.locator('h1').textContent()).resolves.toBe('Release support-agent/v2');
+    // The fixes the decision recorded in git (9 in the bundled example), each with its own section.
+    const decision = JSON.parse(git(dir, 'show', 'support-agent/v2:releases/support-agent/v2/decision.json')) as { gate: { f2p: string[] } };
+    expect(decision.gate.f2p.length).toBeGreaterThan(0);
+    const fixed = page.locator('section.case[data-kind="fix"]');
+    expect(await fixed.evaluateAll((sections) => sections.map((s) => s.getAttribute('data-case')))).toEqual(decision.gate.f2p);
+    expect(await page.locator('h3:has-text("Fixes") + ul.flips li').count()).toBe(decision.gate.f2p.length);
+    // Each fixed case: the baseline failing, the candidate passing, each with its trace, side by side.
+    for (const section of await fixed.all()) {
+      const baseline = section.locator('.side.baseline');
+      const candidate = section.locator('.side.candidate');
+      await expect(baseline.locator('h4').textContent()).resolves.toMatch(/^baseline: 0\/1 trials passed/);
+      await expect(candidate.locator('h4').textContent()).resolves.toMatch(/^candidate: 1\/1 trials passed/);
+      expect(await baseline.locator('ol.trace li').count()).toBeGreaterThan(2);
+      expect(await candidate.locator('ol.trace li').count()).toBeGreaterThan(2);
+      const [left, right] = [await baseline.boundingBox(), await candidate.boundingBox()];
+      expect(left && right && left.x + left.width <= right.x && Math.abs(left.y - right.y) < 1).toBe(true);
+      // Expected against actual: the failing baseline trial names the scorer's check.
+      await expect(baseline.textContent()).resolves.toMatch(/state scorer: expected/);
+    }
+    const diff = page.locator('pre.diff');
+    await expect(diff.textContent()).resolves.toMatch(/diff --git a\/blueprints\/support-agent\//);
+    expect(await diff.locator('span.add').count()).toBeGreaterThan(0);
+    await expect(page.locator('#diagnosis + p').textContent()).resolves.toBeTruthy();
+
+    mkdirSync(artifacts, { recursive: true });
+    await page.screenshot({ path: path.join(artifacts, 'flip-report-support-agent-v2.png'), fullPage: true });
+    expect(existsSync(path.join(artifacts, 'flip-report-support-agent-v2.png'))).toBe(true);
+
+    await page.goto(`file://${index}`);
+    expect(await page.locator('svg.chart path[data-series="pass rate"]').count()).toBe(1);
+    expect(await page.locator('table.releases tr').count()).toBe(3);
+    await page.screenshot({ path: path.join(artifacts, 'line-index.png') });
+    expect(requests.every((url) => url.startsWith('file://'))).toBe(true);
+  });
+});

