@@ -12,6 +12,7 @@ import type { Reporter } from '../domain/progress.ts';
 import { passRateOf, runCounts, type CaseSummary, type RunCounts } from '../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
 import { effectiveCriticPolicy } from '../domain/record.ts';
+import { criticJudged } from '../domain/requirements.ts';
 import type { Redactor } from '../process/environment.ts';
 import { runCases, type RunTally } from '../stages/run/run.ts';
 import { openRunTraces } from '../stages/run/trace-file.ts';
@@ -141,6 +142,9 @@ export function openVersion(context: RunContext, source: VersionSource): Version
         hint: 'Add scorers to task.json, or set "critic" to "all" or "failing".',
         location: { key: 'critic' },
       });
+    }
+    if (criticPolicy === 'off' && cases.some((c) => criticJudged(task.requirements, c).length > 0)) {
+      reporter.emit({ type: 'warning', message: `critic: "off" leaves the requirements only the critic judges unjudged (rubrics/${config.task}); set "critic" to "failing" or "all" to judge them` });
     }
     const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
     const provenance = provenanceOf(config.models, manifest.runtime === 'tool-loop');

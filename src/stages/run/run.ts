@@ -222,8 +222,9 @@ export async function gradeCaseTrial(
 
   // The case's requirements that no scorer decides are the critic's to judge.
   const judged = criticJudged(input.requirements ?? [], testCase);
-  // The policy may spare the critic where the scorers decide, unless it has requirements of its own to judge.
-  if (judged.length === 0 && !criticAsked(input.criticPolicy, scorer)) {
+  // The policy may spare the critic where the scorers decide, unless it has requirements of its
+  // own to judge; "off" means no critic at all (those requirements then stay unjudged).
+  if (!criticAsked(input.criticPolicy, scorer) && (judged.length === 0 || input.criticPolicy === 'off')) {
     const critic = scorer?.pass ? unaskedCriticVerdict(input.criticPolicy) : null;
     return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
   }
