@@ -15,6 +15,7 @@
 // Fresh randomness every run (the seed is printed, so a run can be repeated).
 import { randomInt } from 'node:crypto';
 import { configSchema } from '../src/config/schema.ts';
+import { summarizeCases } from '../src/domain/case-summary.ts';
 import { compareRuns, gateCandidateRuns, type ComparePolicy } from '../src/stages/gate/compare.ts';
 import { caseId, drawAgent, FIRST_MIX, MIDDLE_MIX, sampleRecords, seededRandom, wilson, type Mix } from './lib/simulated-agent.ts';
 
@@ -82,8 +83,8 @@ async function pair(mix: Mix, cases: number, trials: number, scenario: Scenario)
     if (!injection) continue; // too few eligible cases in this draw: draw the agent again
     const ids = p.map((_, i) => caseId(i));
     const chances = { baseline: new Map(ids.map((id, i) => [id, p[i] as number])), candidate: new Map(ids.map((id, i) => [id, injection.q[i] as number])) };
-    const baseline = sampleRecords(chances.baseline, ids, trials, 0, random);
-    const candidate = sampleRecords(chances.candidate, ids, trials, 0, random);
+    const baseline = summarizeCases(sampleRecords(chances.baseline, ids, trials, 0, random));
+    const candidate = summarizeCases(sampleRecords(chances.candidate, ids, trials, 0, random));
     const next = new Map<string, number>();
     const gated = await gateCandidateRuns(
       { baseline, candidate, policy: defaults, noise: { variedCases: 0 }, intent: null, screeningTrials: trials },
@@ -96,7 +97,7 @@ async function pair(mix: Mix, cases: number, trials: number, scenario: Scenario)
             next.set(key, first + request.trials);
             out.push(...sampleRecords(chances[request.side], [id], request.trials, first, random));
           }
-          return out;
+          return summarizeCases(out);
         },
       },
     );

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import type * as Declared from '../lib/index.mjs';
 import { openCommand, processIo, type Io } from './cli/context.ts';
 import type { GateDecision } from './domain/decision.ts';
+import { passRateOf } from './domain/case-summary.ts';
 import { AgentdevelError } from './domain/errors.ts';
 import { runVersion, withCheckout, workingTreeSource } from './pipeline/execute-run.ts';
 import { gateCandidate } from './pipeline/gate-candidate.ts';
@@ -45,11 +46,10 @@ export async function run(options: WorkspaceOptions & { readonly ref?: string; r
     const result = commit
       ? await withCheckout(workspace, commit, (source) => runVersion(command.run, { ...request, source, label: options.ref as string }))
       : await runVersion(command.run, { ...request, source: await workingTreeSource(workspace), label: 'working tree' });
-    const graded = result.records.filter((r) => r.pass !== null);
     return {
       runId: result.runId,
-      passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
-      failing: failingCases(result.records),
+      passRate: passRateOf(result.counts),
+      failing: failingCases(workspace.store.eachRecord(result.runId)),
       simulated: result.simulated,
     };
   } finally {
@@ -93,8 +93,8 @@ export async function compare(options: WorkspaceOptions & { readonly baseline: s
     });
     const [baseline, candidate] = runs as [(typeof runs)[0], (typeof runs)[0]];
     return compareRuns({
-      baseline: workspace.store.records(baseline.id),
-      candidate: workspace.store.records(candidate.id),
+      baseline: workspace.store.caseSummaries(baseline.id),
+      candidate: workspace.store.caseSummaries(candidate.id),
       policy: workspace.policy,
       noise: { variedCases: workspace.store.variedCases(baseline.taskTree) },
       intent: null,

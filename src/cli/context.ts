@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { systemClock, type Clock } from '../domain/clock.ts';
 import type { Reporter } from '../domain/progress.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { claudeEngines } from '../engine/claude.ts';
@@ -10,54 +9,10 @@ import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
 import { makeRedactor, secretValues, type Redactor } from '../process/environment.ts';
 import { defaultCoordinatorSettings, queueExecutor } from '../queue/executor.ts';
 import { parseQueueUrl, queueSecrets } from '../queue/url.ts';
+import { parseTrials, parseWait, type CommonOptions, type Io } from './io.ts';
 import { createOutput, createReporter, type Output } from './render.ts';
 
-export interface CommonOptions {
-  readonly C?: string;
-  readonly json?: boolean;
-  readonly wait?: string;
-  readonly record?: string;
-  readonly replay?: string;
-  /** Overrides `trials` of the config for this command. */
-  readonly trials?: string;
-  /** Runs case-trials on workers through this Redis queue (overrides `queue` of the config). */
-  readonly queue?: string;
-}
-
-export function parseTrials(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const trials = Number(value);
-  if (!Number.isInteger(trials) || trials < 1 || trials > 32) {
-    throw new AgentdevelError('USAGE', `--trials: expected a whole number from 1 to 32, got "${value}"`);
-  }
-  return trials;
-}
-
-/** --wait SECONDS: how long a writer waits for the workspace lock (a bound: at most a day). */
-export function parseWait(value: string | undefined): number {
-  if (value === undefined) return 0;
-  const seconds = value.trim() === '' ? Number.NaN : Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 86_400) {
-    throw new AgentdevelError('USAGE', `--wait: expected a number of seconds from 0 to 86400, got "${value}"`);
-  }
-  return seconds * 1000;
-}
-
-export interface Io {
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
-  readonly clock: Clock;
-}
-
-export const processIo = (): Io => ({
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  cwd: process.cwd(),
-  clock: systemClock,
-});
+export { parseTrials, parseWait, processIo, type CommonOptions, type Io } from './io.ts';
 
 /** The commands that run case-trials, and so may send them to a queue. */
 const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'calibrate', 'evaluate-test']);

@@ -20,13 +20,14 @@ export function createOutput(json: boolean, redact: Redactor, stdout: NodeJS.Wri
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+const infraText = (n: number): string => `${n} infrastructure error${n === 1 ? '' : 's'}`;
 
 /**
  * Progress on stderr: a live bar on a terminal, plain lines otherwise (CI logs, pipes). Stages
  * only emit events; this is the one place that decides how they look.
  */
 export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, options: { tty: boolean; heartbeatMs?: number }): Reporter {
-  const runs = new Map<string, { label: string; total: number; done: number; passed: number }>();
+  const runs = new Map<string, { label: string; total: number; done: number; passed: number; infra: number }>();
   let lastWrite = Date.now();
   const write = (text: string) => {
     lastWrite = Date.now();
@@ -38,7 +39,7 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
   let heartbeat: NodeJS.Timeout | null = null;
   const beat = () => {
     if (Date.now() - lastWrite < heartbeatMs) return;
-    for (const run of runs.values()) write(`  ${run.label}: ${run.done}/${run.total} case-trials done, ${run.passed} passing\n`);
+    for (const run of runs.values()) write(`  ${run.label}: ${run.done}/${run.total} case-trials done, ${run.passed} passing${run.infra > 0 ? `, ${infraText(run.infra)}` : ''}\n`);
   };
   const watch = () => {
     if (options.tty) return;
@@ -67,7 +68,7 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
           write(`warning: ${event.message}\n`);
           return;
         case 'run.started':
-          runs.set(event.runId, { label: event.label, total: event.total, done: 0, passed: 0 });
+          runs.set(event.runId, { label: event.label, total: event.total, done: 0, passed: 0, infra: 0 });
           if (!options.tty) write(`  ${event.label}: running ${event.total} case-trials (${event.runId})\n`);
           watch();
           return;
@@ -76,20 +77,26 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
           if (!run) return;
           run.done += 1;
           if (event.pass) run.passed += 1;
+          if (event.status === 'infra_error') run.infra += 1;
           if (options.tty) {
             const width = 24;
             const filled = Math.round((run.done / Math.max(1, run.total)) * width);
-            write(`\r\u001b[2K  ${run.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${run.done}/${run.total} passing ${run.passed}`);
+            const infra = run.infra > 0 ? `, ${infraText(run.infra)}` : '';
+            write(`\r\u001b[2K  ${run.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${run.done}/${run.total} passing ${run.passed}${infra}`);
             barShown = true;
           }
           return;
         }
-        case 'run.finished':
+        case 'run.finished': {
+          clearBar();
           runs.delete(event.runId);
           watch();
-          clearBar();
-          write(`  ${event.label}: pass rate ${pct(event.passRate)}${event.reused ? ' (records reused: this version already ran)' : ''}\n`);
+          // A pass rate over fewer case-trials than ran says so: infrastructure errors are never hidden.
+          const { infraErrors, graded } = event.counts;
+          const infra = infraErrors > 0 ? ` of ${graded} graded case-trials; ${infraText(infraErrors)} not graded` : '';
+          write(`  ${event.label}: pass rate ${pct(event.passRate)}${infra}${event.reused ? ' (records reused: this version already ran)' : ''}\n`);
           return;
+        }
         default: {
           const exhaustive: never = event;
           return exhaustive;

@@ -1,3 +1,4 @@
+import type { RunCounts } from './case-summary.ts';
 import type { RecordStatus } from './record.ts';
 
 /** What stages tell the outside world. Stages never print; the CLI decides how to show these. */
@@ -18,6 +19,8 @@ export type ProgressEvent =
       readonly label: string;
       readonly passRate: number;
       readonly reused: boolean;
+      /** Case-trials, graded, passed, and infrastructure errors (shown whenever there are any). */
+      readonly counts: RunCounts;
     }
   | { readonly type: 'warning'; readonly message: string };
 

@@ -19,7 +19,7 @@ export const LABEL_PATTERN = /^[a-z][a-z0-9_]{1,63}$/;
  * The labels an iteration may speak in: the taxonomy, plus any label a failing record of the
  * baseline carries (so a report over these records can always be written), in label order.
  */
-export function symptomVocabulary(taxonomy: readonly SymptomEntry[], records: readonly CaseRecord[]): SymptomEntry[] {
+export function symptomVocabulary(taxonomy: readonly SymptomEntry[], records: Iterable<CaseRecord>): SymptomEntry[] {
   const entries = new Map(taxonomy.map((entry) => [entry.label, entry]));
   for (const record of records) {
     if (record.status !== 'ok' || record.pass !== false) continue;

@@ -1,7 +1,6 @@
-import path from 'node:path';
-import { mapPool } from '../stages/run/pool.ts';
+import { eachPool } from '../stages/run/pool.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { readTrace, TraceDamaged } from '../stages/run/trace-file.ts';
+import { readTrace, TraceDamaged, traceLocation } from '../stages/run/trace-file.ts';
 import { compareRuns, type Comparison } from '../stages/gate/compare.ts';
 import { loadSplit, loadTask } from '../task/load.ts';
 import { criticJudged } from '../domain/requirements.ts';
@@ -47,8 +46,8 @@ export async function calibrateAgent(context: RunContext): Promise<{ noise: Agen
     return [a, b] as const;
   });
   const comparison = compareRuns({
-    baseline: first.records,
-    candidate: second.records,
+    baseline: first.cases,
+    candidate: second.cases,
     policy: comparePolicy(config),
     noise: { variedCases: workspace.store.variedCases(first.taskTree) },
     intent: null,
@@ -68,14 +67,20 @@ export async function calibrateCritic(context: RunContext, run: RunResult, repea
   const task = await loadTask(workspace.root, workspace.config.task);
   const taxonomy = workspace.store.taxonomy();
   const cases = new Map((await loadSplit(task, 'train')).map((c) => [c.id, c]));
-  const graded = run.records.filter((r) => r.status === 'ok');
-  const verdicts = await mapPool(graded, workspace.config.concurrency, async (record) => {
-    const file = path.join(workspace.tracesRoot, record.traceRef);
-    const trace = await readTrace(file).catch((error: unknown) => {
+  let graded = 0;
+  let passSplit = 0;
+  let failing = 0;
+  let labelSplit = 0;
+  const okRecords = function* () {
+    for (const record of workspace.store.eachRecord(run.runId)) if (record.status === 'ok') yield record;
+  };
+  await eachPool(okRecords(), workspace.config.concurrency, async (record) => {
+    const trace = await readTrace(workspace.tracesRoot, record.traceRef).catch((error: unknown) => {
       if (error instanceof TraceDamaged) return 'damaged' as const;
       throw error;
     });
     if (trace === null || trace === 'damaged') {
+      const file = traceLocation(workspace.tracesRoot, record.traceRef).file;
       throw new AgentdevelError('INFRA', `${file}: the trace of ${record.caseId} (trial ${record.trial}) is ${trace === null ? 'missing' : 'damaged'}, so the critic cannot grade it again`, {
         hint: 'Traces live in traces/ (git-ignored) and only the store remembers the run: move .agentdevel/state.db aside so that the release runs again and its traces are recorded anew.',
       });
@@ -85,16 +90,19 @@ export async function calibrateCritic(context: RunContext, run: RunResult, repea
       const requirements = criticJudged(task.requirements, cases.get(record.caseId) ?? { id: record.caseId });
       again.push((await context.model.criticize({ model: workspace.config.models.critic, rubric: task.rubric, trace, scorer: record.scorer, taxonomy, ...(requirements.length > 0 ? { requirements } : {}) })).value);
     }
-    return record.critic ? [record.critic, ...again] : again;
+    const verdicts = record.critic ? [record.critic, ...again] : again;
+    graded += 1;
+    if (new Set(verdicts.map((v) => v.pass)).size > 1) passSplit += 1;
+    if (verdicts.some((v) => !v.pass)) {
+      failing += 1;
+      if (new Set(verdicts.filter((v) => !v.pass).map((v) => v.label)).size > 1) labelSplit += 1;
+    }
   });
-  const passSplit = verdicts.filter((list) => new Set(list.map((v) => v.pass)).size > 1).length;
-  const failing = verdicts.filter((list) => list.some((v) => !v.pass));
-  const labelSplit = failing.filter((list) => new Set(list.filter((v) => !v.pass).map((v) => v.label)).size > 1).length;
   return {
     model: workspace.config.models.critic,
-    records: graded.length,
+    records: graded,
     repeats,
-    passDisagreement: graded.length === 0 ? 0 : passSplit / graded.length,
-    labelDisagreement: failing.length === 0 ? 0 : labelSplit / failing.length,
+    passDisagreement: graded === 0 ? 0 : passSplit / graded,
+    labelDisagreement: failing === 0 ? 0 : labelSplit / failing,
   };
 }

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { visibleCase } from '../blueprint/runtimes/runtime.ts';
 import type { Case } from '../domain/case.ts';
 import { CASE_EVIDENCE_SCHEMA, type CaseEvidence, type CaseEvidenceDocument, type RunStatsEvidence, type SideEvidence } from '../domain/case-evidence.ts';
@@ -47,7 +46,7 @@ async function side(records: readonly CaseRecord[], caseId: string, tracesRoot: 
   const shown = mine.find((r) => r.pass === false) ?? mine[0];
   if (!shown) return { passes: 0, graded: 0, shown: null };
   // A trace that is gone or damaged (traces/ is not in git) leaves the grading, which the records hold.
-  const events = await readTraceOrNote(path.join(tracesRoot, shown.traceRef), []);
+  const events = await readTraceOrNote(tracesRoot, shown.traceRef, []);
   return {
     passes: graded.filter((r) => r.pass).length,
     graded: graded.length,

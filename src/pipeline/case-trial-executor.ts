@@ -47,6 +47,7 @@ export function localExecutor(deps: { readonly model: ModelPort; readonly parent
         memoryMb: config.sandbox.memoryMb,
         passEnv: config.command.passEnv,
         parentEnv: deps.parentEnv,
+        concurrency: config.concurrency,
       });
       return { runtime, concurrency: config.concurrency };
     },

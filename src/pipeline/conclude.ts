@@ -88,6 +88,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
         blueprintChecks,
         approval,
         model: context.model,
+        store: context.workspace.store,
       })
     : flipsOnly(scopeRejection(subject.outside, config.blueprint));
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
@@ -156,8 +157,8 @@ async function caseEvidence(context: RunContext, subject: GateSubject, baselineR
   return gatherCaseEvidence({
     decision: evaluation.decision,
     cases: await loadSplit(task, 'train'),
-    baselineRecords: baselineRun.records,
-    candidateRecords: evaluation.candidateRun.records,
+    baselineRecords: context.workspace.store.records(baselineRun.runId),
+    candidateRecords: context.workspace.store.records(evaluation.candidateRun.runId),
     runs: {
       baseline: { ...evaluation.baseline, runId: baselineRun.runId },
       candidate: { ...evaluation.candidate, runId: evaluation.candidateRun.runId },

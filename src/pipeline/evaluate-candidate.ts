@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
-import type { CaseRecord } from '../domain/record.ts';
+import type { CaseSummary } from '../domain/case-summary.ts';
 import { gateCandidateRuns, type ComparePolicy, type ConfirmationRunner, type GatedComparison } from '../stages/gate/compare.ts';
 import type { ConfirmationRequest } from '../stages/gate/confirmation.ts';
 import { lazyCheckout, openVersion, type RunContext, type RunResult, type VersionSession, type VersionSource } from './execute-run.ts';
@@ -39,8 +39,8 @@ export async function evaluateCandidate(
     };
     const comparison = await gateCandidateRuns(
       {
-        baseline: input.baselineRun.records,
-        candidate: candidateRun.records,
+        baseline: input.baselineRun.cases,
+        candidate: candidateRun.cases,
         policy: comparePolicy(config),
         noise: { variedCases: store.variedCases(input.baselineRun.taskTree) },
         intent: input.intent,
@@ -75,7 +75,7 @@ function confirmationRunner(
       byFirstTrial.set(first, [...(byFirstTrial.get(first) ?? []), caseId]);
       nextTrial.set(`${request.side}:${caseId}`, first + request.trials);
     }
-    const records: CaseRecord[] = [];
+    const fresh = new Map<string, CaseSummary>();
     for (const [firstTrial, cases] of byFirstTrial) {
       const run = await version.run({
         split: 'train',
@@ -86,8 +86,8 @@ function confirmationRunner(
         label: `${request.side === 'candidate' ? label : 'baseline'} (confirming ${cases.length} case${cases.length === 1 ? '' : 's'}, ${request.trials} fresh trial${request.trials === 1 ? '' : 's'} each)`,
       });
       confirmRuns.push(run);
-      records.push(...run.records);
+      for (const [caseId, summary] of run.cases) fresh.set(caseId, summary);
     }
-    return records;
+    return fresh;
   };
 }

@@ -7,11 +7,13 @@ import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
+import { passRateOf, runCounts, type CaseSummary, type RunCounts } from '../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
-import { effectiveCriticPolicy, type CaseRecord } from '../domain/record.ts';
+import { effectiveCriticPolicy } from '../domain/record.ts';
+import { criticJudged } from '../domain/requirements.ts';
 import type { Redactor } from '../process/environment.ts';
-import { agentErrorAlarm } from '../stages/run/agent-errors.ts';
-import { criticSpared, runCases } from '../stages/run/run.ts';
+import { runCases, type RunTally } from '../stages/run/run.ts';
+import { openRunTraces } from '../stages/run/trace-file.ts';
 import type { RunPurpose } from '../store/store.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
@@ -42,7 +44,12 @@ export interface RunRequest {
 
 export interface RunResult {
   readonly runId: string;
-  readonly records: CaseRecord[];
+  /**
+   * Per-case pass counts, in the split's order (case id order when reused). The records and
+   * traces stay in the store and traces/: read them by run id (store.eachRecord, readTrace).
+   */
+  readonly cases: ReadonlyMap<string, CaseSummary>;
+  readonly counts: RunCounts;
   readonly reused: boolean;
   /** True only when the mock engine played the agent (see domain/provenance). */
   readonly simulated: boolean;
@@ -124,6 +131,9 @@ export function openVersion(context: RunContext, source: VersionSource): Version
         location: { key: 'critic' },
       });
     }
+    if (criticPolicy === 'off' && cases.some((c) => criticJudged(task.requirements, c).length > 0)) {
+      reporter.emit({ type: 'warning', message: `critic: "off" leaves the requirements only the critic judges unjudged (rubrics/${config.task}); set "critic" to "failing" or "all" to judge them` });
+    }
     const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
     const provenance = provenanceOf(config.models, manifest.runtime === 'tool-loop');
     const identity = {
@@ -143,25 +153,20 @@ export function openVersion(context: RunContext, source: VersionSource): Version
 
     const cached = store.findCompleteRun(cacheKey);
     if (cached) {
-      const records = store.records(cached.id);
-      const graded = records.filter((r) => r.pass !== null);
-      reporter.emit({
-        type: 'run.finished',
-        runId: cached.id,
-        label: request.label,
-        passRate: graded.length === 0 ? 0 : graded.filter((r) => r.pass).length / graded.length,
-        reused: true,
-      });
-      return { runId: cached.id, records, reused: true, simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+      const summaries = store.caseSummaries(cached.id);
+      const counts = runCounts(summaries.values());
+      reporter.emit({ type: 'run.finished', runId: cached.id, label: request.label, passRate: passRateOf(counts), reused: true, counts });
+      return { runId: cached.id, cases: summaries, counts, reused: true, simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
     const runId = newRunId(context.clock);
     const { runtime: agent, concurrency } = await runtime(task);
     store.createRun(runId, { ...identity, cacheKey }, request.purpose);
-    let records: CaseRecord[];
+    const traces = openRunTraces(workspace.tracesRoot, runId);
+    let tally: RunTally;
     context.usageScope.runId = runId;
     try {
-      records = await runCases(
+      tally = await runCases(
         {
           runId,
           label: request.label,
@@ -169,7 +174,6 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           trials: request.trials,
           ...(request.firstTrial === undefined ? {} : { firstTrial: request.firstTrial }),
           concurrency,
-          tracesRoot: workspace.tracesRoot,
           rubric: task.rubric,
           requirements: task.requirements,
           scorers: task.manifest.scorers,
@@ -178,27 +182,27 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           criticPolicy,
           growTaxonomy: request.split !== 'test',
         },
-        { runtime: agent, model: context.model, store, reporter, redact: context.redact },
+        { runtime: agent, model: context.model, store, traces, reporter, redact: context.redact },
       );
+      await traces.close();
     } catch (error) {
+      await traces.abandon();
       store.finishRun(runId, 'failed');
       throw error;
     } finally {
       context.usageScope.runId = null;
     }
+    const { counts } = tally;
     // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
-    const alarm = request.purpose === 'confirm' ? null : agentErrorAlarm(records, request.label);
-    if (alarm) reporter.emit({ type: 'warning', message: alarm });
+    if (request.purpose !== 'confirm' && tally.agentErrorAlarm) reporter.emit({ type: 'warning', message: tally.agentErrorAlarm });
     // The cost ledger shows what the critic policy saved: one zero-cost entry per call not made.
-    const unasked = records.filter((r) => criticSpared(r, criticPolicy)).length;
-    if (unasked > 0) store.recordSkippedCalls('critic', config.models.critic, unasked, { iteration: context.usageScope.iteration, runId });
-    const infraErrors = records.filter((r) => r.status === 'infra_error');
+    if (tally.criticSpared > 0) store.recordSkippedCalls('critic', config.models.critic, tally.criticSpared, { iteration: context.usageScope.iteration, runId });
     // A run with infrastructure errors is kept for this decision but never reused.
-    store.finishRun(runId, infraErrors.length === 0 ? 'complete' : 'failed');
-    if (records.length > 0 && infraErrors.length === records.length) {
-      throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${infraErrors[0]?.error ?? ''}`);
+    store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
+    if (counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
+      throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
-    return { runId, records, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   return {

@@ -103,7 +103,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
       mockRoles: conclusion.mockRoles,
       evidence: conclusion.evidence,
       reportFiles: conclusion.reportFiles,
-      candidateRecords: conclusion.evaluation?.candidateRun.records ?? [],
+      candidateRecords: conclusion.evaluation ? workspace.store.records(conclusion.evaluation.candidateRun.runId) : [],
     };
   } finally {
     if (built) await discardCandidate(workspace, built);

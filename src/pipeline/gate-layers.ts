@@ -1,7 +1,6 @@
 // What the gate's other layers need from the world: the blueprint's own checks run on the
 // candidate's checkout, the must-pass cases resolved from ids and tags, and the trace costs
 // read from the runs. The decisions themselves are pure (src/stages/gate/layers.ts).
-import path from 'node:path';
 import type { Case } from '../domain/case.ts';
 import type { CaseRecord } from '../domain/record.ts';
 import { childEnvironment } from '../process/environment.ts';
@@ -66,7 +65,7 @@ export async function runCosts(records: readonly CaseRecord[], tracesRoot: strin
   const byCase = new Map<string, number[]>();
   for (const record of records) {
     if (record.status !== 'ok') continue;
-    const trace = await readTrace(path.join(tracesRoot, record.traceRef));
+    const trace = await readTrace(tracesRoot, record.traceRef);
     const cost = traceCost(trace ?? [], weights).cost;
     byCase.set(record.caseId, [...(byCase.get(record.caseId) ?? []), cost]);
   }

@@ -6,7 +6,7 @@ import { parseJsonDocument } from '../domain/json-document.ts';
 import type { CaseRecord } from '../domain/record.ts';
 import type { TraceEvent } from '../domain/trace.ts';
 import { z } from '../domain/zod.ts';
-import { openTraceWriter, traceFileName } from '../stages/run/trace-file.ts';
+import { openRunTraces, recordTrace } from '../stages/run/trace-file.ts';
 import type { Store } from '../store/store.ts';
 import type { Redactor } from '../process/environment.ts';
 
@@ -140,13 +140,13 @@ export async function importTaubench(
     request.name,
   );
   const records: CaseRecord[] = [];
+  const traces = openRunTraces(tracesRoot, runId);
   for (const entry of entries) {
     const caseId = String(entry.task_id);
-    const traceRef = path.join(runId, traceFileName(caseId, entry.trial));
-    const writer = openTraceWriter(path.join(tracesRoot, traceRef), redact);
+    const recorder = recordTrace(redact);
     const trace = trajectoryToTrace(entry);
-    for (const event of trace) writer.emit(event);
-    await writer.close();
+    for (const event of trace) recorder.emit(event);
+    const traceRef = await traces.append(recorder.lines);
     const outage = agentSideError(entry);
     const pass = entry.reward >= 1 - 1e-9;
     const record: CaseRecord = outage
@@ -162,9 +162,10 @@ export async function importTaubench(
           pass,
           error: null,
         };
-    store.saveRecord(runId, record);
     records.push(record);
   }
+  await traces.close();
+  store.saveRecords(runId, records);
   store.finishRun(runId, 'complete');
   return { runId, records };
 }

@@ -27,9 +27,11 @@ export interface IterateOutcome {
   readonly simulated: boolean;
 }
 
+/** Cases with at least one failing graded trial. */
 function failingCases(run: RunResult): number {
-  const failing = new Set(run.records.filter((r) => r.pass === false).map((r) => r.caseId));
-  return failing.size;
+  let failing = 0;
+  for (const c of run.cases.values()) if (c.passes < c.graded) failing += 1;
+  return failing;
 }
 
 /** The AgentDevel loop (Algorithm 1): the one place that knows the order of the stages. */
@@ -64,7 +66,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     reporter.emit({ type: 'stage', stage: 'diagnose', message: `iteration ${iteration}: diagnosing ${failingCases(baseline)} failing cases` });
     const diagnosis = await diagnose(
       {
-        records: baseline.records,
+        runId: baseline.runId,
         tracesRoot: workspace.tracesRoot,
         workDir: path.join(workspace.stateDir, 'diagnose', `iter-${String(iteration).padStart(3, '0')}`),
         previousScript: await previousScript(context, iteration),
@@ -74,7 +76,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         limits: config.sandbox,
         maxRepairs: config.repairs.diagnosis,
       },
-      { model: context.model, reporter },
+      { model: context.model, reporter, records: store },
     );
 
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });

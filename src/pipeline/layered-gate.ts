@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Config } from '../config/schema.ts';
 import type { GateCheck, GateDecision, LayerVerdict } from '../domain/decision.ts';
 import type { CaseRecord } from '../domain/record.ts';
@@ -43,6 +42,8 @@ export interface LayerInputs {
   readonly approval: boolean;
   /** For the requirements layer's review (the critic's model). */
   readonly model: ModelPort;
+  /** Where the runs' records are (a run keeps only its per-case counts in memory). */
+  readonly store: { records(runId: string): CaseRecord[] };
 }
 
 /**
@@ -55,6 +56,8 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
   const checks = checksConfig(config);
   const task = await loadTask(inputs.candidateDir, config.task);
   const weights = costWeights(task.manifest.scorers);
+  const baselineRecords = inputs.baselineRun ? inputs.store.records(inputs.baselineRun.runId) : [];
+  const candidateRecords = evaluation ? inputs.store.records(evaluation.candidateRun.runId) : [];
   let decision: GateDecision = evaluation
     ? evaluation.decision
     : notRunFlips(`${plural(inputs.blueprintChecks.filter((c) => !c.ok).length, 'blueprint check')} failed, so the candidate was not run`);
@@ -63,21 +66,21 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
   const needCosts = evaluation !== null && (checks?.maxTraceCost !== undefined || config.gate.allowEfficiencyReleases || config.report.composite !== undefined);
   const costs =
     needCosts && evaluation && inputs.baselineRun
-      ? { baseline: await runCosts(inputs.baselineRun.records, inputs.tracesRoot, weights), candidate: await runCosts(evaluation.candidateRun.records, inputs.tracesRoot, weights) }
+      ? { baseline: await runCosts(baselineRecords, inputs.tracesRoot, weights), candidate: await runCosts(candidateRecords, inputs.tracesRoot, weights) }
       : null;
-  if (evaluation && inputs.baselineRun) decision = withCostAndEfficiency(decision, config, inputs.baselineRun.records, evaluation.candidateRun.records, costs, weights);
+  if (evaluation && inputs.baselineRun) decision = withCostAndEfficiency(decision, config, baselineRecords, candidateRecords, costs, weights);
 
   const cases = await loadSplit(task, 'train');
   const byId = new Map(cases.map((c) => [c.id, c]));
   const requirementsOf = (caseId: string) => caseRequirements(task.requirements, byId.get(caseId) ?? { id: caseId });
   const hasRequirements = task.requirements.length > 0 || cases.some((c) => c.requirements !== undefined);
   if (hasRequirements && evaluation && inputs.baselineRun) {
-    const candidateRate = violationRate(evaluation.candidateRun.records);
+    const candidateRate = violationRate(candidateRecords);
     decision = {
       ...decision,
       requirements: {
-        ...requirementFlips(inputs.baselineRun.records, evaluation.candidateRun.records, requirementsOf),
-        violationRate: { baseline: violationRate(inputs.baselineRun.records).rate, candidate: candidateRate.rate, cases: candidateRate.cases },
+        ...requirementFlips(baselineRecords, candidateRecords, requirementsOf),
+        violationRate: { baseline: violationRate(baselineRecords).rate, candidate: candidateRate.rate, cases: candidateRate.cases },
       },
     };
   }
@@ -88,7 +91,7 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
     if (mustPass.unknown.length > 0) {
       inputs.reporter.emit({ type: 'warning', message: `gate layer "checks": mustPass ${mustPass.unknown.map((u) => `"${u}"`).join(', ')} names no train case` });
     }
-    const candidateTrials: CaseRecord[] = evaluation ? [...evaluation.candidateRun.records, ...evaluation.confirmRuns.flatMap((r) => r.records)] : [];
+    const candidateTrials: CaseRecord[] = evaluation ? [...candidateRecords, ...evaluation.confirmRuns.flatMap((r) => inputs.store.records(r.runId))] : [];
     checksVerdict = checksLayer({
       mustPass: checks.mustPass.length > 0 && evaluation ? { cases: mustPass.cases, candidate: candidateTrials } : null,
       blueprintChecks: inputs.blueprintChecks,
@@ -101,7 +104,7 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
     // The review may only veto: it is asked only about a candidate every other layer accepts.
     requirementsVerdict =
       composeLayers(decision, withChecks).verdict === 'accept' && evaluation
-        ? await reviewRequirements(inputs, task, evaluation, decision)
+        ? await reviewRequirements(inputs, task, candidateRecords, decision)
         : notRun('requirements', 'not asked: an earlier layer rejected the candidate');
   }
   return composeLayers(decision, { ...withChecks, ...(requirementsVerdict ? { requirements: requirementsVerdict } : {}), approval: inputs.approval });
@@ -112,12 +115,12 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
  * outcome moved against the rubric's requirements, blind to the blueprint; and the candidate's
  * requirement-violation rate is held to gate.maxViolationRate.
  */
-async function reviewRequirements(inputs: LayerInputs, task: Task, evaluation: CandidateEvaluation, decision: GateDecision): Promise<LayerVerdict> {
+async function reviewRequirements(inputs: LayerInputs, task: Task, candidateRecords: readonly CaseRecord[], decision: GateDecision): Promise<LayerVerdict> {
   const moved = new Set([...decision.screening.p2f, ...decision.screening.f2p]);
   const traces: Array<{ caseId: string; trace: TraceEvent[] }> = [];
-  for (const record of evaluation.candidateRun.records) {
+  for (const record of candidateRecords) {
     if (!moved.has(record.caseId) || record.status !== 'ok' || traces.some((t) => t.caseId === record.caseId)) continue;
-    traces.push({ caseId: record.caseId, trace: (await readTrace(path.join(inputs.tracesRoot, record.traceRef))) ?? [] });
+    traces.push({ caseId: record.caseId, trace: (await readTrace(inputs.tracesRoot, record.traceRef)) ?? [] });
   }
   if (task.requirements.length === 0) inputs.reporter.emit({ type: 'warning', message: 'gate layer "requirements": the rubric declares no requirements (a ```json requirements block), so there is nothing to review' });
   const violations =
@@ -132,7 +135,7 @@ async function reviewRequirements(inputs: LayerInputs, task: Task, evaluation: C
           })
         ).value.violations;
   const limit = inputs.config.gate.maxViolationRate ?? null;
-  return requirementsLayer({ violations, violationRate: limit === null ? null : { rate: violationRate(evaluation.candidateRun.records).rate, limit } });
+  return requirementsLayer({ violations, violationRate: limit === null ? null : { rate: violationRate(candidateRecords).rate, limit } });
 }
 
 function notRunFlips(message: string): GateDecision {

@@ -1,7 +1,6 @@
 // Each model role's request for the workspace as it stands, built from what is already
 // recorded: no model is called, nothing runs, nothing is written to the store or the line.
 // `agentdevel prompts` renders these, so a reviewer reads what a model would be sent.
-import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { readBlueprintFiles } from '../blueprint/load.ts';
 import type { DiagnosisReport } from '../domain/diagnosis.ts';
@@ -44,12 +43,7 @@ async function latestRecords(workspace: Workspace): Promise<{ runId: string | nu
 }
 
 async function traceOf(workspace: Workspace, record: CaseRecord): Promise<TraceEvent[] | null> {
-  const file = path.join(workspace.tracesRoot, record.traceRef);
-  const present = await access(file).then(
-    () => true,
-    () => false,
-  );
-  return present ? readTrace(file) : null;
+  return readTrace(workspace.tracesRoot, record.traceRef);
 }
 
 const runNote = (runId: string | null): string =>
@@ -96,7 +90,7 @@ async function diagnosticianRequest(workspace: Workspace): Promise<RoleRequestPr
   const { runId, records } = await latestRecords(workspace);
   const history = await readRcHistory(workspace);
   const previous = await previousDiagnosis(workspace, history);
-  const { sample, vocabulary } = await diagnosisView(records, workspace.tracesRoot, knownTaxonomy(workspace, previous.previousReport));
+  const { sample, vocabulary } = await diagnosisView(() => records, workspace.tracesRoot, knownTaxonomy(workspace, previous.previousReport));
   const last = history.at(-1);
   return {
     built: {
@@ -130,7 +124,7 @@ async function synthesizerRequest(workspace: Workspace): Promise<RoleRequestPrev
   const { runId, records } = await latestRecords(workspace);
   const history = await readRcHistory(workspace);
   const { previousReport, lastRc } = await previousDiagnosis(workspace, history);
-  const { vocabulary } = await diagnosisView(records, workspace.tracesRoot, knownTaxonomy(workspace, previousReport));
+  const { vocabulary } = await diagnosisView(() => records, workspace.tracesRoot, knownTaxonomy(workspace, previousReport));
   return {
     built: {
       role: 'synthesizer',

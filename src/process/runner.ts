@@ -53,11 +53,11 @@ interface Supervision {
  * Applies the kill rules to a started child: the time limit, the group kill once the child
  * exits, the bounded wait for its output, and the kill at agentdevel's exit.
  */
-function supervise(subprocess: ResultPromise, timeoutMs: number | undefined): Supervision {
+function supervise(subprocess: ResultPromise, timeoutMs: number | undefined, killAtExit = true): Supervision {
   const pid = subprocess.pid;
   let timedOut = false;
   if (pid === undefined) return { timedOut: () => false };
-  const untrack = trackChild(pid);
+  const untrack = killAtExit ? trackChild(pid) : () => undefined;
   const timer =
     timeoutMs === undefined
       ? null
@@ -88,43 +88,6 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
     maxBuffer: request.maxOutputBytes ?? 16 * 1024 * 1024,
   });
   const supervision = supervise(subprocess, request.timeoutMs);
-  return toOutcome(await subprocess, supervision);
-}
-
-/**
- * Runs a process and hands each stdout line to `onLine` as it arrives, so long outputs are
- * never held whole in memory.
- */
-export async function runProcessLines(
-  request: ProcessRequest,
-  onLine: (line: string) => void | Promise<void>,
-): Promise<ProcessOutcome> {
-  const subprocess = execa(request.command, [...request.args], {
-    ...baseOptions(request),
-    input: request.input ?? '',
-    buffer: { stdout: false, stderr: true },
-    maxBuffer: { stderr: request.maxOutputBytes ?? 1024 * 1024 },
-  });
-  const supervision = supervise(subprocess, request.timeoutMs);
-  let handlerError: { error: unknown } | null = null;
-  try {
-    for await (const line of subprocess.iterable({ from: 'stdout' })) {
-      try {
-        await onLine(String(line));
-      } catch (error) {
-        handlerError = { error };
-        break;
-      }
-    }
-  } catch {
-    // The stream ends in an error when the process fails or its output is cut at the grace
-    // bound; the outcome below says how the process ended.
-  }
-  if (handlerError) {
-    if (subprocess.pid !== undefined) killGroup(subprocess.pid);
-    await subprocess;
-    throw handlerError.error;
-  }
   return toOutcome(await subprocess, supervision);
 }
 
@@ -162,17 +125,24 @@ export interface IpcProcess {
   kill(): void;
 }
 
-export function startIpcProcess(request: ProcessRequest): IpcProcess {
+/**
+ * Starts a long-lived child that talks over Node's IPC channel. `endsWithParent` is for
+ * agentdevel's own helpers that end themselves, and what they started, when the channel closes
+ * (agentdevel exited or died): they are left to do that rather than killed at exit, so they can.
+ */
+export function startIpcProcess(request: ProcessRequest, options: { readonly endsWithParent?: boolean } = {}): IpcProcess {
   const subprocess: ResultPromise = execa(request.command, [...request.args], {
     ...baseOptions(request),
     ipc: true,
     serialization: 'json',
     stdin: 'ignore',
     stdout: 'ignore',
-    buffer: { stderr: true },
+    // The messages are handled as they arrive; execa must not also keep every one of them for
+    // its result (a tool host or the spawner exchanges several per case-trial, for hours).
+    buffer: { stderr: true, ipc: false },
     maxBuffer: { stderr: 256 * 1024 },
   });
-  const supervision = supervise(subprocess, request.timeoutMs);
+  const supervision = supervise(subprocess, request.timeoutMs, options.endsWithParent !== true);
   const listeners: Array<(message: unknown) => void> = [];
   subprocess.on('message', (message: unknown) => {
     for (const listener of listeners) listener(message);
@@ -182,9 +152,12 @@ export function startIpcProcess(request: ProcessRequest): IpcProcess {
     (error: RawResult) => toOutcome(error, supervision),
   );
   return {
-    send: async (message) => {
-      await subprocess.sendMessage(message as never);
-    },
+    // Node's own send: execa's sendMessage adds a promise and bookkeeping to every message,
+    // and a tool host or the spawner exchanges several per case-trial.
+    send: (message) =>
+      new Promise<void>((resolve, reject) => {
+        subprocess.send(message as never, (error: Error | null) => (error ? reject(error) : resolve()));
+      }),
     onMessage: (listener) => {
       listeners.push(listener);
     },

@@ -30,6 +30,8 @@ export interface WorkerDeps {
   readonly name: string;
   readonly cassette: Cassette;
   readonly clock: Clock;
+  /** Case-trials the worker runs at once (a `command` runtime sizes its spawners by it). */
+  readonly concurrency: number;
 }
 
 /** Runtimes kept at once; a worker serving many versions closes the least recently used. */
@@ -96,6 +98,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           memoryMb: job.memoryMb,
           passEnv: job.passEnv,
           parentEnv: deps.env,
+          concurrency: deps.concurrency,
         });
       })();
       kept = { started, buildDir, inFlight: 0, lastUsed: Date.now() };

@@ -25,22 +25,26 @@ export function recordReason(record: CaseRecord): string {
   return parts.join(' · ') || 'failed';
 }
 
-/** The cases with a failing or ungraded trial, each with the reason of its first such trial, by case id. */
-export function failingCases(records: readonly CaseRecord[]): CaseReason[] {
-  const byCase = new Map<string, CaseRecord[]>();
-  for (const record of records) byCase.set(record.caseId, [...(byCase.get(record.caseId) ?? []), record]);
+/**
+ * The cases with a failing or ungraded trial, each with the reason of its first such trial, by
+ * case id. The records are read once, as a stream: only one record per failing case is kept.
+ */
+export function failingCases(records: Iterable<CaseRecord>): CaseReason[] {
+  const byCase = new Map<string, { passes: number; graded: number; infraErrors: number; failed: CaseRecord | null; infra: CaseRecord | null }>();
+  for (const record of records) {
+    const entry = byCase.get(record.caseId) ?? { passes: 0, graded: 0, infraErrors: 0, failed: null, infra: null };
+    if (record.pass === null) entry.infraErrors += 1;
+    else entry.graded += 1;
+    if (record.pass === true) entry.passes += 1;
+    if (record.pass === false) entry.failed ??= record;
+    if (record.status === 'infra_error') entry.infra ??= record;
+    byCase.set(record.caseId, entry);
+  }
   const reasons: CaseReason[] = [];
-  for (const [caseId, list] of [...byCase].sort(([a], [b]) => a.localeCompare(b))) {
-    const bad = list.find((r) => r.pass === false) ?? list.find((r) => r.status === 'infra_error');
+  for (const [caseId, entry] of [...byCase].sort(([a], [b]) => a.localeCompare(b))) {
+    const bad = entry.failed ?? entry.infra;
     if (!bad) continue;
-    const graded = list.filter((r) => r.pass !== null);
-    reasons.push({
-      caseId,
-      passes: graded.filter((r) => r.pass).length,
-      graded: graded.length,
-      infraErrors: list.length - graded.length,
-      reason: recordReason(bad),
-    });
+    reasons.push({ caseId, passes: entry.passes, graded: entry.graded, infraErrors: entry.infraErrors, reason: recordReason(bad) });
   }
   return reasons;
 }

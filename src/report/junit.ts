@@ -12,7 +12,7 @@ const xml = (text: string): string =>
 
 export interface JunitInput {
   readonly suite: string;
-  readonly records: readonly CaseRecord[];
+  readonly records: Iterable<CaseRecord>;
   /** What the gate said of a case, added to its failure message ("confirmed regression", …). */
   readonly notes?: ReadonlyMap<string, string>;
 }
@@ -22,11 +22,18 @@ export interface JunitInput {
  * had infrastructure errors is an error (never a failure): CI tells the two apart.
  */
 export function renderJunit(input: JunitInput): string {
-  const ids = [...new Set(input.records.map((r) => r.caseId))].sort();
-  const bad = new Map(failingCases(input.records).map((c) => [c.caseId, c]));
+  const ids = new Set<string>();
+  const seen = function* (records: Iterable<CaseRecord>) {
+    for (const record of records) {
+      ids.add(record.caseId);
+      yield record;
+    }
+  };
+  const bad = new Map(failingCases(seen(input.records)).map((c) => [c.caseId, c]));
   let failures = 0;
   let errors = 0;
-  const cases = ids.map((id) => {
+  const sorted = [...ids].sort();
+  const cases = sorted.map((id) => {
     const c = bad.get(id);
     const note = input.notes?.get(id);
     const name = `name="${xml(id)}" classname="${xml(input.suite)}"`;
@@ -41,8 +48,8 @@ export function renderJunit(input: JunitInput): string {
     return `    <testcase ${name}>\n      <error message="${xml(message)}" type="infra_error">${xml(`${counts}\n${c.reason}`)}</error>\n    </testcase>`;
   });
   return `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="agentdevel" tests="${ids.length}" failures="${failures}" errors="${errors}">
-  <testsuite name="${xml(input.suite)}" tests="${ids.length}" failures="${failures}" errors="${errors}">
+<testsuites name="agentdevel" tests="${sorted.length}" failures="${failures}" errors="${errors}">
+  <testsuite name="${xml(input.suite)}" tests="${sorted.length}" failures="${failures}" errors="${errors}">
 ${cases.join('\n')}
   </testsuite>
 </testsuites>

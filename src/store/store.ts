@@ -5,7 +5,11 @@ import type { Role, SymptomEntry, Usage } from '../domain/model-port.ts';
 import type { CaseRecord, CriticVerdict, ScorerResult } from '../domain/record.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { migrate, StoreTooNew } from './migrations.ts';
-import { openSql, sqliteFailure, type Sql } from './sqlite.ts';
+import { caseSummarizer, type CaseSummary } from '../domain/case-summary.ts';
+import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
+
+/** Records read per query when a run's records are walked. */
+const RECORD_PAGE = 512;
 
 export const STATE_DIR = '.agentdevel';
 export const DATABASE_FILE = 'state.db';
@@ -216,7 +220,19 @@ export class Store {
     );
   }
 
+  /** Saves records, and the symptoms they brought (in order), as one transaction. */
+  saveRecords(runId: string, records: readonly CaseRecord[], symptoms: ReadonlyArray<{ label: string; description: string }> = []): void {
+    this.sql.transaction(() => {
+      for (const record of records) this.insertRecord(runId, record);
+      for (const symptom of symptoms) this.addSymptom(symptom.label, symptom.description, runId);
+    });
+  }
+
   saveRecord(runId: string, record: CaseRecord): void {
+    this.insertRecord(runId, record);
+  }
+
+  private insertRecord(runId: string, record: CaseRecord): void {
     this.sql.run(
       `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error, agent_error)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -235,21 +251,54 @@ export class Store {
     );
   }
 
+  /**
+   * A run's records in case and trial order, read a page at a time so that a run of any size
+   * is never held whole (and no query stays open between pages, so the store stays usable).
+   * `only.failing` keeps the failing ones.
+   */
+  *eachRecord(runId: string, only: { readonly failing?: boolean } = {}): Generator<CaseRecord> {
+    const filter = only.failing ? ' AND pass = 0' : '';
+    let after: { caseId: string; trial: number } | null = null;
+    for (;;) {
+      const rows: Row[] = after
+        ? this.sql.all(`SELECT * FROM records WHERE run_id = ?${filter} AND (case_id, trial) > (?, ?) ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId, after.caseId, after.trial)
+        : this.sql.all(`SELECT * FROM records WHERE run_id = ?${filter} ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId);
+      for (const row of rows) yield toRecord(row);
+      const last = rows.at(-1);
+      if (rows.length < RECORD_PAGE || !last) return;
+      after = { caseId: String(last.case_id), trial: Number(last.trial) };
+    }
+  }
+
+  /** A run's records, all at once: for small runs (tests, imports, one case's trials). */
   records(runId: string): CaseRecord[] {
-    return this.sql
-      .all(`SELECT * FROM records WHERE run_id = ? ORDER BY case_id, trial`, runId)
-      .map((row) => ({
-        caseId: String(row.case_id),
-        trial: Number(row.trial),
-        status: row.status === 'infra_error' ? 'infra_error' : 'ok',
-        output: parse(row.output),
-        traceRef: String(row.trace_ref),
-        scorer: parse<ScorerResult>(row.scorer),
-        critic: parse<CriticVerdict>(row.critic),
-        pass: row.pass === null ? null : Number(row.pass) === 1,
-        error: row.error === null ? null : String(row.error),
-        agentError: row.agent_error === null || row.agent_error === undefined ? null : String(row.agent_error),
-      }));
+    return [...this.eachRecord(runId)];
+  }
+
+  /** Per-case pass counts of a run, in case order, without holding its records. */
+  caseSummaries(runId: string): Map<string, CaseSummary> {
+    const summarizer = caseSummarizer();
+    let after: { caseId: string; trial: number } | null = null;
+    for (;;) {
+      const columns = `SELECT case_id, trial, status, pass, critic FROM records WHERE run_id = ?`;
+      const rows: Row[] = after
+        ? this.sql.all(`${columns} AND (case_id, trial) > (?, ?) ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId, after.caseId, after.trial)
+        : this.sql.all(`${columns} ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId);
+      for (const row of rows) {
+        const pass = row.pass === null ? null : Number(row.pass) === 1;
+        summarizer.add({
+          caseId: String(row.case_id),
+          trial: Number(row.trial),
+          status: row.status === 'infra_error' ? 'infra_error' : 'ok',
+          pass,
+          // Only a failing trial's verdict is read (its symptom); the others need no parsing.
+          critic: pass === false ? parse<CriticVerdict>(row.critic) : null,
+        });
+      }
+      const last = rows.at(-1);
+      if (rows.length < RECORD_PAGE || !last) return summarizer.summaries();
+      after = { caseId: String(last.case_id), trial: Number(last.trial) };
+    }
   }
 
   runCount(): number {
@@ -385,6 +434,21 @@ export class Store {
   saveTestEvaluation(blueprint: string, release: string, commit: string, runId: string, passRate: number): void {
     this.sql.run(`INSERT INTO test_evaluations (blueprint, release, commit_sha, run_id, pass_rate, at) VALUES (?, ?, ?, ?, ?, ?)`, blueprint, release, commit, runId, passRate, this.now());
   }
+}
+
+function toRecord(row: Row): CaseRecord {
+  return {
+    caseId: String(row.case_id),
+    trial: Number(row.trial),
+    status: row.status === 'infra_error' ? 'infra_error' : 'ok',
+    output: parse(row.output),
+    traceRef: String(row.trace_ref),
+    scorer: parse<ScorerResult>(row.scorer),
+    critic: parse<CriticVerdict>(row.critic),
+    pass: row.pass === null ? null : Number(row.pass) === 1,
+    error: row.error === null ? null : String(row.error),
+    agentError: row.agent_error === null || row.agent_error === undefined ? null : String(row.agent_error),
+  };
 }
 
 function toRun(row: Record<string, unknown>): RunSummary {

@@ -265,7 +265,22 @@ describe('the critic is implementation-blind', () => {
       expect(review.raw).not.toContain(canary);
       expect(review.raw).toContain('<requirements>');
     }
-  }, 120_000);
+    const accepted = JSON.parse(gated.stdout) as { layers: Array<{ layer: string; verdict: string }> };
+    expect(accepted.layers.find((l) => l.layer === 'requirements')?.verdict).toBe('pass');
+
+    // A reviewer that finds a written requirement broken turns that accept into a reject: the
+    // flips still accept, and the requirements layer vetoes.
+    server.respond = (request) => {
+      if (!(request.body.tools as Array<{ name: string }> | undefined)?.some((t) => t.name === 'report_violations')) return mockBrain(request);
+      const caseId = /<trace case="([^"]+)">/.exec(userText(request.body))?.[1] ?? 'none';
+      return toolAnswer('report_violations', { violations: [{ requirement: 'no-unwanted-change', caseId, reason: 'cancelled an order the customer did not ask about' }] });
+    };
+    const vetoed = await cliAsync(['gate', '--candidate', 'asks-first', '--json', '-C', dir], { env: env() });
+    expect(vetoed.code, vetoed.stdout + vetoed.stderr).toBe(1);
+    const rejected = JSON.parse(vetoed.stdout) as { layers: Array<{ layer: string; verdict: string }> };
+    expect(rejected.layers.find((l) => l.layer === 'flips')?.verdict).toBe('accept');
+    expect(rejected.layers.find((l) => l.layer === 'requirements')?.verdict).toBe('veto');
+  }, 180_000);
 });
 
 describe('record and replay', () => {

@@ -117,7 +117,7 @@ function withoutTimings(trace: readonly TraceEvent[]): unknown[] {
 }
 
 async function traceOf(dir: string, record: CaseRecord): Promise<unknown[]> {
-  const trace = await readTrace(path.join(dir, 'traces', record.traceRef));
+  const trace = await readTrace(path.join(dir, 'traces'), record.traceRef);
   expect(trace, `trace of ${record.caseId}#${record.trial}`).not.toBeNull();
   return withoutTimings(trace ?? []);
 }

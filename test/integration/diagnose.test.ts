@@ -59,7 +59,8 @@ async function run(scripts: string[], maxRepairs = 2) {
   const diagnostician = scriptedDiagnostician(scripts);
   const result = await diagnose(
     {
-      records,
+      // Traces in the older layout, one file per case-trial: they still read.
+      runId: 'run-x',
       tracesRoot,
       workDir: path.join(tempDir('agentdevel-diag-work-'), 'iter'),
       previousScript: null,
@@ -70,7 +71,7 @@ async function run(scripts: string[], maxRepairs = 2) {
       limits: { timeoutMs: 2000, memoryMb: 64 },
       maxRepairs,
     },
-    { model: scriptedModel(diagnostician), reporter: silentReporter },
+    { model: scriptedModel(diagnostician), reporter: silentReporter, records: { eachRecord: () => records } },
   );
   return { result, requests: diagnostician.requests };
 }

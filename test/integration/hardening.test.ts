@@ -2,7 +2,7 @@
 // cannot start is stopped, errors are told apart by their class (absent from failed, the
 // blueprint's fault from the machine's), damaged state is named with its fix, and secrets are
 // redacted in every form a written file can hold them.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.ts';
@@ -20,11 +20,11 @@ import { openWorkspace } from '../../src/pipeline/workspace.ts';
 import { runningChildren } from '../../src/process/children.ts';
 import { makeRedactor } from '../../src/process/environment.ts';
 import { diagnose } from '../../src/stages/diagnose/diagnose.ts';
-import { runCases } from '../../src/stages/run/run.ts';
-import { traceFileName } from '../../src/stages/run/trace-file.ts';
+import { readTrace, traceLocation } from '../../src/stages/run/trace-file.ts';
 import { migrations } from '../../src/store/migrations.ts';
 import { openSql } from '../../src/store/sqlite.ts';
 import { Store } from '../../src/store/store.ts';
+import { runCollected } from '../helpers/run-cases.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
 import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 
@@ -173,8 +173,8 @@ describe('errors are told apart by their class', () => {
     const record: CaseRecord = { caseId: 'a', trial: 0, status: 'ok', output: null, traceRef: 'run-x/a.t0.jsonl', scorer: null, critic: { pass: false, label: 'tool_error', description: 'd' }, pass: false, error: null };
     const events: ProgressEvent[] = [];
     await diagnose(
-      { records: [record], tracesRoot, workDir: tempDir(), previousScript: null, previousReport: null, lastRc: null, model: 'mock', taxonomy: [], limits: { timeoutMs: 10_000, memoryMb: 128 }, maxRepairs: 0 },
-      { model: createMockEngine(), reporter: { emit: (e) => events.push(e) } },
+      { runId: 'run-x', tracesRoot, workDir: tempDir(), previousScript: null, previousReport: null, lastRc: null, model: 'mock', taxonomy: [], limits: { timeoutMs: 10_000, memoryMb: 128 }, maxRepairs: 0 },
+      { model: createMockEngine(), reporter: { emit: (e) => events.push(e) }, records: { eachRecord: () => [record] } },
     );
     expect(events).toContainEqual({ type: 'warning', message: expect.stringMatching(/1 trace is missing or damaged \(first: .*run-x\/a\.t0\.jsonl\)/) });
   });
@@ -250,14 +250,21 @@ describe('damaged or foreign state', () => {
     expect(machineFailure(Object.assign(new Error('kill EPERM'), { code: 'EPERM', errno: -1, syscall: 'kill' }))).toBeNull();
   });
 
-  it('case ids that cannot be file names still get one trace file each', () => {
+  it('case ids that cannot be file names still get a trace each, read back by their record', async () => {
     const ids = ['a/b', '../up', '.hidden', 'x'.repeat(300), `${'y'.repeat(300)}1`, `${'y'.repeat(300)}2`, 'ü'.repeat(120), 'tab\there'];
-    const names = ids.map((id) => traceFileName(id, 0));
-    expect(new Set(names).size).toBe(ids.length);
-    for (const name of names) {
-      expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
-      expect(name).not.toMatch(/[/\t]|^\./);
+    const { runtime } = await commandAgent(`let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => console.log(JSON.stringify({ type: 'final', output: JSON.parse(s).id })));\n`, 10_000);
+    const { records, tracesRoot } = await runCollected(
+      { runId: 'run-ids', cases: ids.map((id) => ({ id })), trials: 1, concurrency: 4, rubric: 'r', scorers: [], taskRoot: tempDir(), criticModel: 'mock', growTaxonomy: false },
+      { runtime, model: scriptedModel({}) },
+    );
+    expect(records.map((r) => r.caseId).sort()).toEqual([...ids].sort());
+    for (const record of records) {
+      const trace = await readTrace(tracesRoot, record.traceRef);
+      expect(trace?.[0]).toEqual({ type: 'start', caseId: record.caseId, trial: 0 });
+      expect(trace?.at(-1)).toEqual({ type: 'final', output: record.caseId });
     }
+    // One segment holds them all: case ids never become file names.
+    expect(readdirSync(path.join(tracesRoot, 'run-ids'))).toEqual(['part-0001.jsonl']);
   });
 });
 
@@ -273,15 +280,13 @@ console.log(JSON.stringify({ type: 'final', output: { note: JSON.stringify({ key
       ['SHOP_API_KEY'],
       { SHOP_API_KEY: secret },
     );
-    const tracesRoot = tempDir('agentdevel-traces-');
-    const saved: CaseRecord[] = [];
     const redact = makeRedactor([secret]);
-    const [record] = await runCases(
-      { runId: 'run-s', label: 's', cases: [{ id: 'c1' }], trials: 1, concurrency: 1, tracesRoot, rubric: 'r', scorers: [], taskRoot: tempDir(), criticModel: 'mock', criticPolicy: 'all', growTaxonomy: false },
-      { runtime, model: scriptedModel({}), store: { saveRecord: (_run, r) => saved.push(r), taxonomy: () => [], addSymptom: () => undefined }, reporter: { emit: () => undefined }, redact },
+    const { records: saved, tracesRoot } = await runCollected(
+      { runId: 'run-s', cases: [{ id: 'c1' }], trials: 1, concurrency: 1, rubric: 'r', scorers: [], taskRoot: tempDir(), criticModel: 'mock', growTaxonomy: false },
+      { runtime, model: scriptedModel({}), redact },
     );
     const forms = [secret, JSON.stringify(secret).slice(1, -1), 'quoted\\secret-0123456789'];
-    const trace = readFileSync(path.join(tracesRoot, (record as CaseRecord).traceRef), 'utf8');
+    const trace = readFileSync(traceLocation(tracesRoot, (saved[0] as CaseRecord).traceRef).file, 'utf8');
     const stored = JSON.stringify(saved);
     expect(trace).toContain('[redacted]');
     expect(stored).toContain('[redacted]');

@@ -31,8 +31,8 @@ function candidate(dir: string, iteration: number): { dir: string; commit: strin
 
 function evidence(iteration: number, commit: string, base: string, outcome: 'promoted' | 'rejected'): ReleaseEvidence {
   const baseline = new Map<string, CaseSummary>([
-    ['c1', { caseId: 'c1', passes: 0, graded: 1, outcome: 'fail', symptom: 'x', description: 'd' }],
-    ['c2', { caseId: 'c2', passes: 1, graded: 1, outcome: 'pass', symptom: null, description: null }],
+    ['c1', { caseId: 'c1', trials: 1, passes: 0, graded: 1, outcome: 'fail', symptom: 'x', description: 'd' }],
+    ['c2', { caseId: 'c2', trials: 1, passes: 1, graded: 1, outcome: 'pass', symptom: null, description: null }],
   ]);
   const decision = flipsOnly(decideGate({
     policy: { maxP2F: 0, maxP2FRate: 0, minF2P: 1, minHitRate: 0, maxUngradedShare: 1 },

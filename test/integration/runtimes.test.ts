@@ -6,11 +6,10 @@ import { startRuntime } from '../../src/blueprint/runtimes/index.ts';
 import type { Runtime } from '../../src/blueprint/runtimes/runtime.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import { InfraError } from '../../src/domain/model-port.ts';
-import { silentReporter } from '../../src/domain/progress.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { createMockEngine } from '../../src/engine/mock/index.ts';
-import { runCases } from '../../src/stages/run/run.ts';
 import { loadSplit, loadTask } from '../../src/task/load.ts';
+import { runCollected } from '../helpers/run-cases.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
 import { exampleWorkspace, tempDir } from '../helpers/workspace.ts';
 
@@ -133,14 +132,13 @@ describe('tool hosts', () => {
     const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 1500, memoryMb: 128, passEnv: [], parentEnv: {} });
     runtimes.push(runtime);
     const cases = (await loadSplit(task, 'train')).slice(0, 8);
-    const sink = { saveRecord: () => undefined, taxonomy: () => [], addSymptom: () => undefined };
-    const records = await runCases(
-      { runId: 'run-h', label: 'h', cases, trials: 1, concurrency: 4, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: 'all', growTaxonomy: true },
-      { runtime, model, store: sink, reporter: silentReporter, redact: (t) => t },
+    const { records } = await runCollected(
+      { runId: 'run-h', cases, trials: 1, concurrency: 4, rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
+      { runtime, model },
     );
-    const reference = await runCases(
-      { runId: 'run-r', label: 'r', cases, trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: 'all', growTaxonomy: true },
-      { runtime: await toolLoop(workspace), model, store: sink, reporter: silentReporter, redact: (t) => t },
+    const { records: reference } = await runCollected(
+      { runId: 'run-r', cases, trials: 1, concurrency: 1, rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
+      { runtime: await toolLoop(workspace), model },
     );
     const hung = records.find((r) => r.caseId === 'train-001');
     expect(hung?.pass).toBe(false);
@@ -199,10 +197,9 @@ describe('the run stage', () => {
     });
     const runtime = await toolLoop(workspace, flaky);
     const task = await loadTask(workspace, 'orders');
-    const saved: string[] = [];
-    const records = await runCases(
-      { runId: 'run-t', label: 't', cases: (await loadSplit(task, 'train')).slice(0, 4), trials: 1, concurrency: 1, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: 'all', growTaxonomy: true },
-      { runtime, model: flaky, store: { saveRecord: (_r, rec) => saved.push(rec.caseId), taxonomy: () => [], addSymptom: () => undefined }, reporter: silentReporter, redact: (t) => t },
+    const { records, counts } = await runCollected(
+      { runId: 'run-t', cases: (await loadSplit(task, 'train')).slice(0, 4), trials: 1, concurrency: 1, rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', growTaxonomy: true },
+      { runtime, model: flaky },
     );
     const infra = records.filter((r) => r.status === 'infra_error');
     expect(infra.length).toBeGreaterThan(0);
@@ -210,7 +207,8 @@ describe('the run stage', () => {
       expect(record.pass).toBeNull();
       expect(record.error).toMatch(/529 overloaded/);
     }
-    expect(saved).toHaveLength(4);
+    expect(records).toHaveLength(4);
+    expect(counts).toEqual({ caseTrials: 4, graded: 4 - infra.length, passed: records.filter((r) => r.pass).length, infraErrors: infra.length });
   });
 });
 
@@ -229,9 +227,9 @@ describe('the critic policy', () => {
     });
     const runtime = await toolLoop(workspace, counting);
     const task = await loadTask(workspace, 'orders');
-    const records = await runCases(
-      { runId: `run-${policy}`, label: policy, cases: (await loadSplit(task, 'train')).slice(0, 8), trials: 1, concurrency: 2, tracesRoot: tempDir(), rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: policy, growTaxonomy: true },
-      { runtime, model: counting, store: { saveRecord: () => undefined, taxonomy: () => [], addSymptom: () => undefined }, reporter: silentReporter, redact: (t) => t },
+    const { records } = await runCollected(
+      { runId: `run-${policy}`, cases: (await loadSplit(task, 'train')).slice(0, 8), trials: 1, concurrency: 2, rubric: task.rubric, scorers: task.manifest.scorers, taskRoot: task.root, criticModel: 'mock', criticPolicy: policy, growTaxonomy: true },
+      { runtime, model: counting },
     );
     const passing = records.filter((r) => r.pass === true);
     const failing = records.filter((r) => r.pass === false);

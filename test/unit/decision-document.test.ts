@@ -4,13 +4,14 @@ import { AgentdevelError } from '../../src/domain/errors.ts';
 import { decisionDocument, type ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { compareRuns } from '../../src/stages/gate/compare.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
+import { summarizeCases } from '../../src/domain/case-summary.ts';
 
 const record = (caseId: string, pass: boolean): CaseRecord => ({ caseId, trial: 0, status: 'ok', output: null, traceRef: '', scorer: null, critic: { pass, label: pass ? 'ok' : 'x', description: '' }, pass, error: null });
 
 function evidence(): ReleaseEvidence {
   const { decision, baselineCases, candidateCases } = compareRuns({
-    baseline: [record('a', false), record('b', true)],
-    candidate: [record('a', true), record('b', true)],
+    baseline: summarizeCases([record('a', false), record('b', true)]),
+    candidate: summarizeCases([record('a', true), record('b', true)]),
     policy: { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 10 },
     noise: { variedCases: 0 },
     intent: null,

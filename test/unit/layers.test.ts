@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GateDecision } from '../../src/domain/decision.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
+import { summarizeCases } from '../../src/domain/case-summary.ts';
 import { finalPass } from '../../src/domain/record.ts';
 import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
 import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
@@ -20,7 +21,7 @@ function record(caseId: string, pass: boolean, extra: Partial<CaseRecord> = {}):
 /** A flips decision that accepts (identical runs) or rejects (a run that lost a case, with an intent to fix). */
 function flips(verdict: 'accept' | 'reject'): GateDecision {
   const before = [record('a', true), record('b', false)];
-  return compareRuns({ baseline: before, candidate: before, policy, noise: { variedCases: 0 }, intent: verdict === 'accept' ? null : { targets: ['x'], rationale: 'r' } }).decision;
+  return compareRuns({ baseline: summarizeCases(before), candidate: summarizeCases(before), policy, noise: { variedCases: 0 }, intent: verdict === 'accept' ? null : { targets: ['x'], rationale: 'r' } }).decision;
 }
 
 describe('the layered gate', () => {

@@ -14,7 +14,7 @@ describe('progress rendering', () => {
     { type: 'run.started', runId: 'r1', label: 'v1', total: 2 },
     { type: 'case.finished', runId: 'r1', caseId: 'a', trial: 0, status: 'ok', pass: true },
     { type: 'case.finished', runId: 'r1', caseId: 'b', trial: 0, status: 'ok', pass: false },
-    { type: 'run.finished', runId: 'r1', label: 'v1', passRate: 0.5, reused: false },
+    { type: 'run.finished', runId: 'r1', label: 'v1', passRate: 0.5, reused: false, counts: { caseTrials: 2, graded: 2, passed: 1, infraErrors: 0 } },
     { type: 'warning', message: 'key sk-ant-secret-value leaked?' },
   ] as const;
 
@@ -48,22 +48,28 @@ describe('progress rendering', () => {
     expect(err.text).toMatch(/\r\u001b\[2K  v1: pass rate 50\.0%\n/);
   });
 
+  it('shows infrastructure errors whenever there are any: on the bar, and beside the pass rate', () => {
+    const outage = [
+      { type: 'run.started', runId: 'r2', label: 'v2', total: 3 },
+      { type: 'case.finished', runId: 'r2', caseId: 'a', trial: 0, status: 'ok', pass: true },
+      { type: 'case.finished', runId: 'r2', caseId: 'b', trial: 0, status: 'infra_error', pass: null },
+      { type: 'case.finished', runId: 'r2', caseId: 'c', trial: 0, status: 'infra_error', pass: null },
+      { type: 'run.finished', runId: 'r2', label: 'v2', passRate: 1, reused: false, counts: { caseTrials: 3, graded: 1, passed: 1, infraErrors: 2 } },
+    ] as const;
+    for (const tty of [false, true]) {
+      const err = capture();
+      const reporter = createReporter(err, redact, { tty });
+      for (const event of outage) reporter.emit(event);
+      expect(err.text).toContain('  v2: pass rate 100.0% of 1 graded case-trials; 2 infrastructure errors not graded\n');
+      if (tty) expect(err.text).toContain('3/3 passing 1, 2 infrastructure errors');
+    }
+  });
+
   it('keeps stdout for results, and JSON mode for JSON only', () => {
     const out = capture();
     const json = createOutput(true, redact, out);
     json.line('human text');
     json.result({ key: 'sk-ant-secret-value' });
     expect(out.text).toBe('{"key":"[redacted]"}\n');
-  });
-});
-
-describe('trace file names', () => {
-  it('never give two case ids the same file', async () => {
-    const { traceFileName } = await import('../../src/stages/run/trace-file.ts');
-    const ids = ['a/b', 'a_b', 'a%2fb', 'a b', '..', '.x', 'x', 'ü', '中', '\u04e2d'];
-    const names = ids.map((id) => traceFileName(id, 0));
-    expect(new Set(names).size).toBe(ids.length);
-    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_%.-]+$/);
-    expect(names.every((n) => !n.startsWith('.'))).toBe(true);
   });
 });

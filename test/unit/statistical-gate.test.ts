@@ -38,6 +38,9 @@ function records(outcomes: Record<string, string>, label = 'x', firstTrial = 0):
   );
 }
 
+/** Per-case summaries of such records: what the gate reads of a run. */
+const summaries = (outcomes: Record<string, string>, label = 'x', firstTrial = 0) => summarizeCases(records(outcomes, label, firstTrial));
+
 const side = (passes: number, graded: number, attempts = graded) => ({ passes, graded, attempts });
 const tally = (b: [number, number], c: [number, number]): CaseTally => ({ baseline: side(...b), candidate: side(...c) });
 
@@ -47,12 +50,14 @@ function scriptedRunner(script: Record<'baseline' | 'candidate', Record<string, 
   const asked: Array<{ side: string; trials: number; caseIds: readonly string[] }> = [];
   const runner = async (request: { side: 'baseline' | 'candidate'; trials: number; caseIds: readonly string[] }) => {
     asked.push(request);
-    return request.caseIds.flatMap((id) => {
-      const at = used.get(`${request.side}:${id}`) ?? 0;
-      used.set(`${request.side}:${id}`, at + request.trials);
-      const outcomes = script[request.side][id] ?? '';
-      return records({ [id]: outcomes.slice(at, at + request.trials).padEnd(request.trials, '0') }, 'x', 100 + at);
-    });
+    return summarizeCases(
+      request.caseIds.flatMap((id) => {
+        const at = used.get(`${request.side}:${id}`) ?? 0;
+        used.set(`${request.side}:${id}`, at + request.trials);
+        const outcomes = script[request.side][id] ?? '';
+        return records({ [id]: outcomes.slice(at, at + request.trials).padEnd(request.trials, '0') }, 'x', 100 + at);
+      }),
+    );
   };
   return Object.assign(runner, { asked });
 }
@@ -137,8 +142,8 @@ describe('the confirmation planner (pure)', () => {
       ],
     });
     // a keeps looking like a regression, b shows noise (its baseline fails), c looks like a fix.
-    tallies = addConfirmation(tallies, 'baseline', records({ a: '1', b: '0', c: '0' }, 'x', 1));
-    tallies = addConfirmation(tallies, 'candidate', records({ a: '0', b: '0', c: '1' }, 'x', 1));
+    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1', b: '0', c: '0' }, 'x', 1));
+    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0', b: '0', c: '1' }, 'x', 1));
     const second = nextStep(design, tallies);
     expect(second).toEqual({
       kind: 'run',
@@ -147,8 +152,8 @@ describe('the confirmation planner (pure)', () => {
         { side: 'candidate', trials: 1, caseIds: ['a', 'c'] },
       ],
     });
-    tallies = addConfirmation(tallies, 'baseline', records({ a: '1', c: '0' }, 'x', 2));
-    tallies = addConfirmation(tallies, 'candidate', records({ a: '0', c: '1' }, 'x', 2));
+    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1', c: '0' }, 'x', 2));
+    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0', c: '1' }, 'x', 2));
     // Both families need K = 3: a and c get their last trial (doubling stops at K).
     expect(nextStep(design, tallies)).toEqual({
       kind: 'run',
@@ -157,15 +162,15 @@ describe('the confirmation planner (pure)', () => {
         { side: 'candidate', trials: 1, caseIds: ['a', 'c'] },
       ],
     });
-    tallies = addConfirmation(tallies, 'baseline', records({ a: '1', c: '0' }, 'x', 3));
-    tallies = addConfirmation(tallies, 'candidate', records({ a: '0', c: '1' }, 'x', 3));
+    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1', c: '0' }, 'x', 3));
+    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0', c: '1' }, 'x', 3));
     expect(nextStep(design, tallies)).toEqual({ kind: 'decide' });
   });
 });
 
 describe('the statistical gate (each cause of false rejection pinned)', () => {
   it('cause 1: 2/2 → 0/2 is no evidence, so it is not a regression on its own', () => {
-    const { decision } = compareRuns({ baseline: records({ a: '11', b: '11', c: '10' }), candidate: records({ a: '00', b: '11', c: '10' }), policy, noise: quiet, intent: null });
+    const { decision } = compareRuns({ baseline: summaries({ a: '11', b: '11', c: '10' }), candidate: summaries({ a: '00', b: '11', c: '10' }), policy, noise: quiet, intent: null });
     expect(decision.tests.find((t) => t.caseId === 'a')?.pValue).toBeCloseTo(1 / 6, 12);
     expect(decision.p2f).toEqual([]);
     expect(decision.verdict).toBe('accept');
@@ -173,8 +178,8 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
 
   it('cause 2: per-case tests are corrected for the family: a p below alpha is not enough among ten moved cases', async () => {
     const ids = Array.from({ length: 10 }, (_, i) => `c${i}`);
-    const baseline = records(Object.fromEntries(ids.map((id) => [id, '1'])));
-    const candidate = records(Object.fromEntries(ids.map((id) => [id, '0'])));
+    const baseline = summaries(Object.fromEntries(ids.map((id) => [id, '1'])));
+    const candidate = summaries(Object.fromEntries(ids.map((id) => [id, '0'])));
     // Every moved case gets 4/4 → 0/4 fresh: p < 0.05, but the bar is 0.0333/10, out of reach of 4 trials a side.
     const capped = { ...policy, maxConfirmTrials: 4 };
     const runner = scriptedRunner({ baseline: Object.fromEntries(ids.map((id) => [id, '1111'])), candidate: Object.fromEntries(ids.map((id) => [id, '0000'])) });
@@ -190,7 +195,7 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   it('cause 3: confirmation is equal per side and decided on the fresh trials only', async () => {
     const runner = scriptedRunner({ baseline: { a: '1111' }, candidate: { a: '0000' } });
     const gated = await gateCandidateRuns(
-      { baseline: records({ a: '1', s1: '1', s2: '1' }), candidate: records({ a: '0', s1: '1', s2: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 },
+      { baseline: summaries({ a: '1', s1: '1', s2: '1' }), candidate: summaries({ a: '0', s1: '1', s2: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 },
       { runner },
     );
     const sides = (name: string) => runner.asked.filter((r) => r.side === name).reduce((n, r) => n + r.trials, 0);
@@ -212,7 +217,7 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
 
   it('cause 4: auto with one trial per case confirms before it names a regression', async () => {
     const runner = scriptedRunner({ baseline: { a: '01' }, candidate: { a: '10' } });
-    const gated = await gateCandidateRuns({ baseline: records({ a: '1', b: '1' }), candidate: records({ a: '0', b: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 }, { runner });
+    const gated = await gateCandidateRuns({ baseline: summaries({ a: '1', b: '1' }), candidate: summaries({ a: '0', b: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 }, { runner });
     expect(runner.asked.length).toBeGreaterThan(0);
     expect(gated.decision.policy).toBe('stochastic');
     expect(gated.decision.p2f).toEqual([]);
@@ -223,14 +228,14 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   });
 
   it('cause 5: without a change intent no fixes are required: a run compared with itself is accepted', () => {
-    const run = records({ a: '1', b: '0', c: '1' });
+    const run = summaries({ a: '1', b: '0', c: '1' });
     for (const name of ['auto', 'flips'] as const) {
       expect(compareRuns({ baseline: run, candidate: run, policy: { ...policy, policy: name }, noise: quiet, intent: null }).decision.verdict).toBe('accept');
     }
   });
 
   it('cause 7: the pass rate is pass^1, the mean per-case pass share, not a majority with ties failing', () => {
-    const { baseline } = compareRuns({ baseline: records({ a: '10', b: '1' }), candidate: records({ a: '10', b: '1' }), policy, noise: quiet, intent: null });
+    const { baseline } = compareRuns({ baseline: summaries({ a: '10', b: '1' }), candidate: summaries({ a: '10', b: '1' }), policy, noise: quiet, intent: null });
     expect(baseline.passRate).toBeCloseTo(0.75, 12);
     expect(baseline.passHat['1']).toBeCloseTo(0.75, 12);
   });
@@ -239,7 +244,7 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     // Two rises: the bar is 0.0333/2, so K = 3 fresh trials a side.
     const runner = scriptedRunner({ baseline: { a: '0000', b: '0' }, candidate: { a: '1111', b: '0' } });
     const gated = await gateCandidateRuns(
-      { baseline: records({ a: '0', b: '0', s: '1' }, 'tool_error'), candidate: records({ a: '1', b: '1', s: '1' }), policy, noise: quiet, intent: { targets: ['tool_error'], rationale: 'r' }, screeningTrials: 1 },
+      { baseline: summaries({ a: '0', b: '0', s: '1' }, 'tool_error'), candidate: summaries({ a: '1', b: '1', s: '1' }), policy, noise: quiet, intent: { targets: ['tool_error'], rationale: 'r' }, screeningTrials: 1 },
       { runner },
     );
     expect(gated.decision.screening.f2p).toEqual(['a', 'b']);
@@ -250,13 +255,13 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
 
   it('is undecided, never accepting, when a dropped case cannot be confirmed for infrastructure errors', async () => {
     const runner = scriptedRunner({ baseline: { a: '1IIIII' }, candidate: { a: '0IIIII' } });
-    const gated = await gateCandidateRuns({ baseline: records({ a: '1', b: '1' }), candidate: records({ a: '0', b: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 }, { runner });
+    const gated = await gateCandidateRuns({ baseline: summaries({ a: '1', b: '1' }), candidate: summaries({ a: '0', b: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 }, { runner });
     expect(gated.decision.verdict).toBe('undecided');
     expect(gated.decision.checks.find((c) => c.name === 'confirmation')?.ok).toBe(false);
   });
 
   it('the paper-faithful policy warns when the store has seen this agent be noisy', () => {
-    const { decision } = compareRuns({ baseline: records({ a: '1' }), candidate: records({ a: '1' }), policy: { ...policy, policy: 'flips' }, noise: { variedCases: 3 }, intent: null });
+    const { decision } = compareRuns({ baseline: summaries({ a: '1' }), candidate: summaries({ a: '1' }), policy: { ...policy, policy: 'flips' }, noise: { variedCases: 3 }, intent: null });
     expect(decision.warnings.join(' ')).toMatch(/this agent is noisy: 3 cases passed and failed within one version/);
   });
 });
@@ -272,16 +277,18 @@ describe('the gate on simulated noisy agents (fixed seeds: the bench measures ra
       candidate: new Map(ids.map((id, i) => [id, injected.includes(id) ? 0 : (p[i] as number)])),
     };
     const next = new Map<string, number>();
-    const screening = { baseline: sampleRecords(chances.baseline, ids, 1, 0, random), candidate: sampleRecords(chances.candidate, ids, 1, 0, random) };
+    const screening = { baseline: summarizeCases(sampleRecords(chances.baseline, ids, 1, 0, random)), candidate: summarizeCases(sampleRecords(chances.candidate, ids, 1, 0, random)) };
     const gated = await gateCandidateRuns(
       { ...screening, policy, noise: quiet, intent: null, screeningTrials: 1 },
       {
         runner: async (request) =>
-          request.caseIds.flatMap((id) => {
-            const first = next.get(`${request.side}:${id}`) ?? 1;
-            next.set(`${request.side}:${id}`, first + request.trials);
-            return sampleRecords(chances[request.side], [id], request.trials, first, random);
-          }),
+          summarizeCases(
+            request.caseIds.flatMap((id) => {
+              const first = next.get(`${request.side}:${id}`) ?? 1;
+              next.set(`${request.side}:${id}`, first + request.trials);
+              return sampleRecords(chances[request.side], [id], request.trials, first, random);
+            }),
+          ),
       },
     );
     return { gated, injected, screening };

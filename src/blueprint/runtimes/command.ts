@@ -1,7 +1,8 @@
 import type { Case } from '../../domain/case.ts';
 import { traceEventProblem, traceEventSchema } from '../../domain/trace.ts';
 import { childEnvironment } from '../../process/environment.ts';
-import { runProcessLines } from '../../process/runner.ts';
+import { InfraError } from '../../domain/model-port.ts';
+import { SpawnerLost, startLineRunner } from '../../process/spawner.ts';
 import type { LoadedBlueprint } from '../load.ts';
 import type { CommandManifest } from '../manifest.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from './runtime.ts';
@@ -12,18 +13,24 @@ export interface CommandOptions {
   /** Names of environment variables the agent may see (from the workspace config, not the blueprint). */
   readonly passEnv: readonly string[];
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  readonly concurrency?: number;
 }
+
+/** Most spawners a run uses: beyond this the machine's cores, not the spawners, are the limit. */
+const MAX_SPAWNERS = 4;
 
 /**
  * Any executable as an agent: the case (without its grading fields) as JSON on stdin, trace
- * events as JSON lines on stdout, streamed into the trace as they arrive.
+ * events as JSON lines on stdout, streamed into the trace as they arrive. The processes are
+ * started by small helper processes (spawners), so concurrency runs them side by side.
  */
 export function startCommand(options: CommandOptions): Runtime {
   const [command, ...args] = options.manifest.command;
+  const processes = startLineRunner(Math.min(MAX_SPAWNERS, Math.max(1, options.concurrency ?? 1)));
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     let output: unknown = null;
     let lineNumber = 0;
-    const outcome = await runProcessLines(
+    const outcome = await processes.run(
       {
         command: command as string,
         args,
@@ -53,7 +60,11 @@ export function startCommand(options: CommandOptions): Runtime {
         if (event.data.type === 'final') output = event.data.output;
         sink.emit(event.data);
       },
-    );
+    ).catch((error: unknown) => {
+      // The spawner went away: this machine failed the case-trial, not the agent.
+      if (error instanceof SpawnerLost) throw new InfraError('agent', error.message, { cause: error });
+      throw error;
+    });
     if (outcome.spawnError) sink.emit({ type: 'error', kind: 'agent', message: `could not start ${command}: ${outcome.spawnError}` });
     else if (outcome.timedOut) sink.emit({ type: 'error', kind: 'agent', message: `timed out after ${options.manifest.timeoutMs} ms` });
     else if (outcome.exitCode !== 0) {
@@ -62,5 +73,5 @@ export function startCommand(options: CommandOptions): Runtime {
     }
     return { output, observation: null };
   }
-  return { runCase, close: async () => undefined };
+  return { runCase, close: async () => processes.close() };
 }

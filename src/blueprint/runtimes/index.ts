@@ -14,6 +14,8 @@ export interface RuntimeContext {
   readonly memoryMb: number;
   readonly passEnv: readonly string[];
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  /** Case-trials the run will have in flight at once (the command runtime sizes its spawners by it). */
+  readonly concurrency?: number;
 }
 
 const starters: { [K in RuntimeKind]: (context: RuntimeContext) => Promise<Runtime> } = {

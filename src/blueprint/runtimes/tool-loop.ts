@@ -4,7 +4,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { AgentRequestRejected, InfraError, type ConversationMessage, type ModelPort, type UserBlock } from '../../domain/model-port.ts';
 import { renderPromptFor, type LoadedBlueprint } from '../load.ts';
 import type { ToolLoopManifest } from '../manifest.ts';
-import { startToolHost, ToolHostError, ToolHostStartError, type ToolHost } from '../tool-host/client.ts';
+import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from '../tool-host/client.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from './runtime.ts';
 
 export interface ToolLoopOptions {
@@ -73,7 +73,7 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
       sink.emit({ type: 'message', role: 'user', text: firstText });
       const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
       let lastText: string | null = null;
-      let finished = false;
+      let finished: SessionEnd | null = null;
       for (let step = 0; step < manifest.maxSteps && !finished; step += 1) {
         const turn = await options.model.agentTurn({
           model: options.agentModel,
@@ -120,18 +120,18 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
           messages.push({ role: 'user', content: results });
           continue;
         }
-        const reply = await current.reply(session, lastText ?? '');
-        if (reply === null) {
-          finished = true;
+        const answer = await current.reply(session, lastText ?? '');
+        if (answer.reply === null) {
+          finished = answer.end;
           break;
         }
-        sink.emit({ type: 'message', role: 'user', text: reply });
-        messages.push({ role: 'user', content: [{ type: 'text', text: reply }] });
+        sink.emit({ type: 'message', role: 'user', text: answer.reply });
+        messages.push({ role: 'user', content: [{ type: 'text', text: answer.reply }] });
       }
       if (!finished) {
         sink.emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.maxSteps} model turns without finishing` });
       }
-      const end = await current.close(session);
+      const end = finished ?? (await current.close(session));
       idle.push(current);
       sink.emit({ type: 'final', output: lastText });
       const expectedState = environment?.expectedState ? JSON.parse(JSON.stringify(environment.expectedState(testCase) ?? null)) : null;

@@ -42,7 +42,8 @@ export interface ToolHost {
   readonly tools: readonly ToolSpec[];
   open(session: string, caseData: unknown): Promise<{ opening: string | null }>;
   call(session: string, name: string, args: unknown): Promise<ToolCallOutcome>;
-  reply(session: string, text: string): Promise<string | null>;
+  /** The user's reply; null when the user has nothing more to say, which also ends the session. */
+  reply(session: string, text: string): Promise<{ readonly reply: string } | { readonly reply: null; readonly end: SessionEnd }>;
   close(session: string): Promise<SessionEnd>;
   stop(): void;
 }
@@ -153,7 +154,10 @@ export async function startToolHost(
     tools,
     open: async (session, caseData) => (await request('open', { session, case: caseData })) as { opening: string | null },
     call: async (session, name, args) => (await request('call', { session, name, args })) as ToolCallOutcome,
-    reply: async (session, text) => ((await request('reply', { session, text })) as { reply: string | null }).reply,
+    reply: async (session, text) => {
+      const answer = (await request('reply', { session, text })) as { reply: string | null; state?: unknown };
+      return answer.reply === null ? { reply: null, end: { state: answer.state ?? null } } : { reply: answer.reply };
+    },
     close: async (session) => (await request('close', { session })) as SessionEnd,
     stop: () => child.kill(),
   };

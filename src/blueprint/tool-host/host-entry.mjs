@@ -96,14 +96,19 @@ const operations = {
   reply: async ({ session: id, text }) => {
     const { environment } = session(id);
     const reply = environment?.user?.reply ? await environment.user.reply(text) : null;
-    return { reply: reply ?? null };
+    if (reply !== null && reply !== undefined) return { reply };
+    // The user has nothing more to say: the conversation is over, and the session ends in the
+    // same answer (one exchange less per case-trial).
+    return { reply: null, state: await end(id) };
   },
-  close: async ({ session: id }) => {
-    const { environment } = session(id);
-    sessions.delete(id);
-    return { state: environment?.state ? plain(await environment.state()) : null };
-  },
+  close: async ({ session: id }) => ({ state: await end(id) }),
 };
+
+async function end(id) {
+  const { environment } = session(id);
+  sessions.delete(id);
+  return environment?.state ? plain(await environment.state()) : null;
+}
 
 process.on('message', async (message) => {
   const { id, op, ...payload } = message;

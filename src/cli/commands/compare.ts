@@ -20,8 +20,8 @@ export async function compareCommand(io: Io, options: CommonOptions, baselineNam
       if (!run) throw new AgentdevelError('USAGE', `no run named or numbered "${name}" in ${workspace.root} (import one with \`agentdevel import\`)`);
     }
     const comparison = compareRuns({
-      baseline: store.records(baseline!.id),
-      candidate: store.records(candidate!.id),
+      baseline: store.caseSummaries(baseline!.id),
+      candidate: store.caseSummaries(candidate!.id),
       policy: workspace.policy,
       noise: { variedCases: store.variedCases(baseline!.taskTree) },
       intent: null,

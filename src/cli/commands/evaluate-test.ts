@@ -1,3 +1,4 @@
+import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { TestSeal } from '../../domain/test-seal.ts';
 import { runVersion, withCheckout } from '../../pipeline/execute-run.ts';
@@ -35,21 +36,20 @@ export async function evaluateTestCommand(io: Io, options: CommonOptions): Promi
       const run = await withCheckout(workspace, tip, (source) =>
         runVersion(command.run, { source, split: 'test', trials: config.trials, purpose: 'test', label: `${release.label} (test)` }),
       );
-      const graded = run.records.filter((r) => r.pass !== null);
-      if (graded.length < run.records.length) {
+      const { graded, passed, infraErrors } = run.counts;
+      if (infraErrors > 0) {
         // A partial evaluation is not the evaluation: it is not sealed, so it can be run again.
-        throw new AgentdevelError('MODEL_UNAVAILABLE', `${run.records.length - graded.length} test case-trials had infrastructure errors; the test evaluation was not recorded`);
+        throw new AgentdevelError('MODEL_UNAVAILABLE', `${infraErrors} test case-trials had infrastructure errors; the test evaluation was not recorded`);
       }
-      const passed = graded.filter((r) => r.pass).length;
       seal = {
         schema: 1,
         blueprint: config.blueprint,
         release: release.label,
         commit: tip,
         runId: run.runId,
-        passRate: graded.length === 0 ? 0 : passed / graded.length,
+        passRate: passRateOf(run.counts),
         passed,
-        graded: graded.length,
+        graded,
         at: io.clock.now().toISOString(),
         simulated: run.simulated,
       };

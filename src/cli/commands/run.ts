@@ -1,3 +1,4 @@
+import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/execute-run.ts';
 import { failingCases } from '../../report/case-reasons.ts';
@@ -32,13 +33,13 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     } else {
       result = await runVersion(command.run, { ...request, source: await workingTreeSource(workspace), label: 'working tree' });
     }
-    const graded = result.records.filter((r) => r.pass !== null);
-    const passed = graded.filter((r) => r.pass).length;
-    const infraErrors = result.records.length - graded.length;
-    const passRate = graded.length === 0 ? 0 : passed / graded.length;
-    const failing = failingCases(result.records);
-    const junit = await writeJunit(io, options, renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: result.records }));
-    const alarm = agentErrorAlarm(result.records, 'run');
+    const { passed, graded, infraErrors } = result.counts;
+    const passRate = passRateOf(result.counts);
+    // The records stay in the store: each summary below reads them as a stream.
+    const records = () => workspace.store.eachRecord(result.runId);
+    const failing = failingCases(records());
+    const junit = await writeJunit(io, options, renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: records() }));
+    const alarm = agentErrorAlarm(records(), 'run');
     if (command.output.json) {
       command.output.result({
         runId: result.runId,
@@ -46,7 +47,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
         trials: request.trials,
         passRate,
         passed,
-        graded: graded.length,
+        graded,
         infraErrors,
         failing,
         junit,
@@ -56,7 +57,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
         mockRoles: result.mockRoles,
       });
     } else {
-      command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded.length} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
+      command.output.line(`${result.runId}: pass rate ${(passRate * 100).toFixed(1)}% (${passed}/${graded} case-trials)${infraErrors ? `, ${infraErrors} infrastructure errors` : ''}${result.reused ? ', reused' : ''}`);
       if (failing.length > 0) command.output.line(`failing (${failing.length} case${failing.length === 1 ? '' : 's'}; \`agentdevel show CASE\` for the whole story):`);
       for (const c of failing) command.output.line(`  ${c.caseId}  ${c.passes}/${c.graded}${c.infraErrors ? ` +${c.infraErrors} infra` : ''}  ${c.reason}`);
       if (alarm) command.output.line(`WARNING: ${alarm}`);

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { visibleCase } from '../../blueprint/runtimes/runtime.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { checkReason, type CaseRecord } from '../../domain/record.ts';
@@ -47,7 +46,7 @@ async function chooseRun(workspace: Workspace, caseId: string, options: ShowOpti
 /** The trace of a record; null when it is gone (traces/ is not in git) or damaged. */
 async function traceOf(workspace: Workspace, record: CaseRecord): Promise<TraceEvent[] | null> {
   try {
-    return await readTrace(path.join(workspace.tracesRoot, record.traceRef));
+    return await readTrace(workspace.tracesRoot, record.traceRef);
   } catch (error) {
     if (error instanceof TraceDamaged) return null;
     throw error;

@@ -62,6 +62,7 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
     name,
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
     clock: io.clock,
+    concurrency: settings.concurrency,
   });
   let worker;
   try {

@@ -26,7 +26,8 @@ import { RECORD_SCHEMA_DOC } from './record-schema.ts';
 const builtinScriptFile = fileURLToPath(new URL('./builtin-diagnosis.mjs', import.meta.url));
 
 export interface DiagnoseInput {
-  readonly records: readonly CaseRecord[];
+  /** The run whose records are diagnosed (read from the store, never all held at once). */
+  readonly runId: string;
   readonly tracesRoot: string;
   /** A fresh folder for this iteration's inputs, script and report. */
   readonly workDir: string;
@@ -41,9 +42,15 @@ export interface DiagnoseInput {
   readonly maxRepairs: number;
 }
 
+/** A run's records in case and trial order, one at a time (the store). */
+export interface RecordSource {
+  eachRecord(runId: string): Iterable<CaseRecord>;
+}
+
 export interface DiagnoseDeps {
   readonly model: ModelPort;
   readonly reporter: Reporter;
+  readonly records: RecordSource;
 }
 
 export interface DiagnoseResult extends DiagnosisEvidence {
@@ -69,10 +76,13 @@ async function builtinScript(): Promise<string> {
  */
 export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promise<DiagnoseResult> {
   await rm(input.workDir, { recursive: true, force: true });
-  const { records, sample, vocabulary } = await diagnosisView(input.records, input.tracesRoot, input.taxonomy);
+  // One order for the same records however they were produced (fresh run or reused): the
+  // store's, by case id and trial. So the script's input and the model's prompt are the same every time.
+  const records = () => deps.records.eachRecord(input.runId);
+  const { sample, vocabulary } = await diagnosisView(records, input.tracesRoot, input.taxonomy);
   const recordsFile = path.join(input.workDir, 'input', 'records.jsonl');
   const unreadable: string[] = [];
-  await writeRecordsFile(recordsFile, records, input.tracesRoot, unreadable);
+  await writeRecordsFile(recordsFile, records(), input.tracesRoot, unreadable);
   if (unreadable.length > 0) {
     deps.reporter.emit({
       type: 'warning',
@@ -123,17 +133,23 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
 }
 
 /**
- * What a diagnosis works from: the records in one order however they were produced (fresh run
- * or reused), so the script's input and the model's prompt are the same every time; the
- * sample the diagnostician reads; and the symptom vocabulary the report must use.
+ * What a diagnosis works from: the sample the diagnostician reads (the first failing and
+ * passing records, in case and trial order) and the symptom vocabulary the report must use.
+ * The records are read as a stream, twice, and never held whole.
  */
 export async function diagnosisView(
-  input: readonly CaseRecord[],
+  records: () => Iterable<CaseRecord>,
   tracesRoot: string,
   taxonomy: readonly SymptomEntry[],
-): Promise<{ records: CaseRecord[]; sample: unknown[]; vocabulary: SymptomEntry[] }> {
-  const records = [...input].sort((a, b) => (a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : a.trial - b.trial));
-  return { records, sample: await sampleRecords(records, tracesRoot, []), vocabulary: symptomVocabulary(taxonomy, records) };
+): Promise<{ sample: unknown[]; vocabulary: SymptomEntry[] }> {
+  const failing: CaseRecord[] = [];
+  const passing: CaseRecord[] = [];
+  for (const record of records()) {
+    if (record.pass === false && failing.length < SAMPLE.failing) failing.push(record);
+    if (record.pass === true && passing.length < SAMPLE.passing) passing.push(record);
+    if (failing.length === SAMPLE.failing && passing.length === SAMPLE.passing) break;
+  }
+  return { sample: await sampleRecords([...failing, ...passing], tracesRoot), vocabulary: symptomVocabulary(taxonomy, records()) };
 }
 
 async function execute(
@@ -176,12 +192,17 @@ async function execute(
   return { ok: true, report: checked.data };
 }
 
-/** Records with their traces inline, streamed to disk one line at a time. */
-async function writeRecordsFile(file: string, records: readonly CaseRecord[], tracesRoot: string, unreadable: string[]): Promise<void> {
+/** Records the diagnostician's prompt shows: the first failing and the first passing ones. */
+const SAMPLE = { failing: 6, passing: 2 } as const;
+
+/**
+ * Records with their traces inline, streamed to disk one line at a time (a run is never held whole).
+ */
+async function writeRecordsFile(file: string, records: Iterable<CaseRecord>, tracesRoot: string, unreadable: string[]): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const stream = createWriteStream(file);
   for (const record of records) {
-    const trace = await readTraceOrNote(path.join(tracesRoot, record.traceRef), unreadable);
+    const trace = await readTraceOrNote(tracesRoot, record.traceRef, unreadable);
     const line = `${JSON.stringify({ ...record, trace })}\n`;
     if (!stream.write(line)) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
   }
@@ -189,16 +210,14 @@ async function writeRecordsFile(file: string, records: readonly CaseRecord[], tr
 }
 
 /**
- * A few failing and passing records (traces cut short) for the diagnostician's prompt. Run ids
+ * The sampled records (traces cut short) for the diagnostician's prompt. Run ids, trace refs
  * and latencies are left out: they differ between runs of the same version, and the prompt
  * must not (it is the cassette key when calls are recorded for replay).
  */
-async function sampleRecords(records: readonly CaseRecord[], tracesRoot: string, unreadable: string[]): Promise<unknown[]> {
-  const failing = records.filter((r) => r.pass === false).slice(0, 6);
-  const passing = records.filter((r) => r.pass === true).slice(0, 2);
+async function sampleRecords(records: readonly CaseRecord[], tracesRoot: string): Promise<unknown[]> {
   const sample: unknown[] = [];
-  for (const record of [...failing, ...passing]) {
-    const trace = await readTraceOrNote(path.join(tracesRoot, record.traceRef), unreadable);
+  for (const record of records) {
+    const trace = await readTraceOrNote(tracesRoot, record.traceRef, []);
     const { traceRef: _runSpecific, ...rest } = record;
     const steady = trace.slice(0, 30).map((event) => (event.type === 'llm' ? { ...event, latencyMs: undefined } : event));
     sample.push({ ...rest, trace: steady });

@@ -1,10 +1,9 @@
 import type { FlipsDecision, GateDecision, GatePolicyKind } from '../../domain/decision.ts';
 import { flipsOnly } from './layers.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import type { CaseRecord } from '../../domain/record.ts';
 import { addConfirmation, confirmationTests, designConfirmation, nextStep, type ConfirmationRequest, type Tallies } from './confirmation.ts';
 import { estimateTables, type EstimateTable } from './estimators.ts';
-import { computeFlips, summarizeCases, type CaseSummary } from './flips.ts';
+import { computeFlips, type CaseSummary } from './flips.ts';
 import { decideGate, plural, type GatePolicy } from './gate.ts';
 import { meanPassRate, screen } from './screening.ts';
 import { decideStatistical, singleStageProcedure, singleStageTests, twoStageProcedure, type StatisticalPolicy } from './statistical-gate.ts';
@@ -61,8 +60,9 @@ function flipsWarnings(noise: NoiseEvidence): string[] {
 }
 
 interface CompareInput {
-  readonly baseline: readonly CaseRecord[];
-  readonly candidate: readonly CaseRecord[];
+  /** Per-case pass counts of each run (a run's records are never all held at once). */
+  readonly baseline: ReadonlyMap<string, CaseSummary>;
+  readonly candidate: ReadonlyMap<string, CaseSummary>;
   readonly policy: ComparePolicy;
   readonly noise: NoiseEvidence;
   readonly intent: ChangeIntent | null;
@@ -85,8 +85,8 @@ function paperGate(input: CompareInput, baselineCases: Map<string, CaseSummary>,
  * statistical gate, or the paper-faithful one when the policy names it.
  */
 export function compareRuns(input: CompareInput): Comparison {
-  const baselineCases = summarizeCases(input.baseline);
-  const candidateCases = summarizeCases(input.candidate);
+  const baselineCases = new Map(input.baseline);
+  const candidateCases = new Map(input.candidate);
   let decision: FlipsDecision;
   if (resolvePolicy(input.policy.policy) === 'flips') decision = paperGate(input, baselineCases, candidateCases);
   else {
@@ -105,8 +105,8 @@ export function compareRuns(input: CompareInput): Comparison {
   return { baseline: stats(baselineCases), candidate: stats(candidateCases), decision: flipsOnly(decision), baselineCases, candidateCases };
 }
 
-/** Runs fresh trials of some cases on one side and returns their records (the pipeline's runs, or a simulation). */
-export type ConfirmationRunner = (request: ConfirmationRequest) => Promise<readonly CaseRecord[]>;
+/** Runs fresh trials of some cases on one side and returns their summaries (the pipeline's runs, or a simulation). */
+export type ConfirmationRunner = (request: ConfirmationRequest) => Promise<ReadonlyMap<string, CaseSummary>>;
 
 export interface GatedComparison extends Comparison {
   /** Fresh case-trials the confirmation ran, per side. */
@@ -121,8 +121,8 @@ export interface GatedComparison extends Comparison {
  * trials to a live case, and no case takes more than 2K trials a side (K graded, K failed).
  */
 export async function gateCandidateRuns(input: CompareInput & { readonly screeningTrials: number }, deps: { readonly runner: ConfirmationRunner }): Promise<GatedComparison> {
-  const baselineCases = summarizeCases(input.baseline);
-  const candidateCases = summarizeCases(input.candidate);
+  const baselineCases = new Map(input.baseline);
+  const candidateCases = new Map(input.candidate);
   const done = (decision: FlipsDecision, confirmationTrials = { baseline: 0, candidate: 0 }, rounds = 0): GatedComparison => ({
     baseline: stats(baselineCases),
     candidate: stats(candidateCases),
@@ -142,13 +142,14 @@ export async function gateCandidateRuns(input: CompareInput & { readonly screeni
   for (let step = nextStep(design, tallies); step.kind === 'run'; step = nextStep(design, tallies)) {
     rounds += 1;
     for (const request of step.requests) {
-      const records = await deps.runner(request);
-      // Each round must add attempts, or the loop would not end: a runner that returns fewer records than asked is a bug.
-      if (records.length !== request.trials * request.caseIds.length) {
-        throw new Error(`confirmation asked for ${request.trials} trials of ${request.caseIds.length} cases (${request.side}) and got ${records.length} records`);
+      const fresh = await deps.runner(request);
+      // Each round must add attempts, or the loop would not end: a runner that returns fewer trials than asked is a bug.
+      const ran = [...fresh.values()].reduce((sum, c) => sum + c.trials, 0);
+      if (ran !== request.trials * request.caseIds.length) {
+        throw new Error(`confirmation asked for ${request.trials} trials of ${request.caseIds.length} cases (${request.side}) and got ${ran} trials`);
       }
-      trials[request.side] += records.length;
-      tallies = addConfirmation(tallies, request.side, records);
+      trials[request.side] += ran;
+      tallies = addConfirmation(tallies, request.side, fresh);
     }
   }
   const warnings = design.families

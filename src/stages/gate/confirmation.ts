@@ -6,7 +6,7 @@
 // decision, only the cost. Per family (regressions, fixes), the per-case bar is level / m
 // (Bonferroni, known in advance, so curtailment can use it), and the final verdicts are Holm's.
 import type { CaseTest } from '../../domain/decision.ts';
-import type { CaseRecord } from '../../domain/record.ts';
+import type { CaseSummary } from '../../domain/case-summary.ts';
 import type { Screening, TrialCounts } from './screening.ts';
 import { boschlooDropPValue, boschlooFloor } from './boschloo.ts';
 import { holmAdjust, splitAlpha, trialsToReach } from './significance.ts';
@@ -64,16 +64,15 @@ export type Tallies = ReadonlyMap<string, CaseTally>;
 const EMPTY_SIDE: SideTally = { passes: 0, graded: 0, attempts: 0 };
 const EMPTY_TALLY: CaseTally = { baseline: EMPTY_SIDE, candidate: EMPTY_SIDE };
 
-/** Adds one side's fresh records to the tallies (a new map: the evidence only grows). */
-export function addConfirmation(tallies: Tallies, side: Side, records: readonly CaseRecord[]): Tallies {
+/** Adds one side's fresh trials to the tallies (a new map: the evidence only grows). */
+export function addConfirmation(tallies: Tallies, side: Side, fresh: ReadonlyMap<string, CaseSummary>): Tallies {
   const next = new Map(tallies);
-  for (const record of records) {
-    const tally = next.get(record.caseId) ?? EMPTY_TALLY;
+  for (const summary of fresh.values()) {
+    const tally = next.get(summary.caseId) ?? EMPTY_TALLY;
     const before = tally[side];
-    const graded = record.status === 'ok' && record.pass !== null;
-    next.set(record.caseId, {
+    next.set(summary.caseId, {
       ...tally,
-      [side]: { attempts: before.attempts + 1, graded: before.graded + (graded ? 1 : 0), passes: before.passes + (graded && record.pass ? 1 : 0) },
+      [side]: { attempts: before.attempts + summary.trials, graded: before.graded + summary.graded, passes: before.passes + summary.passes },
     });
   }
   return next;

@@ -11,16 +11,29 @@ const kindOf = (message: string): string => message.replace(/\d+/g, 'N');
  * kind of agent error (an agent that writes malformed trace events passes nothing by its own
  * fault, and a pass rate alone hides it); null otherwise.
  */
-export function agentErrorAlarm(records: readonly CaseRecord[], label: string): string | null {
+export function agentErrorAlarm(records: Iterable<CaseRecord>, label: string): string | null {
+  const tally = agentErrorTally();
+  for (const record of records) tally.add(record);
+  return tally.alarm(label);
+}
+
+/** The same count, kept as records go by (a run never holds them all). */
+export function agentErrorTally(): { add(record: CaseRecord): void; alarm(label: string): string | null } {
   const counts = new Map<string, { count: number; example: string }>();
-  for (const record of records) {
-    if (!record.agentError) continue;
-    const kind = kindOf(record.agentError);
-    const entry = counts.get(kind) ?? { count: 0, example: record.agentError };
-    counts.set(kind, { ...entry, count: entry.count + 1 });
-  }
-  const worst = [...counts.values()].sort((a, b) => b.count - a.count)[0];
-  if (!worst || records.length === 0 || worst.count / records.length <= AGENT_ERROR_ALARM_SHARE) return null;
-  const share = `${((worst.count / records.length) * 100).toFixed(0)}%`;
-  return `${label}: ${worst.count} of ${records.length} case-trials (${share}) ended with the same agent error: "${worst.example}". Check the agent: \`agentdevel show CASE\` shows a trace.`;
+  let total = 0;
+  return {
+    add(record) {
+      total += 1;
+      if (!record.agentError) return;
+      const kind = kindOf(record.agentError);
+      const entry = counts.get(kind) ?? { count: 0, example: record.agentError };
+      counts.set(kind, { ...entry, count: entry.count + 1 });
+    },
+    alarm(label) {
+      const worst = [...counts.values()].sort((a, b) => b.count - a.count)[0];
+      if (!worst || total === 0 || worst.count / total <= AGENT_ERROR_ALARM_SHARE) return null;
+      const share = `${((worst.count / total) * 100).toFixed(0)}%`;
+      return `${label}: ${worst.count} of ${total} case-trials (${share}) ended with the same agent error: "${worst.example}". Check the agent: \`agentdevel show CASE\` shows a trace.`;
+    },
+  };
 }

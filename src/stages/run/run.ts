@@ -1,16 +1,17 @@
-import path from 'node:path';
 import type { Case } from '../../domain/case.ts';
-import { AgentdevelError } from '../../domain/errors.ts';
+import { caseSummarizer, passRateOf, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
 import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
 import { finalPass, scorerDecides, unaskedCriticVerdict, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { criticJudged, type Requirement } from '../../domain/requirements.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
+import { agentErrorTally } from './agent-errors.ts';
 import type { Redactor } from '../../process/environment.ts';
-import type { Runtime } from '../../blueprint/runtimes/runtime.ts';
+import type { CaseOutcome, Runtime } from '../../blueprint/runtimes/runtime.ts';
 import type { ScorerConfig } from '../../task/manifest.ts';
 import { score, ScorerCrash, type ScorerInput } from '../score/scorers.ts';
-import { mapPool } from './pool.ts';
-import { openTraceWriter, readTrace, traceFileName } from './trace-file.ts';
+import { eachPool } from './pool.ts';
+import { recordTrace, type RunTraces } from './trace-file.ts';
 
 export interface RunInput {
   readonly runId: string;
@@ -20,8 +21,6 @@ export interface RunInput {
   /** Number of the first trial (confirmation and calibration runs continue after earlier trials). */
   readonly firstTrial?: number;
   readonly concurrency: number;
-  /** Absolute folder of the workspace's traces/; trace refs are relative to it. */
-  readonly tracesRoot: string;
   readonly rubric: string;
   /** The rubric's task-wide requirements; a case may add its own. */
   readonly requirements?: readonly Requirement[];
@@ -34,52 +33,119 @@ export interface RunInput {
   readonly growTaxonomy: boolean;
 }
 
+export interface NewSymptom {
+  readonly label: string;
+  readonly description: string;
+}
+
 export interface RecordSink {
-  saveRecord(runId: string, record: CaseRecord): void;
+  /** Saves records and the symptoms they brought, in order, as one transaction. */
+  saveRecords(runId: string, records: readonly CaseRecord[], symptoms: readonly NewSymptom[]): void;
   taxonomy(): SymptomEntry[];
-  addSymptom(label: string, description: string, runId: string | null): void;
 }
 
 export interface RunDeps {
   readonly runtime: Runtime;
   readonly model: ModelPort;
   readonly store: RecordSink;
+  /** Where the run's traces are written (one block per case-trial). */
+  readonly traces: RunTraces;
   readonly reporter: Reporter;
   readonly redact: Redactor;
 }
 
+/** What a run leaves in memory: per-case pass counts and totals, never its records or traces. */
+export interface RunTally {
+  readonly cases: Map<string, CaseSummary>;
+  readonly counts: RunCounts;
+  /** The error of the first infrastructure failure, to say why when every case-trial had one. */
+  readonly firstInfraError: string | null;
+  /** A loud warning when one kind of agent error dominates the run (see agent-errors), or null. */
+  readonly agentErrorAlarm: string | null;
+  /** Critic calls the critic policy spared (for the cost ledger). */
+  readonly criticSpared: number;
+}
+
 /**
  * Runs every case `trials` times with bounded concurrency and grades each case-trial:
- * scorers first, then the critic, then the final pass (paper eq. 6). Each record is saved as
- * soon as it exists. Infrastructure failures become `infra_error` records, never fails.
+ * scorers first, then the critic, then the final pass (paper eq. 6). Records stream to the
+ * store in batches and traces to the run's segments as they finish; the run keeps only the
+ * per-case counts. Infrastructure failures become `infra_error` records, never fails.
  */
-export async function runCases(input: RunInput, deps: RunDeps): Promise<CaseRecord[]> {
+export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally> {
   const first = input.firstTrial ?? 0;
-  const jobs = input.cases.flatMap((testCase) => Array.from({ length: input.trials }, (_, i) => ({ testCase, trial: first + i })));
-  deps.reporter.emit({ type: 'run.started', runId: input.runId, label: input.label, total: jobs.length });
+  const total = input.cases.length * input.trials;
+  deps.reporter.emit({ type: 'run.started', runId: input.runId, label: input.label, total });
   const taxonomy = deps.store.taxonomy();
-  const records = await mapPool(jobs, input.concurrency, async ({ testCase, trial }) => {
-    // Secrets are redacted from the whole record (the agent's output, scorer and critic
-    // messages) before it reaches the store, the diagnosis or a report.
-    const record = redactRecord(await runOne(testCase, trial, input, deps, taxonomy), deps.redact);
-    deps.store.saveRecord(input.runId, record);
-    deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
-    return record;
-  });
+  const summarizer = caseSummarizer(input.cases.map((c) => c.id));
+  const batch = recordBatch(input.runId, deps.store);
+  const order = new Map(input.cases.map((c, i) => [c.id, i * input.trials]));
+  const newSymptoms = new Map<string, { at: number; description: string }>();
+  const agentErrors = agentErrorTally();
+  let firstInfraError: string | null = null;
+  let spared = 0;
+  try {
+    await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
+      const execution = await executeCaseTrial(testCase, trial, deps);
+      const graded = await gradeCaseTrial(execution, testCase, input, deps.model, taxonomy);
+      const traceRef = await deps.traces.append(execution.lines);
+      // Secrets are redacted from the whole record (the agent's output, scorer and critic
+      // messages) before it reaches the store, the diagnosis or a report.
+      const record = redactRecord({ ...graded, traceRef }, deps.redact);
+      if (input.growTaxonomy && record.critic && !record.critic.pass) {
+        const at = (order.get(record.caseId) ?? 0) + (record.trial - first);
+        const known = newSymptoms.get(record.critic.label);
+        if (!known || at < known.at) newSymptoms.set(record.critic.label, { at, description: record.critic.description });
+      }
+      batch.add(record, null);
+      summarizer.add(record);
+      agentErrors.add(record);
+      if (criticSpared(record, input.criticPolicy)) spared += 1;
+      if (record.status === 'infra_error') firstInfraError ??= record.error;
+      deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
+    });
+  } finally {
+    // What finished is kept, also when the run fails (a failed run is never reused).
+    batch.flush();
+  }
   // New labels join the taxonomy in case order, not in the order the critic answered: a label
   // keeps its first description, and that description is in later requests (a replay must match).
-  if (input.growTaxonomy) {
-    for (const record of records) if (record.critic && !record.critic.pass) deps.store.addSymptom(record.critic.label, record.critic.description, input.runId);
-  }
-  const scored = records.filter((r) => r.pass !== null);
-  deps.reporter.emit({
-    type: 'run.finished',
-    runId: input.runId,
-    label: input.label,
-    passRate: scored.length === 0 ? 0 : scored.filter((r) => r.pass).length / scored.length,
-    reused: false,
-  });
-  return records;
+  const symptoms = [...newSymptoms].sort(([, a], [, b]) => a.at - b.at).map(([label, { description }]) => ({ label, description }));
+  if (symptoms.length > 0) deps.store.saveRecords(input.runId, [], symptoms);
+  const cases = summarizer.summaries();
+  const counts = runCounts(cases.values());
+  deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
+  return { cases, counts, firstInfraError, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared };
+}
+
+function* caseTrials(cases: readonly Case[], trials: number, first: number): Generator<{ testCase: Case; trial: number }> {
+  for (const testCase of cases) for (let i = 0; i < trials; i += 1) yield { testCase, trial: first + i };
+}
+
+/** Records to save, written in one transaction per batch (one insert per record is the slow part). */
+const BATCH_RECORDS = 256;
+/** A batch is also written after this long, so a slow run (a real model) keeps its records as it goes. */
+const BATCH_MS = 1000;
+
+function recordBatch(runId: string, sink: RecordSink) {
+  let records: CaseRecord[] = [];
+  let symptoms: NewSymptom[] = [];
+  // Monotonic time only decides when to write, never what: no output depends on it.
+  let since = performance.now();
+  const flush = () => {
+    if (records.length > 0 || symptoms.length > 0) sink.saveRecords(runId, records, symptoms);
+    records = [];
+    symptoms = [];
+    since = performance.now();
+  };
+  return {
+    add(record: CaseRecord, symptom: NewSymptom | null) {
+      records.push(record);
+      if (symptom) symptoms.push(symptom);
+      if (records.length >= BATCH_RECORDS || performance.now() - since >= BATCH_MS) flush();
+    },
+    flush,
+  };
 }
 
 function redactRecord(record: CaseRecord, redact: Redactor): CaseRecord {
@@ -88,44 +154,64 @@ function redactRecord(record: CaseRecord, redact: Redactor): CaseRecord {
   return redacted === text ? record : (JSON.parse(redacted) as CaseRecord);
 }
 
-async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunDeps, taxonomy: SymptomEntry[]): Promise<CaseRecord> {
-  const traceRef = path.join(input.runId, traceFileName(testCase.id, trial));
-  const traceFile = path.join(input.tracesRoot, traceRef);
-  const writer = openTraceWriter(traceFile, deps.redact);
-  const base = { caseId: testCase.id, trial, traceRef };
-  const infra = async (message: string, stage: string): Promise<CaseRecord> => ({
+/** One case-trial as the runtime played it: its trace, and its outcome or the outage that stopped it. */
+export interface CaseTrialExecution {
+  readonly caseId: string;
+  readonly trial: number;
+  /** The trace as written: one redacted JSON line per event. */
+  readonly lines: readonly string[];
+  /** The same events, as the scorers and the critic read them. */
+  readonly trace: readonly TraceEvent[];
+  readonly outcome: CaseOutcome | null;
+  /** Set when the case-trial could not be played for infrastructure reasons (never a fail). */
+  readonly infraError: string | null;
+}
+
+/** Plays one case-trial with the runtime, keeping its events in memory. Agent failures are in the trace. */
+export async function executeCaseTrial(testCase: Case, trial: number, deps: { readonly runtime: Runtime; readonly redact: Redactor }): Promise<CaseTrialExecution> {
+  const recorder = recordTrace(deps.redact);
+  recorder.emit({ type: 'start', caseId: testCase.id, trial });
+  let outcome: CaseOutcome;
+  try {
+    outcome = await deps.runtime.runCase(testCase, trial, recorder);
+  } catch (error) {
+    if (!(error instanceof InfraError)) throw error;
+    recorder.emit({ type: 'error', kind: 'infra', message: deps.redact(error.message) });
+    return { caseId: testCase.id, trial, lines: recorder.lines, trace: recorder.events(), outcome: null, infraError: error.message };
+  }
+  const trace = recorder.events();
+  const reported = trace.find((e) => e.type === 'error' && e.kind === 'infra');
+  const infraError = reported && reported.type === 'error' ? reported.message : null;
+  return { caseId: testCase.id, trial, lines: recorder.lines, trace, outcome: infraError === null ? outcome : null, infraError };
+}
+
+/** A record before its trace is stored. */
+export type GradedCaseTrial = Omit<CaseRecord, 'traceRef'>;
+
+/** Grades a played case-trial: scorers, then the critic, then the final pass. */
+export async function gradeCaseTrial(
+  execution: CaseTrialExecution,
+  testCase: Case,
+  input: Pick<RunInput, 'rubric' | 'requirements' | 'scorers' | 'taskRoot' | 'criticModel' | 'criticPolicy'>,
+  model: ModelPort,
+  taxonomy: SymptomEntry[],
+): Promise<GradedCaseTrial> {
+  const base = { caseId: execution.caseId, trial: execution.trial };
+  const infra = (message: string, stage: string): GradedCaseTrial => ({
     ...base,
     status: 'infra_error',
     output: null,
     scorer: null,
     critic: null,
     pass: null,
-    error: deps.redact(`${stage}: ${message}`),
+    error: `${stage}: ${message}`,
   });
-
-  writer.emit({ type: 'start', caseId: testCase.id, trial });
-  let outcome;
-  try {
-    outcome = await deps.runtime.runCase(testCase, trial, writer);
-  } catch (error) {
-    if (!(error instanceof InfraError)) {
-      await writer.close();
-      throw error;
-    }
-    writer.emit({ type: 'error', kind: 'infra', message: deps.redact(error.message) });
-    await writer.close();
-    return infra(error.message, 'agent');
-  }
-  await writer.close();
-
-  const trace = await readTrace(traceFile);
-  if (trace === null) throw new AgentdevelError('INFRA', `${traceFile}: the trace of this case-trial disappeared as soon as it was written`);
-  const reportedInfra = trace.find((e) => e.type === 'error' && e.kind === 'infra');
-  if (reportedInfra && reportedInfra.type === 'error') return infra(reportedInfra.message, 'agent');
+  const { outcome, trace } = execution;
+  if (outcome === null) return infra(execution.infraError ?? 'no outcome', 'agent');
 
   const agentFailure = trace.find((e) => e.type === 'error' && e.kind === 'agent');
   const agentError = agentFailure?.type === 'error' ? agentFailure.message : null;
-  const scorerInput: ScorerInput = { testCase, output: outcome.output, trace, observation: outcome.observation, taskRoot: input.taskRoot };
+  const scorerInput: ScorerInput = { testCase, output: outcome.output, trace: [...trace], observation: outcome.observation, taskRoot: input.taskRoot };
   let scorer: ScorerResult | null;
   try {
     scorer = await score(input.scorers, scorerInput);
@@ -136,14 +222,15 @@ async function runOne(testCase: Case, trial: number, input: RunInput, deps: RunD
 
   // The case's requirements that no scorer decides are the critic's to judge.
   const judged = criticJudged(input.requirements ?? [], testCase);
-  // The policy may spare the critic where the scorers decide, unless it has requirements of its own to judge.
-  if (judged.length === 0 && !criticAsked(input.criticPolicy, scorer)) {
+  // The policy may spare the critic where the scorers decide, unless it has requirements of its
+  // own to judge; "off" means no critic at all (those requirements then stay unjudged).
+  if (!criticAsked(input.criticPolicy, scorer) && (judged.length === 0 || input.criticPolicy === 'off')) {
     const critic = scorer?.pass ? unaskedCriticVerdict(input.criticPolicy) : null;
     return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
   }
   let critic: CriticVerdict | null = null;
   try {
-    critic = (await deps.model.criticize({ model: input.criticModel, rubric: input.rubric, trace, scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) })).value;
+    critic = (await model.criticize({ model: input.criticModel, rubric: input.rubric, trace: [...trace], scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) })).value;
   } catch (error) {
     if (!(error instanceof InfraError)) throw error;
     // Without a deciding scorer the critic's verdict is the pass, and requirements only it

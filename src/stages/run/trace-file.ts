@@ -1,44 +1,150 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+// Traces on disk. A run's traces go to a few large JSON-lines files, its segments:
+//   traces/<run>/part-0001.jsonl, part-0002.jsonl, …   (a new segment every SEGMENT_BYTES)
+// Each case-trial's events are one contiguous block of lines there (the first is its `start`
+// event), written once when the case-trial ends. The record of a case-trial points at its block:
+//   trace_ref = "<run>/part-0001.jsonl#<byte offset>+<byte length>"
+// so the store's records table is the index by case-trial, and reading one trace is one read.
+// Older workspaces wrote one file per case-trial (trace_ref "<run>/<case>.t<trial>.jsonl", no
+// "#"): those refs still read, as the whole file.
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseJson } from '../../domain/json.ts';
 import { traceEventSchema, type TraceEvent } from '../../domain/trace.ts';
 import type { Redactor } from '../../process/environment.ts';
 
-/**
- * Appends trace events to a JSON-lines file as they happen, so a run never holds its traces
- * in memory and a crashed run still leaves what it did. Secrets are redacted on the way out.
- */
-export interface TraceWriter {
+/** Receives a case-trial's events as they happen (the runtimes' sink). */
+export interface TraceSink {
   emit(event: TraceEvent): void;
-  close(): Promise<void>;
 }
 
-export function openTraceWriter(file: string, redact: Redactor): TraceWriter {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const stream: WriteStream = createWriteStream(file, { flags: 'w' });
-  // A write that fails (a full disk) is reported when the trace is closed, not as a crash.
-  let failure: Error | null = null;
-  stream.on('error', (error) => {
-    failure ??= error;
-  });
+/**
+ * A case-trial's trace, kept in memory while it runs (a trace is bounded by the step budget).
+ * Secrets are redacted as each event arrives; `lines` is what gets written, `events` is what
+ * the scorers and the critic read: the same events, as a reader of the file would get them.
+ */
+export interface TraceRecorder extends TraceSink {
+  readonly lines: readonly string[];
+  events(): TraceEvent[];
+}
+
+export function recordTrace(redact: Redactor): TraceRecorder {
+  const lines: string[] = [];
   return {
+    lines,
     emit(event) {
-      if (failure === null) stream.write(`${redact(JSON.stringify(event))}\n`);
+      lines.push(redact(JSON.stringify(event)));
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        if (failure !== null || stream.destroyed) {
-          reject(failure ?? new Error(`${file}: the trace stream closed early`));
-          return;
-        }
-        stream.end(() => (failure ? reject(failure) : resolve()));
-      }),
+    // Parsed back from the written lines, so graders see exactly what the file holds (redacted,
+    // without undefined fields), as they did when traces were read back from disk.
+    events: () => lines.map((line) => JSON.parse(line) as TraceEvent),
   };
 }
 
-/** A trace file that exists but is not a trace (a torn write, a foreign file). */
+/** A segment grows to about this size before the next one starts. */
+export const SEGMENT_BYTES = 64 * 1024 * 1024;
+/** Blocks are gathered to about this size before they are written (one write per case-trial is the slow part). */
+const WRITE_BYTES = 256 * 1024;
+
+/** The traces of one run, appended one case-trial at a time. */
+export interface RunTraces {
+  /** Writes one case-trial's lines as one block; returns its trace ref. */
+  append(lines: readonly string[]): Promise<string>;
+  /** Ends the open segment; rejects if any write failed (a full disk). */
+  close(): Promise<void>;
+  /** Ends the open segment of a run that failed: what was written stays, and a write error is not reported again. */
+  abandon(): Promise<void>;
+}
+
+export function openRunTraces(tracesRoot: string, runId: string, segmentBytes = SEGMENT_BYTES): RunTraces {
+  const dir = path.join(tracesRoot, runId);
+  let segment: { name: string; stream: WriteStream; bytes: number; unwritten: string[]; unwrittenBytes: number } | null = null;
+  let count = 0;
+  const ending: Array<Promise<void>> = [];
+  // A write that fails is reported by the next append or by close, not as an unhandled error.
+  let failure: Error | null = null;
+
+  const end = (stream: WriteStream): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (stream.destroyed) {
+        reject(failure ?? new Error(`${dir}: a trace segment closed early`));
+        return;
+      }
+      stream.end(() => (failure ? reject(failure) : resolve()));
+    });
+  const start = () => {
+    if (count === 0) mkdirSync(dir, { recursive: true });
+    count += 1;
+    const name = `part-${String(count).padStart(4, '0')}.jsonl`;
+    const stream = createWriteStream(path.join(dir, name), { flags: 'w' });
+    stream.on('error', (error) => {
+      failure ??= error;
+    });
+    return { name, stream, bytes: 0, unwritten: [], unwrittenBytes: 0 };
+  };
+  const write = async (open: NonNullable<typeof segment>) => {
+    if (open.unwritten.length === 0) return;
+    const text = open.unwritten.join('');
+    open.unwritten = [];
+    open.unwrittenBytes = 0;
+    if (!open.stream.write(text)) await drained(open.stream);
+  };
+
+  return {
+    async append(lines) {
+      if (failure) throw failure;
+      const block = `${lines.join('\n')}\n`;
+      const length = Buffer.byteLength(block);
+      if (segment && segment.bytes > 0 && segment.bytes + length > segmentBytes) {
+        const full = segment;
+        segment = null;
+        await write(full);
+        ending.push(end(full.stream));
+      }
+      segment ??= start();
+      const ref = `${runId}/${segment.name}#${segment.bytes}+${length}`;
+      segment.bytes += length;
+      segment.unwritten.push(block);
+      segment.unwrittenBytes += length;
+      if (segment.unwrittenBytes >= WRITE_BYTES) await write(segment);
+      if (failure) throw failure;
+      return ref;
+    },
+    async close() {
+      const last = segment;
+      segment = null;
+      if (last) {
+        await write(last);
+        ending.push(end(last.stream));
+      }
+      await Promise.all(ending);
+    },
+    async abandon() {
+      const last = segment;
+      segment = null;
+      if (last && !last.stream.destroyed) last.stream.write(last.unwritten.join(''));
+      const open = last?.stream;
+      if (open && !open.destroyed) await new Promise<void>((resolve) => open.once('close', () => resolve()).end());
+      // Earlier segments were ended already; their outcome belongs to the failure being reported.
+      await Promise.allSettled(ending);
+    },
+  };
+}
+
+/** Waits until a stream takes writes again, or is gone (its error is then the failure). */
+function drained(stream: WriteStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+}
+
+/** A trace that exists but is not a trace (a torn write, a foreign file, a ref past the end). */
 export class TraceDamaged extends Error {
   constructor(
     readonly file: string,
@@ -50,58 +156,74 @@ export class TraceDamaged extends Error {
   }
 }
 
+/** Where a trace ref points: a whole file (older workspaces) or a block of a segment. */
+export function traceLocation(tracesRoot: string, traceRef: string): { file: string; range: { offset: number; length: number } | null } {
+  const match = /^(.*)#(\d+)\+(\d+)$/.exec(traceRef);
+  if (!match) return { file: path.join(tracesRoot, traceRef), range: null };
+  return { file: path.join(tracesRoot, match[1] as string), range: { offset: Number(match[2]), length: Number(match[3]) } };
+}
+
 /**
- * Reads one case-trial's trace back (one trace is small; a run's traces are never loaded
- * together). Null when the file is absent (traces/ is git-ignored and may be deleted); a file
- * that is there but damaged throws TraceDamaged.
+ * Reads one case-trial's trace (one trace is small; a run's traces are never loaded together).
+ * Null when it is absent (traces/ is git-ignored and may be deleted); a trace that is there but
+ * damaged throws TraceDamaged.
  */
-export async function readTrace(file: string): Promise<TraceEvent[] | null> {
-  const events: TraceEvent[] = [];
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
-  let lineNumber = 0;
+export async function readTrace(tracesRoot: string, traceRef: string): Promise<TraceEvent[] | null> {
+  const { file, range } = traceLocation(tracesRoot, traceRef);
+  let text: string;
   try {
-    for await (const line of lines) {
-      lineNumber += 1;
-      if (!line.trim()) continue;
-      const json = parseJson(line);
-      if (!json.ok) throw new TraceDamaged(file, lineNumber, `not JSON: ${json.message}`);
-      const parsed = traceEventSchema.safeParse(json.value);
-      if (!parsed.success) throw new TraceDamaged(file, lineNumber, 'not a trace event');
-      events.push(parsed.data);
-    }
+    text = range ? await readRange(file, range.offset, range.length) : await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+  const events: TraceEvent[] = [];
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = (lines[index] as string).replace(/\r$/, '');
+    if (!line.trim()) continue;
+    // A line of the file, or of the block in a segment (named by its byte offset).
+    const where = index + 1;
+    const json = parseJson(line);
+    if (!json.ok) throw new TraceDamaged(describeRef(file, range), where, `not JSON: ${json.message}`);
+    const parsed = traceEventSchema.safeParse(json.value);
+    if (!parsed.success) throw new TraceDamaged(describeRef(file, range), where, 'not a trace event');
+    events.push(parsed.data);
+  }
   return events;
+}
+
+const describeRef = (file: string, range: { offset: number; length: number } | null): string => (range ? `${file}@${range.offset}` : file);
+
+async function readRange(file: string, offset: number, length: number): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const { bytesRead } = await handle.read(buffer, read, length - read, offset + read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    if (read < length) throw new TraceDamaged(`${file}@${offset}`, 1, `the segment ends ${length - read} bytes before the end of this trace (a torn write)`);
+    if (buffer[length - 1] !== 0x0a) throw new TraceDamaged(`${file}@${offset}`, 1, 'the trace does not end at a line end (the segment was changed)');
+    return buffer.toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
  * A trace for a reader that can go on without it (diagnosis): an absent or damaged trace is
- * read as empty and its file added to `unreadable`, so the caller can say so.
+ * read as empty and its ref added to `unreadable`, so the caller can say so.
  */
-export async function readTraceOrNote(file: string, unreadable: string[]): Promise<TraceEvent[]> {
+export async function readTraceOrNote(tracesRoot: string, traceRef: string, unreadable: string[]): Promise<TraceEvent[]> {
   try {
-    const trace = await readTrace(file);
+    const trace = await readTrace(tracesRoot, traceRef);
     if (trace !== null) return trace;
   } catch (error) {
     if (!(error instanceof TraceDamaged)) throw error;
   }
-  unreadable.push(file);
+  unreadable.push(traceLocation(tracesRoot, traceRef).file);
   return [];
-}
-
-/** File systems allow 255 bytes per name; the rest of the name needs a few. */
-const MAX_SAFE_ID = 200;
-
-/**
- * A file name per case-trial; two case ids never share a file. Any id works, including ones
- * that cannot be file names as they are (slashes, dots, control characters, a kilobyte long).
- */
-export function traceFileName(caseId: string, trial: number): string {
-  // Percent-encoding of UTF-8 bytes, like URLs: one-to-one, and no name starts with a dot.
-  const safe = caseId.replace(/[^A-Za-z0-9_-]|^\./gu, (c) => [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''));
-  // Too long for a file name: a readable head and a hash of the whole id.
-  const name = safe.length <= MAX_SAFE_ID ? safe : `${safe.slice(0, MAX_SAFE_ID - 34).replace(/%[0-9a-f]?$/, '')}~${createHash('sha256').update(caseId).digest('hex').slice(0, 32)}`;
-  return `${name}.t${trial}.jsonl`;
 }

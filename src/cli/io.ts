@@ -1,0 +1,53 @@
+// What every command starts from: its streams, environment and clock, and the options common
+// to all commands. Kept apart from the workspace and the engines, so that `--help` and the
+// command line's parsing load nothing heavy.
+import { AgentdevelError } from '../domain/errors.ts';
+import { systemClock, type Clock } from '../domain/clock.ts';
+
+export interface CommonOptions {
+  readonly C?: string;
+  readonly json?: boolean;
+  readonly wait?: string;
+  readonly record?: string;
+  readonly replay?: string;
+  /** Overrides `trials` of the config for this command. */
+  readonly trials?: string;
+  /** Runs case-trials on workers through this Redis queue (overrides `queue` of the config). */
+  readonly queue?: string;
+}
+
+export function parseTrials(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const trials = Number(value);
+  if (!Number.isInteger(trials) || trials < 1 || trials > 32) {
+    throw new AgentdevelError('USAGE', `--trials: expected a whole number from 1 to 32, got "${value}"`);
+  }
+  return trials;
+}
+
+/** --wait SECONDS: how long a writer waits for the workspace lock (a bound: at most a day). */
+export function parseWait(value: string | undefined): number {
+  if (value === undefined) return 0;
+  const seconds = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 86_400) {
+    throw new AgentdevelError('USAGE', `--wait: expected a number of seconds from 0 to 86400, got "${value}"`);
+  }
+  return seconds * 1000;
+}
+
+export interface Io {
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly clock: Clock;
+}
+
+export const processIo = (): Io => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  clock: systemClock,
+});
+

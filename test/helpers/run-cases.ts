@@ -1,0 +1,37 @@
+// The run stage with its records collected in memory and its traces in a temp folder, for
+// stage tests that look at each record.
+import { silentReporter, type Reporter } from '../../src/domain/progress.ts';
+import type { ModelPort } from '../../src/domain/model-port.ts';
+import type { CaseRecord } from '../../src/domain/record.ts';
+import type { Runtime } from '../../src/blueprint/runtimes/runtime.ts';
+import { runCases, type RunInput, type RunTally } from '../../src/stages/run/run.ts';
+import { openRunTraces } from '../../src/stages/run/trace-file.ts';
+import { tempDir } from './workspace.ts';
+
+export interface CollectedRun extends RunTally {
+  /** Records in the order they were saved. */
+  readonly records: CaseRecord[];
+  readonly tracesRoot: string;
+}
+
+export async function runCollected(
+  input: Omit<RunInput, 'label' | 'criticPolicy'> & { readonly label?: string; readonly criticPolicy?: RunInput['criticPolicy'] },
+  deps: { readonly runtime: Runtime; readonly model: ModelPort; readonly redact?: (text: string) => string; readonly reporter?: Reporter },
+): Promise<CollectedRun> {
+  const records: CaseRecord[] = [];
+  const tracesRoot = tempDir('agentdevel-traces-');
+  const traces = openRunTraces(tracesRoot, input.runId);
+  const tally = await runCases(
+    { label: input.runId, criticPolicy: 'all', ...input },
+    {
+      runtime: deps.runtime,
+      model: deps.model,
+      store: { saveRecords: (_run, saved) => records.push(...saved), taxonomy: () => [] },
+      traces,
+      reporter: deps.reporter ?? silentReporter,
+      redact: deps.redact ?? ((text) => text),
+    },
+  );
+  await traces.close();
+  return { ...tally, records, tracesRoot };
+}
