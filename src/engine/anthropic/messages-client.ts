@@ -1,7 +1,7 @@
 // The one module that imports @anthropic-ai/sdk (house rule 6). It sends one Messages API
 // request for one role and returns the plain response, or throws InfraError once the SDK's
 // retries (429, 529, other 5xx, connection errors; retry-after honoured) are spent.
-import Anthropic, { AnthropicError, APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { AgentRequestRejected, InfraError, type Role } from '../../domain/model-port.ts';
 import { replayMiss } from './cassette.ts';
@@ -40,15 +40,25 @@ export type SendMessage = (role: Role, params: MessageParams, options: { stream:
 /** A response the SDK could not read (a malformed body): retried here, since the SDK does not. */
 const MALFORMED_RETRIES = 2;
 
+type Sdk = typeof import('@anthropic-ai/sdk');
+
 export function createMessagesClient(options: MessagesClientOptions): SendMessage {
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    maxRetries: options.maxRetries,
-    timeout: options.timeoutMs,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  // The SDK is imported by the first call: a command that calls no model never loads it.
+  let loading: Promise<{ sdk: Sdk; client: Anthropic }> | null = null;
+  const load = () =>
+    (loading ??= import('@anthropic-ai/sdk').then((sdk) => ({
+      sdk,
+      client: new sdk.default({
+        apiKey: options.apiKey,
+        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+        maxRetries: options.maxRetries,
+        timeout: options.timeoutMs,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
+    })));
   return async (role, params, { stream }) => {
+    const { sdk, client } = await load();
+    const { APIError, APIConnectionError } = sdk;
     // The role header lets proxies attribute cost to agent, critic, diagnostician or synthesizer.
     const requestOptions = { headers: { 'x-agentdevel-role': role } };
     let lastError: unknown;
@@ -60,20 +70,20 @@ export function createMessagesClient(options: MessagesClientOptions): SendMessag
         return message as unknown as MessageResult;
       } catch (error) {
         // The API answered with an error, or could not be reached, after the SDK's retries.
-        if (error instanceof APIError || error instanceof APIConnectionError) throw toInfraError(role, error, options.maxRetries, params.model);
+        if (error instanceof APIError || error instanceof APIConnectionError) throw toInfraError(sdk, role, error, options.maxRetries, params.model);
         // A body that is not JSON (SyntaxError) or a stream the SDK cannot follow (its base
         // AnthropicError) is a malformed response: try again. Anything else is a bug here and
         // propagates as itself (exit 70), never as an infrastructure error.
-        if (!isMalformedResponse(error)) throw error;
+        if (!isMalformedResponse(sdk, error)) throw error;
         lastError = error;
       }
     }
-    throw toInfraError(role, lastError, options.maxRetries, params.model);
+    throw toInfraError(sdk, role, lastError, options.maxRetries, params.model);
   };
 }
 
-function isMalformedResponse(error: unknown): boolean {
-  return error instanceof SyntaxError || error instanceof AnthropicError;
+function isMalformedResponse(sdk: Sdk, error: unknown): boolean {
+  return error instanceof SyntaxError || error instanceof sdk.AnthropicError;
 }
 
 /** Statuses worth retrying, as the SDK retries them: the service, not the request, is at fault. */
@@ -84,7 +94,7 @@ const TRANSIENT = (status: number): boolean => status === 408 || status === 409 
  * model (the user's configuration: exit 2), or a request the API refused as invalid (for the
  * agent role, the blueprint's fault: the case fails; for the other roles, an InfraError).
  */
-function toInfraError(role: Role, error: unknown, retries: number, model: string): Error {
+function toInfraError({ APIError, APIConnectionError }: Sdk, role: Role, error: unknown, retries: number, model: string): Error {
   const miss = error instanceof APIError ? replayMiss(error.headers) : null;
   if (miss) return miss;
   if (error instanceof APIConnectionError) {
