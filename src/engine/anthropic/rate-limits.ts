@@ -1,14 +1,16 @@
 // Model calls share the API's rate limits, so they share one pace: every call of a process to
 // one API with one key waits here for its turn. Three things set the pace:
 //   - the rate-limit headers of every answer (`anthropic-ratelimit-requests-*` and the token
-//     ones): each is a bucket refilled at its per-minute limit, and a call starts only when the
-//     buckets hold what it needs, counting the calls started since the answer was computed;
-//   - a 429 closes the door to everyone for its retry-after, and halves the number of calls in
-//     flight (AIMD: it grows back by one per window of successful calls);
+//     ones): each is a bucket, refilled at the rate its reset time implies, and a call starts
+//     only when the buckets hold what it needs, counting the calls started since the answer;
+//   - calls in flight are a window, as in TCP: it starts small and grows by one per success
+//     (doubling while nothing was refused), a 429 halves it, and after that it grows by one per
+//     window of successful calls (AIMD); a 429 also closes the door to everyone for its
+//     retry-after. So a burst of calls before any header was read cannot all be refused;
 //   - the retry of a failed call waits a jittered delay (backoffMs), so calls refused together
 //     do not come back together.
-// The pace is computed here from a clock and a random source it is given; waiting is the only
-// effect, and every wait is bounded by the caller's deadline.
+// The pace is computed here from the clock it is given; waiting is the only effect, and every
+// wait is bounded by the caller's deadline.
 
 /** A call could not start before its deadline: the limits left no room for it. */
 export class RateLimitWaitExceeded extends Error {
@@ -64,13 +66,15 @@ export interface RateLimiter {
 }
 
 const MAX_WINDOW = 256;
+const FIRST_WINDOW = 4;
 /** Smoothing of the tokens a call uses (exponential moving average). */
 const TOKEN_SMOOTHING = 0.2;
 /** The API's limits are per minute; each bucket refills continuously at its limit per minute. */
 const MINUTE_MS = 60_000;
 
 export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock): RateLimiter {
-  let window = MAX_WINDOW;
+  let window = FIRST_WINDOW;
+  let slowStart = true;
   let inFlight = 0;
   let seq = 0;
   let pausedUntil = 0;
@@ -162,7 +166,7 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
         tokens.input = tokens.seen ? tokens.input + TOKEN_SMOOTHING * (used.input - tokens.input) : used.input;
         tokens.output = tokens.seen ? tokens.output + TOKEN_SMOOTHING * (used.output - tokens.output) : used.output;
         tokens.seen = true;
-        window = Math.min(MAX_WINDOW, window + 1 / Math.max(1, window));
+        window = Math.min(MAX_WINDOW, window + (slowStart ? 1 : 1 / Math.max(1, window)));
         release(permitSeq);
       },
       rateLimited(retryAfterMs) {
@@ -171,6 +175,7 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
         const now = clock.now();
         if (retryAfterMs !== null) pausedUntil = Math.max(pausedUntil, now + retryAfterMs);
         // One decrease per congestion: calls started before the last decrease saw the old pace.
+        slowStart = false;
         if (permitSeq > lastDecreaseSeq) {
           window = Math.max(1, Math.floor(Math.min(window, inFlight) / 2));
           lastDecreaseSeq = seq - 1;
