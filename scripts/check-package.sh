@@ -25,8 +25,9 @@ node -e '
   const fs = require("node:fs");
   const own = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
   const app = JSON.parse(fs.readFileSync("package.json", "utf8"));
-  fs.writeFileSync("package.json", JSON.stringify({ ...app, allowScripts: { ...own.allowScripts, agentdevel: false } }, null, 2));
-' "$repo/package.json"
+  // npm names a tarball in allowScripts by its file spec, not by its package name.
+  fs.writeFileSync("package.json", JSON.stringify({ ...app, allowScripts: { ...own.allowScripts, [`file:${process.argv[2]}`]: false } }, null, 2));
+' "$repo/package.json" "$work/$tarball"
 start=$(date +%s)
 npm install --no-audit --no-fund --prefer-offline "$work/$tarball" >"$work/install.log" 2>&1
 echo "installed in $(( $(date +%s) - start )) s"
