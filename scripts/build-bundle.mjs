@@ -79,5 +79,5 @@ try {
 } catch (error) {
   await rm(outdir, { recursive: true, force: true });
   if (process.argv.includes('--strict')) throw error;
-  process.stderr.write(`agentdevel: the prebuilt bundle could not be built (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); agentdevel will compile its sources at each start instead (slower, same behaviour)\n`);
+  process.stderr.write(`agentdevel: the prebuilt bundle could not be built (${error instanceof Error ? error.message.split('\n').slice(0, 2).join(' ').trim() : String(error)}); agentdevel will compile its sources at each start instead (slower, same behaviour)\n`);
 }
