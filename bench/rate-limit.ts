@@ -4,7 +4,6 @@
 // requests a case. Prints the achieved request rate as a share of the limit (the fake's initial
 // burst counted out), the 429s the fake sent, and the infra_error and lost case-trials.
 // Run: npx tsx bench/rate-limit.ts [--rpm 600] [--latency 200] [--concurrency 16] [--cases 200]
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,8 @@ import { parseArgs } from 'node:util';
 import { openSql } from '../src/store/sqlite.ts';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.ts';
 import { lookupThenAnswer } from '../test/helpers/fake-brain.ts';
-import { agentdevelBin, load } from './lib/measure.ts';
+import { cliAsync } from '../test/helpers/workspace.ts';
+import { load } from './lib/measure.ts';
 import { writeScaleWorkspace } from './lib/scale-workspace.ts';
 
 const { values } = parseArgs({
@@ -34,18 +34,8 @@ try {
   writeScaleWorkspace(dir, { runtime: 'tool-loop', cases, concurrency, model: 'claude-sonnet-5-5' });
   const loadBefore = load();
   const started = performance.now();
-  const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    // Not spawnSync: the fake API answers from this process.
-    const child = spawn(process.execPath, [agentdevelBin, 'run', '--json', '-C', dir], {
-      env: { ...process.env, CI: 'true', ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  // Not spawnSync: the fake API answers from this process.
+  const run = await cliAsync(['run', '--json', '-C', dir], { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-bench-0123456789' } });
   const wallS = (performance.now() - started) / 1000;
   if (run.code !== 0 && run.code !== 1) throw new Error(`agentdevel run failed (exit ${run.code}): ${run.stderr.slice(-800)}`);
   const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));
