@@ -61,15 +61,13 @@ export interface Permit {
 export interface RateLimiter {
   /** Waits until a call may start (never past `deadline`, else RateLimitWaitExceeded). */
   acquire(deadline: number): Promise<Permit>;
-  /** For tests and benches: the current window and how often 429 was seen. */
-  stats(): { window: number; inFlight: number; rateLimited: number };
 }
 
 const MAX_WINDOW = 256;
 const FIRST_WINDOW = 4;
 /** Smoothing of the tokens a call uses (exponential moving average). */
 const TOKEN_SMOOTHING = 0.2;
-/** The API's limits are per minute; each bucket refills continuously at its limit per minute. */
+/** The API's limits are per minute: a bucket's refill rate until a reset time tells better. */
 const MINUTE_MS = 60_000;
 
 export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock): RateLimiter {
@@ -79,7 +77,6 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
   let seq = 0;
   let pausedUntil = 0;
   let lastDecreaseSeq = -1;
-  let rateLimited = 0;
   const buckets = new Map<BucketName, Bucket>();
   const tokens = { input: 0, output: 0, seen: false };
   /** When each call still in flight or recently started began, by sequence number. */
@@ -103,7 +100,8 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
       const perMs = bucket.perMs;
       const startedSince = seq - 1 - bucket.seq;
       const available = Math.min(bucket.limit, bucket.remaining + perMs * (now - bucket.at)) - startedSince * need(name);
-      const wanted = need(name);
+      // A call that needs more than the whole bucket waits for a full one, not forever.
+      const wanted = Math.min(need(name), bucket.limit);
       if (available < wanted) wait = Math.max(wait, (wanted - available) / perMs);
     }
     return Math.ceil(wait);
@@ -171,7 +169,6 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
       },
       rateLimited(retryAfterMs) {
         if (!end()) return;
-        rateLimited += 1;
         const now = clock.now();
         if (retryAfterMs !== null) pausedUntil = Math.max(pausedUntil, now + retryAfterMs);
         // One decrease per congestion: calls started before the last decrease saw the old pace.
@@ -210,7 +207,6 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
         void pump();
       });
     },
-    stats: () => ({ window: Math.floor(window), inFlight, rateLimited }),
   };
 }
 
