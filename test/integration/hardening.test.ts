@@ -154,6 +154,19 @@ describe('errors are told apart by their class', () => {
     expect(await repo.readFileAt(head, 'no/such/file')).toBeNull();
     expect(await repo.readFileAt('refs/agentdevel/none', 'x')).toBeNull();
     expect(await repo.isAncestor(head, head)).toBe(true);
+    // Many files in one process (cat-file --batch): sizes are in bytes, text is UTF-8.
+    writeFileSync(path.join(dir, 'notes.md'), 'déjà vu ✓\n');
+    git(dir, 'add', 'notes.md');
+    git(dir, 'commit', '-qm', 'notes');
+    const noted = git(dir, 'rev-parse', 'HEAD');
+    const config = readFileSync(path.join(dir, 'agentdevel.config.json'), 'utf8');
+    expect(await repo.readTextFilesAt([{ commit: noted, path: 'notes.md' }, { commit: noted, path: 'no/such/file' }, { commit: head, path: 'notes.md' }, { commit: noted, path: 'agentdevel.config.json' }])).toEqual([
+      'déjà vu ✓\n',
+      null,
+      null,
+      config,
+    ]);
+    expect(Object.fromEntries(await repo.changedPathsOfCommits([noted, head]))).toEqual({ [noted]: [{ status: 'A', path: 'notes.md' }], [head]: [] });
     git(dir, 'checkout', '-q', '--orphan', 'unrelated');
     git(dir, 'commit', '-qm', 'unrelated history');
     const other = git(dir, 'rev-parse', 'HEAD');
