@@ -1,8 +1,8 @@
-// agentdevel's library entry point. agentdevel runs from its TypeScript source: tsx compiles it
-// on the fly (as bin/agentdevel.mjs does), so importing the package needs no build step.
-import { register } from 'tsx/esm/api';
+// agentdevel's library entry point: src/api.ts, from the prebuilt bundle in dist/ when it matches
+// the sources, else compiled on the fly by tsx (lib/load-entry.mjs), so importing the package
+// needs no build step.
+import { loadEntry } from './load-entry.mjs';
 
-register();
-const api = await import('../src/api.ts');
+const api = await loadEntry('api', 'src/api.ts');
 
 export const { run, gate, compare, iterate } = api;

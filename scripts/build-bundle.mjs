@@ -1,22 +1,29 @@
-// Builds the prebuilt bundle that bin/agentdevel.mjs starts from: the CLI's TypeScript, compiled
-// once into dist/ (one ES module per lazily loaded part), so a command does not compile every
-// module at every launch. npm runs this as `prepare` (npm ci, npm install, npm pack), so a
-// clone needs no extra step; bin/agentdevel.mjs falls back to compiling on the fly (tsx) when
-// dist/ is absent or older than the sources it was built from.
+// Builds the prebuilt bundle that bin/agentdevel.mjs and lib/index.mjs start from: the CLI's and
+// the library's TypeScript, compiled once into dist/ (one ES module per lazily loaded part), so a
+// command does not compile every module at every launch. npm runs this as `prepare` (npm ci,
+// npm install, npm pack), so a clone needs no extra step, and the package ships dist/.
+// lib/load-entry.mjs falls back to compiling on the fly (tsx) when dist/ is absent or was built
+// from other sources; so a bundle that cannot be built never fails an install: this prints why
+// and exits 0. `--strict` (the test suite's set-up) makes a failed build fail.
 //
 // Files keep finding what lies beside them: a module's `import.meta.url` is replaced by the URL
 // of its source file (computed from the bundle's own location, so the package can live
 // anywhere), and the package ships src/ with its .mjs and template files.
-import { build, transform } from 'esbuild';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourcesDigest } from '../lib/load-entry.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const outdir = path.join(root, 'dist');
+const finalDir = path.join(root, 'dist');
+// Built beside dist/ and moved into place once complete: a command starting meanwhile sees the
+// old bundle or none (and compiles on the fly), never half of one. Same parent, so the source
+// URLs computed relative to it hold after the move.
+const outdir = path.join(root, `dist.partial-${process.pid}`);
 
 /** Gives each source file that reads `import.meta.url` its own file's URL instead of the chunk's. */
-const sourceUrls = {
+const sourceUrls = (transform) => ({
   name: 'agentdevel-source-urls',
   setup(builder) {
     builder.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
@@ -33,32 +40,44 @@ const sourceUrls = {
       return { contents: `const __agentdevelSourceUrl = new URL(${JSON.stringify(fromDist)}, import.meta.url).href;\n${code}`, loader: 'js', resolveDir: path.dirname(args.path) };
     });
   },
-};
-
-await rm(outdir, { recursive: true, force: true });
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: { agentdevel: 'src/cli/main.ts' },
-  outdir,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // Dependencies load from node_modules as they are (better-sqlite3 is native; one copy each).
-  packages: 'external',
-  chunkNames: 'chunks/[name]-[hash]',
-  plugins: [sourceUrls],
-  metafile: true,
-  logLevel: 'warning',
 });
 
-// What the bundle was built from, to tell at start-up whether it is stale: size and mtime of
-// every source file that went into it.
-const inputs = {};
-for (const file of Object.keys(result.metafile.inputs).sort()) {
-  if (file.startsWith('node_modules/')) continue;
-  const info = await stat(path.join(root, file));
-  inputs[file] = [info.size, info.mtimeMs];
+async function buildBundle() {
+  // Imported here: an install whose esbuild is broken still ends with a working (slower) CLI.
+  const { build, transform } = await import('esbuild');
+  await rm(outdir, { recursive: true, force: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { agentdevel: 'src/cli/main.ts', api: 'src/api.ts' },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Dependencies load from node_modules as they are (better-sqlite3 is native; one copy each).
+    packages: 'external',
+    // Every chunk sits in dist/ itself: the source URLs above are relative to it.
+    chunkNames: '[name]-[hash]',
+    plugins: [sourceUrls(transform)],
+    metafile: true,
+    logLevel: 'warning',
+  });
+
+  // What the bundle was built from, to tell at start-up whether it is stale: the source files
+  // that went into it and one digest of their contents.
+  const files = Object.keys(result.metafile.inputs)
+    .filter((file) => !file.startsWith('node_modules/'))
+    .sort();
+  await writeFile(path.join(outdir, 'sources.json'), `${JSON.stringify({ files, digest: sourcesDigest(files, (file) => readFileSync(path.join(root, file))) })}\n`);
+  await rm(finalDir, { recursive: true, force: true });
+  await rename(outdir, finalDir);
 }
-await writeFile(path.join(outdir, 'sources.json'), `${JSON.stringify({ inputs })}\n`);
+
+try {
+  await buildBundle();
+} catch (error) {
+  await rm(outdir, { recursive: true, force: true });
+  if (process.argv.includes('--strict')) throw error;
+  process.stderr.write(`agentdevel: the prebuilt bundle could not be built (${error instanceof Error ? error.message.split('\n').slice(0, 2).join(' ').trim() : String(error)}); agentdevel will compile its sources at each start instead (slower, same behaviour)\n`);
+}

@@ -18,18 +18,28 @@ npm init -y >/dev/null 2>&1
 # npm 11 warns about dependencies' install scripts the installing project has not approved, and
 # only the installing project can approve them: better-sqlite3 (a native build) and esbuild. The
 # README tells users to add the same "allowScripts" block; agentdevel's own package.json is the source.
+# A tarball is a non-registry install, for which npm 11 also lists agentdevel's own `prepare`
+# (it builds dist/); from the registry it never runs, since the package ships dist/ built. It is
+# declined here as the registry install would skip it, and the check below proves dist/ is used.
 node -e '
   const fs = require("node:fs");
   const own = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
   const app = JSON.parse(fs.readFileSync("package.json", "utf8"));
-  fs.writeFileSync("package.json", JSON.stringify({ ...app, allowScripts: own.allowScripts }, null, 2));
-' "$repo/package.json"
+  // npm names a tarball in allowScripts by its file spec, not by its package name.
+  fs.writeFileSync("package.json", JSON.stringify({ ...app, allowScripts: { ...own.allowScripts, [`file:${process.argv[2]}`]: false } }, null, 2));
+' "$repo/package.json" "$work/$tarball"
 start=$(date +%s)
 npm install --no-audit --no-fund --prefer-offline "$work/$tarball" >"$work/install.log" 2>&1
 echo "installed in $(( $(date +%s) - start )) s"
 grep -i "warn" "$work/install.log" | grep -v 'Unknown user config "nodedir"' >"$work/warnings.log" || true
 
 echo "npx agentdevel --version: $(npx --no-install agentdevel --version)"
+# The installed CLI starts from the shipped bundle, not by compiling its sources.
+node --input-type=module -e '
+  const { bundleIsFresh } = await import(process.argv[1]);
+  if (!bundleIsFresh()) throw new Error("the installed package does not start from its bundle (dist/ missing or stale)");
+  console.log("bundle: dist/ shipped and current");
+' "$work/app/node_modules/agentdevel/lib/load-entry.mjs"
 mkdir "$work/ws"
 cd "$work/ws"
 git init -q

@@ -1,12 +1,16 @@
 // The one module that imports esbuild (house rule 6). Tool wrappers and task environments are
 // TypeScript; we bundle them into single ES modules so that the sandboxed tool host needs to
 // read only those files (not the workspace, not node_modules) under Node's permission model.
-import { build, stop, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** agentdevel's own node_modules, so blueprints in any workspace can import zod. */
+/** esbuild, imported by the first bundling (a command that bundles nothing never loads it). */
+let esbuild: typeof import('esbuild') | null = null;
+const loadEsbuild = async (): Promise<typeof import('esbuild')> => (esbuild ??= await import('esbuild'));
+
 const ownNodeModules = fileURLToPath(new URL('../../node_modules', import.meta.url));
 
 export class BundleError extends Error {
@@ -67,6 +71,7 @@ export class BundlerTimeout extends Error {
 export async function bundleModule(entrySource: string, resolveDir: string, outfile: string, roots: readonly string[]): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
+  const { build, stop } = await loadEsbuild();
   try {
     const building = build({
       absWorkingDir: resolveDir,
@@ -112,5 +117,5 @@ export async function bundleModule(entrySource: string, resolveDir: string, outf
 
 /** Ends esbuild's helper process, so a finished command leaves nothing running behind it. */
 export async function stopBundler(): Promise<void> {
-  await stop();
+  if (esbuild) await esbuild.stop();
 }

@@ -1,13 +1,9 @@
 import path from 'node:path';
 import type { Reporter } from '../domain/progress.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { claudeEngines } from '../engine/claude.ts';
-import { createModelPort } from '../engine/index.ts';
-import { currentRoleFacts } from '../engine/runtime-facts.ts';
 import type { RunContext, UsageScope } from '../pipeline/execute-run.ts';
 import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
 import { makeRedactor, secretValues, type Redactor } from '../process/environment.ts';
-import { defaultCoordinatorSettings, queueExecutor } from '../queue/executor.ts';
 import { parseQueueUrl, queueSecrets } from '../queue/url.ts';
 import { parseTrials, parseWait, type CommonOptions, type Io } from './io.ts';
 import { createOutput, createReporter, type Output } from './render.ts';
@@ -51,22 +47,19 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
   const workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
   try {
     if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
-    const cassetteDir = options.record ?? options.replay;
     const usageScope: UsageScope = { iteration: null, runId: null };
-    const claude = claudeEngines({
-      env: io.env,
-      settings: workspace.config.anthropic,
-      cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
-      ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
-      facts: currentRoleFacts(io.clock),
-    });
+    // The engines (prompt templates, the SDK) are loaded only by the commands that call models.
+    const { createModelPort } = await import('../engine/index.ts');
     // Only writers call models; `log` must work without an API key.
-    const model = lockFor ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
+    const model = lockFor ? createModelPort(workspace.config.models, { claude: await claudeFor(io, options, workspace, usageScope) }) : createModelPort(mockOnly, { claude: null });
     const queueUrl = options.queue ?? workspace.config.queue;
+    // The queue (bullmq, Redis) is loaded only when one is named.
     const executor = queueUrl
-      ? queueExecutor(parseQueueUrl(queueUrl, options.queue ? '--queue' : 'queue (agentdevel.config.json)'), defaultCoordinatorSettings, {
-          ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
-        })
+      ? await import('../queue/executor.ts').then(({ defaultCoordinatorSettings, queueExecutor }) =>
+          queueExecutor(parseQueueUrl(queueUrl, options.queue ? '--queue' : 'queue (agentdevel.config.json)'), defaultCoordinatorSettings, {
+            ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+          }),
+        )
       : null;
     // Redis unreachable is reported at once (exit 3), not after a reused baseline and a synthesis.
     if (executor && lockFor !== null && RUNS_CASE_TRIALS.has(lockFor)) await executor.ready();
@@ -88,4 +81,16 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
     await workspace.close();
     throw error;
   }
+}
+
+async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, usageScope: UsageScope) {
+  const [{ claudeEngines }, { currentRoleFacts }] = await Promise.all([import('../engine/claude.ts'), import('../engine/runtime-facts.ts')]);
+  const cassetteDir = options.record ?? options.replay;
+  return claudeEngines({
+    env: io.env,
+    settings: workspace.config.anthropic,
+    cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
+    ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+    facts: currentRoleFacts(io.clock),
+  });
 }

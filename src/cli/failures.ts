@@ -2,7 +2,6 @@
 // a full disk, a read-only or missing folder, a file where a folder should be, a damaged store.
 // They get one line and a fix; they are not bugs, so they never print a stack.
 import { AgentdevelError } from '../domain/errors.ts';
-import { sqliteFailure } from '../store/sqlite.ts';
 
 /** What each file-system error means for the user (Node's system errors, by errno code). */
 const FILE_SYSTEM_ERRORS: Readonly<Record<string, string>> = {
@@ -25,7 +24,10 @@ const FILE_SYSTEM_CALLS = new Set(['open', 'write', 'read', 'close', 'fsync', 'm
 const SQLITE_FILE_SYSTEM = new Set(['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_PERM']);
 
 /** The catalogue error a failure of the machine stands for, or null when it is something else (a bug). */
-export function machineFailure(error: unknown): AgentdevelError | null {
+export async function machineFailure(error: unknown): Promise<AgentdevelError | null> {
+  // Imported here, on the way out, so that a command that never opened the store (`--help`)
+  // never loads the SQLite driver.
+  const { sqliteFailure } = await import('../store/sqlite.ts');
   const sqlite = sqliteFailure(error);
   if (sqlite) {
     const family = sqlite.code.replace(/^(SQLITE_[A-Z]+).*$/, '$1');

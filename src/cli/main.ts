@@ -3,26 +3,38 @@ import { stopBundler } from '../blueprint/bundle.ts';
 import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
 import { InfraError } from '../domain/model-port.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
-import { parseWait, processIo, type CommonOptions, type Io } from './context.ts';
-import { machineFailure } from './failures.ts';
-import { approveCommand, declineCommand, type ApprovalOptions } from './commands/approval.ts';
-import { calibrateCommand } from './commands/calibrate.ts';
-import { compareCommand } from './commands/compare.ts';
-import { importCommand, type ImportOptions } from './commands/import.ts';
-import { demoCommand } from './commands/demo.ts';
-import { evaluateTestCommand } from './commands/evaluate-test.ts';
-import { gateCommand } from './commands/gate.ts';
-import { iterateCommand } from './commands/iterate.ts';
-import { logCommand } from './commands/log.ts';
-import { promptsCommand } from './commands/prompts.ts';
-import { reportCommand, type ReportOptions } from './commands/report.ts';
-import { initCommand } from './commands/init.ts';
-import { runCommand } from './commands/run.ts';
+import { parseWait, processIo, type CommonOptions, type Io } from './io.ts';
+import type { ApprovalOptions } from './commands/approval.ts';
+import type { ImportOptions } from './commands/import.ts';
+import type { ReportOptions } from './commands/report.ts';
+import type { ShowOptions } from './commands/show.ts';
+import type { SyncOptions } from './commands/sync.ts';
 import { packageVersion } from './version.ts';
-import { syncCommand, type SyncOptions } from './commands/sync.ts';
-import { showCommand, type ShowOptions } from './commands/show.ts';
-import { workerCommand, type WorkerOptions } from './commands/worker.ts';
+import type { WorkerOptions } from './commands/worker.ts';
 import { queueSecrets } from '../queue/url.ts';
+import { machineFailure } from './failures.ts';
+
+// Each command's module is imported when that command runs, not before: `--help`, `--version`
+// and a usage error load none of the engines, git, SQLite, esbuild or the model SDK, and `log`
+// loads only what reading the line needs.
+const commands = {
+  approval: () => import('./commands/approval.ts'),
+  calibrate: () => import('./commands/calibrate.ts'),
+  compare: () => import('./commands/compare.ts'),
+  demo: () => import('./commands/demo.ts'),
+  evaluateTest: () => import('./commands/evaluate-test.ts'),
+  gate: () => import('./commands/gate.ts'),
+  import: () => import('./commands/import.ts'),
+  init: () => import('./commands/init.ts'),
+  iterate: () => import('./commands/iterate.ts'),
+  log: () => import('./commands/log.ts'),
+  prompts: () => import('./commands/prompts.ts'),
+  report: () => import('./commands/report.ts'),
+  run: () => import('./commands/run.ts'),
+  show: () => import('./commands/show.ts'),
+  sync: () => import('./commands/sync.ts'),
+  worker: () => import('./commands/worker.ts'),
+};
 
 function common(command: Command): Command {
   return command
@@ -63,6 +75,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     async (options: T) => {
       exitCode = await handler(io, mergeGlobal(options));
     };
+  /** The action of a command whose module is imported only when the command runs. */
+  const lazy = <M, T extends CommonOptions>(load: () => Promise<M>, pick: (module: M) => (io: Io, options: T) => Promise<number>) =>
+    action<T>(async (io, options) => pick(await load())(io, options));
 
   common(program.command('run').description('run a blueprint version over the train split; prints the run id and pass rate'))
     .option('--split <split>', 'train (the test split is sealed: see evaluate-test)', 'train')
@@ -70,12 +85,12 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--trials <k>', 'trials per case (default: the config)')
     .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
-    .action(action(runCommand));
+    .action(lazy(commands.run, (m) => m.runCommand));
   common(program.command('iterate').description('the main job: run, diagnose, synthesize one RC, gate, promote or discard; until a stop condition'))
     .option('--max-iterations <n>', 'stop after N iterations (default: stop.maxIterations of the config)')
     .option('--trials <k>', 'trials per case (default: the config)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
-    .action(action(iterateCommand));
+    .action(lazy(commands.iterate, (m) => m.iterateCommand));
   common(program.command('gate').description('gate a release candidate written by anyone against the current release'))
     .option('--candidate <ref>', 'the branch, tag or commit to gate')
     .option('--promote', 'promote it when accepted (and record it either way)')
@@ -86,18 +101,18 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
     .option('--allow-behind', 'gate a candidate cut before the current release as it is (otherwise: rebase it first)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
-    .action(action(gateCommand));
+    .action(lazy(commands.gate, (m) => m.gateCommand));
   common(program.command('calibrate').description('noise floors: the flip rate of the current release against itself (A/A), and the critic\'s own disagreement'))
     .option('--critic', 're-grade the same traces several times and report the critic\'s disagreement rate')
     .option('--repeats <n>', 'times the critic re-grades each trace (default 3)')
     .option('--trials <k>', 'trials per case in each of the two runs (default: the config)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
-    .action(action(calibrateCommand));
+    .action(lazy(commands.calibrate, (m) => m.calibrateCommand));
   common(program.command('compare').description('compare two recorded runs (by name or id) with the gate; exit 0 accepts, 1 rejects'))
     .argument('<baseline>', 'run name or id')
     .argument('<candidate>', 'run name or id')
     .action(async (baseline: string, candidate: string, options: CommonOptions) => {
-      exitCode = await compareCommand(io, mergeGlobal(options), baseline, candidate);
+      exitCode = await (await commands.compare()).compareCommand(io, mergeGlobal(options), baseline, candidate);
     });
   common(program.command('import').description('read external results into a run (format: taubench)'))
     .argument('<format>', 'taubench')
@@ -106,53 +121,53 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--trials <list>', 'only these trials, e.g. 0,1')
     .option('--version <label>', 'which agent version the results come from (default: the file\'s content); runs of one version share a flaky history')
     .action(async (format: string, file: string, options: ImportOptions) => {
-      exitCode = await importCommand(io, mergeGlobal(options), format, file);
+      exitCode = await (await commands.import()).importCommand(io, mergeGlobal(options), format, file);
     });
   common(program.command('show').description('why a case passed or failed: input, expected, output, scorer and critic verdicts, the trace'))
     .argument('<case>', 'the case id (as in train.jsonl)')
     .option('--run <run>', 'a run by name or id (default: the newest run that graded the case)')
     .option('--ref <ref>', 'the newest run of the blueprint at this branch, tag or commit')
     .action(async (caseId: string, options: ShowOptions) => {
-      exitCode = await showCommand(io, mergeGlobal(options), caseId);
+      exitCode = await (await commands.show()).showCommand(io, mergeGlobal(options), caseId);
     });
   common(program.command('report').description('write (or --open) the HTML flip report of a release or a rejected RC, and the line\'s index'))
     .argument('[target]', 'a release tag (default: the newest), or an RC: iter-NNN as `log` lists it')
     .option('--open', 'open the report in the default browser')
     .option('--out <dir>', 'where to write it (default .agentdevel/reports)')
     .action(async (target: string | undefined, options: ReportOptions) => {
-      exitCode = await reportCommand(io, mergeGlobal(options), target);
+      exitCode = await (await commands.report()).reportCommand(io, mergeGlobal(options), target);
     });
   common(program.command('sync').description('fetch and push the line, its release tags and refs/agentdevel/* (git leaves the last two out by default)'))
     .argument('[remote]', 'the remote (default origin)')
     .option('--fetch-only', 'only fetch')
     .option('--push-only', 'only push')
     .action(async (remote: string | undefined, options: SyncOptions) => {
-      exitCode = await syncCommand(io, mergeGlobal(options), remote);
+      exitCode = await (await commands.sync()).syncCommand(io, mergeGlobal(options), remote);
     });
   common(program.command('init').description('scaffold a working workspace (config, blueprint, task, cases) in an empty git repository'))
     .option('--runtime <runtime>', 'command (your own program, in any language) or tool-loop (the bundled Claude tool-use example)', 'command')
-    .action(action(initCommand));
-  common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(action(logCommand));
+    .action(lazy(commands.init, (m) => m.initCommand));
+  common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(lazy(commands.log, (m) => m.logCommand));
   common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))
     .option('--role <role>', 'critic, diagnostician or synthesizer')
     .option('--case <id>', 'the train case whose trace the critic judges (default: the first failing one of the newest run)')
-    .action(action(promptsCommand));
+    .action(lazy(commands.prompts, (m) => m.promptsCommand));
   common(program.command('approve').description('promote a release candidate that awaits approval (gate layer "approval")'))
     .argument('<rc>', 'the iteration (3, iter-003) of the pending release candidate')
     .option('--by <name>', 'who approves (default: your git identity)')
     .action(async (rc: string, options: ApprovalOptions) => {
-      exitCode = await approveCommand(io, mergeGlobal(options), rc);
+      exitCode = await (await commands.approval()).approveCommand(io, mergeGlobal(options), rc);
     });
   common(program.command('decline').description('record the refusal of a release candidate that awaits approval'))
     .argument('<rc>', 'the iteration (3, iter-003) of the pending release candidate')
     .option('--reason <text>', 'why it is declined (recorded in git)')
     .option('--by <name>', 'who declines (default: your git identity)')
     .action(async (rc: string, options: ApprovalOptions) => {
-      exitCode = await declineCommand(io, mergeGlobal(options), rc);
+      exitCode = await (await commands.approval()).declineCommand(io, mergeGlobal(options), rc);
     });
   common(program.command('evaluate-test').description('the single held-out test evaluation of the current release'))
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
-    .action(action(evaluateTestCommand));
+    .action(lazy(commands.evaluateTest, (m) => m.evaluateTestCommand));
   program
     .command('worker')
     .description('take case-trial jobs from a Redis queue and run them (for run, iterate, gate, calibrate, evaluate-test with --queue)')
@@ -165,19 +180,20 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--record <dir>', 'save every model request and response as a cassette in DIR')
     .option('--replay <dir>', 'answer model calls from the cassette in DIR, with no network')
     .action(async (options: WorkerOptions) => {
+      const { workerCommand } = await commands.worker();
       exitCode = await workerCommand(io, options);
     });
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')
     .option('--max-iterations <n>', 'stop after N iterations')
-    .action(action(demoCommand));
+    .action(lazy(commands.demo, (m) => m.demoCommand));
 
   const stopHandlingInterrupts = handleInterrupts(io);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
-    return reportError(error, io, argv.includes('--json'), queueSecrets(queueArgument(argv)));
+    return await reportError(error, io, argv.includes('--json'), queueSecrets(queueArgument(argv)));
   } finally {
     stopHandlingInterrupts();
     await stopBundler();
@@ -215,7 +231,7 @@ function queueArgument(argv: readonly string[]): string | undefined {
   return at >= 0 ? argv[at + 1] : argv.find((arg) => arg.startsWith('--queue='))?.slice('--queue='.length);
 }
 
-function reportError(error: unknown, io: Io, json: boolean, extraSecrets: readonly string[]): number {
+async function reportError(error: unknown, io: Io, json: boolean, extraSecrets: readonly string[]): Promise<number> {
   const redact = makeRedactor([...secretValues(io.env), ...extraSecrets]);
   if (error instanceof CommanderError) {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return EXIT.ok;
@@ -229,7 +245,7 @@ function reportError(error: unknown, io: Io, json: boolean, extraSecrets: readon
         new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error })
       : isAgentdevelError(error)
         ? error
-        : machineFailure(error);
+        : await machineFailure(error);
   if (known) {
     io.stderr.write(redact(`error ${known.code}: ${known.message}\n  ${known.hint}\n`));
     if (json) jsonError(io, redact, { code: known.code, message: known.message, hint: known.hint, exitCode: known.exitCode });

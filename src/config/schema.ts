@@ -166,7 +166,7 @@ export const configSchema = z
       .default({ diagnosis: 2, synthesis: 2 }),
     anthropic: z
       .object({
-        maxRetries: z.number().int().min(0).max(10).default(4).describe('Retries of a call on 429, 529, other 5xx and connection errors (retry-after is honoured).'),
+        maxRetries: z.number().int().min(0).max(10).default(4).describe('Retries of a call on 529, other 5xx and connection errors (jittered, retry-after honoured). A 429 (rate limited) is not counted: it is waited out, paced with the other calls, for up to 10 minutes.'),
         timeoutMs: z.number().int().min(1000).default(600_000).describe('Time limit of one model call.'),
       })
       .strict()

@@ -252,6 +252,52 @@ export class GitRepo {
       });
   }
 
+  /**
+   * What each commit changed against its parent, for many commits in one git process (`log`
+   * reads every RC's: one process each would be most of its time). A merge lists its first
+   * parent's changes first.
+   */
+  async changedPathsOfCommits(commits: readonly string[]): Promise<Map<string, ChangedPath[]>> {
+    const changes = new Map(commits.map((commit) => [commit, [] as ChangedPath[]]));
+    if (commits.length === 0) return changes;
+    const out = await this.plumbing(['diff-tree', '--stdin', '-m', '-r', '--name-status', '--no-renames'], `${commits.join('\n')}\n`);
+    let current: ChangedPath[] | undefined;
+    for (const line of out.split('\n')) {
+      if (line.trim() === '') continue;
+      const [status, ...rest] = line.split('\t');
+      // A line without a tab names the commit whose changes follow.
+      if (rest.length === 0) current = changes.get(line.trim());
+      else current?.push({ status: status ?? '', path: rest.join('\t') });
+    }
+    return changes;
+  }
+
+  /**
+   * The text of several files at commits, in one git process (`cat-file --batch`); null for a
+   * file absent at its commit. For UTF-8 text only (the sizes git gives are in bytes).
+   */
+  async readTextFilesAt(files: ReadonlyArray<{ readonly commit: string; readonly path: string }>): Promise<Array<string | null>> {
+    if (files.length === 0) return [];
+    for (const file of files) if (/[\n\r]/.test(file.path)) throw gitFailure('cat-file', new Error(`a path with a line break: ${JSON.stringify(file.path)}`));
+    const out = Buffer.from(await this.plumbing(['cat-file', '--batch'], files.map((f) => `${f.commit}:${f.path}\n`).join('')), 'utf8');
+    const texts: Array<string | null> = [];
+    let at = 0;
+    for (let i = 0; i < files.length; i += 1) {
+      const end = out.indexOf(0x0a, at);
+      const header = out.subarray(at, end).toString('utf8');
+      at = end + 1;
+      const blob = /^[0-9a-f]+ blob (\d+)$/.exec(header);
+      if (!blob) {
+        texts.push(null);
+        continue;
+      }
+      const size = Number(blob[1]);
+      texts.push(out.subarray(at, at + size).toString('utf8'));
+      at += size + 1;
+    }
+    return texts;
+  }
+
   /** The patch from one commit to another, limited to `paths` (plain text, no colour). */
   async diff(from: string, to: string, paths: readonly string[]): Promise<string> {
     return this.raw(['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--', ...paths], 'diff');

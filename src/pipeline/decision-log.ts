@@ -35,13 +35,19 @@ export interface LogEntry {
 export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]> {
   const { repo, config } = workspace;
   const entries: LogEntry[] = [];
-  for (const { ref, sha } of await repo.refs(auditRefPrefix(config))) {
+  const rcs = (await repo.refs(auditRefPrefix(config))).flatMap(({ ref, sha }) => {
     const iteration = iterationOf(ref);
-    if (iteration === null) continue;
-    const changed = await repo.changedPaths(`${sha}^`, sha);
-    // The decision this commit wrote (an approval or a refusal moves it, so skip the side it left).
-    const file = changed.find((c) => c.status !== 'D' && c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'));
-    const text = file ? await repo.readFileAt(sha, file.path) : null;
+    return iteration === null ? [] : [{ ref, sha, iteration }];
+  });
+  // Every RC's changes, then every decision file, each in one git process.
+  const changes = await repo.changedPathsOfCommits(rcs.map((rc) => rc.sha));
+  // The decision each commit wrote (an approval or a refusal moves it, so skip the side it left).
+  const files = rcs.map(({ sha }) => (changes.get(sha) ?? []).find((c) => c.status !== 'D' && c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json')));
+  const texts = await repo.readTextFilesAt(files.flatMap((file, i) => (file ? [{ commit: rcs[i]?.sha ?? '', path: file.path }] : [])));
+  let read = 0;
+  for (const [i, { ref, iteration }] of rcs.entries()) {
+    const file = files[i];
+    const text = file ? texts[read++] : null;
     if (!text) continue;
     const decision = parseDecisionDocument(text, `${ref}:${file?.path}`);
     const gate = decision.document?.gate ?? null;

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSql } from '../../src/store/sqlite.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
-import { between, minimalBrain, mockBrain, userText, withFaults } from '../helpers/fake-brain.ts';
+import { between, lookupThenAnswer, minimalBrain, mockBrain, userText, withFaults } from '../helpers/fake-brain.ts';
+import { writeScaleWorkspace } from '../../bench/lib/scale-workspace.ts';
 import { cliWatched } from '../helpers/processes.ts';
 import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
@@ -315,5 +316,26 @@ describe('record and replay', () => {
     const miss = await cliAsync(['run', '--replay', cassette, '-C', copy], { env: offline });
     expect(miss.code).toBe(3);
     expect(miss.stderr).toMatch(/REPLAY_MISS: --replay: the cassette in .* has no response for this (agent|critic) request/);
+  }, 120_000);
+});
+
+describe('a run under a rate limit', () => {
+  it('uses the limit without losing a case: every case-trial graded, none an infrastructure error', async () => {
+    const limited = await startFakeAnthropic(lookupThenAnswer, { requestsPerMinute: 900, burst: 4, latencyMs: 50 });
+    try {
+      const dir = path.join(tempDir('agentdevel-rate-limit-'), 'workspace');
+      mkdirSync(dir);
+      writeScaleWorkspace(dir, { runtime: 'tool-loop', cases: 30, concurrency: 12, model: CLAUDE });
+      const result = await cliAsync(['run', '--json', '-C', dir], { env: { ANTHROPIC_BASE_URL: limited.url, ANTHROPIC_API_KEY: KEY } });
+      expect(result.stderr).not.toMatch(/internal error/);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ graded: 30, passed: 30 });
+      expect(infraErrors(dir)).toBe(0);
+      // Two requests a case, each accepted once; the few refused were retried.
+      expect(limited.limited.accepted).toBe(60);
+      expect(limited.limited.refused).toBeLessThan(15);
+    } finally {
+      await limited.close();
+    }
   }, 120_000);
 });

@@ -1,6 +1,9 @@
 // A fake Anthropic Messages API on 127.0.0.1 (port 0) for tests: scripted replies per request
 // (JSON or server-sent events, as the request asks), every request body and header recorded,
-// and faults on demand: 429 with retry-after, 529, connection resets, malformed bodies.
+// and faults on demand: 429 with retry-after, 529, connection resets, malformed bodies. With
+// `limits`, it enforces a request rate as the real API does: a token bucket refilled at
+// requestsPerMinute, rate-limit headers on every answer, 429 with a whole-second retry-after
+// when the bucket is empty, and a latency before each accepted answer.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -27,9 +30,19 @@ export type FakeReply =
 
 export type Responder = (request: FakeRequest) => FakeReply | Promise<FakeReply>;
 
+export interface FakeLimits {
+  readonly requestsPerMinute: number;
+  /** The bucket's size: requests accepted at once after a pause (default: one second's worth). */
+  readonly burst?: number;
+  /** Time to answer an accepted request. */
+  readonly latencyMs?: number;
+}
+
 export interface FakeAnthropic {
   readonly url: string;
   readonly requests: FakeRequest[];
+  /** Requests accepted and refused with 429 by `limits`, and when the first and the last were accepted. */
+  readonly limited: { accepted: number; refused: number; firstAt: number | null; lastAt: number | null };
   respond: Responder;
   close(): Promise<void>;
 }
@@ -76,9 +89,33 @@ function asEventStream(message: ReturnType<typeof fullMessage>): string {
   return out;
 }
 
-export async function startFakeAnthropic(respond: Responder): Promise<FakeAnthropic> {
+/** The token bucket of `limits`: take one request, or say how long until one fits. */
+function requestBucket(limits: FakeLimits) {
+  const perMs = limits.requestsPerMinute / 60_000;
+  const size = limits.burst ?? Math.max(1, Math.ceil(limits.requestsPerMinute / 60));
+  let level = size;
+  let at = Date.now();
+  return (): { accepted: boolean; headers: Record<string, string> } => {
+    const now = Date.now();
+    level = Math.min(size, level + perMs * (now - at));
+    at = now;
+    const accepted = level >= 1;
+    if (accepted) level -= 1;
+    const headers: Record<string, string> = {
+      'anthropic-ratelimit-requests-limit': String(size),
+      'anthropic-ratelimit-requests-remaining': String(Math.floor(level)),
+      'anthropic-ratelimit-requests-reset': new Date(now + (size - level) / perMs).toISOString(),
+    };
+    if (!accepted) headers['retry-after'] = String(Math.ceil((1 - level) / perMs / 1000));
+    return { accepted, headers };
+  };
+}
+
+export async function startFakeAnthropic(respond: Responder, limits?: FakeLimits): Promise<FakeAnthropic> {
   const requests: FakeRequest[] = [];
   const fake = { respond } as { respond: Responder };
+  const limited = { accepted: 0, refused: 0, firstAt: null as number | null, lastAt: null as number | null };
+  const take = limits ? requestBucket(limits) : null;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -95,6 +132,21 @@ export async function startFakeAnthropic(respond: Responder): Promise<FakeAnthro
         const request: FakeRequest = { index: requests.length, path: req.url ?? '', headers, role: headers['x-agentdevel-role'] ?? null, raw, body };
         requests.push(request);
         let reply: FakeReply;
+        let limitHeaders: Record<string, string> = {};
+        const turn = take?.() ?? null;
+        if (turn && !turn.accepted) {
+          limited.refused += 1;
+          res.writeHead(429, { 'content-type': 'application/json', 'request-id': `req_fake_${request.index}`, ...turn.headers });
+          res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'fake 429: over the request rate' } }));
+          return;
+        }
+        if (turn) {
+          limited.accepted += 1;
+          limited.firstAt ??= Date.now();
+          limited.lastAt = Date.now();
+          limitHeaders = turn.headers;
+          await new Promise((resolve) => setTimeout(resolve, limits?.latencyMs ?? 0));
+        }
         try {
           reply = await fake.respond(request);
         } catch (error) {
@@ -109,16 +161,16 @@ export async function startFakeAnthropic(respond: Responder): Promise<FakeAnthro
             res.end('{"id": "msg_broken", "content": [');
             return;
           case 'error':
-            res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': `req_fake_${request.index}`, ...reply.headers });
+            res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': `req_fake_${request.index}`, ...limitHeaders, ...reply.headers });
             res.end(JSON.stringify({ type: 'error', error: { type: reply.type ?? (reply.status === 529 ? 'overloaded_error' : 'rate_limit_error'), message: `fake ${reply.status}` } }));
             return;
           case 'message': {
             const message = fullMessage(request, reply.message);
             if (body.stream === true) {
-              res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_fake_${request.index}` });
+              res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': `req_fake_${request.index}`, ...limitHeaders });
               res.end(asEventStream(message));
             } else {
-              res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${request.index}` });
+              res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake_${request.index}`, ...limitHeaders });
               res.end(JSON.stringify(message));
             }
             return;
@@ -132,6 +184,7 @@ export async function startFakeAnthropic(respond: Responder): Promise<FakeAnthro
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    limited,
     get respond() {
       return fake.respond;
     },

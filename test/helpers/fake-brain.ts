@@ -198,3 +198,16 @@ export function withFaults(inner: Responder, counts = { faults: 0 }): Responder 
     return inner(request);
   };
 }
+
+/**
+ * The scale workspace's agent (bench/lib/scale-workspace.ts) on Claude: it looks the case up
+ * with its one tool, then answers with a line its regex scorer passes; two requests a case, and
+ * the critic (called only on failures) is never needed.
+ */
+export const lookupThenAnswer: Responder = (request) => {
+  if (request.role !== 'agent') return minimalBrain(request);
+  const messages = request.body.messages as Array<{ content: unknown }>;
+  const looked = messages.some((m) => Array.isArray(m.content) && (m.content as ApiBlock[]).some((b) => b.type === 'tool_result'));
+  if (!looked) return { kind: 'message', message: { content: [{ type: 'tool_use', id: 'toolu_lookup', name: 'lookup', input: { q: userText(request.body) } }], stop_reason: 'tool_use', usage: { input_tokens: 40, output_tokens: 12 } } };
+  return { kind: 'message', message: { content: [{ type: 'text', text: 'Found it; glad to help.' }], stop_reason: 'end_turn', usage: { input_tokens: 60, output_tokens: 8 } } };
+};

@@ -5,6 +5,7 @@ import { InfraError, type Role, type Usage } from '../../src/domain/model-port.t
 import { createClaudeEngine, StructuredOutputError } from '../../src/engine/anthropic/adapter.ts';
 import { createMessagesClient } from '../../src/engine/anthropic/messages-client.ts';
 import { claudeEngines } from '../../src/engine/claude.ts';
+import { createRateLimiter } from '../../src/engine/anthropic/rate-limits.ts';
 import { tempDir } from '../helpers/workspace.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeReply } from '../helpers/fake-anthropic.ts';
 
@@ -85,6 +86,35 @@ describe('the Claude engine against a fake Messages API', () => {
     expect((error as InfraError).role).toBe('critic');
     expect((error as Error).message).toMatch(/529 after 2 retries/);
     expect(fake.requests).toHaveLength(3);
+  });
+
+  it('keeps many concurrent calls within a rate limit it learns from the headers: all answered, few refused, none an infrastructure error', async () => {
+    server = await startFakeAnthropic(() => toolAnswer('submit_verdict', verdict), { requestsPerMinute: 600, burst: 3, latencyMs: 20 });
+    const limiter = createRateLimiter();
+    const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries: 1, timeoutMs: 10_000, limiter });
+    const engine = createClaudeEngine(send, () => undefined, facts);
+    const started = Date.now();
+    const answers = await Promise.allSettled(Array.from({ length: 24 }, () => engine.criticize(criticRequest)));
+    expect(answers.filter((a) => a.status === 'rejected')).toEqual([]);
+    expect(server.limited.accepted).toBe(24);
+    // Unpaced, 21 of the first 24 would be refused at once, and again at each synchronized retry.
+    expect(server.limited.refused).toBeLessThanOrEqual(4);
+    // 3 at once, then one per 100 ms.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('waits out 429s beyond maxRetries (the API works, the call was early), but not past its deadline', async () => {
+    let refusals = 0;
+    server = await startFakeAnthropic(() => (refusals++ < 4 ? { kind: 'error', status: 429, headers: { 'retry-after': '0.05' } } : toolAnswer('submit_verdict', verdict)));
+    const patient = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries: 1, timeoutMs: 10_000, limiter: createRateLimiter() });
+    expect((await createClaudeEngine(patient, () => undefined, facts).criticize(criticRequest)).value).toEqual(verdict);
+    expect(server.requests).toHaveLength(5);
+
+    server.respond = () => ({ kind: 'error', status: 429, headers: { 'retry-after': '0.1' } });
+    const hurried = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries: 1, timeoutMs: 10_000, limiter: createRateLimiter(), rateLimitWaitMs: 600 });
+    const error = await createClaudeEngine(hurried, () => undefined, facts).criticize(criticRequest).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InfraError);
+    expect((error as Error).message).toMatch(/429/);
   });
 
   it.each<[string, number, 'agent' | 'critic', RegExp]>([

@@ -154,6 +154,19 @@ describe('errors are told apart by their class', () => {
     expect(await repo.readFileAt(head, 'no/such/file')).toBeNull();
     expect(await repo.readFileAt('refs/agentdevel/none', 'x')).toBeNull();
     expect(await repo.isAncestor(head, head)).toBe(true);
+    // Many files in one process (cat-file --batch): sizes are in bytes, text is UTF-8.
+    writeFileSync(path.join(dir, 'notes.md'), 'déjà vu ✓\n');
+    git(dir, 'add', 'notes.md');
+    git(dir, 'commit', '-qm', 'notes');
+    const noted = git(dir, 'rev-parse', 'HEAD');
+    const config = readFileSync(path.join(dir, 'agentdevel.config.json'), 'utf8');
+    expect(await repo.readTextFilesAt([{ commit: noted, path: 'notes.md' }, { commit: noted, path: 'no/such/file' }, { commit: head, path: 'notes.md' }, { commit: noted, path: 'agentdevel.config.json' }])).toEqual([
+      'déjà vu ✓\n',
+      null,
+      null,
+      config,
+    ]);
+    expect(Object.fromEntries(await repo.changedPathsOfCommits([noted, head]))).toEqual({ [noted]: [{ status: 'A', path: 'notes.md' }], [head]: [] });
     git(dir, 'checkout', '-q', '--orphan', 'unrelated');
     git(dir, 'commit', '-qm', 'unrelated history');
     const other = git(dir, 'rev-parse', 'HEAD');
@@ -229,7 +242,7 @@ describe('damaged or foreign state', () => {
     expect((error as AgentdevelError).hint).toMatch(/move/i);
   });
 
-  it('a full disk, or a file where a folder should be, is a file-system error, not a bug', () => {
+  it('a full disk, or a file where a folder should be, is a file-system error, not a bug', async () => {
     const failing = (work: () => void) => {
       try {
         work();
@@ -238,16 +251,16 @@ describe('damaged or foreign state', () => {
         return e;
       }
     };
-    const full = machineFailure(failing(() => writeFileSync('/dev/full', 'x')));
+    const full = await machineFailure(failing(() => writeFileSync('/dev/full', 'x')));
     expect(full?.code).toBe('FILE_SYSTEM');
     expect(full?.exitCode).toBe(3);
     expect(full?.message).toMatch(/write: no space left on the device \(ENOSPC\)/);
     const dir = tempDir();
     writeFileSync(path.join(dir, 'traces'), 'a file');
-    const notAFolder = machineFailure(failing(() => mkdirSync(path.join(dir, 'traces', 'run-1'), { recursive: true })));
+    const notAFolder = await machineFailure(failing(() => mkdirSync(path.join(dir, 'traces', 'run-1'), { recursive: true })));
     expect(notAFolder?.message).toMatch(/traces.*a file stands where a folder should be/);
-    expect(machineFailure(new TypeError('a bug'))).toBeNull();
-    expect(machineFailure(Object.assign(new Error('kill EPERM'), { code: 'EPERM', errno: -1, syscall: 'kill' }))).toBeNull();
+    expect(await machineFailure(new TypeError('a bug'))).toBeNull();
+    expect(await machineFailure(Object.assign(new Error('kill EPERM'), { code: 'EPERM', errno: -1, syscall: 'kill' }))).toBeNull();
   });
 
   it('case ids that cannot be file names still get a trace each, read back by their record', async () => {

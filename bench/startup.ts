@@ -1,0 +1,53 @@
+// Start-up: CPU time (user + sys, the process and its children: GNU time) of `agentdevel
+// --help`, `--version`, `log` and `compare` on the demo workspace, as users run it: from the
+// prebuilt bundle (built first, as `npm ci` builds it). Each figure is the median of the repeats.
+// Targets: --help ≤ 0.6 s CPU, log on the demo ≤ 0.8 s CPU.
+// Run: npx tsx bench/startup.ts [--repeats 7]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openSql } from '../src/store/sqlite.ts';
+import { agentdevel, load, median, repoRoot } from './lib/measure.ts';
+
+const { values } = parseArgs({ options: { repeats: { type: 'string', default: '7' } } });
+const repeats = Number(values.repeats);
+
+const built = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-bundle.mjs'), '--strict'], { encoding: 'utf8' });
+if (built.status !== 0) throw new Error(`the bundle does not build: ${built.stderr}`);
+
+const dir = path.join(mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-startup-')), 'demo');
+try {
+  const demo = agentdevel(['demo', '--dir', dir], { env: { ANTHROPIC_API_KEY: '' } });
+  if (demo.code !== 0) throw new Error(`agentdevel demo failed (exit ${demo.code}): ${demo.stderr.slice(-500)}`);
+  const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));
+  const runs = sql.all<{ id: string }>(`SELECT id FROM runs WHERE status = 'complete' ORDER BY started_at LIMIT 2`).map((r) => r.id);
+  sql.close();
+  const commands: Array<[string, string[], number | null]> = [
+    ['--help', ['--help'], 0.6],
+    ['--version', ['--version'], null],
+    ['log (demo)', ['log', '-C', dir], 0.8],
+    ['compare (demo, two runs)', ['compare', String(runs[0]), String(runs[1]), '-C', dir], null],
+  ];
+  console.log(`CPU time (user + sys) per command, median of ${repeats}, from the prebuilt bundle`);
+  const lines: string[] = [];
+  let met = true;
+  for (const [name, args, target] of commands) {
+    const before = load();
+    const cpu: number[] = [];
+    for (let r = 0; r < repeats; r += 1) {
+      const cost = agentdevel(args);
+      // compare exits 1 when the gate rejects; anything else is a failure of the bench.
+      if (cost.code !== 0 && !(name.startsWith('compare') && cost.code === 1)) throw new Error(`agentdevel ${args.join(' ')} failed (exit ${cost.code}): ${cost.stderr.slice(-500)}`);
+      cpu.push(cost.cpuMs / 1000);
+    }
+    const figure = median(cpu);
+    if (target !== null && figure > target) met = false;
+    console.log(`  ${name.padEnd(26)} ${figure.toFixed(2)} s${target === null ? '' : ` (target ≤ ${target} s)`}  (load ${before} → ${load()})`);
+    lines.push(`${name.split(' ')[0]} ${figure.toFixed(2)} s`);
+  }
+  console.log(`summary: CPU per command: ${lines.join(', ')}: ${met ? 'targets met' : 'targets NOT met'}`);
+} finally {
+  rmSync(path.dirname(dir), { recursive: true, force: true });
+}

@@ -1,0 +1,76 @@
+// Start-up: the CLI runs from the prebuilt bundle (built by the suite's set-up, as `prepare`
+// builds it on install), loads only what the command needs, and runs the sources instead when
+// they differ from what the bundle was built from.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exampleWorkspace, repoRoot, tempDir } from '../helpers/workspace.ts';
+
+/** Preloaded into the CLI: names on stderr every package file and bundle file the process resolves. */
+const tracer = `
+import { register } from 'node:module';
+register('data:text/javascript,' + encodeURIComponent(\`
+import { writeSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  writeSync(2, 'resolved ' + resolved.url + '\\\\n');
+  return resolved;
+}
+\`));
+`;
+
+let tracerFile: string;
+beforeAll(() => {
+  tracerFile = path.join(tempDir('agentdevel-startup-'), 'tracer.mjs');
+  writeFileSync(tracerFile, tracer);
+});
+
+function traced(root: string, args: readonly string[]) {
+  const result = spawnSync(process.execPath, ['--import', tracerFile, path.join(root, 'bin', 'agentdevel.mjs'), ...args], { encoding: 'utf8', env: { ...process.env, CI: 'true' }, timeout: 60_000 });
+  const urls = [...result.stderr.matchAll(/^resolved (\S+)$/gm)].map((m) => String(m[1]));
+  const packages = new Set(urls.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter((name): name is string => name !== undefined));
+  return { code: result.status, stdout: result.stdout, fromBundle: urls.some((url) => url.endsWith('/dist/agentdevel.js')), fromSources: urls.some((url) => url.endsWith('/src/cli/main.ts')), packages };
+}
+
+const heavy = ['@anthropic-ai/sdk', 'simple-git', 'handlebars', 'esbuild', 'better-sqlite3', 'execa', 'tsx'];
+
+describe('start-up', () => {
+  it('--help and --version run from the bundle and load no engine, git, SQLite, esbuild or compiler', () => {
+    for (const args of [['--help'], ['--version']]) {
+      const run = traced(repoRoot, args);
+      expect(run.code).toBe(0);
+      expect(run.fromBundle).toBe(true);
+      expect([...run.packages].filter((name) => heavy.includes(name))).toEqual([]);
+    }
+  });
+
+  it('log loads git and the store, but not the model SDK, the prompt templates or esbuild', async () => {
+    const dir = await exampleWorkspace();
+    const run = traced(repoRoot, ['log', '-C', dir]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('no release candidates yet');
+    expect(run.fromBundle).toBe(true);
+    expect(run.packages).toContain('simple-git');
+    expect(run.packages).toContain('better-sqlite3');
+    for (const name of ['@anthropic-ai/sdk', 'handlebars', 'esbuild', 'tsx']) expect(run.packages).not.toContain(name);
+  });
+
+  it('keeps the bundle when only modification times changed, and runs the sources once their content differs', () => {
+    // A copy of the package: every file gets a new modification time, as after a git checkout.
+    const copy = path.join(tempDir('agentdevel-package-'), 'agentdevel');
+    mkdirSync(copy);
+    for (const entry of ['bin', 'lib', 'src', 'dist', 'package.json']) cpSync(path.join(repoRoot, entry), path.join(copy, entry), { recursive: true });
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(copy, 'node_modules'));
+    const touched = traced(copy, ['--version']);
+    expect(touched.fromBundle).toBe(true);
+    expect(touched.fromSources).toBe(false);
+
+    const versionFile = path.join(copy, 'src', 'cli', 'version.ts');
+    writeFileSync(versionFile, readFileSync(versionFile, 'utf8').replace('return manifest.version;', "return `${manifest.version}-edited`;"));
+    const edited = traced(copy, ['--version']);
+    expect(edited.fromBundle).toBe(false);
+    expect(edited.fromSources).toBe(true);
+    expect(edited.stdout.trim()).toMatch(/-edited$/);
+  });
+});
