@@ -1,7 +1,7 @@
 // Case-trials on BullMQ workers over a real Redis: a real redis-server on 127.0.0.1 (with a
 // password, so every output is checked for it), real `agentdevel worker` processes, the real CLI.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/free-port.ts';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
@@ -13,17 +13,6 @@ import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir, type CliResul
 const PASSWORD = 'queue-pw-7f3a9c21e5';
 const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');
 const clock = { now: () => new Date() };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resolves when `child` has exited, or after `ms` (then it is killed): every wait has a bound. */
 function stopped(child: ChildProcess, ms: number): Promise<void> {
