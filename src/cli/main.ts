@@ -177,11 +177,11 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--lock-duration <ms>', "how long a job's lock lasts: a dead worker's job is taken over after about this long (default 30000)")
     .option('--stalled-interval <ms>', 'how often to look for jobs of dead workers (default: half the lock duration)')
     .option('--max-stalled <n>', 'times a job may lose its worker before it is recorded as an infrastructure error (default 2)')
-    .option('--record <dir>', 'save every model request and response as a cassette in DIR')
-    .option('--replay <dir>', 'answer model calls from the cassette in DIR, with no network')
     .action(async (options: WorkerOptions) => {
+      // --record and --replay are the program's options (as for every command that calls models).
+      const global = program.opts<CommonOptions>();
       const { workerCommand } = await commands.worker();
-      exitCode = await workerCommand(io, options);
+      exitCode = await workerCommand(io, { ...options, ...(global.record ? { record: global.record } : {}), ...(global.replay ? { replay: global.replay } : {}) });
     });
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')

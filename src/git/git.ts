@@ -167,7 +167,11 @@ export class GitRepo {
     const args = branch ? ['worktree', 'add', '-B', branch, dir, commit] : ['worktree', 'add', '--detach', dir, commit];
     this.exitCleanups.get(dir)?.();
     this.exitCleanups.set(dir, atExit(() => this.cleanupSync(dir, branch)));
-    await this.raw(args, 'worktree add');
+    // Synchronously: an interrupt is handled once git has finished (or given up), never while a
+    // half-made worktree is being written, which the cleanup at exit could not remove (git would
+    // go on writing into it after agentdevel is gone).
+    const result = spawnSync('git', [...this.identity.flatMap((c) => ['-c', c]), ...args], { cwd: this.root, env: gitEnvironment(), encoding: 'utf8', timeout: GIT_TIMEOUT_MS });
+    if (result.status !== 0) throw gitFailure('worktree add', new Error((result.stderr ?? '').trim() || result.error?.message || 'no exit status'));
   }
 
   /** The linked worktrees of the repository (not the main one), as git records them. */

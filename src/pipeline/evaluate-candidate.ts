@@ -11,8 +11,12 @@ export function comparePolicy(config: Config): ComparePolicy {
 
 export interface CandidateEvaluation extends GatedComparison {
   readonly candidateRun: RunResult;
-  /** Confirmation runs (fresh trials of the cases whose outcome moved), both sides. */
-  readonly confirmRuns: RunResult[];
+  /** Confirmation runs (fresh trials of the cases whose outcome moved), each with its side. */
+  readonly confirmRuns: ConfirmRun[];
+}
+
+export interface ConfirmRun extends RunResult {
+  readonly side: ConfirmationRequest['side'];
 }
 
 /**
@@ -32,7 +36,7 @@ export async function evaluateCandidate(
   const opened: { baseline: Promise<VersionSession> | null } = { baseline: null };
   try {
     const candidateRun = await candidate.run({ split: 'train', trials: config.trials, purpose: 'candidate', label: input.label });
-    const confirmRuns: RunResult[] = [];
+    const confirmRuns: ConfirmRun[] = [];
     const versions = {
       candidate: async () => candidate,
       baseline: () => (opened.baseline ??= baselineCheckout.source().then((source) => openVersion(context, source))),
@@ -64,7 +68,7 @@ function confirmationRunner(
   context: RunContext,
   versions: Record<ConfirmationRequest['side'], () => Promise<VersionSession>>,
   label: string,
-  confirmRuns: RunResult[],
+  confirmRuns: ConfirmRun[],
 ): ConfirmationRunner {
   const nextTrial = new Map<string, number>();
   return async (request: ConfirmationRequest) => {
@@ -85,7 +89,7 @@ function confirmationRunner(
         firstTrial,
         label: `${request.side === 'candidate' ? label : 'baseline'} (confirming ${cases.length} case${cases.length === 1 ? '' : 's'}, ${request.trials} fresh trial${request.trials === 1 ? '' : 's'} each)`,
       });
-      confirmRuns.push(run);
+      confirmRuns.push({ ...run, side: request.side });
       for (const [caseId, summary] of run.cases) fresh.set(caseId, summary);
     }
     return fresh;

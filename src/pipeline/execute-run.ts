@@ -21,7 +21,7 @@ import { folderFingerprint } from './fingerprint.ts';
 import type { Workspace } from './workspace.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
-const RECORD_FORMAT = 2;
+const RECORD_FORMAT = 3;
 
 export interface VersionSource {
   /** The commit the files come from ("+dirty" when they are uncommitted working files). */

@@ -91,7 +91,7 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
     if (mustPass.unknown.length > 0) {
       inputs.reporter.emit({ type: 'warning', message: `gate layer "checks": mustPass ${mustPass.unknown.map((u) => `"${u}"`).join(', ')} names no train case` });
     }
-    const candidateTrials: CaseRecord[] = evaluation ? [...candidateRecords, ...evaluation.confirmRuns.flatMap((r) => inputs.store.records(r.runId))] : [];
+    const candidateTrials = evaluation ? candidateTrialsOf(candidateRecords, evaluation.confirmRuns, inputs.store) : [];
     checksVerdict = checksLayer({
       mustPass: checks.mustPass.length > 0 && evaluation ? { cases: mustPass.cases, candidate: candidateTrials } : null,
       blueprintChecks: inputs.blueprintChecks,
@@ -136,6 +136,15 @@ async function reviewRequirements(inputs: LayerInputs, task: Task, candidateReco
         ).value.violations;
   const limit = inputs.config.gate.maxViolationRate ?? null;
   return requirementsLayer({ violations, violationRate: limit === null ? null : { rate: violationRate(candidateRecords).rate, limit } });
+}
+
+/** Every trial the candidate played: its screening run and its own confirmation runs (never the baseline's). */
+export function candidateTrialsOf(
+  screening: readonly CaseRecord[],
+  confirmRuns: ReadonlyArray<{ readonly runId: string; readonly side: 'baseline' | 'candidate' }>,
+  store: { records(runId: string): CaseRecord[] },
+): CaseRecord[] {
+  return [...screening, ...confirmRuns.filter((r) => r.side === 'candidate').flatMap((r) => store.records(r.runId))];
 }
 
 function notRunFlips(message: string): GateDecision {

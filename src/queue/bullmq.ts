@@ -115,12 +115,22 @@ export interface CoordinatorSettings {
 
 /** The coordinator's side of the queue: enqueue case-trials, publish bundles, collect results. */
 export interface CaseTrialQueue {
-  /** Enqueues a job (or finds the one of the same id) and resolves with its result. */
-  submit(jobId: string, data: unknown): Promise<unknown>;
+  /**
+   * Enqueues a job (or finds the one of the same id) and resolves with its result, and whether
+   * that result was finished by an earlier submission (a run before a crash). With `afresh`, a
+   * finished job of that id is removed first, so the case-trial runs again.
+   */
+  submit(jobId: string, data: unknown, options?: { readonly afresh?: boolean }): Promise<Collected>;
   hasBundle(key: string): Promise<boolean>;
   putBundle(key: string, bytes: Buffer, ttlSeconds: number): Promise<void>;
   workerCount(): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface Collected {
+  readonly value: unknown;
+  /** True when the job was created before this submission: its result (and its cost) came from an earlier run. */
+  readonly earlier: boolean;
 }
 
 export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings): Promise<CaseTrialQueue> {
@@ -165,8 +175,9 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
     })();
   }, 500);
 
-  async function submit(jobId: string, data: unknown): Promise<unknown> {
+  async function submit(jobId: string, data: unknown, options: { readonly afresh?: boolean } = {}): Promise<Collected> {
     if (failure) throw failure;
+    if (options.afresh) await (await Job.fromId(queue, jobId))?.remove();
     let cancel: ((error: Error) => void) | null = null;
     const stop = new Promise<never>((_, reject) => {
       cancel = reject;
@@ -179,7 +190,7 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
     }
   }
 
-  async function collect(jobId: string, data: unknown): Promise<unknown> {
+  async function collect(jobId: string, data: unknown): Promise<Collected> {
     const submittedAt = Date.now();
     const add = () =>
       queue.add('case-trial', data, {
@@ -191,7 +202,9 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
       });
     try {
       // A job of this id that already finished (a run before a crash) answers at once: its result is collected, not run again.
-      return await (await add()).waitUntilFinished(events);
+      const value: unknown = await (await add()).waitUntilFinished(events);
+      const job = await Job.fromId(queue, jobId);
+      return { value, earlier: job !== undefined && job.timestamp < submittedAt };
     } catch (error) {
       if (failure) throw failure;
       // A job given up by an earlier run (say, one that lost its workers) is tried afresh, once.
@@ -199,7 +212,7 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
       if (!earlier || earlier.timestamp >= submittedAt) throw new JobGaveUp(reasonOf(error));
       await earlier.remove();
       try {
-        return await (await add()).waitUntilFinished(events);
+        return { value: (await (await add()).waitUntilFinished(events)) as unknown, earlier: false };
       } catch (again) {
         if (failure) throw failure;
         throw new JobGaveUp(reasonOf(again));

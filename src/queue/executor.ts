@@ -104,8 +104,15 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
 
 async function runOnWorker(queue: CaseTrialQueue, deps: QueueExecutorDeps, sink: TraceSink, job: CaseTrialJob): Promise<CaseOutcome> {
   let answer: unknown;
+  let earlier = false;
   try {
-    answer = await queue.submit(caseTrialJobId(job), job);
+    const id = caseTrialJobId(job);
+    let collected = await queue.submit(id, job);
+    // An earlier run's infrastructure error is not reused (the store never reuses such a run
+    // either): the case-trial runs again, once.
+    if (collected.earlier && caseTrialResultSchema.safeParse(collected.value).data?.kind === 'infra_error') collected = await queue.submit(id, job, { afresh: true });
+    answer = collected.value;
+    earlier = collected.earlier;
   } catch (error) {
     // A job BullMQ gave up on (a worker crashed on it, its checkout failed, its stalls ran out)
     // is an infrastructure error of this case-trial, never a fail.
@@ -114,7 +121,8 @@ async function runOnWorker(queue: CaseTrialQueue, deps: QueueExecutorDeps, sink:
   }
   const result = caseTrialResultSchema.safeParse(answer);
   if (!result.success) throw new InfraError('agent', 'a worker sent back something that is not a case-trial result (another agentdevel version?)');
-  for (const call of result.data.usage) deps.ledger(call.role, call.model, call.usage);
+  // An earlier run already paid for (and recorded) the model calls of a result it left behind.
+  if (!earlier) for (const call of result.data.usage) deps.ledger(call.role, call.model, call.usage);
   for (const event of result.data.events) sink.emit(event);
   if (result.data.kind === 'infra_error') throw new InfraError('agent', result.data.message);
   return { output: result.data.output, observation: result.data.observation as CaseOutcome['observation'] };

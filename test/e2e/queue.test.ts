@@ -208,7 +208,10 @@ describe('run --queue', () => {
     for (const result of [run, worker]) {
       expect(result.code).toBe(3);
       expect(result.stderr).toMatch(/error QUEUE_UNAVAILABLE: the queue at redis:\/\/agent:\[redacted\]@127\.0\.0\.1:\d+ did not answer within 5 s \(connect ECONNREFUSED/);
-    }
+    }    // A worker reads --record and --replay like every command that calls models.
+    const both = await agentdevel(['worker', '--queue', url, '--record', tempDir(), '--replay', tempDir()]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--record and --replay cannot be used together/);
   });
 
   it('never shows the password of the queue URL', () => {

@@ -7,6 +7,7 @@ import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/c
 import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
 import { caseSubScores, composite, pairedImprovement, runSubScores } from '../../src/stages/gate/efficiency.ts';
 import { checksLayer, composeLayers, requirementsLayer } from '../../src/stages/gate/layers.ts';
+import { candidateTrialsOf } from '../../src/pipeline/layered-gate.ts';
 import { requirementFlips, requirementVerdicts, violationRate } from '../../src/stages/gate/requirements.ts';
 import { score } from '../../src/stages/score/scorers.ts';
 import { PAPER_COST_WEIGHTS, traceCost } from '../../src/stages/score/trace-cost.ts';
@@ -25,6 +26,13 @@ function flips(verdict: 'accept' | 'reject'): GateDecision {
 }
 
 describe('the layered gate', () => {
+  it('holds a must-pass case to the candidate\'s own trials, never to the baseline\'s confirmation trials', () => {
+    const runs: Record<string, CaseRecord[]> = { 'run-b': [record('a', false, { trial: 1 })], 'run-c': [record('a', true, { trial: 1 })] };
+    const trials = candidateTrialsOf([record('a', true)], [{ runId: 'run-b', side: 'baseline' }, { runId: 'run-c', side: 'candidate' }], { records: (id) => runs[id] ?? [] });
+    expect(trials.map((t) => [t.trial, t.pass])).toEqual([[0, true], [1, true]]);
+    expect(checksLayer({ mustPass: { cases: ['a'], candidate: trials }, blueprintChecks: [], traceCost: null }).verdict).toBe('pass');
+  });
+
   it('lets a deterministic veto stand whatever the flips say', () => {
     const veto = checksLayer({ mustPass: { cases: ['a'], candidate: [record('a', false)] }, blueprintChecks: [], traceCost: null });
     expect(veto.verdict).toBe('veto');

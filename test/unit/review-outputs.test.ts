@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { failingCases, recordReason } from '../../src/report/case-reasons.ts';
 import { renderJunit } from '../../src/report/junit.ts';
-import { agentErrorAlarm } from '../../src/stages/run/agent-errors.ts';
+import { agentErrorAlarm, agentErrorTally } from '../../src/stages/run/agent-errors.ts';
 
 const record = (caseId: string, trial: number, pass: boolean | null, extra: Partial<CaseRecord> = {}): CaseRecord => ({
   caseId,
@@ -58,6 +58,13 @@ describe('the agent error alarm', () => {
   it('sounds when more than a fifth of the case-trials share one kind of agent error (numbers aside)', () => {
     const records = [broken(0), broken(1), broken(2), ...Array.from({ length: 7 }, (_, i) => record(`ok${i}`, 0, true))];
     expect(agentErrorAlarm(records, 'run')).toMatch(/^run: 3 of 10 case-trials \(30%\) ended with the same agent error: "stdout line 1 is not a trace event/);
+  });
+  it('quotes the first case-trial in case order, however the trials finished', () => {
+    const tally = agentErrorTally();
+    const late = [broken(2), broken(0), broken(1)];
+    late.forEach((r) => tally.add(r, Number(r.caseId.slice(1))));
+    for (let i = 0; i < 7; i += 1) tally.add(record(`ok${i}`, 0, true), 3 + i);
+    expect(tally.alarm('run')).toMatch(/the same agent error: "stdout line 1 is not a trace event/);
   });
   it('stays quiet at a fifth or less', () => {
     const records = [broken(0), broken(1), ...Array.from({ length: 8 }, (_, i) => record(`ok${i}`, 0, true))];

@@ -13,24 +13,27 @@ const kindOf = (message: string): string => message.replace(/\d+/g, 'N');
  */
 export function agentErrorAlarm(records: Iterable<CaseRecord>, label: string): string | null {
   const tally = agentErrorTally();
-  for (const record of records) tally.add(record);
+  let at = 0;
+  for (const record of records) tally.add(record, at++);
   return tally.alarm(label);
 }
 
 /** The same count, kept as records go by (a run never holds them all). */
-export function agentErrorTally(): { add(record: CaseRecord): void; alarm(label: string): string | null } {
-  const counts = new Map<string, { count: number; example: string }>();
+export function agentErrorTally(): { add(record: CaseRecord, at: number): void; alarm(label: string): string | null } {
+  // `at` is the record's place in case and trial order: the example and the tie-break follow it,
+  // not the order in which case-trials happened to finish, so the same run reads the same.
+  const counts = new Map<string, { count: number; example: string; at: number }>();
   let total = 0;
   return {
-    add(record) {
+    add(record, at) {
       total += 1;
       if (!record.agentError) return;
       const kind = kindOf(record.agentError);
-      const entry = counts.get(kind) ?? { count: 0, example: record.agentError };
-      counts.set(kind, { ...entry, count: entry.count + 1 });
+      const entry = counts.get(kind) ?? { count: 0, example: record.agentError, at };
+      counts.set(kind, { count: entry.count + 1, ...(at < entry.at ? { example: record.agentError, at } : { example: entry.example, at: entry.at }) });
     },
     alarm(label) {
-      const worst = [...counts.values()].sort((a, b) => b.count - a.count)[0];
+      const worst = [...counts.values()].sort((a, b) => b.count - a.count || a.at - b.at)[0];
       if (!worst || total === 0 || worst.count / total <= AGENT_ERROR_ALARM_SHARE) return null;
       const share = `${((worst.count / total) * 100).toFixed(0)}%`;
       return `${label}: ${worst.count} of ${total} case-trials (${share}) ended with the same agent error: "${worst.example}". Check the agent: \`agentdevel show CASE\` shows a trace.`;

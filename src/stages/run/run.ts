@@ -82,7 +82,7 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const order = new Map(input.cases.map((c, i) => [c.id, i * input.trials]));
   const newSymptoms = new Map<string, { at: number; description: string }>();
   const agentErrors = agentErrorTally();
-  let firstInfraError: string | null = null;
+  const firstInfra: { at: number; error: string | null } = { at: Number.POSITIVE_INFINITY, error: null };
   let spared = 0;
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
@@ -92,16 +92,16 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
       // Secrets are redacted from the whole record (the agent's output, scorer and critic
       // messages) before it reaches the store, the diagnosis or a report.
       const record = redactRecord({ ...graded, traceRef }, deps.redact);
+      const at = (order.get(record.caseId) ?? 0) + (record.trial - first);
       if (input.growTaxonomy && record.critic && !record.critic.pass) {
-        const at = (order.get(record.caseId) ?? 0) + (record.trial - first);
         const known = newSymptoms.get(record.critic.label);
         if (!known || at < known.at) newSymptoms.set(record.critic.label, { at, description: record.critic.description });
       }
       batch.add(record, null);
       summarizer.add(record);
-      agentErrors.add(record);
+      agentErrors.add(record, at);
       if (criticSpared(record, input.criticPolicy)) spared += 1;
-      if (record.status === 'infra_error') firstInfraError ??= record.error;
+      if (record.status === 'infra_error' && at < firstInfra.at) Object.assign(firstInfra, { at, error: record.error });
       deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
     });
   } finally {
@@ -115,7 +115,7 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const cases = summarizer.summaries();
   const counts = runCounts(cases.values());
   deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
-  return { cases, counts, firstInfraError, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared };
+  return { cases, counts, firstInfraError: firstInfra.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared };
 }
 
 function* caseTrials(cases: readonly Case[], trials: number, first: number): Generator<{ testCase: Case; trial: number }> {
