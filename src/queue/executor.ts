@@ -10,8 +10,8 @@ import { AgentdevelError } from '../domain/errors.ts';
 import { InfraError, type Role, type Usage } from '../domain/model-port.ts';
 import { bundleSnapshot } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../pipeline/case-trial-executor.ts';
-import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type CoordinatorSettings } from './bullmq.ts';
-import { caseTrialJobId, caseTrialResultSchema, JOB_SCHEMA, type CaseTrialJob, type Snapshot } from './job.ts';
+import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
+import { caseTrialJobId, caseTrialResultSchema, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
 import type { QueueAddress } from './url.ts';
 
 /** Case-trials in flight through the queue at once: enough to keep many workers busy. */
@@ -102,28 +102,33 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
   };
 }
 
-async function runOnWorker(queue: CaseTrialQueue, deps: QueueExecutorDeps, sink: TraceSink, job: CaseTrialJob): Promise<CaseOutcome> {
-  let answer: unknown;
-  let earlier = false;
+/**
+ * One case-trial's result from the workers, and whether this run paid for it. A result an earlier
+ * run left behind (a coordinator restarted) is reused, except an infrastructure error: the store
+ * never reuses such a run either, so that case-trial runs again, once.
+ */
+export async function collectCaseTrial(queue: CaseTrialQueue, job: CaseTrialJob): Promise<{ readonly result: CaseTrialResult; readonly paidHere: boolean }> {
+  let collected: Collected;
   try {
     const id = caseTrialJobId(job);
-    let collected = await queue.submit(id, job);
-    // An earlier run's infrastructure error is not reused (the store never reuses such a run
-    // either): the case-trial runs again, once.
+    collected = await queue.submit(id, job);
     if (collected.earlier && caseTrialResultSchema.safeParse(collected.value).data?.kind === 'infra_error') collected = await queue.submit(id, job, { afresh: true });
-    answer = collected.value;
-    earlier = collected.earlier;
   } catch (error) {
     // A job BullMQ gave up on (a worker crashed on it, its checkout failed, its stalls ran out)
     // is an infrastructure error of this case-trial, never a fail.
     if (error instanceof JobGaveUp) throw new InfraError('agent', `on the workers: ${error.message}`);
     throw commandError(error);
   }
-  const result = caseTrialResultSchema.safeParse(answer);
+  const result = caseTrialResultSchema.safeParse(collected.value);
   if (!result.success) throw new InfraError('agent', 'a worker sent back something that is not a case-trial result (another agentdevel version?)');
+  return { result: result.data, paidHere: !collected.earlier };
+}
+
+async function runOnWorker(queue: CaseTrialQueue, deps: QueueExecutorDeps, sink: TraceSink, job: CaseTrialJob): Promise<CaseOutcome> {
+  const { result, paidHere } = await collectCaseTrial(queue, job);
   // An earlier run already paid for (and recorded) the model calls of a result it left behind.
-  if (!earlier) for (const call of result.data.usage) deps.ledger(call.role, call.model, call.usage);
-  for (const event of result.data.events) sink.emit(event);
-  if (result.data.kind === 'infra_error') throw new InfraError('agent', result.data.message);
-  return { output: result.data.output, observation: result.data.observation as CaseOutcome['observation'] };
+  if (paidHere) for (const call of result.usage) deps.ledger(call.role, call.model, call.usage);
+  for (const event of result.events) sink.emit(event);
+  if (result.kind === 'infra_error') throw new InfraError('agent', result.message);
+  return { output: result.output, observation: result.observation as CaseOutcome['observation'] };
 }

@@ -8,6 +8,10 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { readTrace } from '../../src/stages/run/trace-file.ts';
 import { Store } from '../../src/store/store.ts';
+import { openCaseTrialQueue, startCaseTrialWorker } from '../../src/queue/bullmq.ts';
+import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/queue/executor.ts';
+import type { CaseTrialJob } from '../../src/queue/job.ts';
+import { parseQueueUrl } from '../../src/queue/url.ts';
 import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir, type CliResult } from '../helpers/workspace.ts';
 
 const PASSWORD = 'queue-pw-7f3a9c21e5';
@@ -133,6 +137,47 @@ afterAll(async () => {
   redis?.kill('SIGTERM');
   if (redis) await stopped(redis, 5000);
   if (scratch) removeDir(scratch);
+});
+
+describe('results an earlier run left in the queue', () => {
+  it('reuses a result, without counting its cost again, but runs an infrastructure error again', async () => {
+    // A database of its own, so the workers started above never see these jobs; a scripted worker.
+    const address = parseQueueUrl(`${queueUrl()}/5`, 'test');
+    const settings = { concurrency: 1, lockDurationMs: 5000, stalledIntervalMs: 2500, maxStalledCount: 1 };
+    const usage = [{ role: 'agent' as const, model: 'claude-x', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 } }];
+    let played = 0;
+    const worker = await startCaseTrialWorker(
+      address,
+      settings,
+      async () => {
+        played += 1;
+        return played === 1
+          ? { kind: 'infra_error', events: [], message: 'the model API is down', usage, worker: 'scripted' }
+          : { kind: 'ran', events: [], output: { answer: played }, observation: null, usage, worker: 'scripted' };
+      },
+      () => undefined,
+    );
+    const job = { schema: 1, caseId: 'c1', trial: 0 } as unknown as CaseTrialJob;
+    const collect = async () => {
+      const queue = await openCaseTrialQueue(address, defaultCoordinatorSettings);
+      try {
+        return await collectCaseTrial(queue, job);
+      } finally {
+        await queue.close();
+      }
+    };
+    try {
+      // The first run meets the outage.
+      expect(await collect()).toMatchObject({ result: { kind: 'infra_error' }, paidHere: true });
+      // A rerun does not take that error back: the case-trial runs again.
+      expect(await collect()).toMatchObject({ result: { kind: 'ran', output: { answer: 2 } }, paidHere: true });
+      // A further rerun reuses the good result, already paid for.
+      expect(await collect()).toMatchObject({ result: { kind: 'ran', output: { answer: 2 } }, paidHere: false });
+      expect(played).toBe(2);
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
 });
 
 describe('run --queue', () => {
