@@ -33,10 +33,11 @@ export async function writeSummary(io: Io, options: CiOptions, markdown: string)
   return written;
 }
 
-export async function writeJunit(io: Io, options: CiOptions, xmlText: string): Promise<string | null> {
+export async function writeJunit(io: Io, options: CiOptions, render: () => string): Promise<string | null> {
   if (!options.junit) return null;
   const file = path.resolve(io.cwd, options.junit);
-  await writeInto(file, xmlText, false);
+  // Rendered only when asked for: it reads every record of the run.
+  await writeInto(file, render(), false);
   return file;
 }
 

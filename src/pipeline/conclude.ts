@@ -8,6 +8,7 @@ import { scopeRejection } from '../stages/gate/gate.ts';
 import { flipsOnly } from '../stages/gate/layers.ts';
 import type { DiagnosisEvidence, ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
+import type { CaseRecord } from '../domain/record.ts';
 import type { RunContext, RunResult } from './execute-run.ts';
 import { runBlueprintChecks } from './gate-layers.ts';
 import { checksConfig, decideLayers } from './layered-gate.ts';
@@ -62,6 +63,8 @@ export interface GateConclusion {
 export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
   const { config, store } = context.workspace;
   const baselineRun = subject.outside.length > 0 ? null : subject.baseline.run;
+  // The layers and the reports read the same runs' records: from the store once.
+  const records = recordsOnce(store);
   // The blueprint's own checks run first, on the candidate's checkout: a failing one vetoes
   // before any agent run is spent on the candidate.
   const blueprintChecks =
@@ -88,7 +91,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
         blueprintChecks,
         approval,
         model: context.model,
-        store: context.workspace.store,
+        store: records,
       })
     : flipsOnly(scopeRejection(subject.outside, config.blueprint));
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
@@ -119,7 +122,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     baselineCases: evaluation?.baselineCases ?? new Map(),
     candidateCases: evaluation?.candidateCases ?? new Map(),
     edits: subject.edits,
-    cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation) : null,
+    cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation, records) : null,
     diagnosis: subject.diagnosis,
     simulated,
     mockRoles,
@@ -151,14 +154,20 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
 }
 
 /** The named cases side by side, the run statistics and the blueprint diff, for the reports. */
-async function caseEvidence(context: RunContext, subject: GateSubject, baselineRun: RunResult, evaluation: CandidateEvaluation): Promise<CaseEvidenceDocument> {
+async function caseEvidence(
+  context: RunContext,
+  subject: GateSubject,
+  baselineRun: RunResult,
+  evaluation: CandidateEvaluation,
+  store: RecordReader,
+): Promise<CaseEvidenceDocument> {
   const { config, repo, tracesRoot } = context.workspace;
   const task = await loadTask(subject.candidate.dir, config.task);
   return gatherCaseEvidence({
     decision: evaluation.decision,
     cases: await loadSplit(task, 'train'),
-    baselineRecords: context.workspace.store.records(baselineRun.runId),
-    candidateRecords: context.workspace.store.records(evaluation.candidateRun.runId),
+    baselineRecords: store.records(baselineRun.runId),
+    candidateRecords: store.records(evaluation.candidateRun.runId),
     runs: {
       baseline: { ...evaluation.baseline, runId: baselineRun.runId },
       candidate: { ...evaluation.candidate, runId: evaluation.candidateRun.runId },
@@ -166,4 +175,20 @@ async function caseEvidence(context: RunContext, subject: GateSubject, baselineR
     tracesRoot,
     diff: await repo.diff(subject.changeBase, subject.candidate.commit, [`blueprints/${config.blueprint}`]),
   });
+}
+
+interface RecordReader {
+  records(runId: string): CaseRecord[];
+}
+
+/** A run's records read from the store at most once per decision. */
+function recordsOnce(store: RecordReader): RecordReader {
+  const read = new Map<string, CaseRecord[]>();
+  return {
+    records(runId) {
+      const cached = read.get(runId) ?? store.records(runId);
+      read.set(runId, cached);
+      return cached;
+    },
+  };
 }

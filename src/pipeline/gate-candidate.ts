@@ -1,7 +1,6 @@
 import type { GateDecision } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
-import type { CaseRecord } from '../domain/record.ts';
 import { outsideBlueprint } from '../stages/synthesize/edits.ts';
 import { candidateBranch, candidateDir, discardCandidate, linksLeavingBlueprint } from './candidate.ts';
 import type { ReleaseEvidence } from '../stages/release/artifacts.ts';
@@ -33,8 +32,8 @@ export interface GateOutcome {
   readonly mockRoles: readonly string[];
   readonly evidence: ReleaseEvidence;
   readonly reportFiles: readonly string[];
-  /** The candidate's screening records (empty when it was rejected before running). */
-  readonly candidateRecords: readonly CaseRecord[];
+  /** The candidate's screening run, whose records are in the store (null when it was rejected before running). */
+  readonly candidateRunId: string | null;
 }
 
 /** Gates an RC written by anyone (a person, another tool) against the current release. */
@@ -103,7 +102,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
       mockRoles: conclusion.mockRoles,
       evidence: conclusion.evidence,
       reportFiles: conclusion.reportFiles,
-      candidateRecords: conclusion.evaluation ? workspace.store.records(conclusion.evaluation.candidateRun.runId) : [],
+      candidateRunId: conclusion.evaluation?.candidateRun.runId ?? null,
     };
   } finally {
     if (built) await discardCandidate(workspace, built);

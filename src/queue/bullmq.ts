@@ -133,6 +133,18 @@ export interface Collected {
   readonly earlier: boolean;
 }
 
+/** What a job returns: the handler's result and when the job was created (by a coordinator). */
+interface Answer {
+  readonly value: unknown;
+  readonly createdAt: number;
+}
+
+function unwrap(returned: unknown, submittedAt: number): Collected {
+  const answer = returned as Partial<Answer> | null;
+  if (answer === null || typeof answer !== 'object' || typeof answer.createdAt !== 'number') return { value: returned, earlier: false };
+  return { value: answer.value, earlier: answer.createdAt < submittedAt };
+}
+
 export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings): Promise<CaseTrialQueue> {
   const lifetime: Lifetime = { closing: false };
   const queue = new Queue(QUEUE_NAME, { connection: connection(address, lifetime) });
@@ -202,9 +214,7 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
       });
     try {
       // A job of this id that already finished (a run before a crash) answers at once: its result is collected, not run again.
-      const value: unknown = await (await add()).waitUntilFinished(events);
-      const job = await Job.fromId(queue, jobId);
-      return { value, earlier: job !== undefined && job.timestamp < submittedAt };
+      return unwrap(await (await add()).waitUntilFinished(events), submittedAt);
     } catch (error) {
       if (failure) throw failure;
       // A job given up by an earlier run (say, one that lost its workers) is tried afresh, once.
@@ -212,7 +222,7 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
       if (!earlier || earlier.timestamp >= submittedAt) throw new JobGaveUp(reasonOf(error));
       await earlier.remove();
       try {
-        return { value: (await (await add()).waitUntilFinished(events)) as unknown, earlier: false };
+        return unwrap(await (await add()).waitUntilFinished(events), submittedAt);
       } catch (again) {
         if (failure) throw failure;
         throw new JobGaveUp(reasonOf(again));
@@ -288,7 +298,10 @@ export async function startCaseTrialWorker(
         },
       };
       try {
-        return await handle(job.data, context);
+        // The job's creation time travels with its result, so a coordinator tells a result an
+        // earlier run left behind from its own without another round trip.
+        const answer: Answer = { value: await handle(job.data, context), createdAt: job.timestamp };
+        return answer;
       } catch (error) {
         if (error instanceof JobRefused) throw new UnrecoverableError(error.message);
         throw error;

@@ -1,9 +1,9 @@
 // Watches the process table while a CLI command runs, to prove it leaves nothing behind: every
 // process seen descending from the command while it ran must be gone once it has exited.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { CliResult } from './workspace.ts';
-import { repoRoot } from './workspace.ts';
+import { startCli } from './workspace.ts';
 
 const run = promisify(execFile);
 
@@ -43,16 +43,8 @@ export interface WatchedResult extends CliResult {
 
 /** Runs the real CLI, polling the process table for its descendants until it exits by itself. */
 export async function cliWatched(args: readonly string[], options: { env?: Record<string, string | undefined> } = {}): Promise<WatchedResult> {
-  const child = spawn(process.execPath, [`${repoRoot}bin/agentdevel.mjs`, ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, CI: 'true', ...options.env } as NodeJS.ProcessEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  const { child, done: finished } = startCli(args, options);
+  const exited = finished.then((result) => result.code);
   const seen = new Map<number, string>();
   let done = false;
   void exited.then(() => (done = true));
@@ -68,5 +60,6 @@ export async function cliWatched(args: readonly string[], options: { env?: Recor
       return row !== undefined && row.command === command && !row.state.startsWith('Z');
     })
     .map(([pid, command]) => ({ pid, command }));
+  const { stdout, stderr } = await finished;
   return { code, stdout, stderr, seen: [...seen].map(([pid, command]) => ({ pid, command })), survivors };
 }

@@ -1,4 +1,4 @@
-import { spawn as spawnChild, spawnSync } from 'node:child_process';
+import { spawn as spawnChild, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,20 +52,24 @@ export function lineState(dir: string): string {
   return git(dir, 'for-each-ref', '--format=%(refname) %(objectname)');
 }
 
+/** Starts the real CLI; `done` settles with its exit code and output once it has exited. */
+export function startCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawnChild(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, CI: 'true', ...options.env } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr })));
+  return { child, done };
+}
+
 /** Runs the real CLI without blocking this process (needed when the test serves HTTP itself). */
 export function cliAsync(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawnChild(process.execPath, [bin, ...args], {
-      cwd: options.cwd ?? repoRoot,
-      env: { ...process.env, CI: 'true', ...options.env } as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return startCli(args, options).done;
 }
 
 export interface BoundedResult extends CliResult {

@@ -69,8 +69,9 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         links: { report: reportHtml ? shownPath(io.cwd, reportHtml) : null, artifactPage: artifactPage(io.env) },
       }),
     );
-    const records = result.ranCandidate ? result.candidateRecords : [];
-    const junit = await writeJunit(io, options, renderJunit({ suite: `agentdevel.${command.workspace.config.blueprint}`, records, notes: caseNotes(result) }));
+    const { candidateRunId } = result;
+    const records = () => (candidateRunId ? command.workspace.store.eachRecord(candidateRunId) : []);
+    const junit = await writeJunit(io, options, () => renderJunit({ suite: `agentdevel.${command.workspace.config.blueprint}`, records: records(), notes: caseNotes(result) }));
     if (command.output.json) {
       command.output.result({
         candidate: result.candidate,

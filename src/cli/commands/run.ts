@@ -38,7 +38,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     // The records stay in the store: each summary below reads them as a stream.
     const records = () => workspace.store.eachRecord(result.runId);
     const failing = failingCases(records());
-    const junit = await writeJunit(io, options, renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: records() }));
+    const junit = await writeJunit(io, options, () => renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: records() }));
     const alarm = agentErrorAlarm(records(), 'run');
     if (command.output.json) {
       command.output.result({
