@@ -2,7 +2,7 @@ import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/execute-run.ts';
 import { failingCases } from '../../report/case-reasons.ts';
-import { agentErrorAlarm } from '../../stages/run/agent-errors.ts';
+import { agentErrorTally, countingAgentErrors } from '../../stages/run/agent-errors.ts';
 import { renderJunit } from '../../report/junit.ts';
 import { writeJunit, type CiOptions } from '../ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
@@ -35,11 +35,13 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     }
     const { passed, graded, infraErrors } = result.counts;
     const passRate = passRateOf(result.counts);
-    // The records stay in the store: each summary below reads them as a stream.
+    // The records stay in the store, read as a stream: once for the failing cases and the alarm
+    // together, and once more only when JUnit is asked for.
     const records = () => workspace.store.eachRecord(result.runId);
-    const failing = failingCases(records());
+    const errors = agentErrorTally();
+    const failing = failingCases(countingAgentErrors(records(), errors));
     const junit = await writeJunit(io, options, () => renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: records() }));
-    const alarm = agentErrorAlarm(records(), 'run');
+    const alarm = errors.alarm('run');
     if (command.output.json) {
       command.output.result({
         runId: result.runId,
@@ -68,3 +70,4 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     await command.close();
   }
 }
+

@@ -13,9 +13,17 @@ const kindOf = (message: string): string => message.replace(/\d+/g, 'N');
  */
 export function agentErrorAlarm(records: Iterable<CaseRecord>, label: string): string | null {
   const tally = agentErrorTally();
-  let at = 0;
-  for (const record of records) tally.add(record, at++);
+  for (const _record of countingAgentErrors(records, tally));
   return tally.alarm(label);
+}
+
+/** The records as they go by, each also counted by `tally` (in the order given: case and trial order). */
+export function* countingAgentErrors(records: Iterable<CaseRecord>, tally: ReturnType<typeof agentErrorTally>): Generator<CaseRecord> {
+  let at = 0;
+  for (const record of records) {
+    tally.add(record, at++);
+    yield record;
+  }
 }
 
 /** The same count, kept as records go by (a run never holds them all). */
