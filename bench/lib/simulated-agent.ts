@@ -39,6 +39,30 @@ export const MIDDLE_MIX: Mix = {
   },
 };
 
+/** Every case passes half the time: the costliest suite to confirm, since every case moves often. */
+export const HALF_MIX: Mix = { name: 'all p = 0.5', draw: () => 0.5 };
+
+/** Beta(1/2, 1/2): most cases near always or never, some anywhere between. */
+export const BETA_MIX: Mix = {
+  name: 'Beta(0.5, 0.5)',
+  // The arcsine law: sin²(πU/2) is Beta(1/2, 1/2).
+  draw: (random) => Math.sin((Math.PI * random()) / 2) ** 2,
+};
+
+/**
+ * A real agent's per-case pass rates: gpt-4o on tau-bench's airline domain, 50 tasks × 4 trials,
+ * as published in sierra-research/tau-bench (historical_trajectories/gpt-4o-airline.json): the
+ * share of each task's trials with reward 1. A case draws one of them.
+ */
+export const TAU_AIRLINE_GPT4O = [
+  0, 0.25, 0.25, 0, 0, 0.25, 0.25, 0.25, 0, 0, 0, 0.25, 1, 0.5, 0, 0.5, 0.25, 0.25, 1, 0, 1, 0.75, 0, 0, 1, 0, 0.5, 0.5, 0, 0.25, 0.5, 0.5, 0, 0, 0.75, 1, 1, 0.75, 1,
+  0.25, 0.75, 0.5, 1, 0.25, 0.5, 0.5, 0.5, 0.25, 1, 1,
+] as const;
+export const TAU_MIX: Mix = {
+  name: "tau-bench airline, gpt-4o's per-task rates",
+  draw: (random) => TAU_AIRLINE_GPT4O[Math.floor(random() * TAU_AIRLINE_GPT4O.length)] as number,
+};
+
 export const caseId = (i: number): string => `case-${String(i).padStart(4, '0')}`;
 
 export function drawAgent(mix: Mix, cases: number, random: () => number): number[] {

@@ -24,7 +24,7 @@ const RENAMED: ReadonlyArray<{ readonly section: string; readonly key: string; r
   {
     section: 'gate',
     key: 'confirmTrials',
-    now: 'gate.maxConfirmTrials (the most fresh trials per side for one moved case; the gate uses as few as its corrected level needs, and both sides get the same number)',
+    now: 'gate.maxConfirmTrials (the most fresh trials per side for one moved case; the gate designs each case for power within it, and both sides get the same number)',
   },
 ];
 

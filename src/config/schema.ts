@@ -94,15 +94,42 @@ export const configSchema = z
           .gt(0)
           .lt(1)
           .default(0.05)
-          .describe('Most chance that the statistical gate rejects an unchanged agent: half for the paired test, half for the per-case tests.'),
+          .describe(
+            'Most chance that the statistical gate rejects an unchanged agent: a quarter for the paired test over the moved cases\' first fresh pairs, three quarters for the per-case regression tests. A case is credited as a fix it is not at most alpha of the time.',
+          ),
         maxSignificantRegressions: z.number().int().min(0).default(0).describe('Confirmed regressions still tolerated (statistical gate).'),
         maxConfirmTrials: z
           .number()
           .int()
           .min(1)
-          .max(20)
-          .default(10)
-          .describe('Most fresh trials per side for one case whose outcome moved (statistical gate); the gate uses the fewest its corrected level needs.'),
+          .max(64)
+          .default(32)
+          .describe(
+            "Most fresh trials per side for one moved case (statistical gate). Each case gets the fewest, from 4, that give 90% power against gate.detectableDrop at its corrected level, capped here; most stop far earlier.",
+          ),
+        detectableDrop: z
+          .number()
+          .gt(0)
+          .max(1)
+          .default(0.6)
+          .describe('The change in a case\'s pass chance the confirmation is designed to catch with 90% power (statistical gate). Smaller catches softer changes at more trials.'),
+        futility: z
+          .number()
+          .min(0)
+          .lt(1)
+          .default(0.3)
+          .describe(
+            'Stop confirming a moved case once its predicted chance of ending significant falls below this (statistical gate). Higher is cheaper and misses more soft changes; 0 runs every moved case to its full size. Stopping early never raises the error rate.',
+          ),
+        baselineRecords: z
+          .number()
+          .int()
+          .min(1)
+          .max(9)
+          .default(3)
+          .describe(
+            "Records of the current release's screening run (each `trials` per case) the statistical gate selects moved cases with: taken once per release and reused by every gate against it. More records select real breaks more often; the tests themselves use fresh trials only.",
+          ),
         layers: z
           .array(gateLayer)
           .default([{ layer: 'checks', mustPass: [], blueprintChecks: [] }, { layer: 'flips' }])
@@ -125,7 +152,10 @@ export const configSchema = z
         policy: 'auto',
         alpha: 0.05,
         maxSignificantRegressions: 0,
-        maxConfirmTrials: 10,
+        maxConfirmTrials: 32,
+        detectableDrop: 0.6,
+        futility: 0.3,
+        baselineRecords: 3,
         layers: [{ layer: 'checks', mustPass: [], blueprintChecks: [] }, { layer: 'flips' }],
         allowEfficiencyReleases: false,
       }),

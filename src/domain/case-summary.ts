@@ -90,6 +90,36 @@ export function summarizeCases(records: Iterable<GradedTrial>): Map<string, Case
   return summarizer.summaries();
 }
 
+/**
+ * Several records of one version, pooled per case (a baseline's screen of several records): the
+ * counts add up, the outcome is the pooled majority, and the symptom is the first record's that
+ * has one. Cases keep the first record's order.
+ */
+export function poolCaseSummaries(records: ReadonlyArray<ReadonlyMap<string, CaseSummary>>): Map<string, CaseSummary> {
+  const pooled = new Map<string, CaseSummary>();
+  for (const record of records) {
+    for (const summary of record.values()) {
+      const before = pooled.get(summary.caseId);
+      if (!before) {
+        pooled.set(summary.caseId, summary);
+        continue;
+      }
+      const passes = before.passes + summary.passes;
+      const graded = before.graded + summary.graded;
+      pooled.set(summary.caseId, {
+        caseId: summary.caseId,
+        trials: before.trials + summary.trials,
+        passes,
+        graded,
+        outcome: graded === 0 ? 'unknown' : passes * 2 > graded ? 'pass' : 'fail',
+        symptom: before.symptom ?? summary.symptom,
+        description: before.symptom !== null ? before.description : summary.description,
+      });
+    }
+  }
+  return pooled;
+}
+
 /** Counts over a run's case-trials: what `run`, the progress line and the summaries print. */
 export interface RunCounts {
   readonly caseTrials: number;

@@ -7,7 +7,9 @@ import { roles } from './model-port.ts';
 import { changeIntentSchema } from './release-candidate.ts';
 import { z } from './zod.ts';
 
-export const DECISION_SCHEMA = 'agentdevel/decision@2';
+export const DECISION_SCHEMA = 'agentdevel/decision@3';
+/** Versions whose documents parse with the current schema: @2 lacks what @3 added, which defaults. */
+const DECISION_SCHEMAS = ['agentdevel/decision@2', DECISION_SCHEMA] as const;
 
 const caseIds = z.array(z.string());
 const trialCountsSchema = z.object({ passes: z.number().int().min(0), graded: z.number().int().min(0) });
@@ -46,9 +48,17 @@ export const caseTestSchema = z.object({
   /** One-sided exact p-value of the full-size test (Boschloo on fresh trials, Fisher on screening data); a bound when the case stopped early. */
   pValue: z.number().min(0).max(1).nullable(),
   pBound: z.enum(['exact', 'at_most', 'at_least']).nullable(),
-  /** Holm-adjusted within the case's family: significant when at most the family's level. */
+  /** Holm-adjusted (weighted Holm from @3) within the case's family: significant when at most the family's level. */
   adjustedPValue: z.number().min(0).max(1).nullable(),
-  outcome: z.enum(['confirmed', 'not_confirmed', 'stopped_early', 'incomplete', 'unreachable']),
+  /**
+   * stopped_early: the full-size test could no longer reach its level; futile: its predicted chance
+   * of reaching it fell below gate.futility; unreachable: no K within the cap could reach it (@2).
+   */
+  outcome: z.enum(['confirmed', 'not_confirmed', 'stopped_early', 'futile', 'incomplete', 'unreachable']),
+  /** Its weight in the family (a unanimous screen weighs more), its level and K (absent before @3). */
+  weight: z.number().nullable().default(null),
+  bar: z.number().nullable().default(null),
+  trialsPerSide: z.number().int().nullable().default(null),
 });
 export type CaseTest = z.infer<typeof caseTestSchema>;
 
@@ -57,9 +67,13 @@ export const procedureSchema = z.object({
   alpha: z.number().nullable(),
   /** Level of the paired sign test over all cases' screening outcomes. */
   aggregateLevel: z.number().nullable(),
-  /** Family-wise level of the per-case regression tests (and, separately, of the fix tests). */
+  /** Family-wise level of the per-case regression tests. */
   familyLevel: z.number().nullable(),
-  /** Fresh trials per side a confirmed case needs, per family; null when no case was confirmed that way. */
+  /** Family-wise level of the per-case fix tests (absent before @3, when it was familyLevel). */
+  fixLevel: z.number().nullable().default(null),
+  /** How many records of the baseline's screen selected the moved cases (absent before @3: one). */
+  baselineRecords: z.number().int().nullable().default(null),
+  /** The most fresh trials per side of any case's design, per family; null when the family was empty. */
   trialsPerSide: z.object({ regression: z.number().int().nullable(), fix: z.number().int().nullable() }),
   /** The procedure in plain words, and the error rate it guarantees. */
   text: z.string(),
@@ -98,6 +112,59 @@ const efficiencySchema = z.object({
   promoted: z.boolean(),
 });
 
+/** One class of cases in a family (same weight, so the same level and K) and what its design can see. */
+const powerClassSchema = z.object({
+  /** What put a case in this class, in words ("every baseline trial passed"). */
+  screen: z.string(),
+  weight: z.number(),
+  cases: z.number().int(),
+  bar: z.number(),
+  trialsPerSide: z.number().int(),
+  /** The smallest drop (regressions) or rise (fixes) confirmed with the stated power, from each baseline pass chance; null: none is. */
+  detectable: z.array(z.object({ from: z.number(), change: z.number().nullable() })),
+});
+
+/** What the decision could have seen: its minimum detectable effects, computed exactly for its design. */
+export const powerSchema = z.object({
+  /** The power the detectable effects are stated at. */
+  statedPower: z.number(),
+  families: z.array(z.object({ direction: z.enum(['regression', 'fix']), level: z.number(), classes: z.array(powerClassSchema) })),
+  /** The paired test over the moved cases' first fresh pairs: the smallest common drop it detects. */
+  aggregate: z.object({ pairs: z.number().int(), level: z.number(), rate: z.number(), detectableDrop: z.number().nullable() }).nullable(),
+  /** Set when the decision saw a drop it could not have confirmed with the stated power. */
+  underpowered: z
+    .object({
+      caseId: z.string(),
+      fresh: sidesSchema,
+      /** Its one-sided p-value before any correction. */
+      pValue: z.number(),
+      /** This design's chance of confirming a drop that size. */
+      power: z.number(),
+      /** Fresh trials a side that would confirm it with the stated power; null beyond what was searched. */
+      trialsNeeded: z.number().int().nullable(),
+    })
+    .nullable(),
+  /** Likely regressions where nothing can be re-run (single stage): ranked by p, none of them confirmed. */
+  likely: z
+    .object({
+      regressions: z.array(z.object({ caseId: z.string(), pValue: z.number(), fdrAdjusted: z.number() })),
+      /** The false discovery rate the FDR names are taken at, and the names: a label, never a gate. */
+      fdr: z.number(),
+      namedAtFdr: z.array(z.string()),
+      /** Whether any single case could reach its corrected level at these trial counts. */
+      confirmable: z.boolean(),
+      /** The smallest p-value one case can reach at these trial counts, and the level it would need. */
+      smallestPValue: z.number(),
+      bar: z.number(),
+      /** Trials a side at which one case could reach that level at all. */
+      trialsNeeded: z.number().int().nullable(),
+    })
+    .nullable(),
+  /** All of it in words, as the reports print it. */
+  text: z.array(z.string()),
+});
+export type PowerStatement = z.infer<typeof powerSchema>;
+
 export const gateDecisionSchema = z.object({
   policy: z.enum(['flips', 'stochastic']),
   verdict: z.enum(['accept', 'reject', 'undecided']),
@@ -112,13 +179,24 @@ export const gateDecisionSchema = z.object({
   flaky: caseIds,
   /** The raw screening flips, before any confirmation. */
   screening: z.object({ p2f: caseIds, f2p: caseIds }),
-  /** Exact one-sided sign test over cases whose screening pass counts differ: is the candidate worse overall? */
-  aggregate: z.object({ worse: z.number().int(), better: z.number().int(), pValue: z.number(), level: z.number().nullable() }),
+  /**
+   * Exact one-sided sign test: is the candidate worse overall? Over the moved cases' first fresh
+   * pairs (fresh), or over the screening runs' moved cases (screening: single stage, and @2).
+   */
+  aggregate: z.object({
+    worse: z.number().int(),
+    better: z.number().int(),
+    pValue: z.number(),
+    level: z.number().nullable(),
+    source: z.enum(['fresh', 'screening']).default('screening'),
+  }),
   tests: z.array(caseTestSchema),
   procedure: procedureSchema,
   rates: z.object({ p2fRate: z.number(), f2pRate: z.number(), hitRate: z.number().nullable() }),
   /** pass^1 of each side: the mean over cases of the share of graded trials that passed. */
   passRates: z.object({ baseline: z.number(), candidate: z.number() }),
+  /** What this decision could have seen (absent before @3). */
+  power: powerSchema.nullable().default(null),
   /** Every layer in order; the verdict above is theirs together. */
   layers: z.array(layerVerdictSchema),
   cost: costSummarySchema.nullable(),
@@ -147,13 +225,14 @@ const documentOutcomeSchema = z.enum(['promoted', 'rejected', 'pending', 'declin
 const candidateSchema = z.object({ ref: z.string(), commit: z.string() });
 
 export const decisionDocumentSchema = z.object({
-  schema: z.literal(DECISION_SCHEMA),
+  schema: z.enum(DECISION_SCHEMAS),
   iteration: z.number().int(),
   blueprint: z.string(),
   outcome: documentOutcomeSchema,
   release: z.string().nullable(),
   candidate: candidateSchema,
-  baseline: z.object({ commit: z.string(), label: z.string(), runId: z.string() }),
+  /** The baseline's first record (its screening run) and every record the gate selected with (absent before @3). */
+  baseline: z.object({ commit: z.string(), label: z.string(), runId: z.string(), recordRunIds: z.array(z.string()).default([]) }),
   candidateRun: z.object({ runId: z.string(), confirmationRunIds: z.array(z.string()) }),
   gate: gateDecisionSchema,
   intent: changeIntentSchema.nullable(),
@@ -190,7 +269,7 @@ const decisionDocumentV1Schema = z
 
 /** What every reader of the history needs, whichever version wrote the document. */
 export interface DecisionSummary {
-  readonly version: 1 | 2;
+  readonly version: 1 | 2 | 3;
   readonly iteration: number;
   readonly outcome: 'promoted' | 'rejected' | 'pending' | 'declined';
   readonly release: string | null;
@@ -202,7 +281,7 @@ export interface DecisionSummary {
   readonly fingerprint: string | null;
   readonly simulated: boolean;
   readonly costUsd: number | null;
-  /** The full document, for version 2 and later. */
+  /** The full document, for version 2 and later (a version 2 document with the later fields defaulted). */
   readonly document: DecisionDocument | null;
 }
 
@@ -210,13 +289,13 @@ export interface DecisionSummary {
 export function parseDecisionDocument(text: string, file: string): DecisionSummary {
   const probe = z.object({ schema: z.string().optional() }).passthrough();
   const { schema } = parseJsonDocument(text, file, probe, 'HISTORY_INVALID');
-  if (schema === DECISION_SCHEMA) {
+  if ((DECISION_SCHEMAS as readonly (string | undefined)[]).includes(schema)) {
     const document = parseJsonDocument(text, file, decisionDocumentSchema, 'HISTORY_INVALID');
     if (document.outcome === 'accepted') {
       throw new AgentdevelError('HISTORY_INVALID', `${file}: outcome "accepted" is a dry gate's, which is never recorded in git`);
     }
     return {
-      version: 2,
+      version: document.schema === DECISION_SCHEMA ? 3 : 2,
       iteration: document.iteration,
       outcome: document.outcome,
       release: document.release,

@@ -9,7 +9,7 @@ import { flipsOnly } from '../stages/gate/layers.ts';
 import type { DiagnosisEvidence, ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { CaseRecord } from '../domain/record.ts';
-import type { RunContext, RunResult } from './execute-run.ts';
+import type { BaselineScreen, RunContext, RunResult } from './execute-run.ts';
 import { runBlueprintChecks } from './gate-layers.ts';
 import { checksConfig, decideLayers } from './layered-gate.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
@@ -24,8 +24,8 @@ export interface GateSubject {
   readonly record: boolean;
   /** A checkout of the candidate; the release artifacts are committed there when recording. */
   readonly candidate: { readonly ref: string; readonly commit: string; readonly dir: string };
-  /** The current release and its screening run (null when the candidate is rejected before running). */
-  readonly baseline: { readonly commit: string; readonly label: string; readonly run: RunResult | null };
+  /** The current release and its screen, its records pooled (null when the candidate is rejected before running). */
+  readonly baseline: { readonly commit: string; readonly label: string; readonly screen: BaselineScreen | null };
   /** The tag the candidate becomes if it is promoted. */
   readonly nextRelease: string;
   readonly intent: ChangeIntent | null;
@@ -62,7 +62,9 @@ export interface GateConclusion {
  */
 export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
   const { config, store } = context.workspace;
-  const baselineRun = subject.outside.length > 0 ? null : subject.baseline.run;
+  const screen = subject.outside.length > 0 ? null : subject.baseline.screen;
+  // The release's first record is its ordinary run: the layers and the reports read its records.
+  const baselineRun = screen?.records[0] ?? null;
   // The layers and the reports read the same runs' records: from the store once.
   const records = recordsOnce(store);
   // The blueprint's own checks run first, on the candidate's checkout: a failing one vetoes
@@ -70,9 +72,9 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   const blueprintChecks =
     baselineRun && checksConfig(config) ? await runBlueprintChecks(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), context.parentEnv) : [];
   const evaluation =
-    baselineRun && blueprintChecks.every((c) => c.ok)
+    screen && blueprintChecks.every((c) => c.ok)
       ? await evaluateCandidate(context, {
-          baselineRun,
+          baseline: screen,
           baselineCommit: subject.baseline.commit,
           candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir },
           label: subject.candidate.ref,
@@ -113,7 +115,12 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     outcome: subject.record ? recordedOutcome : accepted ? 'accepted' : 'rejected',
     release: accepted && subject.record ? subject.nextRelease : null,
     candidate: { ref: subject.candidate.ref, commit: subject.candidate.commit },
-    baseline: { commit: subject.baseline.commit, label: subject.baseline.label, runId: baselineRun?.runId ?? '(not run)' },
+    baseline: {
+      commit: subject.baseline.commit,
+      label: subject.baseline.label,
+      runId: baselineRun?.runId ?? '(not run)',
+      recordRunIds: evaluation ? (screen?.records.map((r) => r.runId) ?? []) : [],
+    },
     candidateRunId: evaluation?.candidateRun.runId ?? '(not run)',
     confirmationRunIds: evaluation?.confirmRuns.map((r) => r.runId) ?? [],
     fingerprint: subject.fingerprint,

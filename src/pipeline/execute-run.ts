@@ -7,7 +7,7 @@ import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
-import { passRateOf, runCounts, type CaseSummary, type RunCounts } from '../domain/case-summary.ts';
+import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
 import { effectiveCriticPolicy } from '../domain/record.ts';
 import { criticJudged } from '../domain/requirements.ts';
@@ -40,6 +40,8 @@ export interface RunRequest {
   readonly cases?: readonly string[];
   /** Number of the first trial, so extra trials are fresh draws rather than repeats. */
   readonly firstTrial?: number;
+  /** At most this many case-trials in flight (the version's concurrency when absent): two versions running side by side share it. */
+  readonly concurrency?: number;
 }
 
 export interface RunResult {
@@ -151,7 +153,8 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
       .digest('hex');
 
-    const cached = store.findCompleteRun(cacheKey);
+    // Confirmation trials are fresh draws by definition, run beside the other version's: never an earlier run's.
+    const cached = request.purpose === 'confirm' ? undefined : store.findCompleteRun(cacheKey);
     if (cached) {
       const summaries = store.caseSummaries(cached.id);
       const counts = runCounts(summaries.values());
@@ -160,7 +163,9 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     }
 
     const runId = newRunId(context.clock);
-    const { runtime: agent, concurrency } = await runtime(task);
+    const running = await runtime(task);
+    const agent = running.runtime;
+    const concurrency = Math.max(1, Math.min(running.concurrency, request.concurrency ?? running.concurrency));
     store.createRun(runId, { ...identity, cacheKey }, request.purpose);
     const traces = openRunTraces(workspace.tracesRoot, runId);
     let tally: RunTally;
@@ -248,4 +253,43 @@ export function lazyCheckout(workspace: Workspace, commit: string): { source: ()
       if (opening) await workspace.repo.removeWorktree(dir);
     },
   };
+}
+
+/** The current release's screen: its records, each `config.trials` trials a case, pooled per case. */
+export interface BaselineScreen {
+  /** Record 0 is the release's ordinary run (what `run` records); the others are fresh draws numbered after it. */
+  readonly records: readonly RunResult[];
+  readonly cases: ReadonlyMap<string, CaseSummary>;
+}
+
+/**
+ * Takes (or reuses) `count` records of a version's screen on the train split. Each record is a
+ * run of its own, cached by its first trial number, so a release's records are taken once and
+ * reused by every later gate against it.
+ */
+export async function recordBaseline(context: RunContext, source: VersionSource, label: string, count: number): Promise<BaselineScreen> {
+  const trials = context.workspace.config.trials;
+  const version = openVersion(context, source);
+  try {
+    const records: RunResult[] = [];
+    for (let record = 0; record < count; record += 1) {
+      records.push(
+        await version.run({
+          split: 'train',
+          trials,
+          purpose: 'baseline',
+          label: record === 0 ? label : `${label} (record ${record + 1} of ${count})`,
+          ...(record === 0 ? {} : { firstTrial: record * trials }),
+        }),
+      );
+    }
+    return { records, cases: poolCaseSummaries(records.map((r) => r.cases)) };
+  } finally {
+    await version.close();
+  }
+}
+
+/** How many records of the baseline's screen the gate selects with: one for the paper-faithful gate, which reads a single run. */
+export function baselineRecordCount(config: Workspace['config']): number {
+  return config.gate.policy === 'flips' ? 1 : config.gate.baselineRecords;
 }

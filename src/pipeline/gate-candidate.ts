@@ -5,7 +5,7 @@ import { outsideBlueprint } from '../stages/synthesize/edits.ts';
 import { candidateBranch, candidateDir, discardCandidate, linksLeavingBlueprint } from './candidate.ts';
 import type { ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { concludeCandidate } from './conclude.ts';
-import { runVersion, withCheckout, type RunContext } from './execute-run.ts';
+import { baselineRecordCount, recordBaseline, withCheckout, type RunContext } from './execute-run.ts';
 import { releaseTags } from './line-history.ts';
 import { currentRelease, nextIteration, tagName } from './versions.ts';
 import { lineTip, refuseDirtyTree } from './workspace.ts';
@@ -67,7 +67,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
     request.targets.length > 0 ? { targets: [...request.targets], rationale: `targets given on the command line for ${request.ref}` } : null;
 
   const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
-  const baseline = outside.length > 0 ? null : await withCheckout(workspace, tip, (source) => runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }));
+  const baseline = outside.length > 0 ? null : await withCheckout(workspace, tip, (source) => recordBaseline(context, source, release.label, baselineRecordCount(config)));
 
   const built = request.promote ? { branch: candidateBranch(config.blueprint, iteration), dir: candidateDir(workspace, iteration) } : null;
   if (built) {
@@ -80,7 +80,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         iteration,
         record: built !== null,
         candidate: { ref: request.ref, commit, dir },
-        baseline: { commit: tip, label: release.label, run: baseline },
+        baseline: { commit: tip, label: release.label, screen: baseline },
         nextRelease: tagName(config, release.version + 1),
         intent,
         fingerprint: null,

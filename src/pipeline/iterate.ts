@@ -5,7 +5,7 @@ import { synthesize } from '../stages/synthesize/synthesize.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
 import { pendingReleases } from './approval.ts';
 import { concludeCandidate } from './conclude.ts';
-import { runVersion, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
+import { baselineRecordCount, recordBaseline, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { stopReason, type IterationResult } from './stop.ts';
 import { readTaskBrief } from './task-brief.ts';
@@ -52,11 +52,13 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
-    const { baseline, files, task } = await withCheckout(workspace, tip, async (source) => ({
-      baseline: await runVersion(context, { source, split: 'train', trials: config.trials, purpose: 'baseline', label: release.label }),
+    const { screen, files, task } = await withCheckout(workspace, tip, async (source) => ({
+      screen: await recordBaseline(context, source, release.label, baselineRecordCount(config)),
       files: await readBlueprintFiles(source.dir, config.blueprint),
       task: await readTaskBrief(workspace, source.dir),
     }));
+    // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
+    const baseline = screen.records[0] as RunResult;
     simulated ||= baseline.simulated;
     const stop = stopReason(results, stopPolicy, failingCases(baseline));
     if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated };
@@ -123,7 +125,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         iteration,
         record: true,
         candidate: { ref: candidate.branch, commit: candidate.commit, dir: candidate.dir },
-        baseline: { commit: tip, label: release.label, run: baseline },
+        baseline: { commit: tip, label: release.label, screen },
         nextRelease: tagName(config, release.version + 1),
         intent: synthesis.candidate.intent,
         fingerprint: synthesis.fingerprint,

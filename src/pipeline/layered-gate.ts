@@ -10,7 +10,7 @@ import { caseRequirements } from '../domain/requirements.ts';
 import type { ModelPort } from '../domain/model-port.ts';
 import type { TraceEvent } from '../domain/trace.ts';
 import { notRunDecision, plural } from '../stages/gate/gate.ts';
-import { meets } from '../stages/gate/confirmation.ts';
+import { meets } from '../stages/gate/significance.ts';
 import { PAPER_COST_WEIGHTS, type CostWeights } from '../stages/score/trace-cost.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import type { CandidateEvaluation } from './evaluate-candidate.ts';

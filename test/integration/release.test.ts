@@ -49,7 +49,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     outcome,
     release: outcome === 'promoted' ? 'support-agent/v1' : null,
     candidate: { ref: `rc-${iteration}`, commit },
-    baseline: { commit: base, label: 'main', runId: 'run-a' },
+    baseline: { commit: base, label: 'main', runId: 'run-a', recordRunIds: ['run-a'] },
     candidateRunId: 'run-b',
     confirmationRunIds: [],
     fingerprint: null,

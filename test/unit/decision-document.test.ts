@@ -12,7 +12,7 @@ function evidence(): ReleaseEvidence {
   const { decision, baselineCases, candidateCases } = compareRuns({
     baseline: summarizeCases([record('a', false), record('b', true)]),
     candidate: summarizeCases([record('a', true), record('b', true)]),
-    policy: { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 10 },
+    policy: { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.3, baselineRecords: 3 },
     noise: { variedCases: 0 },
     intent: null,
   });
@@ -22,7 +22,7 @@ function evidence(): ReleaseEvidence {
     outcome: 'rejected',
     release: null,
     candidate: { ref: 'rc', commit: 'c'.repeat(40) },
-    baseline: { commit: 'b'.repeat(40), label: 'bp/v1', runId: 'run-1' },
+    baseline: { commit: 'b'.repeat(40), label: 'bp/v1', runId: 'run-1', recordRunIds: ['run-1', 'run-4', 'run-5'] },
     candidateRunId: 'run-2',
     confirmationRunIds: ['run-3'],
     fingerprint: null,
@@ -44,11 +44,32 @@ describe('the decision document in git', () => {
   it('is written by its schema and reads back whole', () => {
     const text = JSON.stringify(decisionDocument(evidence()));
     const read = parseDecisionDocument(text, 'refs/x:decision.json');
-    expect(read.version).toBe(2);
+    expect(read.version).toBe(3);
     expect(read.document?.schema).toBe(DECISION_SCHEMA);
     expect(read.document?.gate.procedure.kind).toBe('single_stage');
+    expect(read.document?.baseline.recordRunIds).toEqual(['run-1', 'run-4', 'run-5']);
+    expect(read.document?.gate.power?.text.length).toBeGreaterThan(0);
     expect(read.document?.candidateRun.confirmationRunIds).toEqual(['run-3']);
     expect(read).toMatchObject({ iteration: 3, outcome: 'rejected', f2p: [], p2f: [], intent: { targets: ['x'] } });
+  });
+
+  it('reads version 2, written before the minimum detectable effect and the baseline records were recorded', () => {
+    const v3 = JSON.parse(JSON.stringify(decisionDocument(evidence())));
+    const v2 = { ...v3, schema: 'agentdevel/decision@2', baseline: { commit: v3.baseline.commit, label: v3.baseline.label, runId: v3.baseline.runId } };
+    delete v2.gate.power;
+    delete v2.gate.procedure.fixLevel;
+    delete v2.gate.procedure.baselineRecords;
+    delete v2.gate.aggregate.source;
+    for (const test of v2.gate.tests) {
+      delete test.weight;
+      delete test.bar;
+      delete test.trialsPerSide;
+    }
+    const read = parseDecisionDocument(JSON.stringify(v2), 'd.json');
+    expect(read.version).toBe(2);
+    expect(read.document?.gate.power).toBeNull();
+    expect(read.document?.baseline.recordRunIds).toEqual([]);
+    expect(read.document?.gate.aggregate.source).toBe('screening');
   });
 
   it('reads the version an earlier agentdevel wrote', () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { compareRuns, gateCandidateRuns, type ComparePolicy, type ConfirmationRunner } from '../../src/stages/gate/compare.ts';
-import { addConfirmation, caseState, designConfirmation, nextStep, type CaseTally, type Tallies } from '../../src/stages/gate/confirmation.ts';
+import { addConfirmation, caseState, designCase, designConfirmation, freshPairs, nextStep, UNANIMOUS_WEIGHT, type CaseTally, type Tallies } from '../../src/stages/gate/confirmation.ts';
 import { summarizeCases } from '../../src/stages/gate/flips.ts';
-import { screen } from '../../src/stages/gate/screening.ts';
-import { boschlooDropPValue, boschlooFloor } from '../../src/stages/gate/boschloo.ts';
-import { fisherDropPValue, fisherFloor, holmAdjust, splitAlpha, trialsToReach } from '../../src/stages/gate/significance.ts';
-import { caseId, drawAgent, FIRST_MIX, sampleRecords, seededRandom } from '../../bench/lib/simulated-agent.ts';
+import { screen, selectionOf } from '../../src/stages/gate/screening.ts';
+import { boschlooDropPValue } from '../../src/stages/gate/boschloo.ts';
+import { designTrials, fixedPower } from '../../src/stages/gate/power.ts';
+import { splitAlpha } from '../../src/stages/gate/significance.ts';
+import { SCENARIOS, simulatePair } from '../../bench/lib/gate-simulation.ts';
+import { FIRST_MIX, seededRandom } from '../../bench/lib/simulated-agent.ts';
 
 const policy: ComparePolicy = {
   policy: 'auto',
@@ -17,11 +19,14 @@ const policy: ComparePolicy = {
   maxUngradedShare: 0.1,
   alpha: 0.05,
   maxSignificantRegressions: 0,
-  maxConfirmTrials: 10,
+  maxConfirmTrials: 32,
+  detectableDrop: 0.6,
+  futility: 0.3,
+  baselineRecords: 3,
 };
 const quiet = { variedCases: 0 };
 
-/** Records from trial strings per case: "1101" = pass, pass, fail, pass. */
+/** Records from trial strings per case: "1101" = pass, pass, fail, pass; "I" an infrastructure error. */
 function records(outcomes: Record<string, string>, label = 'x', firstTrial = 0): CaseRecord[] {
   return Object.entries(outcomes).flatMap(([id, trials]) =>
     [...trials].map((t, i) => ({
@@ -38,13 +43,13 @@ function records(outcomes: Record<string, string>, label = 'x', firstTrial = 0):
   );
 }
 
-/** Per-case summaries of such records: what the gate reads of a run. */
+/** Per-case summaries of such records: what the gate reads of a run (a baseline's records pooled). */
 const summaries = (outcomes: Record<string, string>, label = 'x', firstTrial = 0) => summarizeCases(records(outcomes, label, firstTrial));
 
-const side = (passes: number, graded: number, attempts = graded) => ({ passes, graded, attempts });
-const tally = (b: [number, number], c: [number, number]): CaseTally => ({ baseline: side(...b), candidate: side(...c) });
+const side = (passes: number, graded: number, attempts = graded, first: boolean | null = null) => ({ passes, graded, attempts, first });
+const tally = (b: [number, number, number?], c: [number, number, number?]): CaseTally => ({ baseline: side(...b), candidate: side(...c), interim: null });
 
-/** A runner that answers from scripted fresh outcomes per side and case ("111111"), in order. */
+/** A runner that answers from scripted fresh outcomes per side and case ("111111"), in order; past the script, fails. */
 function scriptedRunner(script: Record<'baseline' | 'candidate', Record<string, string>>): ConfirmationRunner & { asked: Array<{ side: string; trials: number; caseIds: readonly string[] }> } {
   const used = new Map<string, number>();
   const asked: Array<{ side: string; trials: number; caseIds: readonly string[] }> = [];
@@ -62,200 +67,197 @@ function scriptedRunner(script: Record<'baseline' | 'candidate', Record<string, 
   return Object.assign(runner, { asked });
 }
 
-describe('exact tests', () => {
-  it('the Fisher floor is 1 / C(2k, k), and the trials a level needs follow from it', () => {
-    expect(fisherFloor(2)).toBeCloseTo(1 / 6, 12);
-    expect(fisherFloor(6)).toBeCloseTo(1 / 924, 12);
-    expect(fisherDropPValue(6, 6, 0, 6)).toBeCloseTo(1 / 924, 12);
-    expect(trialsToReach(0.05, 10)).toBe(3);
-    expect(trialsToReach(0.025, 10)).toBe(4);
-    expect(trialsToReach(0.025 / 7, 10)).toBe(6);
-    expect(trialsToReach(1e-9, 10)).toBeNull();
-  });
+const gate = (baseline: Record<string, string>, candidate: Record<string, string>, runner: ConfirmationRunner, overrides: Partial<ComparePolicy> = {}, intent: { targets: string[]; rationale: string } | null = null, label = 'x') =>
+  gateCandidateRuns(
+    { baseline: summaries(baseline, label), candidate: summaries(candidate), policy: { ...policy, ...overrides }, noise: quiet, intent, screeningTrials: 1, records: 3 },
+    { runner },
+  );
 
-  it("Boschloo's unconditional test matches scipy.stats.boschloo_exact from above, within 1%, and never exceeds Fisher", () => {
-    // scipy.stats.boschloo_exact([[b, c], [k - b, k - c]], alternative='greater').pvalue
-    const scipy: Array<[number, number, number, number]> = [
-      [4, 4, 0, 0.00390625],
-      [6, 6, 0, 0.000244140625],
-      [6, 6, 1, 0.003173828125],
-      [6, 5, 1, 0.019287109375],
-      [8, 7, 2, 0.0106353759765625],
-      [10, 8, 3, 0.020694732666015646],
-      [3, 2, 1, 0.34375],
+describe('selection from the baseline\'s records', () => {
+  it('selects a regression where most baseline trials passed and the candidate did worse, a fix where most failed and it did better', () => {
+    const counts = (passes: number, graded: number) => ({ passes, graded });
+    const table: Array<[[number, number], [number, number], string | null]> = [
+      [[3, 3], [0, 1], 'regression'],
+      [[2, 3], [0, 1], 'regression'],
+      [[1, 3], [0, 1], null],
+      [[3, 3], [1, 1], null],
+      [[0, 3], [1, 1], 'fix'],
+      [[1, 3], [1, 1], 'fix'],
+      [[2, 3], [1, 1], null],
+      // Half the baseline's trials passed: neither mostly passing nor mostly failing.
+      [[1, 2], [0, 1], null],
+      [[1, 2], [1, 1], null],
     ];
-    for (const [k, b, c, expected] of scipy) {
-      const p = boschlooDropPValue(b, c, k);
-      expect(p).toBeGreaterThanOrEqual(expected);
-      expect(p).toBeLessThan(expected * 1.01);
-      expect(p).toBeLessThanOrEqual(fisherDropPValue(b, k, c, k));
-    }
-    // Its floor, 4^-k, lets a case be confirmed with a trial less a side than Fisher's 1 / C(2k, k).
-    expect(trialsToReach(0.025 / 7, 10, boschlooFloor)).toBe(5);
-    expect(trialsToReach(0.025 / 7, 10, fisherFloor)).toBe(6);
+    for (const [baseline, candidate, expected] of table) expect(selectionOf(counts(...baseline), counts(...candidate))).toBe(expected);
   });
 
-  it("Holm's adjusted p-values match hand computation", () => {
-    // sorted 0.01, 0.02, 0.03, 0.5 → 4·0.01, max(0.04, 3·0.02), max(0.06, 2·0.03), max(0.06, 0.5)
-    const adjusted = holmAdjust([0.03, 0.01, 0.5, 0.02]);
-    expect(adjusted.map((p) => Number(p.toFixed(6)))).toEqual([0.06, 0.04, 0.5, 0.06]);
+  it('weighs a unanimous screen more, splits each family\'s level by weight, and designs K for power at each share', () => {
+    const screening = screen(summaries({ a: '111', b: '110', c: '000', d: '100' }), summaries({ a: '0', b: '0', c: '1', d: '0' }));
+    expect([screening.regressionCandidates, screening.fixCandidates]).toEqual([['a', 'b'], ['c']]);
+    const design = designConfirmation(screening, policy);
+    const [regressions, fixes] = design.families;
+    expect(regressions?.cases.map((c) => [c.caseId, c.weight])).toEqual([['a', UNANIMOUS_WEIGHT], ['b', 1]]);
+    const level = splitAlpha(0.05).regression;
+    expect(regressions?.cases.map((c) => c.bar)).toEqual([(level * 4) / 5, level / 5]);
+    expect(fixes?.cases.map((c) => [c.caseId, c.bar])).toEqual([['c', splitAlpha(0.05).fix]]);
+    for (const c of [...(regressions?.cases ?? []), ...(fixes?.cases ?? [])]) {
+      expect(c.trialsPerSide).toBe(designTrials(c.bar, 0.6, 32, (k) => (k > 8 ? 0.9 : 1)).trialsPerSide);
+      expect(c.interim).toEqual(c.trialsPerSide > 8 ? { at: 8, share: 0.1 } : null);
+    }
   });
 });
 
 describe('the confirmation planner (pure)', () => {
-  const screening = screen(summarizeCases(records({ a: '1', b: '1', c: '0', d: '1', e: '0' })), summarizeCases(records({ a: '0', b: '0', c: '1', d: '1', e: '0' })));
+  const design = designCase({ caseId: 'a', direction: 'regression', weight: 4, bar: 0.0375, baseline: { passes: 3, graded: 3 } }, policy).design;
 
-  it('fixes the families and K from the screening before any fresh trial', () => {
-    const design = designConfirmation(screening, policy);
-    expect(design.families.map((f) => [f.direction, f.cases, f.trialsPerSide])).toEqual([
-      // Two thirds of alpha for each family, split over its cases: 0.0333 / 2 and 0.0333.
-      ['regression', ['a', 'b'], trialsToReach(splitAlpha(0.05).family / 2, 10, boschlooFloor)],
-      ['fix', ['c'], trialsToReach(splitAlpha(0.05).family, 10, boschlooFloor)],
-    ]);
-  });
-
-  it('stops a case as soon as its verdict can no longer change, and no sooner', () => {
-    // Seven moved cases: the bar is 0.025/7, and K = 5 is the fewest trials that can reach it.
-    const bar = 0.025 / 7;
-    const k = trialsToReach(bar, 10, boschlooFloor) as number;
-    expect(k).toBe(5);
-    expect(caseState('regression', tally([0, 0], [0, 0]), k, bar).kind).toBe('live');
-    expect(caseState('regression', tally([1, 1], [0, 1]), k, bar).kind).toBe('live');
-    // One baseline fail or one candidate pass: 5/5 against 0/5 is out of reach, and 4/5 against 0/5 (p ≈ 0.0108) misses the bar.
-    expect(caseState('regression', tally([0, 1], [0, 1]), k, bar)).toMatchObject({ kind: 'decided', significant: false, pBound: 'at_least' });
-    expect(caseState('regression', tally([1, 1], [1, 1]), k, bar)).toMatchObject({ kind: 'decided', significant: false });
-    expect(caseState('regression', tally([5, 5], [0, 5]), k, bar)).toMatchObject({ kind: 'decided', significant: true, pBound: 'exact', pValue: boschlooDropPValue(5, 0, 5) });
-    expect(caseState('fix', tally([0, 5], [5, 5]), k, bar)).toMatchObject({ kind: 'decided', significant: true });
+  it('judges a case only where both sides have the same fresh trials, in looks of 1, 2, 4, 8 … up to K', () => {
+    expect(design.trialsPerSide).toBe(12);
+    expect(caseState(design, tally([0, 0], [0, 0]))).toEqual({ kind: 'live', requests: { baseline: 1, candidate: 1 } });
+    // An infrastructure error on one side: it catches up before anything is judged.
+    expect(caseState(design, tally([1, 1], [0, 0, 1]))).toEqual({ kind: 'live', requests: { baseline: 0, candidate: 1 } });
+    expect(caseState(design, tally([2, 2], [0, 2]))).toEqual({ kind: 'live', requests: { baseline: 2, candidate: 2 } });
+    expect(caseState(design, tally([4, 4], [0, 4]))).toEqual({ kind: 'live', requests: { baseline: 4, candidate: 4 } });
     // K infrastructure errors on a side: it can never reach K graded trials.
-    expect(caseState('regression', { baseline: side(1, 1, 6), candidate: side(0, 1) }, k, bar).kind).toBe('incomplete');
+    expect(caseState(design, tally([1, 1, 13], [0, 1])).kind).toBe('incomplete');
   });
 
-  it('asks for the same fresh trials on both sides, doubling what each live case has', () => {
-    const design = designConfirmation(screening, policy);
+  it('stops for efficacy at the early look, for futility, and when the level is out of reach', () => {
+    // 8/8 against 0/8: the early look's tenth of the level is met.
+    expect(caseState(design, tally([8, 8], [0, 8]))).toEqual({ kind: 'decided', verdict: { kind: 'significant', pValue: boschlooDropPValue(8, 0, 8) / 0.1, pBound: 'exact' } });
+    expect(caseState(design, tally([0, 4], [4, 4]))).toEqual({ kind: 'decided', verdict: { kind: 'hopeless' } });
+    expect(caseState(design, tally([2, 4], [2, 4]))).toMatchObject({ kind: 'decided', verdict: { kind: 'futile' } });
+    // One fresh pair never stops a case for futility.
+    expect(caseState(design, tally([0, 1], [1, 1])).kind).toBe('live');
+    // The full-size test: 10/12 against 3/12 and 9/12 against 6/12.
+    expect(caseState({ ...design, futility: 0 }, tally([10, 12], [3, 12]))).toMatchObject({ kind: 'decided', verdict: { kind: 'significant', pBound: 'exact' } });
+    expect(caseState({ ...design, futility: 0 }, tally([9, 12], [6, 12]))).toMatchObject({ kind: 'decided', verdict: { kind: 'not_significant' } });
+  });
+
+  it('records each side\'s first graded trial and the early look\'s counts as the trials arrive', () => {
     let tallies: Tallies = new Map();
-    const first = nextStep(design, tallies);
-    expect(first).toEqual({
+    tallies = addConfirmation(tallies, 'baseline', summaries({ a: 'I' }));
+    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0' }));
+    expect(tallies.get('a')).toMatchObject({ baseline: { first: null, attempts: 1, graded: 0 }, candidate: { first: false } });
+    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1' }));
+    expect(tallies.get('a')?.baseline.first).toBe(true);
+    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1111111' }));
+    expect(tallies.get('a')?.interim).toBeNull();
+    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0010000' }));
+    expect(tallies.get('a')?.interim).toEqual({ baseline: 8, candidate: 1 });
+    // The planner asks for one trial while a side has none graded; more would hide which came first.
+    expect(() => addConfirmation(new Map(), 'baseline', summaries({ b: '10' }))).toThrow(/before its first graded one/);
+  });
+
+  it('asks every live case for its next look on both sides, and counts the paired test on first fresh pairs', () => {
+    const screening = screen(summaries({ a: '111', b: '111', c: '000' }), summaries({ a: '0', b: '0', c: '1' }));
+    const plan = designConfirmation(screening, policy);
+    let tallies: Tallies = new Map();
+    expect(nextStep(plan, tallies)).toEqual({
       kind: 'run',
       requests: [
         { side: 'baseline', trials: 1, caseIds: ['a', 'b', 'c'] },
         { side: 'candidate', trials: 1, caseIds: ['a', 'b', 'c'] },
       ],
     });
-    // a keeps looking like a regression, b shows noise (its baseline fails), c looks like a fix.
-    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1', b: '0', c: '0' }, 'x', 1));
-    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0', b: '0', c: '1' }, 'x', 1));
-    const second = nextStep(design, tallies);
-    expect(second).toEqual({
-      kind: 'run',
-      requests: [
-        { side: 'baseline', trials: 1, caseIds: ['a', 'c'] },
-        { side: 'candidate', trials: 1, caseIds: ['a', 'c'] },
-      ],
-    });
-    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1', c: '0' }, 'x', 2));
-    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0', c: '1' }, 'x', 2));
-    // Both families need K = 3: a and c get their last trial (doubling stops at K).
-    expect(nextStep(design, tallies)).toEqual({
-      kind: 'run',
-      requests: [
-        { side: 'baseline', trials: 1, caseIds: ['a', 'c'] },
-        { side: 'candidate', trials: 1, caseIds: ['a', 'c'] },
-      ],
-    });
-    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1', c: '0' }, 'x', 3));
-    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0', c: '1' }, 'x', 3));
-    expect(nextStep(design, tallies)).toEqual({ kind: 'decide' });
+    tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1', b: '0', c: '0' }));
+    tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0', b: '1', c: '1' }));
+    expect(freshPairs(plan, tallies)).toMatchObject({ worse: 1, better: 2, pairs: 3 });
+    const next = nextStep(plan, tallies);
+    expect(next.kind === 'run' && next.requests.every((r) => r.trials === 1)).toBe(true);
   });
 });
 
 describe('the statistical gate (each cause of false rejection pinned)', () => {
-  it('cause 1: 2/2 → 0/2 is no evidence, so it is not a regression on its own', () => {
+  it('a provider that drifted since the baseline\'s records cannot fake a regression: the paired test reads fresh pairs', async () => {
+    // Twelve cases passed every record; the candidate's screen fails them all, because the provider
+    // got worse, not the candidate. Fresh trials of both versions, run together, agree.
+    const ids = Array.from({ length: 12 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+    const same = Object.fromEntries(ids.map((id) => [id, '0110']));
+    const runner = scriptedRunner({ baseline: same, candidate: same });
+    const gated = await gate(Object.fromEntries(ids.map((id) => [id, '111'])), Object.fromEntries(ids.map((id) => [id, '0'])), runner);
+    expect(gated.decision.p2f).toEqual([]);
+    expect(gated.decision.aggregate).toMatchObject({ source: 'fresh', worse: 0, better: 0 });
+    expect(gated.decision.verdict).toBe('accept');
+    // The screening runs alone (what a single-stage comparison reads) would have called it a regression.
+    const stale = compareRuns({ baseline: summaries(Object.fromEntries(ids.map((id) => [id, '1']))), candidate: summaries(Object.fromEntries(ids.map((id) => [id, '0']))), policy, noise: quiet, intent: null });
+    expect(stale.decision.verdict).toBe('reject');
+  });
+
+  it('2/2 → 0/2 is no evidence in a single stage, so it is not a regression on its own', () => {
     const { decision } = compareRuns({ baseline: summaries({ a: '11', b: '11', c: '10' }), candidate: summaries({ a: '00', b: '11', c: '10' }), policy, noise: quiet, intent: null });
     expect(decision.tests.find((t) => t.caseId === 'a')?.pValue).toBeCloseTo(1 / 6, 12);
     expect(decision.p2f).toEqual([]);
     expect(decision.verdict).toBe('accept');
   });
 
-  it('cause 2: per-case tests are corrected for the family: a p below alpha is not enough among ten moved cases', async () => {
+  it('per-case tests are corrected for the family, and a cap too low for power is said', async () => {
     const ids = Array.from({ length: 10 }, (_, i) => `c${i}`);
-    const baseline = summaries(Object.fromEntries(ids.map((id) => [id, '1'])));
-    const candidate = summaries(Object.fromEntries(ids.map((id) => [id, '0'])));
-    // Every moved case gets 4/4 → 0/4 fresh: p < 0.05, but the bar is 0.0333/10, out of reach of 4 trials a side.
-    const capped = { ...policy, maxConfirmTrials: 4 };
+    // 4/4 → 0/4 fresh for all ten: the bar is 0.0375 · 4/40, which 4 trials a side (floor 4^-4) cannot reach.
     const runner = scriptedRunner({ baseline: Object.fromEntries(ids.map((id) => [id, '1111'])), candidate: Object.fromEntries(ids.map((id) => [id, '0000'])) });
-    const gated = await gateCandidateRuns({ baseline, candidate, policy: capped, noise: quiet, intent: null, screeningTrials: 1 }, { runner });
+    const gated = await gate(Object.fromEntries(ids.map((id) => [id, '111'])), Object.fromEntries(ids.map((id) => [id, '0'])), runner, { maxConfirmTrials: 4 });
     expect(gated.decision.p2f).toEqual([]);
-    expect(gated.decision.tests.every((t) => t.outcome === 'unreachable')).toBe(true);
-    expect(gated.decision.warnings.join(' ')).toMatch(/needs more than gate.maxConfirmTrials = 4/);
-    // The paired test still rejects ten drops out of ten: p = 2^-10.
+    expect(gated.decision.warnings.join(' ')).toMatch(/10 possible regressions could not get 90% power .* gate.maxConfirmTrials = 4/);
+    // The paired test on fresh pairs rejects ten drops out of ten: p = 2^-10.
     expect(gated.decision.verdict).toBe('reject');
     expect(gated.decision.aggregate.pValue).toBeCloseTo(2 ** -10, 12);
   });
 
-  it('cause 3: confirmation is equal per side and decided on the fresh trials only', async () => {
-    const runner = scriptedRunner({ baseline: { a: '1111' }, candidate: { a: '0000' } });
-    const gated = await gateCandidateRuns(
-      { baseline: summaries({ a: '1', s1: '1', s2: '1' }), candidate: summaries({ a: '0', s1: '1', s2: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 },
-      { runner },
-    );
+  it('confirmation is equal per side and decided on the fresh trials only', async () => {
+    const runner = scriptedRunner({ baseline: { a: '1'.repeat(12) }, candidate: { a: '0'.repeat(12) } });
+    const gated = await gate({ a: '111', s1: '111', s2: '111' }, { a: '0', s1: '1', s2: '1' }, runner);
     const sides = (name: string) => runner.asked.filter((r) => r.side === name).reduce((n, r) => n + r.trials, 0);
     expect(sides('baseline')).toBe(sides('candidate'));
     const test = gated.decision.tests[0];
-    expect(test).toMatchObject({ caseId: 'a', screening: { baseline: { passes: 1, graded: 1 }, candidate: { passes: 0, graded: 1 } } });
-    // K = 3 for one case at 0.0333: 3/3 against 0/3 on fresh trials alone (the screening trial is not pooled in).
-    expect(test?.confirmation).toEqual({ baseline: { passes: 3, graded: 3 }, candidate: { passes: 0, graded: 3 } });
-    expect(test?.pValue).toBe(boschlooDropPValue(3, 0, 3));
+    expect(test).toMatchObject({ caseId: 'a', screening: { baseline: { passes: 3, graded: 3 }, candidate: { passes: 0, graded: 1 } }, weight: UNANIMOUS_WEIGHT, trialsPerSide: 12 });
+    // Stopped at the early look, 8 against 0 of 8: nothing of the screening is pooled in.
+    expect(test?.confirmation).toEqual({ baseline: { passes: 8, graded: 8 }, candidate: { passes: 0, graded: 8 } });
+    expect(test?.pValue).toBe(boschlooDropPValue(8, 0, 8) / 0.1);
     expect(gated.decision.p2f).toEqual(['a']);
     expect(gated.decision.verdict).toBe('reject');
   });
 
-  it('cause 3: a tie is not a fail: an even split moves nothing', () => {
+  it('a tie is not a fail: an even split moves nothing', () => {
     const screening = screen(summarizeCases(records({ a: '10' })), summarizeCases(records({ a: '01' })));
     expect(screening.drops).toEqual([]);
     expect(screening.rises).toEqual([]);
   });
 
-  it('cause 4: auto with one trial per case confirms before it names a regression', async () => {
-    const runner = scriptedRunner({ baseline: { a: '01' }, candidate: { a: '10' } });
-    const gated = await gateCandidateRuns({ baseline: summaries({ a: '1', b: '1' }), candidate: summaries({ a: '0', b: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 }, { runner });
-    expect(runner.asked.length).toBeGreaterThan(0);
-    expect(gated.decision.policy).toBe('stochastic');
+  it('a flaky case stops for futility after two fresh pairs and is not named', async () => {
+    // Fresh: the baseline 1 of 2, the candidate 2 of 2: a drop is now unlikely to be shown.
+    const runner = scriptedRunner({ baseline: { a: '01' }, candidate: { a: '11' } });
+    const gated = await gate({ a: '111', b: '111' }, { a: '0', b: '1' }, runner);
     expect(gated.decision.p2f).toEqual([]);
     expect(gated.decision.flaky).toEqual(['a']);
+    expect(gated.decision.tests[0]?.outcome).toBe('futile');
     expect(gated.decision.verdict).toBe('accept');
-    // The flaky case stopped after one fresh trial a side.
-    expect(gated.confirmationTrials).toEqual({ baseline: 1, candidate: 1 });
+    expect(gated.confirmationTrials).toEqual({ baseline: 2, candidate: 2 });
   });
 
-  it('cause 5: without a change intent no fixes are required: a run compared with itself is accepted', () => {
+  it('without a change intent no fixes are required: a run compared with itself is accepted', () => {
     const run = summaries({ a: '1', b: '0', c: '1' });
     for (const name of ['auto', 'flips'] as const) {
       expect(compareRuns({ baseline: run, candidate: run, policy: { ...policy, policy: name }, noise: quiet, intent: null }).decision.verdict).toBe('accept');
     }
   });
 
-  it('cause 7: the pass rate is pass^1, the mean per-case pass share, not a majority with ties failing', () => {
+  it('the pass rate is pass^1, the mean per-case pass share, not a majority with ties failing', () => {
     const { baseline } = compareRuns({ baseline: summaries({ a: '10', b: '1' }), candidate: summaries({ a: '10', b: '1' }), policy, noise: quiet, intent: null });
     expect(baseline.passRate).toBeCloseTo(0.75, 12);
     expect(baseline.passHat['1']).toBeCloseTo(0.75, 12);
   });
 
   it('confirmed fixes, and only those, count for minF2P and the hit rate', async () => {
-    // Two rises: the bar is 0.0333/2, so K = 3 fresh trials a side.
-    const runner = scriptedRunner({ baseline: { a: '0000', b: '0' }, candidate: { a: '1111', b: '0' } });
-    const gated = await gateCandidateRuns(
-      { baseline: summaries({ a: '0', b: '0', s: '1' }, 'tool_error'), candidate: summaries({ a: '1', b: '1', s: '1' }), policy, noise: quiet, intent: { targets: ['tool_error'], rationale: 'r' }, screeningTrials: 1 },
-      { runner },
-    );
+    const runner = scriptedRunner({ baseline: { a: '0'.repeat(12), b: '0' }, candidate: { a: '1'.repeat(12), b: '0' } });
+    const gated = await gate({ a: '000', b: '000', s: '111' }, { a: '1', b: '1', s: '1' }, runner, {}, { targets: ['tool_error'], rationale: 'r' }, 'tool_error');
     expect(gated.decision.screening.f2p).toEqual(['a', 'b']);
     expect(gated.decision.f2p).toEqual(['a']);
     expect(gated.decision.rates.hitRate).toBe(1);
     expect(gated.decision.verdict).toBe('accept');
   });
 
-  it('is undecided, never accepting, when a dropped case cannot be confirmed for infrastructure errors', async () => {
-    const runner = scriptedRunner({ baseline: { a: '1IIIII' }, candidate: { a: '0IIIII' } });
-    const gated = await gateCandidateRuns({ baseline: summaries({ a: '1', b: '1' }), candidate: summaries({ a: '0', b: '1' }), policy, noise: quiet, intent: null, screeningTrials: 1 }, { runner });
+  it('is undecided, never accepting, when a selected case cannot be confirmed for infrastructure errors', async () => {
+    const runner = scriptedRunner({ baseline: { a: 'I'.repeat(12) }, candidate: { a: '0'.repeat(12) } });
+    const gated = await gate({ a: '111', b: '111' }, { a: '0', b: '1' }, runner);
     expect(gated.decision.verdict).toBe('undecided');
     expect(gated.decision.checks.find((c) => c.name === 'confirmation')?.ok).toBe(false);
   });
@@ -266,52 +268,78 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   });
 });
 
-describe('the gate on simulated noisy agents (fixed seeds: the bench measures rates with fresh ones)', () => {
-  async function simulate(seed: number, broken: number) {
-    const random = seededRandom(seed);
-    const p = drawAgent(FIRST_MIX, 50, random);
-    const ids = p.map((_, i) => caseId(i));
-    const injected = ids.filter((_, i) => p[i] === 1).slice(0, broken);
-    const chances = {
-      baseline: new Map(ids.map((id, i) => [id, p[i] as number])),
-      candidate: new Map(ids.map((id, i) => [id, injected.includes(id) ? 0 : (p[i] as number)])),
-    };
-    const next = new Map<string, number>();
-    const screening = { baseline: summarizeCases(sampleRecords(chances.baseline, ids, 1, 0, random)), candidate: summarizeCases(sampleRecords(chances.candidate, ids, 1, 0, random)) };
-    const gated = await gateCandidateRuns(
-      { ...screening, policy, noise: quiet, intent: null, screeningTrials: 1 },
-      {
-        runner: async (request) =>
-          summarizeCases(
-            request.caseIds.flatMap((id) => {
-              const first = next.get(`${request.side}:${id}`) ?? 1;
-              next.set(`${request.side}:${id}`, first + request.trials);
-              return sampleRecords(chances[request.side], [id], request.trials, first, random);
-            }),
-          ),
-      },
-    );
-    return { gated, injected, screening };
-  }
-
-  it('rejects few unchanged candidates, where the paper-faithful gate rejects nearly all', async () => {
-    let rejected = 0;
-    let flipsRejected = 0;
-    for (let seed = 1; seed <= 200; seed += 1) {
-      const { gated, screening } = await simulate(seed, 0);
-      if (gated.decision.verdict === 'reject') rejected += 1;
-      if (compareRuns({ ...screening, policy: { ...policy, policy: 'flips' }, noise: quiet, intent: null }).decision.verdict === 'reject') flipsRejected += 1;
+describe('what a decision states it could have seen', () => {
+  it('the smallest drop each class of moved case is confirmed for, the paired test\'s, and the guarantee with its assumptions', async () => {
+    const runner = scriptedRunner({ baseline: { a: '1'.repeat(12), b: '01' }, candidate: { a: '0'.repeat(12), b: '10' } });
+    const gated = await gate({ a: '111', b: '110', s: '111' }, { a: '0', b: '0', s: '1' }, runner);
+    const { power, procedure } = gated.decision;
+    const regressions = power?.families.find((f) => f.direction === 'regression');
+    expect(regressions?.classes.map((c) => [c.weight, c.cases])).toEqual([[UNANIMOUS_WEIGHT, 1], [1, 1]]);
+    for (const c of regressions?.classes ?? []) {
+      const [from1, from9] = c.detectable;
+      expect(from1?.from).toBe(1);
+      expect(from9?.from).toBe(0.9);
+      // A drop the full-size test alone confirms with at least 80% power is at least as large.
+      expect(fixedPower(c.trialsPerSide, 1, 1 - (from1?.change as number), c.bar * 0.9)).toBeGreaterThan(0.5);
     }
-    expect(rejected).toBeLessThanOrEqual(10);
-    expect(flipsRejected).toBeGreaterThan(180);
+    // No case rose: what one would have met is still stated.
+    expect(power?.text.join(' ')).toMatch(/Had one case moved where every baseline trial failed \(3 records\), it would be confirmed as fixed with 80% power/);
+    expect(power?.text.join(' ')).toMatch(/The paired test over 2 moved cases' first fresh pairs/);
+    expect(procedure.guarantee).toMatch(/however the provider drifted since the baseline's records were taken/);
+    expect(procedure.guarantee).toMatch(/fresh trials in each round ran under the same conditions/);
   });
 
-  it('rejects three broken always-passing cases and names exactly them, at under 2.5 × N runs', async () => {
-    for (let seed = 1; seed <= 20; seed += 1) {
-      const { gated, injected } = await simulate(seed, 3);
-      expect(gated.decision.verdict).toBe('reject');
-      expect(gated.decision.p2f).toEqual(injected);
-      expect(50 + gated.confirmationTrials.baseline + gated.confirmationTrials.candidate).toBeLessThan(125);
-    }
+  it('says "underpowered", with the trials it would take, when it saw a drop it could not have confirmed', async () => {
+    const ids = ['a', 'b', 'c', 'd'];
+    const runner = scriptedRunner({
+      baseline: { a: '11101110', b: '11111111', c: '11111111', d: '11111111' },
+      candidate: { a: '01000100', b: '11111111', c: '11111111', d: '11111111' },
+    });
+    const gated = await gate(Object.fromEntries(ids.map((id) => [id, '111'])), Object.fromEntries(ids.map((id) => [id, '0'])), runner, { maxConfirmTrials: 8, futility: 0 });
+    const { underpowered } = gated.decision.power ?? { underpowered: null };
+    expect(gated.decision.p2f).toEqual([]);
+    expect(underpowered).toMatchObject({ caseId: 'a', fresh: { baseline: { passes: 6, graded: 8 }, candidate: { passes: 2, graded: 8 } } });
+    expect(underpowered?.pValue).toBeCloseTo(boschlooDropPValue(6, 2, 8), 12);
+    expect(underpowered?.power).toBeLessThan(0.8);
+    const needed = underpowered?.trialsNeeded as number;
+    expect(fixedPower(needed, 0.75, 0.25, 0.0375 / 4)).toBeGreaterThanOrEqual(0.8);
+    expect(gated.decision.power?.text.join(' ')).toMatch(new RegExp(`Underpowered: a fell from 6/8 to 2/8 .* about ${needed} fresh trials a side would confirm it`));
+  });
+
+  it('where nothing can be re-run, lists the likely regressions and says no case could be confirmed', () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+    const baseline = summaries(Object.fromEntries(ids.map((id, i) => [id, i >= 16 ? '10' : '11'])));
+    const candidate = summaries(Object.fromEntries(ids.map((id, i) => [id, i < 10 ? '00' : i >= 16 ? '01' : '11'])));
+    const { decision } = compareRuns({ baseline, candidate, policy, noise: quiet, intent: null });
+    const likely = decision.power?.likely;
+    expect(likely?.regressions.slice(0, 10).map((r) => r.caseId).sort()).toEqual(ids.slice(0, 10));
+    expect(likely?.confirmable).toBe(false);
+    expect(likely?.smallestPValue).toBeCloseTo(1 / 6, 12);
+    expect(decision.power?.text.join(' ')).toMatch(/No single case could be confirmed at these trial counts: with 2 against 2 trials .* it would take \d+ trials a side/);
+    expect(decision.power?.text.join(' ')).toMatch(/never used to promote/);
+  });
+});
+
+describe('the gate on simulated noisy agents (fixed seeds: the bench measures rates with fresh ones)', () => {
+  const defaults = policy;
+  const run = async (name: string, seeds: number) => {
+    const scenario = SCENARIOS.find((s) => s.name === name);
+    if (!scenario) throw new Error(name);
+    const results = [];
+    for (let seed = 1; seed <= seeds; seed += 1) results.push(await simulatePair({ mix: FIRST_MIX, cases: 50, scenario, policy: defaults, trials: 1, random: seededRandom(seed) }));
+    return results;
+  };
+
+  it('rejects few unchanged candidates when every pass chance fell by 0.2 after the baseline was recorded', async () => {
+    const results = await run('A/A, drift -0.2', 60);
+    expect(results.filter((r) => r.verdict === 'reject').length).toBeLessThanOrEqual(4);
+  });
+
+  it('rejects three cases broken from .9 to 0 and mostly names exactly them; accepts three fixes from .2 to .8', async () => {
+    const broken = await run('three cases .9 → 0', 20);
+    expect(broken.every((r) => r.verdict === 'reject')).toBe(true);
+    expect(broken.filter((r) => r.namedExactly).length).toBeGreaterThanOrEqual(15);
+    const fixed = await run('three cases .2 → .8, with an intent', 20);
+    expect(fixed.filter((r) => r.verdict === 'accept').length).toBeGreaterThanOrEqual(14);
   });
 });

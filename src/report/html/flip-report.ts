@@ -23,6 +23,7 @@ const OUTCOME_TEXT: Record<CaseTest['outcome'], string> = {
   confirmed: 'confirmed',
   not_confirmed: 'not confirmed (within noise)',
   stopped_early: 'within noise (stopped early)',
+  futile: 'within noise (stopped for futility)',
   incomplete: 'undecided (infrastructure errors)',
   unreachable: 'not testable at the corrected level',
 };

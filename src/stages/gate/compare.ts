@@ -1,11 +1,13 @@
 import type { FlipsDecision, GateDecision, GatePolicyKind } from '../../domain/decision.ts';
 import { flipsOnly } from './layers.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import { addConfirmation, confirmationTests, designConfirmation, nextStep, type ConfirmationRequest, type Tallies } from './confirmation.ts';
+import { addConfirmation, confirmationTests, designConfirmation, freshPairs, nextStep, type ConfirmationRequest, type Side, type Tallies } from './confirmation.ts';
 import { estimateTables, type EstimateTable } from './estimators.ts';
 import { computeFlips, type CaseSummary } from './flips.ts';
 import { decideGate, plural, type GatePolicy } from './gate.ts';
 import { meanPassRate, screen } from './screening.ts';
+import { singleStagePower, twoStagePower } from './power-statement.ts';
+import { splitAlpha } from './significance.ts';
 import { decideStatistical, singleStageProcedure, singleStageTests, twoStageProcedure, type StatisticalPolicy } from './statistical-gate.ts';
 
 export interface ComparePolicy extends GatePolicy, StatisticalPolicy {
@@ -13,6 +15,12 @@ export interface ComparePolicy extends GatePolicy, StatisticalPolicy {
   readonly policy: 'auto' | GatePolicyKind;
   /** Most fresh trials per side for one confirmed case. */
   readonly maxConfirmTrials: number;
+  /** The change K is chosen to confirm with 90% power. */
+  readonly detectableDrop: number;
+  /** Stop confirming a case whose predicted chance of ending significant is below this. */
+  readonly futility: number;
+  /** Records of the baseline's screen the gate selects with. */
+  readonly baselineRecords: number;
 }
 
 export interface RunStats {
@@ -96,6 +104,8 @@ export function compareRuns(input: CompareInput): Comparison {
       screening,
       tests: singleStageTests(screening, input.policy.alpha),
       procedure: singleStageProcedure(input.policy.alpha),
+      aggregate: { ...screening.aggregate, source: 'screening' },
+      power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha).regression, fdr: input.policy.alpha }),
       baseline: baselineCases,
       candidate: candidateCases,
       intent: input.intent,
@@ -115,12 +125,22 @@ export interface GatedComparison extends Comparison {
 }
 
 /**
- * The release gate: screening, then confirmation of every moved case on fresh trials until each
- * verdict is settled, then the decision. The planner is pure; this loop only asks the runner
- * for what the planner names, so the gate never runs anything itself. It ends: every round adds
- * trials to a live case, and no case takes more than 2K trials a side (K graded, K failed).
+ * The release gate: screening, then confirmation of every selected case on fresh trials until
+ * each verdict is settled, then the decision. The planner is pure; this loop only asks the runner
+ * for what the planner names, so the gate never runs anything itself. Each round's requests of
+ * the two sides go to the runner together, so both versions' fresh trials run side by side. It
+ * ends: every round adds trials to a live case, and no case takes more than 2K trials a side (K
+ * graded, K failed).
  */
-export async function gateCandidateRuns(input: CompareInput & { readonly screeningTrials: number }, deps: { readonly runner: ConfirmationRunner }): Promise<GatedComparison> {
+export async function gateCandidateRuns(
+  input: CompareInput & {
+    /** Trials per case in each screening run. */
+    readonly screeningTrials: number;
+    /** How many records of the baseline `baseline` pools (each `screeningTrials` trials a case). */
+    readonly records: number;
+  },
+  deps: { readonly runner: ConfirmationRunner },
+): Promise<GatedComparison> {
   const baselineCases = new Map(input.baseline);
   const candidateCases = new Map(input.candidate);
   const done = (decision: FlipsDecision, confirmationTrials = { baseline: 0, candidate: 0 }, rounds = 0): GatedComparison => ({
@@ -141,33 +161,53 @@ export async function gateCandidateRuns(input: CompareInput & { readonly screeni
   let rounds = 0;
   for (let step = nextStep(design, tallies); step.kind === 'run'; step = nextStep(design, tallies)) {
     rounds += 1;
-    for (const request of step.requests) {
-      const fresh = await deps.runner(request);
-      // Each round must add attempts, or the loop would not end: a runner that returns fewer trials than asked is a bug.
-      const ran = [...fresh.values()].reduce((sum, c) => sum + c.trials, 0);
-      if (ran !== request.trials * request.caseIds.length) {
-        throw new Error(`confirmation asked for ${request.trials} trials of ${request.caseIds.length} cases (${request.side}) and got ${ran} trials`);
-      }
-      trials[request.side] += ran;
-      tallies = addConfirmation(tallies, request.side, fresh);
+    const sides = (['baseline', 'candidate'] as const).map((side) => step.requests.filter((r) => r.side === side));
+    // Both sides settle before a failure propagates, so nothing is left running behind it.
+    const settled = await Promise.allSettled(
+      sides.map(async (requests) => {
+        const fresh: Array<{ side: Side; cases: ReadonlyMap<string, CaseSummary> }> = [];
+        for (const request of requests) fresh.push({ side: request.side, cases: await runChecked(deps.runner, request) });
+        return fresh;
+      }),
+    );
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const results = settled.map((s) => (s as PromiseFulfilledResult<Array<{ side: Side; cases: ReadonlyMap<string, CaseSummary> }>>).value);
+    for (const { side, cases } of results.flat()) {
+      trials[side] += [...cases.values()].reduce((sum, c) => sum + c.trials, 0);
+      tallies = addConfirmation(tallies, side, cases);
     }
   }
-  const warnings = design.families
-    .filter((f) => f.cases.length > 0 && f.trialsPerSide === null)
-    .map(
-      (f) =>
-        `no single ${f.direction} among ${plural(f.cases.length, 'moved case')} can be confirmed: the corrected level ${f.bar.toPrecision(2)} needs more than ` +
-        `gate.maxConfirmTrials = ${design.maxTrials} fresh trials per side (only the paired test can reject)`,
-    );
+  const underpowered = design.families.flatMap((f) => (f.underpoweredByCap.length > 0 ? [f] : []));
+  const warnings = underpowered.map(
+    (f) =>
+      `${plural(f.underpoweredByCap.length, `possible ${f.direction}`)} could not get 90% power against a change of ${input.policy.detectableDrop} within ` +
+      `gate.maxConfirmTrials = ${input.policy.maxConfirmTrials} fresh trials a side; raise it to see smaller changes`,
+  );
+  const tests = confirmationTests(design, screening, tallies);
+  const pairs = freshPairs(design, tallies);
+  const levels = splitAlpha(input.policy.alpha);
   const decision = decideStatistical({
     policy: input.policy,
     screening,
-    tests: confirmationTests(design, screening, tallies),
-    procedure: twoStageProcedure(input.policy.alpha, design, input.screeningTrials),
+    tests,
+    procedure: twoStageProcedure(input.policy.alpha, design, { trials: input.screeningTrials, records: input.records }),
+    aggregate: { worse: pairs.worse, better: pairs.better, pValue: pairs.pValue, source: 'fresh' },
+    power: twoStagePower({ design, tests, screening, records: input.records, screeningTrials: input.screeningTrials, aggregate: { pairs: pairs.pairs, level: levels.aggregate } }),
     baseline: baselineCases,
     candidate: candidateCases,
     intent: input.intent,
     warnings,
   });
   return done(decision, trials, rounds);
+}
+
+/** One request of the runner, checked: each round must add attempts, or the loop would not end. */
+async function runChecked(runner: ConfirmationRunner, request: ConfirmationRequest): Promise<ReadonlyMap<string, CaseSummary>> {
+  const fresh = await runner(request);
+  const ran = [...fresh.values()].reduce((sum, c) => sum + c.trials, 0);
+  if (ran !== request.trials * request.caseIds.length) {
+    throw new Error(`confirmation asked for ${request.trials} trials of ${request.caseIds.length} cases (${request.side}) and got ${ran} trials`);
+  }
+  return fresh;
 }

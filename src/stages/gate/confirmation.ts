@@ -1,68 +1,118 @@
-// The second stage of the gate, as a pure planner. Every case whose screening outcome moved is
-// re-run on fresh trials, the same number on both sides, and decided on those trials alone by a
-// one-sided exact test (Boschloo's: Fisher's ordering, unconditional, see boschloo.ts) of fixed
-// size K per side. A case stops as soon as the verdict of
-// that full-size test can no longer change (deterministic curtailment), which changes no
-// decision, only the cost. Per family (regressions, fixes), the per-case bar is level / m
-// (Bonferroni, known in advance, so curtailment can use it), and the final verdicts are Holm's.
+// The second stage of the gate, as a pure planner. Every case the screening selected is re-run on
+// fresh trials, the same number on both sides and run together, and decided on those fresh
+// trials alone (case-design.ts). Per family (regressions, fixes) each case gets a share of the
+// family's level by the weight of its screening evidence (weighted Bonferroni, known before any
+// fresh trial, so the early stops can use it) and K chosen for power at that share; the final
+// verdicts are weighted Holm's, which can only name more.
+//
+// The paired test over all moved cases takes each case's first fresh pair: fresh, run on both
+// sides together, and independent of the selection, so a provider that drifted since the
+// baseline's records were taken cannot fake a regression.
 import type { CaseTest } from '../../domain/decision.ts';
 import type { CaseSummary } from '../../domain/case-summary.ts';
+import { boschlooDropPValue } from './boschloo.ts';
+import { INTERIM, judgeLook, nextLook, type CaseDesign, type Direction, type LookVerdict } from './case-design.ts';
+import { designTrials } from './power.ts';
 import type { Screening, TrialCounts } from './screening.ts';
-import { boschlooDropPValue, boschlooFloor } from './boschloo.ts';
-import { holmAdjust, splitAlpha, trialsToReach } from './significance.ts';
+import { signTestOneSided, splitAlpha, weightedHolmAdjust } from './significance.ts';
 
 export type Side = 'baseline' | 'candidate';
-export type Direction = CaseTest['direction'];
+export type { Direction } from './case-design.ts';
 
 export interface ConfirmationPolicy {
   readonly alpha: number;
   /** Most fresh trials per side for one case. */
   readonly maxConfirmTrials: number;
+  /** The drop (or rise) K is chosen to confirm with 90% power. */
+  readonly detectableDrop: number;
+  /** Stop a case whose predicted chance of ending significant is below this. */
+  readonly futility: number;
 }
+
+/** A unanimous screen (every baseline trial passed and the candidate fell; or every one failed and it rose) weighs this much more. */
+export const UNANIMOUS_WEIGHT = 4;
 
 export interface FamilyDesign {
   readonly direction: Direction;
-  readonly cases: readonly string[];
-  /** Family-wise level: two thirds of alpha (the other third is the paired test's). */
+  /** Family-wise level: 3α/4 for regressions, α for fixes. */
   readonly level: number;
-  /** The per-case bar curtailment uses: level / m. */
-  readonly bar: number;
-  /** K, the fixed size of each case's test; null when no case can reach the bar within the cap. */
-  readonly trialsPerSide: number | null;
+  readonly cases: readonly CaseDesign[];
+  /** Designs whose K reached 90% power against the stated drop within gate.maxConfirmTrials. */
+  readonly underpoweredByCap: readonly string[];
 }
 
 export interface ConfirmationDesign {
   readonly families: readonly FamilyDesign[];
-  readonly maxTrials: number;
+  readonly policy: ConfirmationPolicy;
 }
 
-/** p at most bar, tolerant of the last bit of floating point (1/C(6,3) must meet 0.05). */
-export const meets = (p: number, bar: number): boolean => p <= bar * (1 + 1e-9);
+const finalShareAt = (k: number): number => (k > INTERIM.at ? 1 - INTERIM.share : 1);
 
-/** Fixes the families and K for each before any fresh trial runs (so the design cannot peek). */
+function unanimous(direction: Direction, baseline: TrialCounts): boolean {
+  return direction === 'regression' ? baseline.passes === baseline.graded : baseline.passes === 0;
+}
+
+/** Fixes the families, each case's weight, level and K before any fresh trial runs (so the design cannot peek). */
 export function designConfirmation(screening: Screening, policy: ConfirmationPolicy): ConfirmationDesign {
-  const level = splitAlpha(policy.alpha).family;
-  const family = (direction: Direction, cases: readonly string[]): FamilyDesign => {
-    const bar = cases.length === 0 ? level : level / cases.length;
-    return { direction, cases, level, bar, trialsPerSide: cases.length === 0 ? null : trialsToReach(bar, policy.maxConfirmTrials, boschlooFloor) };
+  const screened = new Map(screening.cases.map((c) => [c.caseId, c]));
+  const levels = splitAlpha(policy.alpha);
+  const family = (direction: Direction, ids: readonly string[]): FamilyDesign => {
+    const level = direction === 'regression' ? levels.regression : levels.fix;
+    const weighted = ids.map((caseId) => {
+      const baseline = screened.get(caseId)?.baseline ?? { passes: 0, graded: 0 };
+      return { caseId, baseline, weight: unanimous(direction, baseline) ? UNANIMOUS_WEIGHT : 1 };
+    });
+    const total = weighted.reduce((sum, c) => sum + c.weight, 0);
+    const underpowered: string[] = [];
+    const cases = weighted.map(({ caseId, baseline, weight }) => {
+      const { design, reached } = designCase({ caseId, direction, weight, bar: (level * weight) / total, baseline }, policy);
+      if (!reached) underpowered.push(caseId);
+      return design;
+    });
+    return { direction, level, cases, underpoweredByCap: underpowered };
   };
-  return { families: [family('regression', screening.drops), family('fix', screening.rises)], maxTrials: policy.maxConfirmTrials };
+  return { families: [family('regression', screening.regressionCandidates), family('fix', screening.fixCandidates)], policy };
+}
+
+/** One case's design at its level: K for power, the early look when K is beyond it. */
+export function designCase(
+  input: { readonly caseId: string; readonly direction: Direction; readonly weight: number; readonly bar: number; readonly baseline: TrialCounts },
+  policy: ConfirmationPolicy,
+): { readonly design: CaseDesign; readonly reached: boolean } {
+  const { trialsPerSide, reached } = designTrials(input.bar, policy.detectableDrop, policy.maxConfirmTrials, finalShareAt);
+  return {
+    design: {
+      caseId: input.caseId,
+      direction: input.direction,
+      weight: input.weight,
+      bar: input.bar,
+      trialsPerSide,
+      interim: trialsPerSide > INTERIM.at ? INTERIM : null,
+      baselinePrior: input.baseline,
+      futility: policy.futility,
+    },
+    reached,
+  };
 }
 
 export interface SideTally extends TrialCounts {
   /** Trials run, graded or not (infrastructure errors are attempts without a verdict). */
   readonly attempts: number;
+  /** The verdict of its first graded fresh trial (the paired test's evidence). */
+  readonly first: boolean | null;
 }
 
 export interface CaseTally {
   readonly baseline: SideTally;
   readonly candidate: SideTally;
+  /** Each side's passes when both had exactly INTERIM.at graded trials (the early look). */
+  readonly interim: { readonly baseline: number; readonly candidate: number } | null;
 }
 
 export type Tallies = ReadonlyMap<string, CaseTally>;
 
-const EMPTY_SIDE: SideTally = { passes: 0, graded: 0, attempts: 0 };
-const EMPTY_TALLY: CaseTally = { baseline: EMPTY_SIDE, candidate: EMPTY_SIDE };
+const EMPTY_SIDE: SideTally = { passes: 0, graded: 0, attempts: 0, first: null };
+const EMPTY_TALLY: CaseTally = { baseline: EMPTY_SIDE, candidate: EMPTY_SIDE, interim: null };
 
 /** Adds one side's fresh trials to the tallies (a new map: the evidence only grows). */
 export function addConfirmation(tallies: Tallies, side: Side, fresh: ReadonlyMap<string, CaseSummary>): Tallies {
@@ -70,49 +120,46 @@ export function addConfirmation(tallies: Tallies, side: Side, fresh: ReadonlyMap
   for (const summary of fresh.values()) {
     const tally = next.get(summary.caseId) ?? EMPTY_TALLY;
     const before = tally[side];
-    next.set(summary.caseId, {
-      ...tally,
-      [side]: { attempts: before.attempts + summary.trials, graded: before.graded + summary.graded, passes: before.passes + summary.passes },
-    });
+    let first = before.first;
+    if (first === null && summary.graded > 0) {
+      // The planner asks a side for one trial at a time until it has a graded one, so this one is it.
+      if (summary.trials !== 1) throw new Error(`confirmation: ${summary.caseId} (${side}) got ${summary.trials} trials before its first graded one; the planner asks for one`);
+      first = summary.passes === 1;
+    }
+    const after: SideTally = { attempts: before.attempts + summary.trials, graded: before.graded + summary.graded, passes: before.passes + summary.passes, first };
+    const updated: CaseTally = { ...tally, [side]: after };
+    const { baseline, candidate } = updated;
+    const interim = tally.interim ?? (baseline.graded === INTERIM.at && candidate.graded === INTERIM.at ? { baseline: baseline.passes, candidate: candidate.passes } : null);
+    next.set(summary.caseId, { ...updated, interim });
   }
   return next;
 }
 
-type CaseState =
-  | { readonly kind: 'live' }
-  | { readonly kind: 'decided'; readonly significant: boolean; readonly pValue: number; readonly pBound: 'exact' | 'at_most' | 'at_least' }
-  | { readonly kind: 'incomplete' };
+export type CaseState =
+  | { readonly kind: 'incomplete' }
+  | { readonly kind: 'live'; readonly requests: Readonly<Record<Side, number>> }
+  | { readonly kind: 'decided'; readonly verdict: Exclude<LookVerdict, { kind: 'continue' }> };
 
-function fullSizeP(direction: Direction, basePasses: number, candPasses: number, k: number): number {
-  return direction === 'regression' ? boschlooDropPValue(basePasses, candPasses, k) : boschlooDropPValue(candPasses, basePasses, k);
-}
+/** The side expected to pass more often ("hi") is the baseline for a regression, the candidate for a fix. */
+const hiLo = (direction: Direction, b: number, c: number): [number, number] => (direction === 'regression' ? [b, c] : [c, b]);
 
-/**
- * Where one case stands: decided (every reachable completion gives the same verdict), still
- * live, or incomplete (a side had K infrastructure errors and cannot reach K graded trials).
- */
-export function caseState(direction: Direction, tally: CaseTally, k: number, bar: number): CaseState {
+/** Where one case stands, and what it needs next. */
+export function caseState(design: CaseDesign, tally: CaseTally): CaseState {
+  const k = design.trialsPerSide;
   const { baseline, candidate } = tally;
   if (baseline.attempts - baseline.graded >= k || candidate.attempts - candidate.graded >= k) return { kind: 'incomplete' };
-  const baseLeft = Math.max(0, k - baseline.graded);
-  const candLeft = Math.max(0, k - candidate.graded);
-  let someSignificant = false;
-  let allSignificant = true;
-  let smallest = 1;
-  let largest = 0;
-  for (let b = baseline.passes; b <= baseline.passes + baseLeft; b += 1) {
-    for (let c = candidate.passes; c <= candidate.passes + candLeft; c += 1) {
-      const p = fullSizeP(direction, b, c, k);
-      smallest = Math.min(smallest, p);
-      largest = Math.max(largest, p);
-      if (meets(p, bar)) someSignificant = true;
-      else allSignificant = false;
-    }
-  }
-  if (baseLeft === 0 && candLeft === 0) return { kind: 'decided', significant: someSignificant, pValue: smallest, pBound: 'exact' };
-  if (!someSignificant) return { kind: 'decided', significant: false, pValue: smallest, pBound: 'at_least' };
-  if (allSignificant) return { kind: 'decided', significant: true, pValue: largest, pBound: 'at_most' };
-  return { kind: 'live' };
+  const top = Math.max(baseline.graded, candidate.graded);
+  // A side behind (infrastructure errors) catches up before anything is judged.
+  if (baseline.graded !== candidate.graded) return { kind: 'live', requests: { baseline: top - baseline.graded, candidate: top - candidate.graded } };
+  const n = top;
+  if (n === 0) return { kind: 'live', requests: { baseline: 1, candidate: 1 } };
+  const [hi, lo] = hiLo(design.direction, baseline.passes, candidate.passes);
+  const interimP =
+    tally.interim && design.interim && n > design.interim.at ? boschlooDropPValue(...hiLo(design.direction, tally.interim.baseline, tally.interim.candidate), design.interim.at) : null;
+  const verdict = judgeLook(design, hi, lo, n, interimP);
+  if (verdict.kind !== 'continue') return { kind: 'decided', verdict };
+  const more = nextLook(k, n) - n;
+  return { kind: 'live', requests: { baseline: more, candidate: more } };
 }
 
 export interface ConfirmationRequest {
@@ -124,26 +171,19 @@ export interface ConfirmationRequest {
 
 export type GateStep = { readonly kind: 'run'; readonly requests: readonly ConfirmationRequest[] } | { readonly kind: 'decide' };
 
-/**
- * The next round: every live case gets fresh trials on both sides, doubling the trials it has
- * (1, 1, 2, 4, … up to K), so a flaky case is dropped after a trial or two and a real change
- * reaches K in a few rounds. Decide when no case is live.
- */
+/** The next round: every live case gets the trials its next look needs on each side. Decide when no case is live. */
 export function nextStep(design: ConfirmationDesign, tallies: Tallies): GateStep {
   const groups = new Map<string, { side: Side; trials: number; caseIds: string[] }>();
   for (const family of design.families) {
-    const k = family.trialsPerSide;
-    if (k === null) continue;
-    for (const caseId of family.cases) {
-      const tally = tallies.get(caseId) ?? EMPTY_TALLY;
-      if (caseState(family.direction, tally, k, family.bar).kind !== 'live') continue;
-      const batch = Math.max(1, Math.min(tally.baseline.graded, tally.candidate.graded));
+    for (const caseDesign of family.cases) {
+      const state = caseState(caseDesign, tallies.get(caseDesign.caseId) ?? EMPTY_TALLY);
+      if (state.kind !== 'live') continue;
       for (const side of ['baseline', 'candidate'] as const) {
-        const trials = Math.min(batch, k - tally[side].graded);
+        const trials = state.requests[side];
         if (trials <= 0) continue;
         const key = `${side}:${trials}`;
         const group = groups.get(key) ?? { side, trials, caseIds: [] };
-        group.caseIds.push(caseId);
+        group.caseIds.push(caseDesign.caseId);
         groups.set(key, group);
       }
     }
@@ -155,33 +195,64 @@ export function nextStep(design: ConfirmationDesign, tallies: Tallies): GateStep
   return { kind: 'run', requests };
 }
 
-/** Every family's per-case verdicts once the planner decides: Holm over the family's p-values. */
+const OUTCOME: Record<Exclude<LookVerdict, { kind: 'continue' }>['kind'], CaseTest['outcome']> = {
+  significant: 'confirmed',
+  not_significant: 'not_confirmed',
+  hopeless: 'stopped_early',
+  futile: 'futile',
+};
+
+/** Every family's per-case verdicts once the planner decides: weighted Holm over the family. */
 export function confirmationTests(design: ConfirmationDesign, screening: Screening, tallies: Tallies): CaseTest[] {
   const screened = new Map(screening.cases.map((c) => [c.caseId, c]));
   return design.families.flatMap((family) => {
-    const k = family.trialsPerSide;
-    const rows = family.cases.map((caseId) => {
-      const tally = tallies.get(caseId) ?? EMPTY_TALLY;
-      const state: CaseState | null = k === null ? null : caseState(family.direction, tally, k, family.bar);
-      return { caseId, tally, state };
+    const rows = family.cases.map((caseDesign) => {
+      const tally = tallies.get(caseDesign.caseId) ?? EMPTY_TALLY;
+      return { caseDesign, tally, state: caseState(caseDesign, tally) };
     });
-    // Holm over the family: a case stopped as hopeless, incomplete or unreachable enters as p = 1
-    // (Holm is monotone, so that is conservative); an early-significant case enters with its bound.
-    const adjusted = holmAdjust(rows.map(({ state }) => (state?.kind === 'decided' && state.pBound !== 'at_least' ? state.pValue : 1)));
-    return rows.map(({ caseId, tally, state }, i): CaseTest => {
-      const screen = screened.get(caseId);
+    // A case that stopped without a full-size p-value enters with p = 1 (conservative: Holm is monotone).
+    const pValues = rows.map(({ state }) =>
+      state.kind === 'decided' && (state.verdict.kind === 'significant' || state.verdict.kind === 'not_significant') ? state.verdict.pValue : 1,
+    );
+    const adjusted = weightedHolmAdjust(pValues, rows.map((r) => r.caseDesign.weight));
+    return rows.map(({ caseDesign, tally, state }, i): CaseTest => {
+      const screen = screened.get(caseDesign.caseId);
       const counts = (side: SideTally): TrialCounts => ({ passes: side.passes, graded: side.graded });
       const base = {
-        caseId,
+        caseId: caseDesign.caseId,
         direction: family.direction,
         screening: { baseline: screen?.baseline ?? EMPTY_SIDE, candidate: screen?.candidate ?? EMPTY_SIDE },
         confirmation: { baseline: counts(tally.baseline), candidate: counts(tally.candidate) },
+        weight: caseDesign.weight,
+        bar: caseDesign.bar,
+        trialsPerSide: caseDesign.trialsPerSide,
       };
-      if (state === null) return { ...base, pValue: null, pBound: null, adjustedPValue: null, outcome: 'unreachable' };
       if (state.kind !== 'decided') return { ...base, pValue: null, pBound: null, adjustedPValue: null, outcome: 'incomplete' };
+      const { verdict } = state;
+      if (verdict.kind === 'hopeless' || verdict.kind === 'futile') return { ...base, pValue: null, pBound: null, adjustedPValue: null, outcome: OUTCOME[verdict.kind] };
       const adjustedPValue = adjusted[i] as number;
-      if (state.pBound === 'at_least') return { ...base, pValue: state.pValue, pBound: 'at_least', adjustedPValue: null, outcome: 'stopped_early' };
-      return { ...base, pValue: state.pValue, pBound: state.pBound, adjustedPValue, outcome: meets(adjustedPValue, family.level) ? 'confirmed' : 'not_confirmed' };
+      const confirmed = adjustedPValue <= family.level * (1 + 1e-9);
+      return { ...base, pValue: verdict.pValue, pBound: verdict.kind === 'significant' ? verdict.pBound : 'exact', adjustedPValue, outcome: confirmed ? 'confirmed' : 'not_confirmed' };
     });
   });
+}
+
+/**
+ * The paired test's evidence: each tested case's first graded fresh pair. A pair where the
+ * baseline passed and the candidate failed counts as worse, the reverse as better.
+ */
+export function freshPairs(design: ConfirmationDesign, tallies: Tallies): { readonly worse: number; readonly better: number; readonly pairs: number; readonly pValue: number } {
+  let worse = 0;
+  let better = 0;
+  let pairs = 0;
+  for (const family of design.families) {
+    for (const { caseId } of family.cases) {
+      const tally = tallies.get(caseId);
+      if (!tally || tally.baseline.first === null || tally.candidate.first === null) continue;
+      pairs += 1;
+      if (tally.baseline.first && !tally.candidate.first) worse += 1;
+      else if (!tally.baseline.first && tally.candidate.first) better += 1;
+    }
+  }
+  return { worse, better, pairs, pValue: signTestOneSided(worse, better) };
 }

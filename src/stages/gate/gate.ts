@@ -24,6 +24,8 @@ const FLIPS_PROCEDURE: Procedure = {
   alpha: null,
   aggregateLevel: null,
   familyLevel: null,
+  fixLevel: null,
+  baselineRecords: null,
   trialsPerSide: { regression: null, fix: null },
   text:
     'Paper-faithful flip gate: every pass→fail and fail→pass flip between the two runs counts as observed, ' +
@@ -76,11 +78,12 @@ export function decideGate(input: {
     f2p: flips.f2p,
     flaky: [],
     screening: { p2f: flips.p2f, f2p: flips.f2p },
-    aggregate: { ...input.screening.aggregate, level: null },
+    aggregate: { ...input.screening.aggregate, level: null, source: 'screening' },
     tests: [],
     procedure: FLIPS_PROCEDURE,
     rates: { p2fRate, f2pRate, hitRate: hitRateOf(flips.f2p, baseline, intent) },
     passRates: { baseline: meanPassRate(baseline), candidate: meanPassRate(candidate) },
+    power: null,
   };
 }
 
@@ -162,10 +165,11 @@ export function notRunDecision(name: GateCheck['name'], message: string): FlipsD
     f2p: [],
     flaky: [],
     screening: { p2f: [], f2p: [] },
-    aggregate: { worse: 0, better: 0, pValue: 1, level: null },
+    aggregate: { worse: 0, better: 0, pValue: 1, level: null, source: 'screening' },
     tests: [],
     procedure: { ...FLIPS_PROCEDURE, kind: 'not_run', text: 'The candidate was not run: an earlier check decided.' },
     rates: { p2fRate: 0, f2pRate: 0, hitRate: null },
     passRates: { baseline: 0, candidate: 0 },
+    power: null,
   };
 }

@@ -13,6 +13,8 @@ export interface ScreenedCase {
   readonly baseline: TrialCounts;
   readonly candidate: TrialCounts;
   readonly movement: Movement;
+  /** Which family the two-stage gate tests it in (selection), if any. */
+  readonly selected: 'regression' | 'fix' | null;
 }
 
 /**
@@ -23,8 +25,12 @@ export interface ScreenedCase {
 export interface Screening {
   /** Cases graded on both sides, in id order. */
   readonly cases: readonly ScreenedCase[];
+  /** Cases whose share of passing trials fell, and rose. */
   readonly drops: readonly string[];
   readonly rises: readonly string[];
+  /** Cases selected for confirmation: the candidate fell below a baseline that mostly passed, or rose above one that mostly failed. */
+  readonly regressionCandidates: readonly string[];
+  readonly fixCandidates: readonly string[];
   /** Cases without a graded trial on one side (infrastructure errors only): never a flip. */
   readonly ungraded: readonly string[];
   /** Cases present in only one of the two runs. */
@@ -41,8 +47,26 @@ export function movementOf(baseline: TrialCounts, candidate: TrialCounts): Movem
 }
 
 /**
- * Screens two runs of the same cases. Under an unchanged agent each moved case is as likely to
- * drop as to rise, whatever its pass chance, so the sign test over the moved cases is exact.
+ * Selection for confirmation. A regression is worth confirming where the baseline mostly passed
+ * (more than half its trials, over all its records) and the candidate did worse; a fix where the
+ * baseline mostly failed and the candidate did better. With one trial a case and three baseline
+ * records: the candidate failed and at least two records passed. More records raise the chance a
+ * real break is selected (a case passing 90% of the time is selected 97% of the time with three
+ * records, 90% with one) and keep most flaky cases out. The per-case tests use fresh trials only,
+ * so selection never biases them.
+ */
+export function selectionOf(baseline: TrialCounts, candidate: TrialCounts): ScreenedCase['selected'] {
+  const movement = movementOf(baseline, candidate);
+  if (movement === 'drop' && baseline.passes * 2 > baseline.graded) return 'regression';
+  if (movement === 'rise' && baseline.passes * 2 < baseline.graded) return 'fix';
+  return null;
+}
+
+/**
+ * Screens two runs of the same cases (the baseline's side may pool several records). Under an
+ * unchanged agent, run under the same conditions, each moved case is as likely to drop as to
+ * rise, so the sign test over the moved cases is exact; a stored baseline taken under other
+ * conditions breaks that, which is why the two-stage gate takes its paired test from fresh trials.
  */
 export function screen(baseline: ReadonlyMap<string, CaseSummary>, candidate: ReadonlyMap<string, CaseSummary>): Screening {
   const cases: ScreenedCase[] = [];
@@ -55,7 +79,7 @@ export function screen(baseline: ReadonlyMap<string, CaseSummary>, candidate: Re
     else if (before.graded === 0 || after.graded === 0) ungraded.push(caseId);
     else {
       const counts = (s: CaseSummary): TrialCounts => ({ passes: s.passes, graded: s.graded });
-      cases.push({ caseId, baseline: counts(before), candidate: counts(after), movement: movementOf(before, after) });
+      cases.push({ caseId, baseline: counts(before), candidate: counts(after), movement: movementOf(before, after), selected: selectionOf(before, after) });
     }
   }
   const drops = cases.filter((c) => c.movement === 'drop').map((c) => c.caseId);
@@ -64,6 +88,8 @@ export function screen(baseline: ReadonlyMap<string, CaseSummary>, candidate: Re
     cases,
     drops,
     rises,
+    regressionCandidates: cases.filter((c) => c.selected === 'regression').map((c) => c.caseId),
+    fixCandidates: cases.filter((c) => c.selected === 'fix').map((c) => c.caseId),
     ungraded,
     unmatched,
     aggregate: { worse: drops.length, better: rises.length, pValue: signTestOneSided(drops.length, rises.length) },

@@ -1,11 +1,8 @@
 // Exact tests for paired and per-case comparisons. No approximations: the counts are small.
+import { logChoose } from './binomial.ts';
 
-/** log C(n, k), exact enough for n up to millions. */
-function logChoose(n: number, k: number): number {
-  let sum = 0;
-  for (let i = 1; i <= k; i += 1) sum += Math.log(n - k + i) - Math.log(i);
-  return sum;
-}
+/** p at most bar, tolerant of the last bit of floating point (1/C(6,3) must meet 0.05). */
+export const meets = (p: number, bar: number): boolean => p <= bar * (1 + 1e-9);
 
 /** P(X >= k) for X ~ Binomial(n, 1/2). */
 export function binomialUpperTail(n: number, k: number): number {
@@ -71,11 +68,49 @@ export function trialsToReach(level: number, cap: number, floor: (k: number) => 
 }
 
 /**
- * How the gate spends alpha, by the union bound: a third on the paired sign test over all
- * cases, two thirds on the family of per-case regression tests (and, separately, the same on
- * the fixes). The per-case tests are discrete and rarely use their whole share, so the larger
- * share buys fewer confirmation trials without raising the real error rate much.
+ * Weighted Holm (Holm 1979, with weights): adjusted p-values in the input order. At each step the
+ * hypothesis with the smallest p / w among those left is rejected when p ≤ w · L / (sum of the
+ * weights left). Weights fixed before the data the p-values rest on keep the family-wise error at
+ * most L under any dependence; with equal weights this is Holm's procedure.
  */
-export function splitAlpha(alpha: number): { readonly aggregate: number; readonly family: number } {
-  return { aggregate: alpha / 3, family: (2 * alpha) / 3 };
+export function weightedHolmAdjust(pValues: readonly number[], weights: readonly number[]): number[] {
+  const order = pValues.map((p, i) => ({ p, w: weights[i] as number, i })).sort((a, b) => a.p / a.w - b.p / b.w || a.i - b.i);
+  let left = order.reduce((sum, h) => sum + h.w, 0);
+  const adjusted = new Array<number>(pValues.length).fill(1);
+  let running = 0;
+  for (const { p, w, i } of order) {
+    running = Math.max(running, Math.min(1, (p / w) * left));
+    adjusted[i] = running;
+    left -= w;
+  }
+  return adjusted;
+}
+
+/**
+ * Benjamini–Hochberg adjusted p-values (the false discovery rate), in the input order: a case is
+ * named at FDR q when its adjusted p-value is at most q. Controls the expected share of false
+ * names among the named for independent tests; it says nothing of the family-wise error.
+ */
+export function benjaminiHochbergAdjust(pValues: readonly number[]): number[] {
+  const m = pValues.length;
+  const order = pValues.map((p, i) => ({ p, i })).sort((a, b) => b.p - a.p || b.i - a.i);
+  const adjusted = new Array<number>(m).fill(1);
+  let running = 1;
+  order.forEach(({ p, i }, fromTop) => {
+    const rank = m - fromTop;
+    running = Math.min(running, (p * m) / rank);
+    adjusted[i] = Math.min(1, running);
+  });
+  return adjusted;
+}
+
+/**
+ * How the gate spends alpha, by the union bound: a quarter on the paired sign test over the moved
+ * cases' first fresh pairs, three quarters on the family of per-case regression tests. An
+ * unchanged agent is rejected only through one of the two, so at most alpha of the time. Fixes are
+ * a separate question (is a fix real?) with its own guarantee: a case is credited as a fix it is
+ * not at most alpha of the time.
+ */
+export function splitAlpha(alpha: number): { readonly aggregate: number; readonly regression: number; readonly fix: number } {
+  return { aggregate: alpha / 4, regression: alpha - alpha / 4, fix: alpha };
 }

@@ -1,17 +1,17 @@
-// The gate with a stated error rate. alpha is split by the union bound (splitAlpha): a third for
-// the paired sign test over every case's screening outcome (never selected on, so exact), two
-// thirds for the family of per-case regression tests (Holm). An unchanged agent is therefore
-// rejected at most alpha of the time, whatever its per-case pass chances. Fixes are a separate
-// family at the same level, so an RC is credited with a fix it did not make at most 2·alpha/3 of
-// the time.
-import type { CaseTest, FlipsDecision, GateCheck, Procedure } from '../../domain/decision.ts';
+// The gate with a stated error rate. alpha is split by the union bound (splitAlpha): a quarter for
+// the paired sign test over the moved cases' first fresh pairs, three quarters for the family of
+// per-case regression tests (weighted Holm). Every test an unchanged agent could fail rests on
+// fresh trials that both versions ran together, so it is rejected at most alpha of the time,
+// whatever its per-case pass chances and however the provider drifted since the baseline's
+// records were taken. Fixes are a separate family at alpha: a case is credited as a fix it is not
+// at most alpha of the time.
+import type { CaseTest, FlipsDecision, GateCheck, PowerStatement, Procedure } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import type { ConfirmationDesign } from './confirmation.ts';
-import { meets } from './confirmation.ts';
+import { UNANIMOUS_WEIGHT, type ConfirmationDesign } from './confirmation.ts';
 import type { CaseSummary } from './flips.ts';
 import { gradedCheck, hitRateOf, intentChecks, listed, pct, plural, verdictOf } from './gate.ts';
 import { meanPassRate, type Screening } from './screening.ts';
-import { fisherDropPValue, holmAdjust, splitAlpha } from './significance.ts';
+import { fisherDropPValue, holmAdjust, meets, splitAlpha } from './significance.ts';
 
 export interface StatisticalPolicy {
   readonly alpha: number;
@@ -23,46 +23,72 @@ export interface StatisticalPolicy {
   readonly maxUngradedShare: number;
 }
 
-const guarantee = (alpha: number): string =>
-  `an unchanged agent is rejected at most ${pct(alpha)} of the time, whatever its per-case pass chances; ` +
-  `a case is named a regression (or a fix) it is not at most ${pct(splitAlpha(alpha).family)} of the time`;
 const level = (x: number): string => String(Number(x.toPrecision(3)));
 
+/** The two-stage guarantee, with the assumptions it rests on. */
+function twoStageGuarantee(alpha: number): string {
+  const { regression, fix } = splitAlpha(alpha);
+  return (
+    `an unchanged agent is rejected at most ${pct(alpha)} of the time, whatever its per-case pass chances and however the provider drifted since the baseline's records were taken; ` +
+    `a case is named a regression it is not at most ${pct(regression)} of the time, and credited as a fix it is not at most ${pct(fix)} of the time. ` +
+    'This assumes that the two versions\' fresh trials in each round ran under the same conditions (they run together, interleaved), that each trial of a case is independent of the others given the version, ' +
+    'and that infrastructure errors strike passing and failing trials alike'
+  );
+}
+
+/** The single-stage guarantee: the runs themselves are the evidence, so they must be comparable. */
+function singleStageGuarantee(alpha: number): string {
+  return (
+    `an unchanged agent is rejected at most ${pct(alpha)} of the time, whatever its per-case pass chances, ` +
+    'provided both runs were taken under the same conditions: a drift of the provider between them reads as a change of the agent, which only re-running both sides together can rule out'
+  );
+}
+
 /** The two-stage procedure in plain words, with the numbers this decision used. */
-export function twoStageProcedure(alpha: number, design: ConfirmationDesign, screeningTrials: number): Procedure {
+export function twoStageProcedure(alpha: number, design: ConfirmationDesign, screening: { readonly trials: number; readonly records: number }): Procedure {
   const [regression, fix] = design.families;
-  const k = (f: typeof regression) => f?.trialsPerSide ?? null;
+  const most = (f: typeof regression) => (f && f.cases.length > 0 ? Math.max(...f.cases.map((c) => c.trialsPerSide)) : null);
+  const levels = splitAlpha(alpha);
   return {
     kind: 'two_stage',
     alpha,
-    aggregateLevel: splitAlpha(alpha).aggregate,
-    familyLevel: splitAlpha(alpha).family,
-    trialsPerSide: { regression: k(regression), fix: k(fix) },
+    aggregateLevel: levels.aggregate,
+    familyLevel: levels.regression,
+    fixLevel: levels.fix,
+    baselineRecords: screening.records,
+    trialsPerSide: { regression: most(regression), fix: most(fix) },
     text:
-      `Two stages. Screening: both versions ran every case ${plural(screeningTrials, 'time')}; an exact one-sided sign test over the cases ` +
-      `whose pass counts differ asks whether the candidate is worse overall, at level ${level(splitAlpha(alpha).aggregate)}. Confirmation: every case whose ` +
-      `outcome moved (${plural(regression?.cases.length ?? 0, 'drop')}, ${plural(fix?.cases.length ?? 0, 'rise')}) ran again on fresh trials, the same number ` +
-      `on both sides, up to ${k(regression) ?? k(fix) ?? design.maxTrials} per side, stopping as soon as its verdict could no longer change; it is ` +
-      `decided on those fresh trials alone by a one-sided exact test (Boschloo's unconditional test), Holm-corrected within its family (drops, rises) at level ${level(splitAlpha(alpha).family)}. ` +
-      'Only a confirmed drop is named a regression.',
-    guarantee: guarantee(alpha),
+      `Two stages. Screening: the candidate ran every case ${plural(screening.trials, 'time')}, against ${plural(screening.records, 'record')} of the baseline. ` +
+      `A case was selected as a possible regression when the candidate did worse there and most baseline trials passed (${plural(regression?.cases.length ?? 0, 'case')}), ` +
+      `as a possible fix when it did better and most baseline trials failed (${plural(fix?.cases.length ?? 0, 'case')}). ` +
+      `Confirmation: each selected case ran again on fresh trials, both versions together and the same number a side, in looks of 1, 2, 4, 8 … up to its K ` +
+      `(the fewest trials, at most gate.maxConfirmTrials = ${design.policy.maxConfirmTrials}, giving 90% power against a change of ${design.policy.detectableDrop} at its level); ` +
+      `it stopped early once its verdict was settled, or for futility once its predicted chance of ending significant fell below ${design.policy.futility}. ` +
+      `It is decided on those fresh trials alone by a one-sided exact test (Boschloo's), with a tenth of its level spent on an early look at 8 trials a side; ` +
+      `cases share their family's level by weight (a unanimous screen weighs ${UNANIMOUS_WEIGHT} times as much), and weighted Holm names them (regressions at ${level(levels.regression)}, fixes at ${level(levels.fix)}). ` +
+      `Worse overall? An exact one-sided sign test over the selected cases' first fresh pairs, at ${level(levels.aggregate)}. Only a confirmed drop is named a regression; ` +
+      'the early stops only ever name fewer cases than the full-size tests would, never more.',
+    guarantee: twoStageGuarantee(alpha),
   };
 }
 
 /** The single-stage procedure (`compare`, `calibrate`): no fresh trials, every testable case in the family. */
 export function singleStageProcedure(alpha: number): Procedure {
+  const levels = splitAlpha(alpha);
   return {
     kind: 'single_stage',
     alpha,
-    aggregateLevel: splitAlpha(alpha).aggregate,
-    familyLevel: splitAlpha(alpha).family,
+    aggregateLevel: levels.aggregate,
+    familyLevel: levels.regression,
+    fixLevel: levels.fix,
+    baselineRecords: 1,
     trialsPerSide: { regression: null, fix: null },
     text:
       `One stage (the runs cannot be re-run). An exact one-sided sign test over the cases whose pass counts differ asks whether ` +
-      `the candidate is worse overall, at level ${level(splitAlpha(alpha).aggregate)}. Every case whose trials could show a difference is tested with a ` +
-      `one-sided Fisher exact test, Holm-corrected over all of them at level ${level(splitAlpha(alpha).family)}; with few trials per case no single ` +
+      `the candidate is worse overall, at level ${level(levels.aggregate)}. Every case whose trials could show a difference is tested with a ` +
+      `one-sided Fisher exact test, Holm-corrected over all of them at level ${level(levels.regression)} (fixes at ${level(levels.fix)}); with few trials per case no single ` +
       'case can reach that level, and only the paired test can reject.',
-    guarantee: guarantee(alpha),
+    guarantee: singleStageGuarantee(alpha),
   };
 }
 
@@ -77,9 +103,10 @@ export function singleStageTests(screening: Screening, alpha: number): CaseTest[
     const passes = c.baseline.passes + c.candidate.passes;
     return passes > 0 && passes < c.baseline.graded + c.candidate.graded;
   });
+  const levels = splitAlpha(alpha);
   const families = [
-    { direction: 'regression' as const, moved: 'drop', p: (c: (typeof testable)[number]) => fisherDropPValue(c.baseline.passes, c.baseline.graded, c.candidate.passes, c.candidate.graded) },
-    { direction: 'fix' as const, moved: 'rise', p: (c: (typeof testable)[number]) => fisherDropPValue(c.candidate.passes, c.candidate.graded, c.baseline.passes, c.baseline.graded) },
+    { direction: 'regression' as const, moved: 'drop', level: levels.regression, p: (c: (typeof testable)[number]) => fisherDropPValue(c.baseline.passes, c.baseline.graded, c.candidate.passes, c.candidate.graded) },
+    { direction: 'fix' as const, moved: 'rise', level: levels.fix, p: (c: (typeof testable)[number]) => fisherDropPValue(c.candidate.passes, c.candidate.graded, c.baseline.passes, c.baseline.graded) },
   ];
   return families.flatMap((family) => {
     const pValues = testable.map(family.p);
@@ -96,7 +123,10 @@ export function singleStageTests(screening: Screening, alpha: number): CaseTest[
               pValue: pValues[i] as number,
               pBound: 'exact',
               adjustedPValue: adjusted[i] as number,
-              outcome: meets(adjusted[i] as number, splitAlpha(alpha).family) ? 'confirmed' : 'not_confirmed',
+              outcome: meets(adjusted[i] as number, family.level) ? 'confirmed' : 'not_confirmed',
+              weight: null,
+              bar: null,
+              trialsPerSide: null,
             },
           ],
     );
@@ -109,6 +139,9 @@ export function decideStatistical(input: {
   readonly screening: Screening;
   readonly tests: readonly CaseTest[];
   readonly procedure: Procedure;
+  /** The paired test's evidence: fresh first pairs (two stages) or the screening runs (one stage). */
+  readonly aggregate: { readonly worse: number; readonly better: number; readonly pValue: number; readonly source: 'fresh' | 'screening' };
+  readonly power: PowerStatement;
   readonly baseline: ReadonlyMap<string, CaseSummary>;
   readonly candidate: ReadonlyMap<string, CaseSummary>;
   readonly intent: ChangeIntent | null;
@@ -122,7 +155,8 @@ export function decideStatistical(input: {
   const flaky = moved.filter((id) => !regressions.includes(id) && !fixes.includes(id)).sort();
   const incomplete = tests.filter((t) => t.direction === 'regression' && t.outcome === 'incomplete').map((t) => t.caseId);
   const aggregateLevel = input.procedure.aggregateLevel ?? splitAlpha(policy.alpha).aggregate;
-  const { worse, better, pValue } = screening.aggregate;
+  const { worse, better, pValue, source } = input.aggregate;
+  const pairs = source === 'fresh' ? 'moved cases\' first fresh pairs' : 'moved cases';
   const total = screening.cases.length + screening.ungraded.length + screening.unmatched.length;
   const basePassing = [...baseline.values()].filter((c) => c.outcome === 'pass').length;
   const baseFailing = [...baseline.values()].filter((c) => c.outcome === 'fail').length;
@@ -148,7 +182,7 @@ export function decideStatistical(input: {
     {
       name: 'paired_test',
       ok: !meets(pValue, aggregateLevel),
-      message: `worse than the baseline overall? ${worse} of ${worse + better} moved cases dropped: one-sided sign test p = ${pValue.toFixed(4)} (a regression at p ≤ ${level(aggregateLevel)})`,
+      message: `worse than the baseline overall? in ${worse + better} of the ${pairs} that differ, ${worse} dropped: one-sided sign test p = ${pValue.toFixed(4)} (a regression at p ≤ ${level(aggregateLevel)})`,
     },
     ...intentChecks(fixes, baseline, intent, policy, 'confirmed'),
   ];
@@ -161,7 +195,7 @@ export function decideStatistical(input: {
     f2p: fixes,
     flaky,
     screening: { p2f: [...screening.drops], f2p: [...screening.rises] },
-    aggregate: { worse, better, pValue, level: aggregateLevel },
+    aggregate: { worse, better, pValue, level: aggregateLevel, source },
     tests: [...tests],
     procedure: input.procedure,
     rates: {
@@ -170,5 +204,6 @@ export function decideStatistical(input: {
       hitRate: hitRateOf(fixes, baseline, intent),
     },
     passRates: { baseline: meanPassRate(baseline), candidate: meanPassRate(candidate) },
+    power: input.power,
   };
 }

@@ -28,7 +28,7 @@ export interface ReleaseEvidence {
   /** The tag name of the new release (promoted only). */
   readonly release: string | null;
   readonly candidate: { readonly ref: string; readonly commit: string };
-  readonly baseline: { readonly commit: string; readonly label: string; readonly runId: string };
+  readonly baseline: { readonly commit: string; readonly label: string; readonly runId: string; readonly recordRunIds: readonly string[] };
   readonly candidateRunId: string;
   /** The runs of fresh trials the gate asked for (both sides). */
   readonly confirmationRunIds: readonly string[];
@@ -84,7 +84,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     outcome: evidence.outcome,
     release: evidence.release,
     candidate: evidence.candidate,
-    baseline: evidence.baseline,
+    baseline: { ...evidence.baseline, recordRunIds: [...evidence.baseline.recordRunIds] },
     candidateRun: { runId: evidence.candidateRunId, confirmationRunIds: [...evidence.confirmationRunIds] },
     gate: evidence.decision,
     intent: evidence.intent,
@@ -114,6 +114,7 @@ const OUTCOME_TEXT: Record<CaseTest['outcome'], string> = {
   confirmed: 'confirmed',
   not_confirmed: 'not confirmed (within noise)',
   stopped_early: 'within noise (stopped early: the fresh trials could no longer reach the level)',
+  futile: 'within noise (stopped early: its predicted chance of reaching the level fell below gate.futility)',
   incomplete: 'undecided (infrastructure errors in its fresh trials)',
   unreachable: 'not testable (the corrected level needs more fresh trials than gate.maxConfirmTrials)',
 };
