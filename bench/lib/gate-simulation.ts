@@ -28,6 +28,9 @@ export interface PairResult {
   readonly namedExactly: boolean;
   /** Some changed case was named as a regression. */
   readonly named: boolean;
+  /** How many of the cases that dropped were named, and how many cases that did not drop were. */
+  readonly namedDropped: number;
+  readonly namedOthers: number;
   /** Agent runs for the decision (the candidate's screen and every fresh trial, both sides), over N. */
   readonly runsPerCase: number;
   readonly fixes: number;
@@ -81,6 +84,8 @@ export async function simulatePair(input: {
     verdict: gated.decision.verdict,
     namedExactly: dropped.length === named.length && dropped.every((id, i) => named[i] === id),
     named: named.some((id) => dropped.includes(id)),
+    namedDropped: named.filter((id) => dropped.includes(id)).length,
+    namedOthers: named.filter((id) => !dropped.includes(id)).length,
     runsPerCase: (input.cases * trials + gated.confirmationTrials.baseline + gated.confirmationTrials.candidate) / input.cases,
     fixes: gated.decision.f2p.length,
   };

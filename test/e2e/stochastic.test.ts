@@ -20,6 +20,7 @@ interface CompareJson {
   significant: { regressions: string[]; fixes: string[] };
   worseOverall: { worse: number; better: number; pValue: number; level: number };
   procedure: { kind: string; guarantee: string };
+  power: { likely: { regressions: Array<{ caseId: string; pValue: number }>; confirmable: boolean }; text: string[] };
   decision: 'accept' | 'reject';
   reasons: string[];
 }
@@ -87,7 +88,25 @@ describe('tau-bench results and the stochastic gate', () => {
     // Recorded runs cannot be re-run: with 4 trials a side no single case reaches the corrected
     // level (1/70 > 0.025/14), so no case is named; the gate, which can confirm, names them.
     expect(json.significant.regressions).toEqual([]);
-    expect(json.reasons.join(' ')).toMatch(/worse than the baseline overall\? 10 of 10 moved cases dropped/);
+    expect(json.reasons.join(' ')).toMatch(/worse than the baseline overall\? in 10 of the moved cases that differ, 10 dropped/);
+    // Where nothing can be re-run, the likely regressions are listed, with what a confirmation would take.
+    expect(json.power.likely.regressions.slice(0, 10).map((r: { caseId: string }) => r.caseId).sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+  });
+
+  it('compares two 2-trial imports: lists the ten broken tasks first among the likely regressions, and says no single case could be confirmed', () => {
+    const dir = tempDir('agentdevel-tau-');
+    importRun(dir, 'baseline.json', 'base2', '0,1');
+    importRun(dir, 'candidate.json', 'cand2', '0,1');
+    const { json } = compare(dir, 'base2', 'cand2');
+    const broken = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
+    expect(json.significant.regressions).toEqual([]);
+    expect(json.power.likely.regressions.slice(0, 10).map((r: { caseId: string }) => r.caseId).sort()).toEqual(broken);
+    expect(json.power.likely.confirmable).toBe(false);
+    const plain = cli(['compare', 'base2', 'cand2', '-C', dir]).stdout;
+    expect(plain).toMatch(/No single case could be confirmed at these trial counts: with 2 against 2 trials the smallest one-sided p-value is 0\.17/);
+    expect(plain).toMatch(/it would take \d+ trials a side/);
+    expect(plain).toMatch(/Likely regressions, unconfirmed, most likely first: (\d \(p = 0\.17\), ){9}\d \(p = 0\.17\)/);
+    expect(plain).toMatch(/At a false discovery rate of 5% \(Benjamini–Hochberg; a label for review, never used to promote\)/);
   });
 
   it('imports an agent-side error (info.error, empty trajectory) as an infrastructure error, never a flip', () => {
@@ -120,7 +139,7 @@ describe('tau-bench results and the stochastic gate', () => {
 });
 
 describe('confirmation on fresh trials', () => {
-  it('re-runs only the moved cases, equally on both sides, and records the evidence in the decision and the report', async () => {
+  it('re-runs only the selected cases, equally on both sides, and records the evidence in the decision and the report', async () => {
     const dir = await exampleWorkspace();
     const result = cli(['iterate', '--max-iterations', '1', '--json', '-C', dir]);
     expect(result.code).toBe(0);
@@ -137,13 +156,16 @@ describe('confirmation on fresh trials', () => {
     const folder = git(dir, 'tag').includes('v1') ? 'releases/support-agent/v1' : 'releases/support-agent/rejected/iter-001';
     const decision = JSON.parse(git(dir, 'show', `${ref}:${folder}/decision.json`)) as {
       schema: string;
-      gate: { policy: string; screening: { p2f: string[]; f2p: string[] }; tests: Array<{ caseId: string; confirmation: { baseline: { graded: number }; candidate: { graded: number } } }> };
+      baseline: { recordRunIds: string[] };
+      gate: { policy: string; power: { text: string[] }; tests: Array<{ caseId: string; confirmation: { baseline: { graded: number }; candidate: { graded: number } } }> };
     };
-    expect(decision.schema).toBe('agentdevel/decision@2');
+    expect(decision.schema).toBe('agentdevel/decision@3');
     expect(decision.gate.policy).toBe('stochastic');
-    expect(count.baseline).toBe(44);
+    // The release's screen is three records of 44 cases; the candidate's, one.
+    expect(decision.baseline.recordRunIds).toHaveLength(3);
+    expect(count.baseline).toBe(3 * 44);
     expect(count.candidate).toBe(44);
-    const moved = [...decision.gate.screening.p2f, ...decision.gate.screening.f2p].sort();
+    const moved = decision.gate.tests.map((t) => t.caseId).sort();
     expect(moved.length).toBeGreaterThan(0);
     expect([...new Set(fresh.map((f) => f.case_id))].sort()).toEqual(moved);
     for (const id of moved) {
@@ -157,6 +179,9 @@ describe('confirmation on fresh trials', () => {
     expect(report).toMatch(/## How the gate decided/);
     expect(report).toMatch(/\*\*Guarantee:\*\* an unchanged agent is rejected at most 5\.0% of the time/);
     expect(report).toMatch(/\| case \| tested for \| screening \(baseline → candidate\) \| fresh trials \(baseline → candidate\) \| p \| Holm-adjusted p \| verdict \|/);
+    // The decision states what it could have seen, in the document and in words in the report.
+    expect(decision.gate.power.text.join(' ')).toMatch(/with 80% power/);
+    expect(report).toMatch(/### What this gate could see\n\n- .*with 80% power/);
   });
 });
 

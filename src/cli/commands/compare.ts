@@ -1,6 +1,7 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { RunStats } from '../../stages/gate/compare.ts';
 import { compareRuns } from '../../stages/gate/compare.ts';
+import { aggregateText } from '../../report/gate-text.ts';
 import { openStoreWorkspace } from '../../pipeline/store-workspace.ts';
 import { presentation, workspaceDir, type CommonOptions, type Io } from '../context.ts';
 
@@ -37,6 +38,7 @@ export async function compareCommand(io: Io, options: CommonOptions, baselineNam
         worseOverall: decision.aggregate,
         tests: decision.tests,
         procedure: decision.procedure,
+        power: decision.power,
         policy: decision.policy,
         decision: decision.verdict,
         reasons: decision.reasons,
@@ -48,8 +50,9 @@ export async function compareCommand(io: Io, options: CommonOptions, baselineNam
       }
       const { aggregate } = decision;
       output.line(`moved: ${decision.screening.p2f.length} down, ${decision.screening.f2p.length} up  (policy: ${decision.policy})`);
-      output.line(`worse overall? ${aggregate.worse} of ${aggregate.worse + aggregate.better} moved cases dropped: one-sided sign test p = ${aggregate.pValue.toFixed(4)}`);
+      output.line(`worse overall? ${aggregateText(aggregate)}`);
       output.line(`regressions the evidence supports: ${decision.p2f.join(', ') || 'none'}`);
+      for (const line of decision.power?.text ?? []) output.line(line);
       output.line(`decision: ${decision.verdict}`);
       for (const reason of decision.reasons) output.line(`  - ${reason}`);
       for (const warning of decision.warnings) output.line(`  warning: ${warning}`);

@@ -93,6 +93,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         worseOverall: decision.aggregate,
         tests: decision.tests,
         procedure: decision.procedure,
+        power: decision.power,
         layers: decision.layers,
         warnings: decision.warnings,
         ranCandidate: result.ranCandidate,
@@ -117,6 +118,10 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       if (decision.flaky.length) command.output.line(`  moved within noise: ${decision.flaky.join(', ')}`);
       for (const warning of decision.warnings) command.output.line(`  warning: ${warning}`);
       if (decision.procedure.guarantee) command.output.line(`  guarantee: ${decision.procedure.guarantee}`);
+      if (decision.power?.text.length) {
+        command.output.line('  what this gate could see:');
+        for (const line of decision.power.text) command.output.line(`    ${line}`);
+      }
       if (reportHtml) command.output.line(`  report: ${reportHtml}`);
       if (result.simulated) command.output.line(simulationNote);
     }

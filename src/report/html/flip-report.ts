@@ -4,6 +4,7 @@ import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ScorerCheck } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { flipReasons } from '../case-reasons.ts';
+import { aggregateText } from '../gate-text.ts';
 import { esc, page, pct, pre } from './escape.ts';
 
 export interface FlipReportPage {
@@ -116,7 +117,8 @@ export function renderFlipReportHtml(input: FlipReportPage): string {
   const simulated = doc.simulated
     ? '<div class="sim"><strong>Simulation.</strong> The agent\'s results come from agentdevel\'s <code>mock</code> engine, a deterministic stand-in for a language model. They show how the release loop behaves; they say nothing about a real model.</div>'
     : '';
-  const worse = `${gate.aggregate.worse} of ${gate.aggregate.worse + gate.aggregate.better} moved cases dropped: worse than the baseline overall? p = ${gate.aggregate.pValue.toFixed(4)}`;
+  const worse = `worse than the baseline overall? ${aggregateText(gate.aggregate)}`;
+  const power = gate.power?.text.length ? `<h3>What this gate could see</h3><ul class="power">${gate.power.text.map((line) => `<li>${esc(line)}</li>`).join('')}</ul>` : '';
   const summary = `<table class="summary">
 <tr><th>Decision</th><td><span class="badge ${esc(doc.outcome)}">${esc(doc.outcome)}</span>${doc.release ? ` as <code>${esc(doc.release)}</code>` : ''}</td></tr>
 <tr><th>Candidate</th><td><code>${esc(doc.candidate.ref)}</code> (${esc(doc.candidate.commit.slice(0, 10))})</td></tr>
@@ -140,7 +142,7 @@ ${mock}</table>`;
   const body = `<header><h1>${esc(input.title)}</h1>${simulated}</header>
 <h2 id="summary">Summary</h2>${summary}
 <h2 id="checks">Gate checks</h2>${layers}${checks}${warnings}
-<h2 id="procedure">How the gate decided</h2><p>${esc(gate.procedure.text)}</p>${gate.procedure.guarantee ? `<p><strong>Guarantee:</strong> ${esc(gate.procedure.guarantee)}.</p>` : ''}${evidenceTable(gate.tests)}
+<h2 id="procedure">How the gate decided</h2><p>${esc(gate.procedure.text)}</p>${gate.procedure.guarantee ? `<p><strong>Guarantee:</strong> ${esc(gate.procedure.guarantee)}.</p>` : ''}${power}${evidenceTable(gate.tests)}
 <h2 id="intent">Change intent</h2>${intent}
 <h2 id="flips">Flips</h2>${flipList('Fixes', gate.f2p, reasons)}${flipList('Regressions', gate.p2f, reasons)}${flipList('Moved within noise', gate.flaky, reasons)}
 <h2 id="cases">Cases, side by side</h2>${cases}

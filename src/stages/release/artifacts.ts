@@ -5,6 +5,7 @@ import type { Role } from '../../domain/model-port.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
 import { reportTemplate } from '../../report/handlebars-templates.ts';
+import { aggregateText } from '../../report/gate-text.ts';
 import { renderFlipReportHtml } from '../../report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../../report/html/line-index.ts';
 import { renderTemplate } from '../../template/handlebars.ts';
@@ -229,8 +230,9 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     p2f,
     flaky: flakyRows(evidence),
     stochastic: decision.policy === 'stochastic',
-    aggregate: { ...decision.aggregate, pText: decision.aggregate.pValue.toFixed(4) },
+    aggregate: { text: aggregateText(decision.aggregate) },
     procedure: decision.procedure,
+    power: decision.power?.text ?? [],
     evidence: evidenceRows(decision),
     warnings: decision.warnings,
     layers: decision.layers.map((l) => ({ ...l, vetoed: l.verdict === 'veto' || l.verdict === 'reject', checks: l.layer === 'flips' ? [] : l.checks })),
