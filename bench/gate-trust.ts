@@ -1,6 +1,6 @@
 // How far the release gate can be trusted on a noisy agent, measured, not assumed.
 //
-//   npx tsx bench/gate-trust.ts [--pairs 400] [--seed N] [--cases 50,500] [--mixes first,half,beta,tau] [--futility 0.3]
+//   npx tsx bench/gate-trust.ts [--pairs 400] [--seed N] [--cases 50,500] [--mixes first,half,beta,tau] [--futility F] [--cells 'A/A;one case .9 → 0;…']
 //
 // Simulates stochastic agents in-process and sends every simulated pair through the gate's own
 // code (screening against the baseline's stored records, the confirmation planner asking for
@@ -31,6 +31,7 @@ const SEED = Number(option('seed', String(randomInt(2 ** 31))));
 const SIZES = option('cases', '50,500').split(',').map(Number);
 const MIXES: Record<string, Mix> = { first: FIRST_MIX, half: HALF_MIX, beta: BETA_MIX, tau: TAU_MIX };
 const mixes = option('mixes', 'first,half,beta,tau').split(',').map((name) => MIXES[name] as Mix);
+const CELLS = option('cells', '').split(';').filter(Boolean);
 const random = seededRandom(SEED);
 
 const defaults = configSchema.parse({ blueprint: 'bench', task: 'bench' }).gate;
@@ -75,7 +76,7 @@ const costMisses: string[] = [];
 for (const mix of mixes) {
   for (const cases of SIZES) {
     const costs: number[] = [];
-    for (const scenario of SCENARIOS) {
+    for (const scenario of SCENARIOS.filter((s) => CELLS.length === 0 || CELLS.includes(s.name))) {
       const results: PairResult[] = [];
       for (let i = 0; i < PAIRS; i += 1) results.push(await simulatePair({ mix, cases, scenario, policy, trials: 1, random }));
       const hits = results.filter((r) => (scenario.intent ? r.verdict === 'accept' : r.verdict === 'reject')).length;

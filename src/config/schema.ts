@@ -117,7 +117,7 @@ export const configSchema = z
           .number()
           .min(0)
           .lt(1)
-          .default(0.35)
+          .default(0.33)
           .describe(
             'Stop confirming a moved case once its predicted chance of ending significant falls below this (statistical gate). Higher is cheaper and misses more soft changes; 0 runs every moved case to its full size. Stopping early never raises the error rate.',
           ),
@@ -154,7 +154,7 @@ export const configSchema = z
         maxSignificantRegressions: 0,
         maxConfirmTrials: 32,
         detectableDrop: 0.6,
-        futility: 0.35,
+        futility: 0.33,
         baselineRecords: 3,
         layers: [{ layer: 'checks', mustPass: [], blueprintChecks: [] }, { layer: 'flips' }],
         allowEfficiencyReleases: false,

@@ -12,7 +12,7 @@ function evidence(): ReleaseEvidence {
   const { decision, baselineCases, candidateCases } = compareRuns({
     baseline: summarizeCases([record('a', false), record('b', true)]),
     candidate: summarizeCases([record('a', true), record('b', true)]),
-    policy: { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.35, baselineRecords: 3 },
+    policy: { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3 },
     noise: { variedCases: 0 },
     intent: null,
   });

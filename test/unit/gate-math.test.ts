@@ -9,7 +9,7 @@ import { aggregateDetectableDrop, designTrials, detectableChange, DESIGN_POWER, 
 import { benjaminiHochbergAdjust, fisherDropPValue, fisherFloor, holmAdjust, splitAlpha, trialsToReach, weightedHolmAdjust } from '../../src/stages/gate/significance.ts';
 import { seededRandom } from '../../bench/lib/simulated-agent.ts';
 
-const policy = { alpha: 0.05, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.35 };
+const policy = { alpha: 0.05, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33 };
 const regression = (bar: number, prior = { passes: 3, graded: 3 }, overrides: Partial<typeof policy> = {}): CaseDesign =>
   designCase({ caseId: 'a', direction: 'regression', weight: 4, bar, baseline: prior }, { ...policy, ...overrides }).design;
 

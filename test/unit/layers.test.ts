@@ -13,7 +13,7 @@ import { score } from '../../src/stages/score/scorers.ts';
 import { PAPER_COST_WEIGHTS, traceCost } from '../../src/stages/score/trace-cost.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 
-const policy: ComparePolicy = { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.35, baselineRecords: 3 };
+const policy: ComparePolicy = { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3 };
 
 function record(caseId: string, pass: boolean, extra: Partial<CaseRecord> = {}): CaseRecord {
   return { caseId, trial: 0, status: 'ok', output: null, traceRef: '', scorer: null, critic: { pass, label: pass ? 'ok' : 'x', description: '' }, pass, error: null, ...extra };

@@ -21,7 +21,7 @@ const policy: ComparePolicy = {
   maxSignificantRegressions: 0,
   maxConfirmTrials: 32,
   detectableDrop: 0.6,
-  futility: 0.35,
+  futility: 0.33,
   baselineRecords: 3,
 };
 const quiet = { variedCases: 0 };
