@@ -29,11 +29,11 @@ for (const temperature of [0, 0.4]) {
     sql.all<{ purpose: string; n: number }>(`SELECT runs.purpose AS purpose, COUNT(*) AS n FROM records JOIN runs ON runs.id = records.run_id GROUP BY runs.purpose`).map((r) => [r.purpose, Number(r.n)]),
   );
   const flipped = Number(sql.get<{ n: number }>(`SELECT COUNT(DISTINCT case_id) AS n FROM records JOIN runs ON runs.id = records.run_id WHERE runs.purpose = 'confirm'`)?.n ?? 0);
+  const cases = Number(sql.get<{ n: number }>(`SELECT COUNT(DISTINCT case_id) AS n FROM records JOIN runs ON runs.id = records.run_id WHERE runs.purpose = 'baseline'`)?.n ?? 0);
   sql.close();
-  const cases = counts.baseline ?? 0;
   const decision = (counts.candidate ?? 0) + (counts.confirm ?? 0);
   console.log(
-    `temperature ${temperature}: exit ${code}; ${cases} cases; ${flipped} moved and confirmed; agent runs for the decision ${decision} ` +
-      `(candidate ${counts.candidate}, confirmation ${counts.confirm ?? 0}; the baseline's ${counts.baseline} are reused across iterations): ${(decision / cases).toFixed(2)} × N`,
+    `temperature ${temperature}: exit ${code}; ${cases} cases; ${flipped} selected for confirmation; agent runs for the decision ${decision} ` +
+      `(candidate ${counts.candidate}, confirmation ${counts.confirm ?? 0}; the release's ${counts.baseline} screening runs, three records a release, are reused by every gate against it): ${(decision / cases).toFixed(2)} × N`,
   );
 }

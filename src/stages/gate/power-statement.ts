@@ -19,8 +19,8 @@ const FROM: Record<Direction, readonly number[]> = { regression: [1, 0.9], fix: 
 const SEARCH_CAP = 96;
 
 function screenWords(direction: Direction, unanimous: boolean, records: number): string {
-  if (direction === 'regression') return unanimous ? `every baseline trial passed (${plural(records, 'record')})` : 'most baseline trials passed';
-  return unanimous ? `every baseline trial failed (${plural(records, 'record')})` : 'most baseline trials failed';
+  if (direction === 'regression') return unanimous ? `every baseline trial passed, over ${plural(records, 'record')}` : 'most baseline trials passed';
+  return unanimous ? `every baseline trial failed, over ${plural(records, 'record')}` : 'most baseline trials failed';
 }
 
 function classesOf(design: ConfirmationDesign['families'][number], records: number): PowerStatement['families'][number]['classes'] {
@@ -50,7 +50,7 @@ function classSentence(direction: Direction, c: PowerStatement['families'][numbe
   const who = hypothetical
     ? `Had one case moved where ${c.screen}, it would be ${what}`
     : `${c.cases === 1 ? 'The case' : `Each of the ${c.cases} cases`} where ${c.screen} (level ${num(c.bar)}, up to ${c.trialsPerSide} fresh trials a side) is ${what}`;
-  return `${who} with ${pct(STATED_POWER)} power if its pass chance ${verb} at least ${change(first)}${second ? `, or ${change(second).replace(/^by /, 'by ')}` : ''}.`;
+  return `${who} with ${pct(STATED_POWER)} power if its pass chance ${verb} ${change(first).replace(/^by /, 'by at least ')}${second ? `, or ${change(second)}` : ''}.`;
 }
 
 /** The statement of a two-stage decision. */
@@ -86,7 +86,7 @@ export function twoStagePower(input: {
   const aggregate = { pairs: input.aggregate.pairs, level: input.aggregate.level, rate, detectableDrop: aggregateDetectableDrop(input.aggregate.pairs, rate, input.aggregate.level) };
   text.push(
     aggregate.detectableDrop === null
-      ? `The paired test over ${plural(aggregate.pairs, "moved case's first fresh pair", "moved cases' first fresh pairs")} could not detect any common drop with ${pct(STATED_POWER)} power.`
+      ? `The paired test over ${plural(aggregate.pairs, "moved case's first fresh pair", "moved cases' first fresh pairs")} (passing ${pct(rate)} of the time before) could not detect any common drop with ${pct(STATED_POWER)} power.`
       : `The paired test over ${plural(aggregate.pairs, "moved case's first fresh pair", "moved cases' first fresh pairs")} detects with ${pct(STATED_POWER)} power a common drop of ${num(aggregate.detectableDrop)} in their pass chance (from ${pct(rate)}).`,
   );
 

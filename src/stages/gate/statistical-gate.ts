@@ -25,12 +25,15 @@ export interface StatisticalPolicy {
 
 const level = (x: number): string => String(Number(x.toPrecision(3)));
 
+/** A rate as a percentage with the digits it needs (3.75%, 5%). */
+const percent = (x: number): string => `${Number((x * 100).toPrecision(3))}%`;
+
 /** The two-stage guarantee, with the assumptions it rests on. */
 function twoStageGuarantee(alpha: number): string {
   const { regression, fix } = splitAlpha(alpha);
   return (
     `an unchanged agent is rejected at most ${pct(alpha)} of the time, whatever its per-case pass chances and however the provider drifted since the baseline's records were taken; ` +
-    `a case is named a regression it is not at most ${pct(regression)} of the time, and credited as a fix it is not at most ${pct(fix)} of the time. ` +
+    `a case is named a regression it is not at most ${percent(regression)} of the time, and credited as a fix it is not at most ${percent(fix)} of the time. ` +
     'This assumes that the two versions\' fresh trials in each round ran under the same conditions (they run together, interleaved), that each trial of a case is independent of the others given the version, ' +
     'and that infrastructure errors strike passing and failing trials alike'
   );
