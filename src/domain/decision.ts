@@ -223,6 +223,15 @@ export type GatePolicyKind = GateDecision['policy'];
 /** A dry gate's documents (never in git) say "accepted" where a recorded one says "promoted". */
 const documentOutcomeSchema = z.enum(['promoted', 'rejected', 'pending', 'declined', 'accepted']);
 const candidateSchema = z.object({ ref: z.string(), commit: z.string() });
+/**
+ * The candidate as the gate saw it: its commit, that commit's tree and its first parent, recorded
+ * at decision time so `approve` can check it promotes exactly that (absent in documents written
+ * before they were recorded: the commit alone then names the tree and parent).
+ */
+const gatedCandidateSchema = candidateSchema.extend({
+  tree: z.string().nullable().default(null),
+  parent: z.string().nullable().default(null),
+});
 
 export const decisionDocumentSchema = z.object({
   schema: z.enum(DECISION_SCHEMAS),
@@ -230,7 +239,7 @@ export const decisionDocumentSchema = z.object({
   blueprint: z.string(),
   outcome: documentOutcomeSchema,
   release: z.string().nullable(),
-  candidate: candidateSchema,
+  candidate: gatedCandidateSchema,
   /** The baseline's first record (its screening run) and every record the gate selected with (absent before @3). */
   baseline: z.object({ commit: z.string(), label: z.string(), runId: z.string(), recordRunIds: z.array(z.string()).default([]) }),
   candidateRun: z.object({ runId: z.string(), confirmationRunIds: z.array(z.string()) }),

@@ -48,6 +48,10 @@ const catalogue = {
     exit: EXIT.usage,
     hint: 'Rebase the branch onto the current release (git rebase <line branch>) and gate it again, or pass --allow-behind to gate it as it is.',
   },
+  PENDING_NOT_GATED: {
+    exit: EXIT.usage,
+    hint: 'The pending ref no longer points at what the gate accepted: decline it and gate the change again.',
+  },
   DEMO_DIR_NOT_EMPTY: { exit: EXIT.usage, hint: 'Pass a new or empty folder to --dir.' },
   TEST_SPLIT_SEALED: {
     exit: EXIT.usage,

@@ -417,6 +417,12 @@ export class GitRepo {
     return (await this.raw(['write-tree'], 'write-tree')).trim();
   }
 
+  /** The parents of a commit, first parent first (none for a root commit). */
+  async parents(commit: string): Promise<string[]> {
+    const out = await this.raw(['rev-list', '--parents', '-n', '1', commit], 'rev-list');
+    return out.trim().split(/\s+/).slice(1);
+  }
+
   async treeOf(commit: string): Promise<string> {
     return (await this.raw(['rev-parse', `${commit}^{tree}`], 'rev-parse')).trim();
   }

@@ -10,6 +10,7 @@ import { AgentdevelError } from '../domain/errors.ts';
 import { releaseFolder, tagMessage } from '../stages/release/artifacts.ts';
 import { applyPromotion, clearJournal, PromotionBlocked, writeJournal, type PromotionJournalInput } from '../stages/release/journal.ts';
 import { withCheckout } from './execute-run.ts';
+import { refuseUngatedPending } from './pending-integrity.ts';
 import { auditRef, iterationOf, pendingRef, pendingRefPrefix } from './versions.ts';
 import { lineRef, lineTip, type Workspace } from './workspace.ts';
 
@@ -104,6 +105,7 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
       hint: `Decline it (agentdevel decline ${iteration} --reason "superseded") and gate the change again on the current release.`,
     });
   }
+  await refuseUngatedPending(workspace, pending, tip);
   const tag = pending.document.release as string;
   const verdict = { verdict: 'approved' as const, by: by ?? (await repo.committer()), reason: null };
   const commit = await commitVerdict(workspace, pending, verdict, clock);

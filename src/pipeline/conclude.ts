@@ -114,7 +114,13 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     blueprint: config.blueprint,
     outcome: subject.record ? recordedOutcome : accepted ? 'accepted' : 'rejected',
     release: accepted && subject.record ? subject.nextRelease : null,
-    candidate: { ref: subject.candidate.ref, commit: subject.candidate.commit },
+    candidate: {
+      ref: subject.candidate.ref,
+      commit: subject.candidate.commit,
+      // Recorded so that `approve` promotes exactly what was gated (the commit, its tree, its parent).
+      tree: await context.workspace.repo.treeOf(subject.candidate.commit),
+      parent: (await context.workspace.repo.parents(subject.candidate.commit))[0] ?? null,
+    },
     baseline: {
       commit: subject.baseline.commit,
       label: subject.baseline.label,

@@ -48,7 +48,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     blueprint: 'support-agent',
     outcome,
     release: outcome === 'promoted' ? 'support-agent/v1' : null,
-    candidate: { ref: `rc-${iteration}`, commit },
+    candidate: { ref: `rc-${iteration}`, commit, tree: 'e'.repeat(40), parent: base },
     baseline: { commit: base, label: 'main', runId: 'run-a', recordRunIds: ['run-a'] },
     candidateRunId: 'run-b',
     confirmationRunIds: [],

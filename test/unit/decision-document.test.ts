@@ -21,7 +21,7 @@ function evidence(): ReleaseEvidence {
     blueprint: 'bp',
     outcome: 'rejected',
     release: null,
-    candidate: { ref: 'rc', commit: 'c'.repeat(40) },
+    candidate: { ref: 'rc', commit: 'c'.repeat(40), tree: 'e'.repeat(40), parent: 'b'.repeat(40) },
     baseline: { commit: 'b'.repeat(40), label: 'bp/v1', runId: 'run-1', recordRunIds: ['run-1', 'run-4', 'run-5'] },
     candidateRunId: 'run-2',
     confirmationRunIds: ['run-3'],
@@ -70,6 +70,16 @@ describe('the decision document in git', () => {
     expect(read.document?.gate.power).toBeNull();
     expect(read.document?.baseline.recordRunIds).toEqual([]);
     expect(read.document?.gate.aggregate.source).toBe('screening');
+  });
+
+  it('records the candidate commit, tree and parent the gate saw; a decision@3 written before them reads them as null', () => {
+    const written = decisionDocument(evidence());
+    expect(written.candidate).toEqual({ ref: 'rc', commit: 'c'.repeat(40), tree: 'e'.repeat(40), parent: 'b'.repeat(40) });
+    const older = JSON.parse(JSON.stringify(written));
+    older.candidate = { ref: 'rc', commit: 'c'.repeat(40) };
+    const read = parseDecisionDocument(JSON.stringify(older), 'd.json');
+    expect(read.version).toBe(3);
+    expect(read.document?.candidate).toEqual({ ref: 'rc', commit: 'c'.repeat(40), tree: null, parent: null });
   });
 
   it('reads the version an earlier agentdevel wrote', () => {

@@ -28,7 +28,8 @@ export interface ReleaseEvidence {
   readonly outcome: ReleaseOutcome;
   /** The tag name of the new release (promoted only). */
   readonly release: string | null;
-  readonly candidate: { readonly ref: string; readonly commit: string };
+  /** The candidate as the gate saw it: its commit, that commit's tree and first parent (what `approve` checks it promotes). */
+  readonly candidate: { readonly ref: string; readonly commit: string; readonly tree: string; readonly parent: string | null };
   readonly baseline: { readonly commit: string; readonly label: string; readonly runId: string; readonly recordRunIds: readonly string[] };
   readonly candidateRunId: string;
   /** The runs of fresh trials the gate asked for (both sides). */
@@ -84,7 +85,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     blueprint: evidence.blueprint,
     outcome: evidence.outcome,
     release: evidence.release,
-    candidate: evidence.candidate,
+    candidate: { ...evidence.candidate },
     baseline: { ...evidence.baseline, recordRunIds: [...evidence.baseline.recordRunIds] },
     candidateRun: { runId: evidence.candidateRunId, confirmationRunIds: [...evidence.confirmationRunIds] },
     gate: evidence.decision,
