@@ -7,6 +7,7 @@ import { nullWhenAbsent } from '../domain/absent.ts';
 import { parseStateDocument } from '../domain/json-document.ts';
 import { z } from '../domain/zod.ts';
 import { atExit } from '../process/exit-hooks.ts';
+import { selfIdentity, stillRunning } from '../process/liveness.ts';
 
 export interface WorkspaceLock {
   release(): Promise<void>;
@@ -14,20 +15,22 @@ export interface WorkspaceLock {
 
 interface LockOwner {
   pid: number;
+  /** When the holder process started (clock ticks since boot) and on which boot: a pid alone may be a zombie or reused. Null without /proc and in locks written before they were recorded. */
+  startTime: string | null;
+  boot: string | null;
   command: string;
   since: string;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+const alive = (owner: LockOwner): boolean => stillRunning(owner);
 
-const lockOwnerSchema = z.object({ pid: z.number().int().positive(), command: z.string(), since: z.string() });
+const lockOwnerSchema = z.object({
+  pid: z.number().int().positive(),
+  startTime: z.string().nullable().default(null),
+  boot: z.string().nullable().default(null),
+  command: z.string(),
+  since: z.string(),
+});
 
 /** The lock's owner; null when there is no lock file (it was just released); 'damaged' when it cannot be read as one. */
 async function readOwner(file: string): Promise<LockOwner | 'damaged' | null> {
@@ -45,14 +48,16 @@ const ignoreCode =
 /**
  * One agentdevel command at a time per workspace. The lock file is written whole under another
  * name and then hard-linked into place, so it never exists half-written and only one process
- * can create it. A lock whose owner process is gone (killed, crashed) is stale: it is renamed
+ * can create it. The file names its holder by pid, start time and boot (src/process/liveness.ts):
+ * a lock whose holder is gone (killed, crashed; a zombie not yet reaped; its pid now another
+ * process's) is stale: it is renamed
  * away (atomic, so only one process takes it over) and the acquisition tries again.
  */
 export async function acquireLock(stateDir: string, command: string, waitMs: number, now: () => Date): Promise<WorkspaceLock> {
   const file = path.join(stateDir, 'lock');
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const owner: LockOwner = { pid: process.pid, command, since: now().toISOString() };
+    const owner: LockOwner = { ...selfIdentity(), command, since: now().toISOString() };
     const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
     await writeFile(draft, JSON.stringify(owner));
     let taken = false;
@@ -86,7 +91,7 @@ export async function acquireLock(stateDir: string, command: string, waitMs: num
         hint: `If no agentdevel command is running on this workspace, delete ${file} and run the command again.`,
       });
     }
-    if (holder && !alive(holder.pid)) {
+    if (holder && !alive(holder)) {
       const aside = `${file}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
       // ENOENT: another process took the stale lock away first.
       const moved = await rename(file, aside).then(() => true, ignoreCode('ENOENT'));
@@ -94,7 +99,7 @@ export async function acquireLock(stateDir: string, command: string, waitMs: num
         const taken = await readOwner(aside);
         // Between reading and renaming, another process may have taken the stale lock over and
         // written its own: give that one back rather than break it (EEXIST: a third took it since).
-        if (taken && taken !== 'damaged' && taken.pid !== holder.pid && alive(taken.pid)) await link(aside, file).catch(ignoreCode('EEXIST'));
+        if (taken && taken !== 'damaged' && (taken.pid !== holder.pid || taken.startTime !== holder.startTime) && alive(taken)) await link(aside, file).catch(ignoreCode('EEXIST'));
         await rm(aside, { force: true });
       }
       continue;
