@@ -1,4 +1,4 @@
-import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -30,13 +30,28 @@ async function emptyOrMissing(dir: string): Promise<boolean> {
   }
 }
 
-/** Creates the example workspace in `dir` (new or empty) as a git repository with one commit on `main`. */
+/**
+ * Creates the example workspace in `dir` (new or empty) as a git repository with one commit on
+ * `main`. It is built beside `dir` and renamed into place, so a command killed meanwhile leaves
+ * either no workspace (and `demo` can start again) or a whole one, never one without its commit.
+ */
 export async function scaffoldExample(dir: string): Promise<void> {
   if (!(await emptyOrMissing(dir))) throw new AgentdevelError('DEMO_DIR_NOT_EMPTY', `--dir: ${dir} is not empty`);
-  await mkdir(dir, { recursive: true });
-  await copyFromPackage(EXAMPLE_FILES, dir);
-  await writeFile(path.join(dir, '.gitignore'), GITIGNORE);
-  await initRepository(dir, 'main');
-  const repo = await GitRepo.open(dir);
-  await repo.commitAll(dir, 'agentdevel demo: the initial blueprint and the orders task');
+  const building = path.join(path.dirname(dir), `.${path.basename(dir)}.partial-${process.pid}`);
+  await rm(building, { recursive: true, force: true });
+  await mkdir(building, { recursive: true });
+  try {
+    await copyFromPackage(EXAMPLE_FILES, building);
+    await writeFile(path.join(building, '.gitignore'), GITIGNORE);
+    await initRepository(building, 'main');
+    const repo = await GitRepo.open(building);
+    await repo.commitAll(building, 'agentdevel demo: the initial blueprint and the orders task');
+    await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+    await rename(building, dir);
+  } catch (error) {
+    await rm(building, { recursive: true, force: true });
+    throw error;
+  }
 }
