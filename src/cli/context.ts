@@ -3,7 +3,7 @@ import type { Reporter } from '../domain/progress.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { RunContext, UsageScope } from '../pipeline/execute-run.ts';
 import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
-import { makeRedactor, secretValues, type Redactor } from '../process/environment.ts';
+import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } from '../process/environment.ts';
 import { parseQueueUrl, queueSecrets } from '../queue/url.ts';
 import { parseTrials, parseWait, type CommonOptions, type Io } from './io.ts';
 import { createOutput, createReporter, type Output } from './render.ts';
@@ -45,6 +45,8 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
     clock: io.clock,
   });
   const workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
+  // Every value passed to the agent and every declared secret is redacted, whatever its name.
+  declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
   try {
     if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
     const usageScope: UsageScope = { iteration: null, runId: null };

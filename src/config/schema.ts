@@ -224,6 +224,12 @@ export const configSchema = z
       })
       .strict()
       .default({ passEnv: [] }),
+    secrets: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
+      .default([])
+      .describe(
+        'Environment variables whose values are secrets, whatever their names: redacted from everything agentdevel writes or prints (every `command.passEnv` value is too). Values under 4 characters are not redacted.',
+      ),
   })
   .strict();
 

@@ -1,7 +1,33 @@
 // What a child process may see of agentdevel's environment: nothing, unless named. Secrets
 // (API keys and the like) therefore never reach sandboxed code, traces, reports or logs.
+//
+// What is a secret: every value a `command` agent receives through `passEnv` and every value of
+// the variables the workspace declares in `secrets`, whatever their names (a name is no proof:
+// DB_PASS, PGPASSWORD, MYSQL_PWD, SMTP_CREDS...); beyond those, any variable of agentdevel's own
+// environment whose name looks like one.
 
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|CREDS|AUTH|PRIVATE|SESSION|COOKIE|SIGNATURE|SALT|DSN)/i;
+
+/** Declared and passed values shorter than this cannot be told from ordinary text, and are not redacted. */
+export const MIN_DECLARED_SECRET = 4;
+
+/** Values declared secret during this process (passEnv values, the workspace's `secrets`): every redactor redacts them. */
+const declared = new Set<string>();
+let declaredVersion = 0;
+
+/** Makes every redactor of this process redact these values from now on (empty and very short values are left out). */
+export function declareSecrets(values: Iterable<string | undefined>): void {
+  for (const value of values) {
+    if (value === undefined || value.length < MIN_DECLARED_SECRET || declared.has(value)) continue;
+    declared.add(value);
+    declaredVersion += 1;
+  }
+}
+
+/** The values of the named variables of `parent` (those that are set). */
+export function valuesOf(parent: Readonly<Record<string, string | undefined>>, names: readonly string[]): string[] {
+  return names.flatMap((name) => (parent[name] === undefined ? [] : [parent[name] as string]));
+}
 
 /** A minimal environment for child processes: a PATH to find executables, plus named passes. */
 export function childEnvironment(
@@ -13,6 +39,8 @@ export function childEnvironment(
     const value = parent[name];
     if (value !== undefined) env[name] = value;
   }
+  // Whatever is passed to untrusted code is a secret, whatever its name.
+  declareSecrets(valuesOf(parent, pass));
   return env;
 }
 
@@ -44,8 +72,13 @@ export function redactUrlPasswords(text: string): string {
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/@:"]*:)[^\s/@"]+@/gi;
 
 export function makeRedactor(secrets: readonly string[]): Redactor {
-  const sorted = [...new Set(secrets.flatMap(writtenForms))].sort((a, b) => b.length - a.length);
+  let sorted: string[] = [];
+  let version = -1;
   return (text) => {
+    if (version !== declaredVersion) {
+      version = declaredVersion;
+      sorted = [...new Set([...secrets, ...declared].flatMap(writtenForms))].sort((a, b) => b.length - a.length);
+    }
     let out = redactUrlPasswords(text);
     for (const secret of sorted) out = out.split(secret).join('[redacted]');
     return out;
