@@ -35,6 +35,16 @@ export function workspaceDir(io: Io, options: CommonOptions): string {
   return path.resolve(io.cwd, options.C ?? '.');
 }
 
+/** The config's references into the task (must-pass cases), checked against the working tree's train split. */
+async function refuseConfigNamingNoCase(workspace: Workspace): Promise<void> {
+  const { config, root } = workspace;
+  if (!config.gate.layers.some((l) => l.layer === 'checks' && l.mustPass.length > 0)) return;
+  const [{ loadSplit, loadTask }, { refuseUnknownMustPass }] = await Promise.all([import('../task/load.ts'), import('../pipeline/gate-layers.ts')]);
+  // A task that does not load is reported by the command itself, with its own error.
+  const cases = await loadTask(root, config.task).then((task) => loadSplit(task, 'train'), () => null);
+  if (cases) refuseUnknownMustPass(config, cases);
+}
+
 /** Opens the workspace named by -C (default: the current directory) for one command. */
 export async function openCommand(io: Io, options: CommonOptions, lockFor: string | null): Promise<CommandContext> {
   const { output, reporter, redact } = presentation(io, options);
@@ -48,6 +58,8 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
   // Every value passed to the agent and every declared secret is redacted, whatever its name.
   declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
   try {
+    // A must-pass entry that names no case is refused before anything runs (exit 2).
+    if (lockFor !== null) await refuseConfigNamingNoCase(workspace);
     if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
     const usageScope: UsageScope = { iteration: null, runId: null };
     // The engines (prompt templates, the SDK) are loaded only by the commands that call models.

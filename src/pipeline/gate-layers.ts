@@ -1,7 +1,10 @@
 // What the gate's other layers need from the world: the blueprint's own checks run on the
 // candidate's checkout, the must-pass cases resolved from ids and tags, and the trace costs
 // read from the runs. The decisions themselves are pure (src/stages/gate/layers.ts).
+import { CONFIG_FILE } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
 import type { Case } from '../domain/case.ts';
+import { AgentdevelError } from '../domain/errors.ts';
 import type { CaseRecord } from '../domain/record.ts';
 import { childEnvironment } from '../process/environment.ts';
 import { runProcess } from '../process/runner.ts';
@@ -38,6 +41,25 @@ export async function runBlueprintChecks(
     outcomes.push({ name: check.name, ok: outcome.spawnError === null && !outcome.timedOut && outcome.exitCode === 0, detail });
   }
   return outcomes;
+}
+
+/**
+ * Refuses a `mustPass` entry that names no train case (a typo there would protect nothing): one
+ * CONFIG_INVALID naming the key, as for any other config error.
+ */
+export function refuseUnknownMustPass(config: Config, cases: readonly Case[]): void {
+  config.gate.layers.forEach((layer, index) => {
+    if (layer.layer !== 'checks') return;
+    for (const [at, entry] of layer.mustPass.entries()) {
+      if (resolveMustPass([entry], cases).unknown.length === 0) continue;
+      const key = `gate.layers[${index}].mustPass[${at}]`;
+      const what = entry.startsWith('tag:') ? `no train case has the tag "${entry.slice(4)}"` : `no train case has the id "${entry}"`;
+      throw new AgentdevelError('CONFIG_INVALID', `${CONFIG_FILE}: ${key}: ${what} (rubrics/${config.task}/train.jsonl); a must-pass entry that names nothing protects nothing`, {
+        hint: 'Name a case id of the train split, or "tag:NAME" for the cases whose "tags" list NAME.',
+        location: { file: CONFIG_FILE, key },
+      });
+    }
+  });
 }
 
 /** Must-pass entries are case ids or "tag:NAME"; returns the cases they name and the entries that name none. */

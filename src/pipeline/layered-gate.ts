@@ -14,7 +14,7 @@ import { meets } from '../stages/gate/significance.ts';
 import { PAPER_COST_WEIGHTS, type CostWeights } from '../stages/score/trace-cost.ts';
 import { loadSplit, loadTask, type Task } from '../task/load.ts';
 import type { CandidateEvaluation } from './evaluate-candidate.ts';
-import { resolveMustPass, runCosts, type RunCosts } from './gate-layers.ts';
+import { refuseUnknownMustPass, resolveMustPass, runCosts, type RunCosts } from './gate-layers.ts';
 import type { RunResult } from './execute-run.ts';
 
 type ChecksConfig = Extract<Config['gate']['layers'][number], { layer: 'checks' }>;
@@ -87,10 +87,8 @@ export async function decideLayers(inputs: LayerInputs): Promise<GateDecision> {
 
   let checksVerdict: LayerVerdict | undefined;
   if (checks) {
+    refuseUnknownMustPass(config, cases);
     const mustPass = resolveMustPass(checks.mustPass, cases);
-    if (mustPass.unknown.length > 0) {
-      inputs.reporter.emit({ type: 'warning', message: `gate layer "checks": mustPass ${mustPass.unknown.map((u) => `"${u}"`).join(', ')} names no train case` });
-    }
     const candidateTrials = evaluation ? candidateTrialsOf(candidateRecords, evaluation.confirmRuns, inputs.store) : [];
     checksVerdict = checksLayer({
       mustPass: checks.mustPass.length > 0 && evaluation ? { cases: mustPass.cases, candidate: candidateTrials } : null,

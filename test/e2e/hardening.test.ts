@@ -79,6 +79,18 @@ describe('bad input: one clear error naming the file and line or key, exit 2, no
       /^error TASK_INVALID: rubrics\/orders\/rubric\.md:\d+: critic-rules: confirmBefore: /m,
       null,
     ],
+    [
+      'a must-pass case id with a typo (it used to warn, and the gate accepted)',
+      (d) => editFile(d, 'agentdevel.config.json', (t) => t.replace('"mustPass": ["tag:must-pass"]', '"mustPass": ["train-001", "trian-002"]')),
+      /^error CONFIG_INVALID: agentdevel\.config\.json: gate\.layers\[0\]\.mustPass\[1\]: no train case has the id "trian-002"/m,
+      null,
+    ],
+    [
+      'a must-pass tag no case has',
+      (d) => editFile(d, 'agentdevel.config.json', (t) => t.replace('"mustPass": ["tag:must-pass"]', '"mustPass": ["tag:must-pas"]')),
+      /^error CONFIG_INVALID: agentdevel\.config\.json: gate\.layers\[0\]\.mustPass\[0\]: no train case has the tag "must-pas"/m,
+      null,
+    ],
   ])('run exits 2 on %s', async (_name, edit, message, notInMessage) => {
     edit(dir);
     try {
