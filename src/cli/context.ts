@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter } from '../domain/progress.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -31,8 +32,22 @@ export function presentation(io: Io, options: CommonOptions): { output: Output; 
   return { output, reporter, redact };
 }
 
+/** The folder -C names (default: the current directory); a usage error (exit 2) when it is missing or not a folder. */
 export function workspaceDir(io: Io, options: CommonOptions): string {
-  return path.resolve(io.cwd, options.C ?? '.');
+  const dir = path.resolve(io.cwd, options.C ?? '.');
+  const flag = options.C === undefined ? 'the current directory' : `-C ${options.C}`;
+  let stat;
+  try {
+    stat = statSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    throw new AgentdevelError('USAGE', `${flag}: the folder ${dir} does not exist`, { hint: 'Pass -C the folder of a workspace (the top of its git repository).' });
+  }
+  if (!stat.isDirectory()) {
+    throw new AgentdevelError('USAGE', `${flag}: ${dir} is a file, not a folder`, { hint: 'Pass -C the folder of a workspace (the top of its git repository).' });
+  }
+  return dir;
 }
 
 /** The config's references into the task (must-pass cases), checked against the working tree's train split. */

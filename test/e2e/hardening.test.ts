@@ -91,6 +91,14 @@ describe('bad input: one clear error naming the file and line or key, exit 2, no
       /^error CONFIG_INVALID: agentdevel\.config\.json: gate\.layers\[0\]\.mustPass\[0\]: no train case has the tag "must-pas"/m,
       null,
     ],
+    [
+      'two tool wrappers with the same name (the error named only one of them)',
+      (d) => {
+        editFile(d, 'blueprints/support-agent/tools/list_orders.ts', (t) => t.replace(/name: '[a-z_]+'/, "name: 'get_order'"));
+      },
+      /^error BLUEPRINT_INVALID: .*blueprints\/support-agent\/tools\/get_order\.ts: a tool named "get_order" is already defined by .*blueprints\/support-agent\/tools\/list_orders\.ts/m,
+      null,
+    ],
   ])('run exits 2 on %s', async (_name, edit, message, notInMessage) => {
     edit(dir);
     try {
@@ -124,6 +132,21 @@ describe('bad input: one clear error naming the file and line or key, exit 2, no
       git(dir, 'branch', '-qD', 'bad-cases');
     }
     expect(runCount(dir)).toBe(0);
+  });
+
+  it('reports a -C folder that is missing or a file as bad usage (exit 2), not as a git failure', () => {
+    const file = path.join(dir, 'agentdevel.config.json');
+    for (const [target, message] of [
+      [path.join(dir, 'no-such-folder'), /^error USAGE: -C .*no-such-folder: the folder .*no-such-folder does not exist$/m],
+      [file, /^error USAGE: -C .*agentdevel\.config\.json: .*agentdevel\.config\.json is a file, not a folder$/m],
+    ] as const) {
+      for (const command of [['run'], ['log'], ['compare', 'a', 'b']]) {
+        const result = cli([...command, '-C', target]);
+        expect(result.code, `${command[0]}: ${result.stderr}`).toBe(2);
+        expect(result.stderr).toMatch(message);
+        expect(result.stderr).not.toMatch(/GIT_FAILED|ENOENT|ENOTDIR/);
+      }
+    }
   });
 
   it('refuses --wait that is not a number of seconds, before anything runs', () => {

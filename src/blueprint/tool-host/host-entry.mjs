@@ -20,6 +20,8 @@ function errorText(error) {
 async function init() {
   const bundle = await import(new URL(`file://${wrappersPath}`).href);
   const specs = [];
+  /** The file of each tool name, so a second definition names both wrappers. */
+  const definedIn = new Map();
   // Each wrapper is a lazy module in the bundle, loaded here one by one, so a wrapper that
   // throws while it is imported is named.
   for (const [file, load] of bundle.default) {
@@ -36,8 +38,10 @@ async function init() {
     if (!wrapper.inputSchema || typeof wrapper.inputSchema.safeParse !== 'function') problems.push('"inputSchema" must be a zod schema');
     if (typeof wrapper.run !== 'function') problems.push('"run" must be a function (args, ctx)');
     if (problems.length > 0) throw new Error(`${file}: ${problems.join('; ')}`);
-    if (tools.has(wrapper.name)) throw new Error(`${file}: a tool named "${wrapper.name}" is already defined`);
+    const first = definedIn.get(wrapper.name);
+    if (first !== undefined) throw new Error(`${file}: a tool named "${wrapper.name}" is already defined by ${first}; each wrapper needs its own name`);
     tools.set(wrapper.name, wrapper);
+    definedIn.set(wrapper.name, file);
     let inputSchema;
     try {
       inputSchema = bundle.toJSONSchema(wrapper.inputSchema, { io: 'input', unrepresentable: 'any' });
