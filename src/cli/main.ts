@@ -141,6 +141,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .argument('[remote]', 'the remote (default origin)')
     .option('--fetch-only', 'only fetch')
     .option('--push-only', 'only push')
+    .option('--timeout <seconds>', 'give up on a fetch or push that has not finished by then (default 30)')
     .action(async (remote: string | undefined, options: SyncOptions) => {
       exitCode = await (await commands.sync()).syncCommand(io, mergeGlobal(options), remote);
     });

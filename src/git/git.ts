@@ -371,7 +371,7 @@ export class GitRepo {
       args: ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec],
       cwd: this.root,
       // The user's own environment (SSH agent, credential helpers), but never a prompt.
-      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' },
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
       timeoutMs,
     });
     if (outcome.exitCode === 0) return null;
@@ -388,7 +388,7 @@ export class GitRepo {
       command: 'git',
       args,
       cwd: this.root,
-      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' },
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
       timeoutMs,
     });
     if (outcome.exitCode === 0) return null;

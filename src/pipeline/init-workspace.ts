@@ -1,4 +1,4 @@
-import { access, appendFile, readFile, writeFile } from 'node:fs/promises';
+import { access, appendFile, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/load.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -36,11 +36,21 @@ export async function initWorkspace(dir: string, runtime: InitRuntime): Promise<
     });
   }
   let createdRepository = false;
-  let repo: GitRepo;
+  let repo: GitRepo | null;
   try {
     repo = await GitRepo.open(dir);
   } catch (error) {
     if (!(error instanceof AgentdevelError && error.code === 'NOT_A_REPOSITORY')) throw error;
+    repo = null;
+  }
+  // A workspace is the top of its repository (every other command looks for the config there):
+  // a subfolder of a repository is refused here, before anything is written.
+  if (repo && (await realpath(repo.root)) !== (await realpath(dir))) {
+    throw new AgentdevelError('USAGE', `init: ${dir} is a subfolder of the git repository ${repo.root}; a workspace is the top of its repository; nothing was written`, {
+      hint: `Run init at the top of the repository (agentdevel init -C ${repo.root}), or in a folder of its own (git init there first, or let init create the repository in an empty folder outside it).`,
+    });
+  }
+  if (!repo) {
     await initRepository(dir, 'main');
     repo = await GitRepo.open(dir);
     createdRepository = true;

@@ -3,7 +3,7 @@ import { readBlueprintFiles } from '../blueprint/load.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
-import { pendingReleases } from './approval.ts';
+import { pendingReleases, type PendingRelease } from './approval.ts';
 import { concludeCandidate } from './conclude.ts';
 import { baselineRecordCount, recordBaseline, withCheckout, type RunContext, type RunResult } from './execute-run.ts';
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
@@ -46,8 +46,8 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     const tip = await lineTip(workspace);
     const release = await currentRelease(repo, config, tip);
     // A release waiting for a person's approval holds the line: nothing more is built on it until then.
-    const waiting = (await pendingReleases(workspace))[0];
-    if (waiting) return { iterations: results, stopReason: awaitingApproval(waiting.iteration, waiting.document.release), release: release.label, simulated };
+    const waiting = await pendingReleases(workspace);
+    if (waiting.length > 0) return { iterations: results, stopReason: awaitingApproval(waiting, tip), release: release.label, simulated };
     const iteration = await nextIteration(repo, config);
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
@@ -152,7 +152,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         targets: synthesis.candidate.intent.targets,
         diagnosisSource: diagnosis.source,
       });
-      if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(iteration, tagName(config, release.version + 1)), release: release.label, simulated };
+      if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(await pendingReleases(workspace), tip), release: release.label, simulated };
       const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;
       const stopAfter = stopReason(results, stopPolicy, failingCases(after));
       if (stopAfter) {
@@ -165,8 +165,21 @@ export async function iterate(context: RunContext, options: { maxIterations: num
   }
 }
 
-function awaitingApproval(iteration: number, release: string | null): string {
-  return `the release candidate of iteration ${iteration}${release ? ` (${release})` : ''} awaits approval: \`agentdevel approve ${iteration}\` or \`agentdevel decline ${iteration} --reason …\``;
+/**
+ * What holds the line: each pending release, and what to do with it. One gated on an earlier
+ * release (the line moved since: another pending one was approved, or a collaborator's was
+ * synced) can no longer be approved; it is cleared by declining it.
+ */
+function awaitingApproval(waiting: readonly PendingRelease[], tip: string): string {
+  return waiting
+    .map(({ iteration, document }) => {
+      const name = `the release candidate of iteration ${iteration}${document.release ? ` (${document.release})` : ''}`;
+      if (document.baseline.commit !== tip) {
+        return `${name} is stale: it was gated on ${document.baseline.commit.slice(0, 10)}, and the line has moved to ${tip.slice(0, 10)} since, so it can no longer be approved; clear it with \`agentdevel decline ${iteration} --reason superseded\``;
+      }
+      return `${name} awaits approval: \`agentdevel approve ${iteration}\` or \`agentdevel decline ${iteration} --reason …\``;
+    })
+    .join('; ');
 }
 
 function diagnosisNote(diagnosis: DiagnoseResult): string {

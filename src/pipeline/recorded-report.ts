@@ -44,9 +44,19 @@ export async function readRecordedDecision(workspace: Workspace, target: string 
   const commit = await repo.resolve(ref);
   if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `"${target ?? ref}" names no release, RC or commit in ${workspace.root}`, { hint: '`agentdevel log` lists the RCs and their tags; fetch refs/agentdevel/* on a fresh clone (`agentdevel sync`).' });
   // The decision is what the release (or rejection) commit added on top of the candidate.
-  const changed = await repo.changedPaths(`${commit}^`, commit);
+  // A root commit (a tag put by hand on the first commit) recorded nothing on top of anything.
+  const changed = (await repo.parents(commit)).length > 0 ? await repo.changedPaths(`${commit}^`, commit) : [];
   const file = changed.find((c) => c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'))?.path;
-  if (!file) throw new AgentdevelError('USAGE', `${ref} (${commit.slice(0, 10)}) recorded no gate decision of ${config.blueprint}`, { hint: 'Name a release tag or an RC from `agentdevel log`.' });
+  if (!file) {
+    const looksLikeRelease = (await releaseTags(repo, config)).some((t) => t.tag === ref);
+    throw new AgentdevelError(
+      'USAGE',
+      looksLikeRelease
+        ? `the tag ${ref} is named like a release of ${config.blueprint}, but its commit (${commit.slice(0, 10)}) recorded no gate decision: it is not a release agentdevel made`
+        : `${ref} (${commit.slice(0, 10)}) recorded no gate decision of ${config.blueprint}`,
+      { hint: looksLikeRelease ? `\`agentdevel log\` lists the releases; a tag made by hand can be removed with \`git tag -d ${ref}\`.` : 'Name a release tag or an RC from `agentdevel log`.' },
+    );
+  }
   const folder = file.slice(0, -'/decision.json'.length);
   const summary = parseDecisionDocument((await repo.readFileAt(commit, file)) ?? '', `${ref}:${file}`);
   if (!summary.document) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file} was written by an agentdevel too old for HTML reports (decision@1)`);

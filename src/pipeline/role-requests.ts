@@ -11,7 +11,7 @@ import type { TraceEvent } from '../domain/trace.ts';
 import { diagnosisView } from '../stages/diagnose/diagnose.ts';
 import { RECORD_SCHEMA_DOC } from '../stages/diagnose/record-schema.ts';
 import { diagnosticsFolder } from '../stages/release/artifacts.ts';
-import { readTrace } from '../stages/run/trace-file.ts';
+import { readTrace, TraceDamaged } from '../stages/run/trace-file.ts';
 import { loadSplit, loadTask } from '../task/load.ts';
 import { folderFingerprint } from './fingerprint.ts';
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
@@ -42,8 +42,14 @@ async function latestRecords(workspace: Workspace): Promise<{ runId: string | nu
   return run ? { runId: run.id, records: store.records(run.id) } : { runId: null, records: [] };
 }
 
-async function traceOf(workspace: Workspace, record: CaseRecord): Promise<TraceEvent[] | null> {
-  return readTrace(workspace.tracesRoot, record.traceRef);
+/** A record's trace; null when it is gone (traces/ is not in git); what is wrong with it when it is damaged. */
+async function traceOf(workspace: Workspace, record: CaseRecord): Promise<TraceEvent[] | null | { damaged: string }> {
+  try {
+    return await readTrace(workspace.tracesRoot, record.traceRef);
+  } catch (error) {
+    if (error instanceof TraceDamaged) return { damaged: error.message };
+    throw error;
+  }
 }
 
 const runNote = (runId: string | null): string =>
@@ -58,13 +64,20 @@ async function criticRequest(workspace: Workspace, caseId: string | null): Promi
   }
   const { runId, records } = await latestRecords(workspace);
   const record = caseId === null ? (records.find((r) => r.pass === false) ?? records[0]) : records.find((r) => r.caseId === caseId);
-  const trace = record ? await traceOf(workspace, record) : null;
+  const read = record ? await traceOf(workspace, record) : null;
+  const trace = Array.isArray(read) ? read : null;
   const shown = record?.caseId ?? caseId ?? cases[0]?.id ?? '(none)';
+  const traceNote =
+    read !== null && !Array.isArray(read)
+      ? `trace: empty, the recorded trace of case ${shown} is damaged (${read.damaged}); \`agentdevel run\` records a new one`
+      : trace
+        ? `trace and scorer result: case ${shown}, trial ${record?.trial ?? 0}`
+        : `trace: empty (case ${shown} has no recorded trace)`;
   return {
     built: { role: 'critic', request: { model: config.models.critic, rubric: task.rubric, trace: trace ?? [], scorer: record?.scorer ?? null, taxonomy: store.taxonomy() } },
     sources: [
       runNote(runId),
-      trace ? `trace and scorer result: case ${shown}, trial ${record?.trial ?? 0}` : `trace: empty (case ${shown} has no recorded trace)`,
+      traceNote,
       'taxonomy: the store',
     ],
   };

@@ -6,7 +6,13 @@
 // DB_PASS, PGPASSWORD, MYSQL_PWD, SMTP_CREDS...); beyond those, any variable of agentdevel's own
 // environment whose name looks like one.
 
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|CREDS|AUTH|PRIVATE|SESSION|COOKIE|SIGNATURE|SALT|DSN)/i;
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|CREDS|AUTH|PRIVATE|COOKIE|SIGNATURE|SALT|DSN)|(^|_)(PASS|PWD|PW)$/i;
+/** The shell's working directories: named like a password (…PWD), holding a path. */
+const NOT_SECRET = new Set(['PWD', 'OLDPWD']);
+
+export function secretName(name: string): boolean {
+  return SECRET_NAME.test(name) && !NOT_SECRET.has(name.toUpperCase());
+}
 
 /** Declared and passed values shorter than this cannot be told from ordinary text, and are not redacted. */
 export const MIN_DECLARED_SECRET = 4;
@@ -47,7 +53,7 @@ export function childEnvironment(
 /** The values to redact from anything agentdevel writes or prints. */
 export function secretValues(parent: Readonly<Record<string, string | undefined>>): string[] {
   return Object.entries(parent)
-    .filter(([name, value]) => SECRET_NAME.test(name) && value !== undefined && value.length >= 8)
+    .filter(([name, value]) => secretName(name) && value !== undefined && value.length >= 8)
     .map(([, value]) => value as string);
 }
 

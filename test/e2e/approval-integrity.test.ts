@@ -165,4 +165,29 @@ describe('approve promotes only what the gate accepted', () => {
     expect(git(dir, 'rev-parse', 'main^^')).toBe(gated);
     expect(git(dir, 'tag')).toBe('support-agent/v1');
   });
+
+  it('a stale pending release (gated before the line moved) stops iterate with how to clear it; decline clears it', async () => {
+    // The line moved (the approval above). A second pending release, gated on the release before it, is left.
+    const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock });
+    const worktree = path.join(dir, '.agentdevel', 'worktrees', 'rc-iter-002');
+    git(dir, 'worktree', 'add', '-q', '-b', 'rc-2', worktree, base);
+    edit(path.join(worktree, 'blueprints/support-agent/system.hbs'), (text) => `${text}\nBe warm.\n`);
+    git(worktree, 'commit', '-qam', 'rc: be warm');
+    const stale = git(worktree, 'rev-parse', 'HEAD');
+    await holdForApproval(workspace, worktree, base, { ...evidence(stale, base, git(dir, 'rev-parse', `${stale}^{tree}`)), iteration: 2 });
+    await workspace.close();
+    git(dir, 'worktree', 'remove', '--force', worktree);
+    git(dir, 'branch', '-qD', 'rc-2');
+
+    const iterate = cli(['iterate', '--max-iterations', '1', '--json', '-C', dir]);
+    expect(iterate.code, iterate.stderr).toBe(0);
+    const outcome = JSON.parse(iterate.stdout) as { iterations: unknown[]; stopReason: string };
+    expect(outcome.iterations).toEqual([]);
+    expect(outcome.stopReason).toMatch(
+      /^the release candidate of iteration 2 \(support-agent\/v1\) is stale: it was gated on [0-9a-f]{10}, and the line has moved to [0-9a-f]{10} since, so it can no longer be approved; clear it with `agentdevel decline 2 --reason superseded`$/,
+    );
+    const decline = cli(['decline', '2', '--reason', 'superseded', '-C', dir]);
+    expect(decline.code, decline.stderr).toBe(0);
+    expect(git(dir, 'for-each-ref', 'refs/agentdevel/pending/')).toBe('');
+  });
 });

@@ -1,18 +1,27 @@
 import { AgentdevelError } from '../../domain/errors.ts';
-import { syncLine } from '../../pipeline/sync.ts';
+import { DEFAULT_SYNC_TIMEOUT_S, syncLine } from '../../pipeline/sync.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 
 export interface SyncOptions extends CommonOptions {
   readonly fetchOnly?: boolean;
   readonly pushOnly?: boolean;
+  readonly timeout?: string;
+}
+
+function parseTimeout(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_SYNC_TIMEOUT_S * 1000;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(seconds > 0)) throw new AgentdevelError('USAGE', `--timeout: expected a number of seconds above 0, got "${value}"`);
+  return seconds * 1000;
 }
 
 /** `agentdevel sync [REMOTE]`: fetch and push the line, its release tags and refs/agentdevel/*. */
 export async function syncCommand(io: Io, options: SyncOptions, remote: string | undefined): Promise<number> {
   if (options.fetchOnly && options.pushOnly) throw new AgentdevelError('USAGE', 'sync takes --fetch-only or --push-only, not both');
+  const timeoutMs = parseTimeout(options.timeout);
   const command = await openCommand(io, options, null);
   try {
-    const result = await syncLine(command.workspace.repo, command.workspace.config, { remote: remote ?? 'origin', fetch: options.pushOnly !== true, push: options.fetchOnly !== true });
+    const result = await syncLine(command.workspace.repo, command.workspace.config, { remote: remote ?? 'origin', fetch: options.pushOnly !== true, push: options.fetchOnly !== true, timeoutMs });
     if (command.output.json) command.output.result({ remote: remote ?? 'origin', ...result });
     else {
       if (result.fetched.length) command.output.line(`fetched from ${remote ?? 'origin'}: ${result.fetched.join(' ')}`);
