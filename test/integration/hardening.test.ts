@@ -309,3 +309,27 @@ console.log(JSON.stringify({ type: 'final', output: { note: JSON.stringify({ key
     }
   });
 });
+
+describe('a tool wrapper that allocates memory off the heap', () => {
+  it('ends its host at the memory limit, and the failure names that limit (not an ordinary tool error)', async () => {
+    const dir = await exampleWorkspace();
+    // 64 MB Buffers kept alive: outside the V8 heap, under the data-segment limit only.
+    writeFileSync(
+      path.join(dir, 'blueprints/support-agent/tools/get_order.ts'),
+      "import { z } from 'zod';\nconst kept: Buffer[] = [];\nexport default { name: 'get_order', description: 'd', inputSchema: z.object({}).passthrough(), run: () => { for (;;) kept.push(Buffer.alloc(64 * 1024 * 1024, 1)); } };\n",
+    );
+    const blueprint = await loadBlueprint(dir, 'support-agent', tempDir('agentdevel-build-'));
+    const host = await startToolHost({ wrappers: blueprint.wrappersBundle as string, environment: null }, { callTimeoutMs: 20_000, memoryMb: 64 });
+    try {
+      await host.open('s1', { id: 'c1' });
+      const error = await host.call('s1', 'get_order', {}).then(
+        (outcome) => new Error(`the call came back: ${JSON.stringify(outcome).slice(0, 200)}`),
+        (e: unknown) => e as Error,
+      );
+      expect(error).toBeInstanceOf(ToolHostError);
+      expect(error.message).toMatch(/the tool host was killed at the memory limit of 64 MB/);
+    } finally {
+      host.stop();
+    }
+  });
+});

@@ -17,6 +17,19 @@ function errorText(error) {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Memory allocated off the V8 heap (Buffers, typed arrays) fails under the data-segment limit
+ * with a RangeError the wrapper could catch and report as an ordinary tool error. It is the
+ * memory limit all the same: the host says so on stderr (the words agentdevel reads as "killed
+ * at the memory limit") and ends, as it would have had the heap itself run out.
+ */
+function endIfOutOfMemory(error) {
+  const text = errorText(error);
+  if (!(error instanceof RangeError) || !/allocation failed|Array buffer allocation|Invalid typed array length|Cannot allocate memory|out of memory/i.test(text)) return;
+  process.stderr.write(`FATAL ERROR: Allocation failed outside the heap: ${text}\n`);
+  process.exit(134);
+}
+
 async function init() {
   const bundle = await import(new URL(`file://${wrappersPath}`).href);
   const specs = [];
@@ -93,6 +106,7 @@ const operations = {
       const after = await snapshot();
       return { ok: true, result: plain(result), ...(before === null ? {} : { stateChanged: before !== after }) };
     } catch (error) {
+      endIfOutOfMemory(error);
       const after = await snapshot();
       return { ok: false, error: errorText(error), ...(before === null ? {} : { stateChanged: before !== after }) };
     }
@@ -122,6 +136,7 @@ process.on('message', async (message) => {
     const value = await handler(payload);
     process.send({ id, ok: true, value });
   } catch (error) {
+    endIfOutOfMemory(error);
     process.send({ id, ok: false, error: errorText(error) });
   }
 });
