@@ -70,7 +70,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   // The blueprint's own checks run first, on the candidate's checkout: a failing one vetoes
   // before any agent run is spent on the candidate.
   const blueprintChecks =
-    baselineRun && checksConfig(config) ? await runBlueprintChecks(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), context.parentEnv) : [];
+    baselineRun && checksConfig(config) ? await runBlueprintChecks(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), context.parentEnv, config.sandbox.memoryMb) : [];
   const evaluation =
     screen && blueprintChecks.every((c) => c.ok)
       ? await evaluateCandidate(context, {

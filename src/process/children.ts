@@ -2,6 +2,7 @@
 // killing the group stops the child and everything it started. Whatever is still running when
 // agentdevel exits (normally, on an error, or on SIGINT/SIGTERM through process.exit) is killed
 // then: untrusted code never outlives the command that started it.
+import { readdirSync, readFileSync } from 'node:fs';
 import { atExit } from './exit-hooks.ts';
 
 const running = new Set<number>();
@@ -38,4 +39,42 @@ export function trackChild(group: number): () => void {
 /** How many children are running now (for tests and diagnostics). */
 export function runningChildren(): number {
   return running.size;
+}
+
+/** The environment variable that marks every process an untrusted child started, wherever it went. */
+export const CONTAINMENT_VARIABLE = 'AGENTDEVEL_CONTAINED';
+
+/**
+ * Kills every process that carries `marker` in its environment (read from /proc): what an
+ * untrusted child started and moved out of its process group (setsid, a double fork) is still
+ * its descendant by environment, and dies with it. Returns how many were killed; 0 without /proc.
+ */
+export function killMarked(marker: string): number {
+  const needle = `${CONTAINMENT_VARIABLE}=${marker}`;
+  let killed = 0;
+  // Twice: a marked process may have forked while the first pass ran.
+  for (let pass = 0; pass < 2; pass += 1) {
+    let pids: string[];
+    try {
+      pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+    } catch {
+      return killed;
+    }
+    for (const pid of pids) {
+      let environ: string;
+      try {
+        environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
+      } catch {
+        continue; // Gone meanwhile, or another user's.
+      }
+      if (!environ.split('\0').includes(needle)) continue;
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+        killed += 1;
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+  return killed;
 }

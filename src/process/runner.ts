@@ -8,7 +8,8 @@
 //   so a grandchild that keeps stdout open cannot hold the command;
 // - children still running when agentdevel exits (an error, an interrupt) are killed.
 import { execa, type ResultPromise } from 'execa';
-import { killGroup, trackChild } from './children.ts';
+import { randomBytes } from 'node:crypto';
+import { CONTAINMENT_VARIABLE, killGroup, killMarked, trackChild } from './children.ts';
 
 export interface ProcessRequest {
   readonly command: string;
@@ -19,6 +20,11 @@ export interface ProcessRequest {
   readonly input?: string;
   readonly timeoutMs?: number;
   readonly maxOutputBytes?: number;
+  /**
+   * Untrusted code: its processes are marked in their environment, and once it has exited every
+   * marked process still running is killed, also one that left the process group (setsid).
+   */
+  readonly contain?: boolean;
 }
 
 export interface ProcessOutcome {
@@ -82,13 +88,18 @@ function supervise(subprocess: ResultPromise, timeoutMs: number | undefined, kil
 
 /** Runs a process to completion. A non-zero exit is an outcome, not an exception. */
 export async function runProcess(request: ProcessRequest): Promise<ProcessOutcome> {
+  const marker = request.contain ? randomBytes(12).toString('hex') : null;
+  const options = baseOptions(request);
+  if (marker) options.env[CONTAINMENT_VARIABLE] = marker;
   const subprocess = execa(request.command, [...request.args], {
-    ...baseOptions(request),
+    ...options,
     input: request.input ?? '',
     maxBuffer: request.maxOutputBytes ?? 16 * 1024 * 1024,
   });
   const supervision = supervise(subprocess, request.timeoutMs);
-  return toOutcome(await subprocess, supervision);
+  const result = await subprocess;
+  if (marker) killMarked(marker);
+  return toOutcome(result, supervision);
 }
 
 interface RawResult {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.ts';
 import { startRuntime } from '../../src/blueprint/runtimes/index.ts';
 import { startToolHost, ToolHostError } from '../../src/blueprint/tool-host/client.ts';
+import { runBlueprintChecks } from '../../src/pipeline/gate-layers.ts';
 import { machineFailure } from '../../src/cli/failures.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import type { ProgressEvent } from '../../src/domain/progress.ts';
@@ -26,7 +27,7 @@ import { openSql } from '../../src/store/sqlite.ts';
 import { Store } from '../../src/store/store.ts';
 import { runCollected } from '../helpers/run-cases.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
-import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
+import { exampleWorkspace, git, processesMentioning, tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date() };
 
@@ -330,6 +331,32 @@ describe('a tool wrapper that allocates memory off the heap', () => {
       expect(error.message).toMatch(/the tool host was killed at the memory limit of 64 MB/);
     } finally {
       host.stop();
+    }
+  });
+});
+
+describe("a blueprint's checks get the limits of all untrusted code", () => {
+  it('are stopped at the memory limit (off-heap too), named as such', async () => {
+    const folder = tempDir('agentdevel-checks-');
+    // 512 MB of Buffers, kept: no V8 heap limit sees them; the data-segment limit does.
+    const hog = "const kept = []; for (let i = 0; i < 32; i += 1) kept.push(Buffer.alloc(16 * 1024 * 1024, 1)); console.log('allocated', kept.length * 16, 'MB');";
+    const [outcome] = await runBlueprintChecks([{ name: 'hog', command: [process.execPath, '-e', hog], timeoutMs: 30_000 }], folder, { PATH: process.env.PATH ?? '' }, 64);
+    expect(outcome?.ok).toBe(false);
+    expect(outcome?.detail).toBe('killed at the memory limit of 64 MB');
+    const [fine] = await runBlueprintChecks([{ name: 'fine', command: [process.execPath, '-e', "console.log('ok')"], timeoutMs: 30_000 }], folder, { PATH: process.env.PATH ?? '' }, 64);
+    expect(fine).toEqual({ name: 'fine', ok: true, detail: 'exit 0: ok' });
+  });
+
+  it('leave nothing running, even a child that left the process group', async () => {
+    const folder = tempDir('agentdevel-checks-');
+    const marker = `301.${process.pid}`;
+    const escape = `setsid sleep ${marker} </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0`;
+    try {
+      const [outcome] = await runBlueprintChecks([{ name: 'escape', command: ['sh', '-c', escape], timeoutMs: 30_000 }], folder, { PATH: process.env.PATH ?? '' }, 64);
+      expect(outcome?.ok).toBe(true);
+      expect(await waitUntil(() => processesMentioning(`sleep ${marker}`).length === 0, 3000)).toBe(true);
+    } finally {
+      for (const line of processesMentioning(`sleep ${marker}`)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
     }
   });
 });
