@@ -4,7 +4,9 @@
 // 0) every time. One demo is run whole first to learn how long a run takes; the kill points are
 // then spread evenly over that time. Each point prints what the killed run had reached and how
 // the iterate after it ended; the last line is the tally.
-// Run: npx tsx bench/kill-points.ts [--points 20] [--duration SECONDS] [--keep]
+// With --group the whole process group gets the SIGKILL (as `kill -9 -PGID`, or a terminal's
+// job control does), so a git it was running dies mid-write too.
+// Run: npx tsx bench/kill-points.ts [--points 20] [--duration SECONDS] [--group] [--keep]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentdevelBin, load } from './lib/measure.ts';
 
-const { values } = parseArgs({ options: { points: { type: 'string', default: '20' }, duration: { type: 'string' }, keep: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { points: { type: 'string', default: '20' }, duration: { type: 'string' }, keep: { type: 'boolean', default: false }, group: { type: 'boolean', default: false } } });
 const points = Number(values.points);
 const root = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-kill-'));
 const env = { ...process.env, CI: 'true', ANTHROPIC_API_KEY: '' } as NodeJS.ProcessEnv;
@@ -27,12 +29,13 @@ interface Ended {
 /** Runs agentdevel; when `killAfterMs` is given, kills it with SIGKILL then. */
 function run(args: readonly string[], killAfterMs?: number): Promise<Ended> {
   const started = performance.now();
-  const child = spawn(process.execPath, [agentdevelBin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [agentdevelBin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: values.group });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const timer = killAfterMs === undefined ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  const kill = () => (values.group ? process.kill(-(child.pid as number), 'SIGKILL') : child.kill('SIGKILL'));
+  const timer = killAfterMs === undefined ? null : setTimeout(kill, killAfterMs);
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
@@ -61,7 +64,7 @@ if (!durationMs) {
   if (whole.code !== 0) throw new Error(`agentdevel demo failed (exit ${whole.code}): ${whole.stderr.slice(-500)}`);
   durationMs = whole.seconds * 1000;
 }
-console.log(`demo runs ${(durationMs / 1000).toFixed(1)} s; killing it with SIGKILL at ${points} moments spread over that, then iterate --max-iterations 1 (load ${load()})`);
+console.log(`demo runs ${(durationMs / 1000).toFixed(1)} s; killing ${values.group ? 'its process group' : 'it'} with SIGKILL at ${points} moments spread over that, then iterate --max-iterations 1 (load ${load()})`);
 
 const tally = new Map<string, number>();
 let completed = 0;

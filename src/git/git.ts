@@ -145,6 +145,11 @@ export class GitRepo {
       .map((line) => line.slice(3));
   }
 
+  /** The repository's common git directory (the .git folder shared by all its worktrees). */
+  async commonDir(): Promise<string> {
+    return path.resolve(this.root, (await this.raw(['rev-parse', '--git-common-dir'])).trim());
+  }
+
   /** Keeps agentdevel's own state out of `git status` even when .gitignore does not mention it. */
   async excludeFromStatus(patterns: readonly string[]): Promise<void> {
     const gitDir = path.resolve(this.root, (await this.raw(['rev-parse', '--git-common-dir'])).trim());

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { Clock } from '../domain/clock.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { GitRepo } from '../git/git.ts';
+import { clearStaleGitLocks } from '../git/stale-locks.ts';
 import { STATE_DIR, Store } from '../store/store.ts';
 import { acquireLock, type WorkspaceLock } from './lock.ts';
 import { recoverPromotion } from '../stages/release/journal.ts';
@@ -46,6 +47,8 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
   try {
     if (options.lock) {
       lock = await acquireLock(stateDir, options.lock.command, options.lock.waitMs, () => options.clock.now());
+      // Git's own locks a killed command left (its git killed mid-write) would fail every write.
+      await clearStaleGitLocks(root, await repo.commonDir());
       // A promotion interrupted by a crash is finished before anything else looks at the line,
       // and checkouts a killed command left behind are removed (the lock says none is in use).
       await recoverPromotion(repo, stateDir);

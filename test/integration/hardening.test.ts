@@ -2,7 +2,8 @@
 // cannot start is stopped, errors are told apart by their class (absent from failed, the
 // blueprint's fault from the machine's), damaged state is named with its fix, and secrets are
 // redacted in every form a written file can hold them.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/blueprint/load.ts';
@@ -16,6 +17,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { createMockEngine } from '../../src/engine/mock/index.ts';
 import { GitRepo } from '../../src/git/git.ts';
+import { clearStaleGitLocks, gitProcessesIn } from '../../src/git/stale-locks.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate } from '../../src/pipeline/candidate.ts';
 import { openWorkspace } from '../../src/pipeline/workspace.ts';
 import { runningChildren } from '../../src/process/children.ts';
@@ -358,5 +360,31 @@ describe("a blueprint's checks get the limits of all untrusted code", () => {
     } finally {
       for (const line of processesMentioning(`sleep ${marker}`)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
     }
+  });
+});
+
+describe("git's own locks after a kill -9", () => {
+  it('are cleared by the next command once no git process works in the repository, and never while one does', async () => {
+    const dir = await exampleWorkspace();
+    const gitDir = path.join(dir, '.git');
+    const locks = [path.join(gitDir, 'index.lock'), path.join(gitDir, 'refs', 'heads', 'main.lock'), path.join(gitDir, 'packed-refs.lock')];
+    for (const file of locks) writeFileSync(file, '');
+    // Git refuses to write while they exist: what a killed demo left for the next iterate.
+    expect(() => execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'x'], { stdio: 'pipe' })).toThrow(/index\.lock': File exists/);
+    // A git process still at work in the repository (here one waiting on its input): its locks may be live.
+    const busy = spawn('git', ['cat-file', '--batch'], { cwd: dir, stdio: ['pipe', 'ignore', 'ignore'] });
+    try {
+      expect(await waitUntil(() => gitProcessesIn(dir).includes(busy.pid as number), 5000)).toBe(true);
+      expect(await clearStaleGitLocks(dir, gitDir, 300)).toEqual([]);
+      expect(locks.every((file) => existsSync(file))).toBe(true);
+    } finally {
+      busy.stdin?.end();
+    }
+    expect(await waitUntil(() => gitProcessesIn(dir).length === 0, 5000)).toBe(true);
+    // The next command (it holds the workspace lock, so no agentdevel writes here) clears them.
+    const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock });
+    await workspace.close();
+    expect(locks.filter((file) => existsSync(file))).toEqual([]);
+    execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'x'], { stdio: 'pipe' });
   });
 });
