@@ -45,7 +45,8 @@ export async function readRecordedDecision(workspace: Workspace, target: string 
   if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `"${target ?? ref}" names no release, RC or commit in ${workspace.root}`, { hint: '`agentdevel log` lists the RCs and their tags; fetch refs/agentdevel/* on a fresh clone (`agentdevel sync`).' });
   // The decision is what the release (or rejection) commit added on top of the candidate.
   const changed = await repo.changedPaths(`${commit}^`, commit);
-  const file = changed.find((c) => c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'))?.path;
+  // An approval moves the pending folder: the decision is the one the commit added, not the one it removed.
+  const file = changed.find((c) => c.status !== 'D' && c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'))?.path;
   if (!file) throw new AgentdevelError('USAGE', `${ref} (${commit.slice(0, 10)}) recorded no gate decision of ${config.blueprint}`, { hint: 'Name a release tag or an RC from `agentdevel log`.' });
   const folder = file.slice(0, -'/decision.json'.length);
   const summary = parseDecisionDocument((await repo.readFileAt(commit, file)) ?? '', `${ref}:${file}`);
