@@ -98,7 +98,7 @@ function gateOn(caseIds: readonly string[], output: string, branch: string, appr
   return { evidence, cases };
 }
 
-type Token = ReturnType<MarkdownIt['parse']>[number];
+type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
 const flat = (tokens: readonly Token[]): Token[] => tokens.flatMap((t) => [t, ...flat(t.children ?? [])]);
 const RAW_HTML = new Set(['html_block', 'html_inline']);
 
