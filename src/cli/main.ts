@@ -20,6 +20,7 @@ import { machineFailure } from './failures.ts';
 const commands = {
   approval: () => import('./commands/approval.ts'),
   calibrate: () => import('./commands/calibrate.ts'),
+  comment: () => import('./commands/comment.ts'),
   compare: () => import('./commands/compare.ts'),
   demo: () => import('./commands/demo.ts'),
   evaluateTest: () => import('./commands/evaluate-test.ts'),
@@ -102,6 +103,11 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--allow-behind', 'gate a candidate cut before the current release as it is (otherwise: rebase it first)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(lazy(commands.gate, (m) => m.gateCommand));
+  common(program.command('comment').description('post or update one sticky pull request comment with the summary `gate --summary` wrote (GitHub REST API)'))
+    .option('--pr <n>', 'the pull request number')
+    .option('--summary <file>', 'the summary to post (default agentdevel-report/summary.md)')
+    .option('--repo <owner/name>', 'the repository (default $GITHUB_REPOSITORY); the API is $GITHUB_API_URL, the token $GITHUB_TOKEN')
+    .action(lazy(commands.comment, (m) => m.commentCommand));
   common(program.command('calibrate').description('noise floors: the flip rate of the current release against itself (A/A), and the critic\'s own disagreement'))
     .option('--critic', 're-grade the same traces several times and report the critic\'s disagreement rate')
     .option('--repeats <n>', 'times the critic re-grades each trace (default 3)')
