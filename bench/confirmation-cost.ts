@@ -21,7 +21,7 @@ for (const temperature of [0, 0.4]) {
   const manifest = path.join(dir, 'blueprints/support-agent/blueprint.json');
   writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('"temperature": 0', `"temperature": ${temperature}`));
   const { execFileSync } = await import('node:child_process');
-  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '-qam', 'bench settings'], { cwd: dir });
+  execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '-q', '--allow-empty', '-am', 'bench settings'], { cwd: dir });
 
   const code = await main(['iterate', '--max-iterations', '1', '-C', dir], { stdout: quiet, stderr: quiet, env: {}, cwd: dir, clock: systemClock });
   const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));

@@ -20,6 +20,7 @@ export const gateCheckSchema = z.object({
     'scope',
     'graded',
     'confirmation',
+    'infra_balance',
     'regressions',
     'regression_rate',
     'paired_test',

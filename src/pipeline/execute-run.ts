@@ -204,7 +204,8 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     if (tally.criticSpared > 0) store.recordSkippedCalls('critic', config.models.critic, tally.criticSpared, { iteration: context.usageScope.iteration, runId });
     // A run with infrastructure errors is kept for this decision but never reused.
     store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
-    if (counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
+    // A confirmation run holds a few cases of one side: the gate weighs its errors against the other side's, run beside it.
+    if (request.purpose !== 'confirm' && counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
     return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };

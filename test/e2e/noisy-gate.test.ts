@@ -3,7 +3,7 @@
 // randomness is seeded from AGENT_SEED, the trial number and its own source, so a comment-only
 // edit draws afresh while the suite stays deterministic.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,8 @@ async function agentdevel(dir: string, args: string[], env: { seed: number; drif
 
 interface GateJson {
   decision: string;
+  reasons: string[];
+  reports: string[];
   p2f: string[];
   f2p: string[];
   power: { text: string[] };
@@ -84,6 +86,14 @@ beforeAll(() => {
   };
   branch('comment-only', `// Adds two numbers.\n${AGENT}`);
   branch('soft-breaks', AGENT.replace('const chances = {};', `const chances = ${JSON.stringify(Object.fromEntries(softBreaks.map((c) => [c, 0.1])))};`));
+  // Fails three cases it used to pass 90% of the time, and reports each failure as the provider's.
+  branch(
+    'hides-failures',
+    AGENT.replace('const chances = {};', `const chances = ${JSON.stringify(Object.fromEntries(softBreaks.map((c) => [c, 0])))};`).replace(
+      "console.log(JSON.stringify({ type: 'final'",
+      "if (!right && chances[input.id] !== undefined) {\n  console.log(JSON.stringify({ type: 'error', kind: 'infra', message: 'upstream timed out' }));\n  process.exit(0);\n}\nconsole.log(JSON.stringify({ type: 'final'",
+    ),
+  );
   branch('soft-fixes', AGENT.replace('const chances = {};', `const chances = ${JSON.stringify(Object.fromEntries(softFixes.map((c) => [c, 0.9])))};`));
   git(dir, 'checkout', '-q', 'main');
 });
@@ -128,6 +138,14 @@ describe('the gate on a noisy command agent', () => {
     }
     expect(named).toBeGreaterThanOrEqual(4);
   }, 300_000);
+
+  it('does not accept a candidate that reports its own failures as infrastructure errors, and its report names the imbalance', async () => {
+    const { json } = await gateAfter('hides-failures', 31, 0);
+    expect(json.decision).toBe('reject');
+    expect(json.reasons.join(' ')).toMatch(/failed for infrastructure reasons where the baseline's, run beside them, did not: c00, c01, c02/);
+    const report = readFileSync(json.reports.find((f) => f.endsWith('report.md')) as string, 'utf8');
+    expect(report).toMatch(/an agent that reports its failures as infrastructure errors is not accepted/);
+  }, 120_000);
 
   it('confirms three cases lifted from .2 to .9 as fixes, in most of 6 gates', async () => {
     let confirmed = 0;

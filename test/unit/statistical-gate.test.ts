@@ -262,6 +262,28 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     expect(gated.decision.checks.find((c) => c.name === 'confirmation')?.ok).toBe(false);
   });
 
+  it('does not accept a candidate that reports its own failures as infrastructure errors, and names the imbalance', async () => {
+    // Three cases the baseline always passes; the candidate's agent reports an infrastructure error
+    // wherever it would fail, in its screen and in every fresh trial, while the baseline beside it is graded.
+    const hidden = { h1: 'IIIIIIII', h2: 'IIIIIIII', h3: 'IIIIIIII' };
+    const runner = scriptedRunner({ baseline: { h1: '11111111', h2: '11111111', h3: '11111111' }, candidate: hidden });
+    const baseline = Object.fromEntries([...Array.from({ length: 27 }, (_, i) => [`s${i}`, '111']), ['h1', '111'], ['h2', '111'], ['h3', '111']]);
+    const candidate = Object.fromEntries([...Array.from({ length: 27 }, (_, i) => [`s${i}`, '1']), ['h1', 'I'], ['h2', 'I'], ['h3', 'I']]);
+    const gated = await gate(baseline, candidate, runner);
+    // Three of thirty cases ungraded is within gate.maxUngradedShare: without the check, it would pass.
+    expect(gated.decision.checks.find((c) => c.name === 'graded')?.ok).toBe(true);
+    const check = gated.decision.checks.find((c) => c.name === 'infra_balance');
+    expect(check?.ok).toBe(false);
+    expect(check?.message).toMatch(/failed for infrastructure reasons where the baseline's, run beside them, did not: h1, h2, h3/);
+    expect(gated.decision.verdict).toBe('reject');
+    expect(gated.decision.reasons.join(' ')).toMatch(/not accepted/);
+    // The same errors on both sides of a round are an outage, not the candidate: missing evidence, so undecided.
+    const outage = scriptedRunner({ baseline: hidden, candidate: hidden });
+    const undecided = await gate(baseline, candidate, outage);
+    expect(undecided.decision.verdict).toBe('undecided');
+    expect(undecided.decision.checks.find((c) => c.name === 'infra_balance')).toBeUndefined();
+  });
+
   it('the paper-faithful policy warns when the store has seen this agent be noisy', () => {
     const { decision } = compareRuns({ baseline: summaries({ a: '1' }), candidate: summaries({ a: '1' }), policy: { ...policy, policy: 'flips' }, noise: { variedCases: 3 }, intent: null });
     expect(decision.warnings.join(' ')).toMatch(/this agent is noisy: 3 cases passed and failed within one version/);

@@ -1,7 +1,7 @@
 import type { FlipsDecision, GateDecision, GatePolicyKind } from '../../domain/decision.ts';
 import { flipsOnly } from './layers.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import { addConfirmation, confirmationTests, designConfirmation, freshPairs, nextStep, type ConfirmationRequest, type Side, type Tallies } from './confirmation.ts';
+import { addConfirmation, confirmationTests, designConfirmation, freshInfrastructure, freshPairs, nextStep, type ConfirmationRequest, type Side, type Tallies } from './confirmation.ts';
 import { estimateTables, type EstimateTable } from './estimators.ts';
 import { computeFlips, type CaseSummary } from './flips.ts';
 import { decideGate, plural, type GatePolicy } from './gate.ts';
@@ -106,6 +106,7 @@ export function compareRuns(input: CompareInput): Comparison {
       procedure: singleStageProcedure(input.policy.alpha),
       aggregate: { ...screening.aggregate, source: 'screening' },
       power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha).regression, fdr: input.policy.alpha }),
+      infrastructure: null,
       baseline: baselineCases,
       candidate: candidateCases,
       intent: input.intent,
@@ -194,6 +195,7 @@ export async function gateCandidateRuns(
     procedure: twoStageProcedure(input.policy.alpha, design, { trials: input.screeningTrials, records: input.records }),
     aggregate: { worse: pairs.worse, better: pairs.better, pValue: pairs.pValue, source: 'fresh' },
     power: twoStagePower({ design, tests, screening, records: input.records, screeningTrials: input.screeningTrials, aggregate: { pairs: pairs.pairs, level: levels.aggregate } }),
+    infrastructure: freshInfrastructure(design, tallies),
     baseline: baselineCases,
     candidate: candidateCases,
     intent: input.intent,

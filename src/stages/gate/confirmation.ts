@@ -54,7 +54,7 @@ function unanimous(direction: Direction, baseline: TrialCounts): boolean {
 
 /** Fixes the families, each case's weight, level and K before any fresh trial runs (so the design cannot peek). */
 export function designConfirmation(screening: Screening, policy: ConfirmationPolicy): ConfirmationDesign {
-  const screened = new Map(screening.cases.map((c) => [c.caseId, c]));
+  const screened = new Map([...screening.cases, ...screening.ungradedByCandidate].map((c) => [c.caseId, c]));
   const levels = splitAlpha(policy.alpha);
   const family = (direction: Direction, ids: readonly string[]): FamilyDesign => {
     const level = direction === 'regression' ? levels.regression : levels.fix;
@@ -140,6 +140,16 @@ export type CaseState =
   | { readonly kind: 'live'; readonly requests: Readonly<Record<Side, number>> }
   | { readonly kind: 'decided'; readonly verdict: Exclude<LookVerdict, { kind: 'continue' }> };
 
+/**
+ * A side that cannot be judged: K infrastructure errors (it can never reach K graded trials), or
+ * at least INFRA_STOP of them outnumbering its graded trials, while the other side ran beside it.
+ */
+export const INFRA_STOP = 3;
+const blocked = (side: SideTally, k: number): boolean => {
+  const errors = side.attempts - side.graded;
+  return errors >= k || (errors >= INFRA_STOP && errors > side.graded);
+};
+
 /** The side expected to pass more often ("hi") is the baseline for a regression, the candidate for a fix. */
 const hiLo = (direction: Direction, b: number, c: number): [number, number] => (direction === 'regression' ? [b, c] : [c, b]);
 
@@ -147,7 +157,7 @@ const hiLo = (direction: Direction, b: number, c: number): [number, number] => (
 export function caseState(design: CaseDesign, tally: CaseTally): CaseState {
   const k = design.trialsPerSide;
   const { baseline, candidate } = tally;
-  if (baseline.attempts - baseline.graded >= k || candidate.attempts - candidate.graded >= k) return { kind: 'incomplete' };
+  if (blocked(baseline, k) || blocked(candidate, k)) return { kind: 'incomplete' };
   const top = Math.max(baseline.graded, candidate.graded);
   // A side behind (infrastructure errors) catches up before anything is judged.
   if (baseline.graded !== candidate.graded) return { kind: 'live', requests: { baseline: top - baseline.graded, candidate: top - candidate.graded } };
@@ -204,7 +214,7 @@ const OUTCOME: Record<Exclude<LookVerdict, { kind: 'continue' }>['kind'], CaseTe
 
 /** Every family's per-case verdicts once the planner decides: weighted Holm over the family. */
 export function confirmationTests(design: ConfirmationDesign, screening: Screening, tallies: Tallies): CaseTest[] {
-  const screened = new Map(screening.cases.map((c) => [c.caseId, c]));
+  const screened = new Map([...screening.cases, ...screening.ungradedByCandidate].map((c) => [c.caseId, c]));
   return design.families.flatMap((family) => {
     const rows = family.cases.map((caseDesign) => {
       const tally = tallies.get(caseDesign.caseId) ?? EMPTY_TALLY;
@@ -255,4 +265,30 @@ export function freshPairs(design: ConfirmationDesign, tallies: Tallies): { read
     }
   }
   return { worse, better, pairs, pValue: signTestOneSided(worse, better) };
+}
+
+/**
+ * Infrastructure errors of each side over every fresh trial, and the cases the candidate left
+ * undecidable while the baseline, run beside it, was graded. Both sides' fresh trials ran
+ * together, so an outage strikes both; errors on the candidate's side alone are its own.
+ */
+export function freshInfrastructure(design: ConfirmationDesign, tallies: Tallies): {
+  readonly baseline: { readonly errors: number; readonly attempts: number };
+  readonly candidate: { readonly errors: number; readonly attempts: number };
+  readonly candidateBlocked: readonly string[];
+} {
+  const total = { baseline: { errors: 0, attempts: 0 }, candidate: { errors: 0, attempts: 0 } };
+  const candidateBlocked: string[] = [];
+  for (const family of design.families) {
+    for (const { caseId, trialsPerSide } of family.cases) {
+      const tally = tallies.get(caseId);
+      if (!tally) continue;
+      for (const side of ['baseline', 'candidate'] as const) {
+        total[side].errors += tally[side].attempts - tally[side].graded;
+        total[side].attempts += tally[side].attempts;
+      }
+      if (blocked(tally.candidate, trialsPerSide) && !blocked(tally.baseline, trialsPerSide)) candidateBlocked.push(caseId);
+    }
+  }
+  return { ...total, candidateBlocked: candidateBlocked.sort() };
 }

@@ -33,6 +33,12 @@ export interface Screening {
   readonly fixCandidates: readonly string[];
   /** Cases without a graded trial on one side (infrastructure errors only): never a flip. */
   readonly ungraded: readonly string[];
+  /**
+   * Of those, the cases the candidate left ungraded where the baseline mostly passed. They are
+   * selected as possible regressions too, so an agent that reports its own failures as
+   * infrastructure errors is confirmed on fresh trials beside the baseline instead of being waved through.
+   */
+  readonly ungradedByCandidate: readonly ScreenedCase[];
   /** Cases present in only one of the two runs. */
   readonly unmatched: readonly string[];
   /** The paired sign test over moved cases: the chance of this many drops among them if nothing changed. */
@@ -71,14 +77,19 @@ export function selectionOf(baseline: TrialCounts, candidate: TrialCounts): Scre
 export function screen(baseline: ReadonlyMap<string, CaseSummary>, candidate: ReadonlyMap<string, CaseSummary>): Screening {
   const cases: ScreenedCase[] = [];
   const ungraded: string[] = [];
+  const ungradedByCandidate: ScreenedCase[] = [];
   const unmatched: string[] = [];
+  const counts = (s: CaseSummary): TrialCounts => ({ passes: s.passes, graded: s.graded });
   for (const caseId of [...new Set([...baseline.keys(), ...candidate.keys()])].sort()) {
     const before = baseline.get(caseId);
     const after = candidate.get(caseId);
     if (!before || !after) unmatched.push(caseId);
-    else if (before.graded === 0 || after.graded === 0) ungraded.push(caseId);
-    else {
-      const counts = (s: CaseSummary): TrialCounts => ({ passes: s.passes, graded: s.graded });
+    else if (before.graded === 0 || after.graded === 0) {
+      ungraded.push(caseId);
+      if (after.graded === 0 && before.passes * 2 > before.graded) {
+        ungradedByCandidate.push({ caseId, baseline: counts(before), candidate: counts(after), movement: 'drop', selected: 'regression' });
+      }
+    } else {
       cases.push({ caseId, baseline: counts(before), candidate: counts(after), movement: movementOf(before, after), selected: selectionOf(before, after) });
     }
   }
@@ -88,9 +99,10 @@ export function screen(baseline: ReadonlyMap<string, CaseSummary>, candidate: Re
     cases,
     drops,
     rises,
-    regressionCandidates: cases.filter((c) => c.selected === 'regression').map((c) => c.caseId),
+    regressionCandidates: [...cases, ...ungradedByCandidate].filter((c) => c.selected === 'regression').map((c) => c.caseId).sort(),
     fixCandidates: cases.filter((c) => c.selected === 'fix').map((c) => c.caseId),
     ungraded,
+    ungradedByCandidate,
     unmatched,
     aggregate: { worse: drops.length, better: rises.length, pValue: signTestOneSided(drops.length, rises.length) },
   };
