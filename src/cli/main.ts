@@ -20,9 +20,11 @@ import { machineFailure } from './failures.ts';
 const commands = {
   approval: () => import('./commands/approval.ts'),
   calibrate: () => import('./commands/calibrate.ts'),
+  comment: () => import('./commands/comment.ts'),
   compare: () => import('./commands/compare.ts'),
   demo: () => import('./commands/demo.ts'),
   evaluateTest: () => import('./commands/evaluate-test.ts'),
+  export: () => import('./commands/export.ts'),
   gate: () => import('./commands/gate.ts'),
   import: () => import('./commands/import.ts'),
   init: () => import('./commands/init.ts'),
@@ -102,6 +104,16 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--allow-behind', 'gate a candidate cut before the current release as it is (otherwise: rebase it first)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(lazy(commands.gate, (m) => m.gateCommand));
+  common(program.command('comment').description('post or update one sticky pull request comment with the summary `gate --summary` wrote (GitHub REST API)'))
+    .option('--pr <n>', 'the pull request number')
+    .option('--summary <file>', 'the summary to post (default agentdevel-report/summary.md)')
+    .option('--repo <owner/name>', 'the repository (default $GITHUB_REPOSITORY); the API is $GITHUB_API_URL, the token $GITHUB_TOKEN')
+    .action(lazy(commands.comment, (m) => m.commentCommand));
+  common(program.command('export').description("send a run's case-trials as OpenTelemetry spans (GenAI semantic conventions) to an OTLP/HTTP receiver, or write them as OTLP/JSON"))
+    .option('--otlp <url>', "the receiver's traces endpoint, e.g. http://localhost:4318/v1/traces")
+    .option('--otlp-file <file>', 'write the spans as OTLP/JSON to FILE instead (or as well)')
+    .option('--run <run>', 'a run by name or id (default: the newest train run)')
+    .action(lazy(commands.export, (m) => m.exportCommand));
   common(program.command('calibrate').description('noise floors: the flip rate of the current release against itself (A/A), and the critic\'s own disagreement'))
     .option('--critic', 're-grade the same traces several times and report the critic\'s disagreement rate')
     .option('--repeats <n>', 'times the critic re-grades each trace (default 3)')

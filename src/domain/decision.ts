@@ -36,6 +36,8 @@ export const gateCheckSchema = z.object({
   ]),
   ok: z.boolean(),
   message: z.string(),
+  /** The cases a failed check is about (a must-pass case that failed), so every output can name them. */
+  cases: z.array(z.string()).optional(),
 });
 export type GateCheck = z.infer<typeof gateCheckSchema>;
 

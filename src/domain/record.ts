@@ -135,6 +135,21 @@ export function checkReason(check: ScorerCheck): string {
   return `${check.scorer} scorer: ${parts[0] ?? check.message ?? 'failed'}`;
 }
 
+/**
+ * Why one case-trial failed, in one line: the scorer's failed check (expected against actual),
+ * the critic's label, and the agent's own error when it reported one.
+ */
+export function trialReason(record: CaseRecord): string {
+  if (record.status === 'infra_error') return `infra_error: ${record.error ?? 'no verdict'}`;
+  if (record.pass) return 'passed';
+  const parts: string[] = [];
+  const failedCheck = record.scorer?.checks.find((c) => !c.pass);
+  if (failedCheck) parts.push(checkReason(failedCheck));
+  if (record.critic && !record.critic.pass) parts.push(`critic: ${record.critic.label}${failedCheck ? '' : ` (${record.critic.description})`}`);
+  if (record.agentError) parts.push(`agent error: ${record.agentError}`);
+  return parts.join(' · ') || 'failed';
+}
+
 /** Which case-trials the critic is asked about (config `critic`). */
 export type CriticPolicy = 'all' | 'failing' | 'off';
 

@@ -334,13 +334,19 @@ export class GitRepo {
       });
   }
 
-  /** Creates an annotated tag object (no ref yet), so the tag ref can move with the line atomically. */
+  /** The committer date of a commit (ISO 8601), or null when REV names none. */
+  async commitDate(rev: string): Promise<string | null> {
+    const found = await this.probe(['log', '-1', '--format=%cI', `${rev}^{commit}`, '--']);
+    return found.found ? found.stdout.trim() || null : null;
+  }
+
   /** Who this repository commits as ("Name <email>"), for records of who approved a release. */
   async committer(): Promise<string> {
     const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
     return ident.replace(/\s+\d+\s+[+-]\d{4}$/, '');
   }
 
+  /** Creates an annotated tag object (no ref yet), so the tag ref can move with the line atomically. */
   async createTagObject(name: string, target: string, message: string): Promise<string> {
     const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
     const body = `object ${target}\ntype commit\ntag ${name}\ntagger ${ident}\n\n${message.trimEnd()}\n`;

@@ -7,7 +7,13 @@ import path from 'node:path';
 import type { Clock } from '../domain/clock.ts';
 import { parseDecisionDocument, type DecisionDocument } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { releaseFolder, tagMessage } from '../stages/release/artifacts.ts';
+import { parseCaseEvidence } from '../domain/case-evidence.ts';
+import { commitText } from '../report/escape/commit-message.ts';
+import { mdCode, mdText } from '../report/escape/markdown.ts';
+import { renderFlipReportHtml } from '../report/html/flip-report.ts';
+import { renderLineIndexHtml, type ReleasePoint } from '../report/html/line-index.ts';
+import { releaseFolder, reportTitle, tagMessage } from '../stages/release/artifacts.ts';
+import { readLineHistory } from './line-history.ts';
 import { applyPromotion, clearJournal, PromotionBlocked, writeJournal, type PromotionJournalInput } from '../stages/release/journal.ts';
 import { withCheckout } from './execute-run.ts';
 import { refuseUngatedPending } from './pending-integrity.ts';
@@ -77,17 +83,45 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
     await rename(path.join(dir, from), path.join(dir, to));
     await writeFile(path.join(dir, to, 'decision.json'), `${JSON.stringify(document, null, 2)}\n`);
     const reportFile = path.join(dir, to, 'report.md');
+    // Text a person typed (a name, a reason) is escaped for each format it enters.
     const note =
       verdict.verdict === 'approved'
-        ? `**promoted** as \`${pending.document.release}\`, approved by ${verdict.by} on ${at}`
-        : `**declined** by ${verdict.by} on ${at}: ${verdict.reason ?? ''}`;
-    const report = (await readFile(reportFile, 'utf8')).replace(/^\| Decision \| \*\*pending\*\*.*$/m, `| Decision | ${note} |`);
+        ? `**promoted** as ${mdCode(pending.document.release ?? '')}, approved by ${mdText(verdict.by)} on ${at}`
+        : `**declined** by ${mdText(verdict.by)} on ${at}: ${mdText(verdict.reason ?? '')}`;
+    const report = (await readFile(reportFile, 'utf8')).replace(/^\| Decision \| \*\*pending\*\*.*$/m, () => `| Decision | ${note} |`);
     await writeFile(reportFile, report);
+    // report.html is rebuilt from the document as it now reads (no longer "awaiting approval").
+    const casesText = await readFile(path.join(dir, to, 'cases.json'), 'utf8').catch(() => null);
+    const evidence = casesText === null ? null : parseCaseEvidence(casesText, `${to}/cases.json`);
+    await writeFile(path.join(dir, to, 'report.html'), renderFlipReportHtml({ title: reportTitle(document), document, evidence, diagnosis: null }));
+    const paths = [from, to];
+    if (outcome === 'promoted') {
+      // The line's index lists the release it now has.
+      const history = await readLineHistory(repo, config);
+      const own: ReleasePoint = {
+        release: pending.document.release ?? '',
+        iteration: pending.iteration,
+        passRate: document.gate.passRates.candidate,
+        passHat: evidence?.runs.candidate?.passHat ?? { 1: document.gate.passRates.candidate },
+        f2p: document.gate.f2p.length,
+        p2f: document.gate.p2f.length,
+        href: `${to.split('/').at(-1)}/report.html`,
+        simulated: document.simulated,
+        date: at,
+        intent: document.intent ? `${document.intent.targets.join(', ')}: ${document.intent.rationale}` : null,
+        approvedBy: verdict.by,
+        caseTrials: evidence?.runs.candidate ? evidence.runs.candidate.cases * evidence.runs.candidate.trials : null,
+        testSplit: null,
+      };
+      const index = `releases/${config.blueprint}/index.html`;
+      await writeFile(path.join(dir, index), renderLineIndexHtml({ blueprint: config.blueprint, initialPassRate: history.initialPassRate ?? document.gate.passRates.baseline, releases: [...history.releases, own] }));
+      paths.push(index);
+    }
     const message =
       verdict.verdict === 'approved'
-        ? `agentdevel: approve release ${pending.document.release} (iteration ${pending.iteration})\n\nApproved by ${verdict.by}.\n`
-        : `agentdevel: decline release candidate (iteration ${pending.iteration})\n\nDeclined by ${verdict.by}: ${verdict.reason ?? ''}\n`;
-    return repo.commitPaths(dir, [from, to], message);
+        ? `agentdevel: approve release ${commitText(pending.document.release ?? '')} (iteration ${pending.iteration})\n\nApproved by ${commitText(verdict.by)}.\n`
+        : `agentdevel: decline release candidate (iteration ${pending.iteration})\n\nDeclined by ${commitText(verdict.by)}: ${commitText(verdict.reason ?? '')}\n`;
+    return repo.commitPaths(dir, paths, message);
   });
 }
 

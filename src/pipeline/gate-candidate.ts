@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { GateDecision } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
@@ -88,7 +89,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         edits: changed,
         outside,
         changeBase: forkPoint,
-        reportDir: request.reportDir,
+        reportDir: request.reportDir === null ? null : path.join(request.reportDir, candidateReportFolder(request.ref, commit)),
       });
     const conclusion = built ? await conclude(built.dir) : await withCheckout(workspace, commit, (source) => conclude(source.dir));
     return {
@@ -116,4 +117,13 @@ async function releaseAt(repo: RunContext['workspace']['repo'], config: RunConte
     if (tagged && (await repo.isAncestor(tagged, commit))) return tag;
   }
   return `${config.line.branch}@${commit.slice(0, 10)} (before any release)`;
+}
+
+/**
+ * The folder of one dry gate's reports under the report directory: one per candidate and commit
+ * ("feature-x-1a2b3c4d5e"), so a second gate of another candidate never overwrites the first.
+ */
+export function candidateReportFolder(ref: string, commit: string): string {
+  const slug = ref.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 60) || 'candidate';
+  return `${slug}-${commit.slice(0, 10)}`;
 }

@@ -4,6 +4,7 @@ import { parseDecisionDocument } from '../domain/decision.ts';
 import type { GitRepo } from '../git/git.ts';
 import type { ReleasePoint } from '../report/html/line-index.ts';
 import type { LineHistory } from '../stages/release/artifacts.ts';
+import { readSeal } from './test-seal.ts';
 
 /** The line's releases `<prefix><blueprint>/vN`, oldest first. */
 export async function releaseTags(repo: GitRepo, config: Config): Promise<Array<{ tag: string; version: number }>> {
@@ -31,6 +32,9 @@ export async function readLineHistory(repo: GitRepo, config: Config): Promise<Li
     const casesText = await repo.readFileAt(tag, `${folder}/cases.json`);
     const cases = casesText === null ? null : parseCaseEvidence(casesText, `${tag}:${folder}/cases.json`);
     const passRates = decision.document?.gate.passRates ?? null;
+    const commit = await repo.resolve(`${tag}^{commit}`);
+    const seal = commit ? await readSeal(repo, config, commit).catch(() => null) : null;
+    const intent = decision.document?.intent ?? null;
     if (releases.length === 0) initialPassRate = passRates?.baseline ?? null;
     const passRate = passRates?.candidate ?? cases?.runs.candidate?.passRate ?? null;
     if (passRate === null) continue;
@@ -43,6 +47,11 @@ export async function readLineHistory(repo: GitRepo, config: Config): Promise<Li
       p2f: decision.p2f.length,
       href: `v${version}/report.html`,
       simulated: decision.simulated,
+      date: decision.document?.approval?.at ?? (await repo.commitDate(tag)),
+      intent: intent ? `${intent.targets.join(', ')}: ${intent.rationale}` : null,
+      approvedBy: decision.document?.approval?.verdict === 'approved' ? decision.document.approval.by : null,
+      caseTrials: cases?.runs.candidate ? cases.runs.candidate.cases * cases.runs.candidate.trials : null,
+      testSplit: seal ? { passRate: seal.passRate, passed: seal.passed, graded: seal.graded } : null,
     });
   }
   return { initialPassRate, releases };

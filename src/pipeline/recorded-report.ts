@@ -46,7 +46,8 @@ export async function readRecordedDecision(workspace: Workspace, target: string 
   // The decision is what the release (or rejection) commit added on top of the candidate.
   // A root commit (a tag put by hand on the first commit) recorded nothing on top of anything.
   const changed = (await repo.parents(commit)).length > 0 ? await repo.changedPaths(`${commit}^`, commit) : [];
-  const file = changed.find((c) => c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'))?.path;
+  // An approval moves the pending folder: the decision is the one the commit added, not the one it removed.
+  const file = changed.find((c) => c.status !== 'D' && c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'))?.path;
   if (!file) {
     const looksLikeRelease = (await releaseTags(repo, config)).some((t) => t.tag === ref);
     throw new AgentdevelError(

@@ -1,5 +1,5 @@
 import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
-import { checkReason, type CaseRecord } from '../domain/record.ts';
+import { trialReason, type CaseRecord } from '../domain/record.ts';
 
 /** One case of a run that did not pass every trial, with the reason of its first bad trial. */
 export interface CaseReason {
@@ -10,20 +10,8 @@ export interface CaseReason {
   readonly reason: string;
 }
 
-/**
- * Why one case-trial failed, in one line: the scorer's failed check (expected against actual),
- * the critic's label, and the agent's own error when it reported one.
- */
-export function recordReason(record: CaseRecord): string {
-  if (record.status === 'infra_error') return `infra_error: ${record.error ?? 'no verdict'}`;
-  if (record.pass) return 'passed';
-  const parts: string[] = [];
-  const failedCheck = record.scorer?.checks.find((c) => !c.pass);
-  if (failedCheck) parts.push(checkReason(failedCheck));
-  if (record.critic && !record.critic.pass) parts.push(`critic: ${record.critic.label}${failedCheck ? '' : ` (${record.critic.description})`}`);
-  if (record.agentError) parts.push(`agent error: ${record.agentError}`);
-  return parts.join(' · ') || 'failed';
-}
+/** Why one case-trial failed, in one line (see trialReason). */
+export const recordReason = (record: CaseRecord): string => trialReason(record);
 
 /**
  * The cases with a failing or ungraded trial, each with the reason of its first such trial, by

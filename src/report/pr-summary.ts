@@ -1,12 +1,17 @@
+// The pull request summary (gate --summary, $GITHUB_STEP_SUMMARY, `agentdevel comment`): GitHub
+// markdown. It opens with the decision and its reasons, then what changed case by case, then the
+// evidence. No raw HTML; every piece of user text goes through escape/markdown.ts.
 import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
 import type { GateDecision } from '../domain/decision.ts';
 import { flipReasons } from './case-reasons.ts';
+import { mdCode, mdRow, mdText } from './escape/markdown.ts';
+import type { DecisionHeadline } from './headline.ts';
 
 export interface SummaryInput {
-  readonly candidate: string;
-  /** promoted / rejected / accepted (a dry gate). */
-  readonly outcome: string;
-  readonly release: string | null;
+  /** What was gated, as a reviewer knows it: the branch and its commit ("feature-x at 1a2b3c4d5e"). */
+  readonly candidate: { readonly label: string; readonly commit: string };
+  readonly baseline: string;
+  readonly headline: DecisionHeadline;
   readonly decision: GateDecision;
   readonly cases: CaseEvidenceDocument | null;
   readonly simulated: boolean;
@@ -16,35 +21,39 @@ export interface SummaryInput {
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-/** A markdown summary fit for a pull request comment or $GITHUB_STEP_SUMMARY: decision, checks, flips with reasons, links. */
+/** The first line of every summary: `agentdevel comment` finds its own comment by it. */
+export const SUMMARY_MARKER = '### agentdevel gate';
+
+/** A markdown summary fit for a pull request comment or $GITHUB_STEP_SUMMARY. */
 export function renderPrSummary(input: SummaryInput): string {
-  const { decision } = input;
+  const { decision, headline } = input;
   const why = flipReasons(input.cases);
-  const icon = input.outcome === 'rejected' ? '❌' : '✅';
+  const icon = headline.failed ? '❌' : '✅';
   const lines = [
-    `### ${icon} agentdevel gate: \`${input.candidate}\` ${input.outcome}${input.release ? ` as \`${input.release}\`` : ''}`,
+    `${SUMMARY_MARKER}: ${icon} ${mdCode(input.candidate.label)} (${mdCode(input.candidate.commit.slice(0, 10))}) ${mdText(headline.outcome)}`,
     '',
-    `Pass rate ${pct(decision.passRates.baseline)} → ${pct(decision.passRates.candidate)} · ${decision.f2p.length} fixed · ${decision.p2f.length} regressed · ${decision.flaky.length} moved within noise`,
+    '**Why:**',
     '',
-    '| | check |',
-    '| --- | --- |',
-    ...decision.checks.map((c) => `| ${c.ok ? '✅' : '❌'} | ${cell(c.message)} |`),
+    ...headline.reasons.map((reason) => `- ${mdText(reason)}`),
+    '',
+    `Against ${mdCode(input.baseline)}: pass rate ${pct(decision.passRates.baseline)} → ${pct(decision.passRates.candidate)} · ${decision.p2f.length} regressed · ${decision.f2p.length} fixed · ${decision.flaky.length} moved within noise`,
   ];
   const flipTable = (title: string, ids: readonly string[]) => {
     if (ids.length === 0) return;
-    lines.push('', `**${title}**`, '', '| case | reason |', '| --- | --- |', ...ids.map((id) => `| \`${id}\` | ${cell(why.get(id) ?? '')} |`));
+    lines.push('', `**${title}**`, '', mdRow(['case', 'reason']), mdRow(['---', '---']), ...ids.map((id) => mdRow([mdCode(id, { table: true }), mdText(why.get(id) ?? '')])));
   };
   flipTable('Regressions (pass → fail)', decision.p2f);
   flipTable('Fixes (fail → pass)', decision.f2p);
-  if (decision.flaky.length > 0) lines.push('', `**Moved within noise** (not counted): ${decision.flaky.map((id) => `\`${id}\``).join(', ')}`);
-  for (const warning of decision.warnings) lines.push('', `> **Warning.** ${warning}`);
+  if (decision.flaky.length > 0) lines.push('', `**Moved within noise** (not counted): ${decision.flaky.map((id) => mdCode(id)).join(', ')}`);
+  lines.push('', '**Checks**', '', mdRow(['', 'check']), mdRow(['---', '---']), ...decision.checks.map((c) => mdRow([c.ok ? '✅' : '❌', mdText(c.message)])));
+  for (const warning of decision.warnings) lines.push('', `> **Warning.** ${mdText(warning)}`);
+  if (decision.power?.text.length) lines.push('', '**What this gate could see**', '', ...decision.power.text.map((line) => `- ${mdText(line)}`));
   if (input.links.report || input.links.artifactPage) {
-    const where = input.links.artifactPage ? `[the report artifact](${input.links.artifactPage})` : 'the report folder';
-    lines.push('', `Full report with traces side by side and the blueprint diff: \`${input.links.report ?? 'report.html'}\` in ${where}.`);
+    const where = input.links.artifactPage ? `[the report artifact](<${input.links.artifactPage.replace(/[<>\s]/g, encodeURIComponent)}>)` : 'the report folder';
+    lines.push('', `Full report, cases side by side with their traces and the blueprint diff: ${mdCode(input.links.report ?? 'report.html')} in ${where}.`);
   }
   if (input.simulated) lines.push('', '> Simulated: the mock engine played the agent; these results say nothing about a real model.');
-  else if (input.mockRoles.length > 0) lines.push('', `Roles on the mock engine: ${input.mockRoles.join(', ')} (the agent's results are real).`);
+  else if (input.mockRoles.length > 0) lines.push('', `Roles on the mock engine: ${mdText(input.mockRoles.join(', '))} (the agent's results are real).`);
   return `${lines.join('\n')}\n`;
 }

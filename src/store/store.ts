@@ -165,6 +165,12 @@ export class Store {
   }
 
   /** A run by its name (imports, calibration) or its id. */
+  /** The newest finished train run (confirmation runs, which hold only moved cases, left out). */
+  newestRun(): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE split = 'train' AND purpose != 'confirm' AND status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT 1`);
+    return row ? toRun(row) : undefined;
+  }
+
   findRun(nameOrId: string): RunSummary | undefined {
     const row = this.sql.get(`SELECT * FROM runs WHERE name = ? OR id = ? ORDER BY name IS NULL LIMIT 1`, nameOrId, nameOrId);
     return row ? toRun(row) : undefined;

@@ -212,7 +212,7 @@ describe('reviewing a release and running in CI', () => {
     expect(result.code).toBe(1);
     const verdict = JSON.parse(result.stdout) as { p2f: string[]; caseReasons: Record<string, string>; reports: string[] };
     const summary = readFileSync(path.join(out, 's.md'), 'utf8');
-    expect(summary).toMatch(/^### ❌ agentdevel gate: `broken-wrappers` rejected/);
+    expect(summary).toMatch(/^### agentdevel gate: ❌ `broken-wrappers` \(`[0-9a-f]{10}`\) rejected\n\n\*\*Why:\*\*\n\n- /);
     for (const id of verdict.p2f) expect(summary).toMatch(new RegExp(`\\| \`${id}\` \\| .*(scorer|critic)`));
     expect(readFileSync(stepSummary, 'utf8')).toContain(summary.trim());
 
@@ -220,14 +220,17 @@ describe('reviewing a release and running in CI', () => {
     expect(XMLValidator.validate(xml)).toBe(true);
     const suite = (new XMLParser({ ignoreAttributes: false }).parse(xml) as { testsuites: { testsuite: { testcase: Array<Record<string, unknown>> } } }).testsuites.testsuite;
     const trainCases = readFileSync(path.join(demo, 'rubrics/orders/train.jsonl'), 'utf8').trim().split('\n').length;
-    expect(suite.testcase).toHaveLength(trainCases);
+    expect(suite.testcase).toHaveLength(trainCases + 1);
+    expect(suite.testcase.at(-1)?.['@_name']).toBe('gate');
     const failed = suite.testcase.filter((t) => t.failure !== undefined).map((t) => t['@_name']);
     for (const id of verdict.p2f) expect(failed).toContain(id);
     expect(suite.testcase.some((t) => t.error !== undefined)).toBe(false);
 
     expect(verdict.reports.map((f) => path.basename(f)).sort()).toEqual(['cases.json', 'decision.json', 'flips.json', 'intent.json', 'report.html', 'report.md']);
-    const report = readFileSync(path.join(out, 'report', 'report.md'), 'utf8');
-    expect(report).toMatch(/```diff\ndiff --git a\/blueprints\/support-agent\/tools\/get_order\.ts/);
+    // One folder per candidate and commit under --report-dir.
+    expect(path.relative(path.join(out, 'report'), path.dirname(verdict.reports[0] ?? ''))).toMatch(/^broken-wrappers-[0-9a-f]{10}$/);
+    const report = readFileSync(path.join(path.dirname(verdict.reports[0] ?? ''), 'report.md'), 'utf8');
+    expect(report).toMatch(/```+diff\ndiff --git a\/blueprints\/support-agent\/tools\/get_order\.ts/);
     expect(report).toMatch(/\| why it fails now \|/);
   });
 

@@ -79,4 +79,53 @@ describe('the HTML flip report', () => {
     await page.screenshot({ path: path.join(artifacts, 'line-index.png') });
     expect(requests.every((url) => url.startsWith('file://'))).toBe(true);
   });
+
+  it('leads a rejected gate with its regression: case id and expected against actual on the first screen at 1280 and 390 px, nothing spilling past its card', async () => {
+    const written = cli(['report', 'iter-001', '--json', '-C', dir]);
+    expect(written.code, written.stderr).toBe(0);
+    const { report } = JSON.parse(written.stdout) as { report: string };
+    const decision = JSON.parse(git(dir, 'show', 'refs/agentdevel/rc/support-agent/iter-001:releases/support-agent/rejected/iter-001/decision.json')) as { gate: { p2f: string[] } };
+    const regression = decision.gate.p2f[0] as string;
+    expect(regression).toBeDefined();
+    mkdirSync(artifacts, { recursive: true });
+    for (const [width, height] of [
+      [1280, 800],
+      [390, 844],
+    ] as const) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width, height });
+      await page.goto(`file://${report}`);
+      // The first screen: the regression named in the headline, with what was expected and what came instead.
+      const reason = page.locator('#decision li', { hasText: `regression ${regression}` }).first();
+      const box = await reason.boundingBox();
+      expect(box, `at ${width} px`).not.toBeNull();
+      expect((box?.y ?? height) + (box?.height ?? 0), `at ${width} px`).toBeLessThanOrEqual(height);
+      await expect(reason.textContent()).resolves.toMatch(/expected .* got /);
+      // Its card comes before any fix's card.
+      const kinds = await page.locator('section.case').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-kind')));
+      expect(kinds.indexOf('regression')).toBe(0);
+      // No element reaches past its card, and no card past the page.
+      // Runs in the page (the test's own types know no DOM, so it is passed as source).
+      const spills = (await page.evaluate(`(() => {
+        const found = [];
+        const pageWidth = document.documentElement.clientWidth;
+        for (const card of document.querySelectorAll('section.case, section.headline, .side, table.summary, table.checks')) {
+          const outer = card.getBoundingClientRect();
+          if (outer.right > pageWidth + 1) found.push(card.className + ' ends at ' + outer.right + ' > ' + pageWidth);
+          for (const el of card.querySelectorAll('*')) {
+            const r = el.getBoundingClientRect();
+            if (r.width === 0 && r.height === 0) continue;
+            // Inside a scrolling box (a long <pre>) the box itself is what must fit.
+            const scroller = el.parentElement && el.parentElement.closest('pre, details:not([open])');
+            if (scroller && card.contains(scroller)) continue;
+            if (r.right > outer.right + 1 || r.left < outer.left - 1) found.push(el.tagName + '.' + el.className + ' in ' + card.className + ': ' + Math.round(r.left) + '..' + Math.round(r.right) + ' outside ' + Math.round(outer.left) + '..' + Math.round(outer.right));
+          }
+        }
+        return found;
+      })()`)) as string[];
+      expect(spills, `at ${width} px`).toEqual([]);
+      await page.screenshot({ path: path.join(artifacts, `rejected-report-${width}px.png`) });
+      await page.close();
+    }
+  });
 });

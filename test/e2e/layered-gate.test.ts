@@ -7,7 +7,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openWorkspace } from '../../src/pipeline/workspace.ts';
 import { prepareApproval } from '../../src/pipeline/approval.ts';
-import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
+import { XMLParser } from 'fast-xml-parser';
+import MarkdownIt from 'markdown-it';
+import { cli, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
 
 function setGate(dir: string, gate: Record<string, unknown>, message: string): void {
   const file = path.join(dir, 'agentdevel.config.json');
@@ -34,17 +36,43 @@ describe('the checks layer', () => {
     git(dir, 'commit', '-qam', 'get_order fails for one order');
     git(dir, 'checkout', '-q', 'main');
 
-    const result = cli(['gate', '--candidate', 'breaks-must-pass', '--json', '-C', dir]);
+    const out = tempDir('veto-');
+    const result = cli(['gate', '--candidate', 'breaks-must-pass', '--summary', path.join(out, 'summary.md'), '--junit', path.join(out, 'junit.xml'), '-C', dir]);
     expect(result.code).toBe(1);
-    const json = JSON.parse(result.stdout) as { decision: string; p2f: string[]; reasons: string[]; layers: Array<{ layer: string; verdict: string }> };
-    expect(json.decision).toBe('reject');
-    expect(json.p2f).toEqual(['train-025']);
-    expect(json.layers.map((l) => [l.layer, l.verdict])).toEqual([
+    // The veto's reason, naming the case and what failed in it, in all four outputs.
+    const reason = /checks layer: 1 must-pass case failed in the candidate: train-025 \([^)]*scorer[^)]*expected/;
+    // 1. The CLI: the decision, then why, before anything else.
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe('breaks-must-pass: rejected');
+    expect(lines[1]).toMatch(/^ {2}why: /);
+    expect(lines[1]).toMatch(reason);
+    // 2. The summary (markdown: its punctuation is escaped, so compare the rendered text).
+    const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
+    const summaryText = new MarkdownIt({ html: true }).render(summary).replace(/<[^>]+>/g, '').replace(/\u2060/g, '');
+    expect(summaryText).toMatch(reason);
+    expect(summary.indexOf('train-025')).toBeLessThan(summary.indexOf('**Checks**'));
+    // 3. The HTML report: the headline opens the page.
+    const reportFile = /^ {2}report: (.+)$/m.exec(result.stdout)?.[1] ?? '';
+    const html = readFileSync(reportFile, 'utf8');
+    const headline = /<section class="headline failed" id="decision">(.*?)<\/section>/s.exec(html)?.[1] ?? '';
+    expect(headline.replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&gt;/g, '>').replace(/&lt;/g, '<').replace(/&amp;/g, '&')).toMatch(reason);
+    // 4. JUnit: the must-pass case is the failure, and the reason is a suite property.
+    const xml = readFileSync(path.join(out, 'junit.xml'), 'utf8');
+    const suite = (new XMLParser({ ignoreAttributes: false }).parse(xml) as { testsuites: { testsuite: { testcase: Array<Record<string, unknown>>; properties: { property: Array<Record<string, string>> } } } }).testsuites.testsuite;
+    const failure = suite.testcase.find((t) => t['@_name'] === 'train-025')?.failure as Record<string, string>;
+    expect(failure['@_type']).toBe('veto');
+    expect(failure['@_message']).toMatch(/^checks layer: must-pass case failed: .*scorer/);
+    expect(suite.properties.property.find((p) => p['@_name'] === 'agentdevel.reason.1')?.['@_value']).toMatch(reason);
+
+    const json = JSON.parse(readFileSync(path.join(path.dirname(reportFile), 'decision.json'), 'utf8')) as { gate: { verdict: string; p2f: string[]; reasons: string[]; layers: Array<{ layer: string; verdict: string }> } };
+    expect(json.gate.verdict).toBe('reject');
+    expect(json.gate.p2f).toEqual(['train-025']);
+    expect(json.gate.layers.map((l) => [l.layer, l.verdict])).toEqual([
       ['checks', 'veto'],
       ['flips', 'accept'],
       ['requirements', 'not_run'],
     ]);
-    expect(json.reasons[0]).toBe('checks layer: 1 must-pass case failed in the candidate: train-025');
+    expect(json.gate.reasons[0]).toMatch(reason);
   }, 180_000);
 });
 
@@ -83,6 +111,19 @@ describe('the approval layer', () => {
     expect(git(dir, 'show', 'support-agent/v1:releases/support-agent/v1/report.md')).toMatch(/\| Decision \| \*\*promoted\*\* as `support-agent\/v1`, approved by Reviewer/);
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(log(dir).map((e) => e.decision)).toEqual(['rejected', 'promoted']);
+    // The approved release's committed report no longer waits, and `report` rebuilds it; the index lists it with its approver.
+    expect(git(dir, 'show', 'support-agent/v1:releases/support-agent/v1/report.html')).not.toMatch(/awaiting approval/);
+    expect(git(dir, 'show', 'support-agent/v1:releases/support-agent/index.html')).toMatch(/<code>support-agent\/v1<\/code>/);
+    for (const target of [[], ['support-agent/v1']]) {
+      const rebuilt = cli(['report', ...target, '--json', '-C', dir]);
+      expect(rebuilt.code, rebuilt.stderr).toBe(0);
+      const written = JSON.parse(rebuilt.stdout) as { report: string; index: string; outcome: string };
+      expect(written.outcome).toBe('promoted');
+      expect(readFileSync(written.report, 'utf8')).toMatch(/approval layer: approved by Reviewer &lt;reviewer@example.com&gt;/);
+      const index = readFileSync(written.index, 'utf8');
+      expect(index).toMatch(/<td><a href="v1\/report.html"><code>support-agent\/v1<\/code><\/a><\/td><td>2026-11-22<\/td>/);
+      expect(index).toMatch(/<td>Reviewer &lt;reviewer@example.com&gt;<\/td>/);
+    }
 
     // The next accepted RC waits too; this one is declined, recorded in git, and the line stays.
     expect(cli(['iterate', '--max-iterations', '1', '-C', dir]).code).toBe(0);

@@ -88,7 +88,7 @@ describe('tau-bench results and the stochastic gate', () => {
     // Recorded runs cannot be re-run: with 4 trials a side no single case reaches the corrected
     // level (1/70 > 0.025/14), so no case is named; the gate, which can confirm, names them.
     expect(json.significant.regressions).toEqual([]);
-    expect(json.reasons.join(' ')).toMatch(/worse than the baseline overall\? in 10 of the moved cases that differ, 10 dropped/);
+    expect(json.reasons.join(' ')).toMatch(/worse than the baseline overall: in 10 of the moved cases that differ, 10 dropped/);
     // Where nothing can be re-run, the likely regressions are listed, with what a confirmation would take.
     expect(json.power.likely.regressions.slice(0, 10).map((r: { caseId: string }) => r.caseId).sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
   });

@@ -21,6 +21,9 @@ describe('the README workflows', () => {
     expect(workflows[1]).toMatch(/schedule/);
     expect(workflows[1]).toMatch(/command: iterate/);
     for (const workflow of workflows) expect(workflow).toMatch(/fetch-depth: 0/);
+    // The gate runs on changes to everything it judges, and may write the PR comment.
+    expect(workflows[0]).toMatch(/paths: \['blueprints\/\*\*', 'rubrics\/\*\*', 'agentdevel\.config\.json'\]/);
+    expect(workflows[0]).toMatch(/pull-requests: write/);
   });
 
   it('pass actionlint (which does flag a broken workflow)', async () => {
@@ -88,5 +91,9 @@ describe('action.yml', () => {
     expect(script).toMatch(/--summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md" --junit "\$AGENTDEVEL_REPORT_DIR\/junit\.xml"/);
     expect(script).toMatch(/iterate \$AGENTDEVEL_ARGS && node "\$bin" sync --push-only/);
     expect(script).toMatch(/sync --fetch-only/);
+    // On a pull request the summary becomes one sticky comment.
+    expect(script).toMatch(/comment --pr "\$AGENTDEVEL_PR" --summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md"/);
+    const comment = action.runs.steps.find((s) => s.run?.includes(' comment --pr'));
+    expect(comment?.env?.GITHUB_TOKEN).toBe('${{ inputs.github-token }}');
   });
 });

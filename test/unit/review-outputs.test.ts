@@ -2,7 +2,11 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { failingCases, recordReason } from '../../src/report/case-reasons.ts';
-import { renderJunit } from '../../src/report/junit.ts';
+import type { GateDecision } from '../../src/domain/decision.ts';
+import { summarizeCases } from '../../src/domain/case-summary.ts';
+import { decisionHeadline } from '../../src/report/headline.ts';
+import { renderJunit, type JunitGate } from '../../src/report/junit.ts';
+import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
 import { agentErrorAlarm, agentErrorTally } from '../../src/stages/run/agent-errors.ts';
 
 const record = (caseId: string, trial: number, pass: boolean | null, extra: Partial<CaseRecord> = {}): CaseRecord => ({
@@ -33,23 +37,73 @@ describe('case reasons', () => {
   });
 });
 
+type Suite = Record<string, unknown> & { testcase: Array<Record<string, unknown>>; properties?: { property: Array<Record<string, string>> } };
+const parseSuite = (xml: string): Suite => {
+  expect(XMLValidator.validate(xml)).toBe(true);
+  return (new XMLParser({ ignoreAttributes: false }).parse(xml) as { testsuites: { testsuite: Suite } }).testsuites.testsuite;
+};
+
+/** A gate decision on the runs below: `reg` regressed (confirmed), `noisy` moved within noise. */
+function gateOn(verdict: 'accept' | 'reject'): JunitGate {
+  const base = [record('reg', 0, true), record('old1', 0, false), record('old2', 0, false), record('noisy', 0, true), record('ok', 0, true), record('infra', 0, true)];
+  const policy: ComparePolicy = { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3 };
+  const flips = compareRuns({ baseline: summarizeCases(base), candidate: summarizeCases(base), policy, noise: { variedCases: 0 }, intent: null }).decision;
+  const decision: GateDecision = { ...flips, verdict, p2f: ['reg'], flaky: ['noisy'] };
+  const headline = decisionHeadline({ outcome: verdict === 'accept' ? 'accepted' : 'rejected', release: null, iteration: 3, candidate: { ref: 'feature' }, gate: decision }, null);
+  const baselineCases = new Map([
+    ['reg', { passes: 3, graded: 3 }],
+    ['old1', { passes: 0, graded: 3 }],
+    ['old2', { passes: 1, graded: 3 }],
+    ['noisy', { passes: 2, graded: 3 }],
+    ['ok', { passes: 3, graded: 3 }],
+    ['infra', { passes: 3, graded: 3 }],
+  ]);
+  return { candidate: 'feature', decision, headline, baselineCases, simulated: false };
+}
+
 describe('JUnit', () => {
-  it('has one testcase per case: a fail is a failure, an infrastructure error an error, never a failure', () => {
-    const xml = renderJunit({
-      suite: 'agentdevel.bp',
-      records: [record('pass-1', 0, true), record('fail-1', 0, false), record('infra-1', 0, null), record('x<&"y', 0, true)],
-      notes: new Map([['fail-1', 'regression (pass → fail, confirmed)']]),
-    });
-    expect(XMLValidator.validate(xml)).toBe(true);
-    const suite = (new XMLParser({ ignoreAttributes: false }).parse(xml) as { testsuites: { testsuite: Record<string, unknown> & { testcase: Array<Record<string, unknown>> } } }).testsuites.testsuite;
-    expect(suite['@_tests']).toBe('4');
-    expect(suite['@_failures']).toBe('1');
-    expect(suite['@_errors']).toBe('1');
+  const candidate = [
+    record('reg', 0, false),
+    record('reg', 1, false),
+    record('old1', 0, false),
+    record('old2', 0, false),
+    record('old2', 1, true),
+    record('noisy', 0, false),
+    record('noisy', 1, true),
+    record('ok', 0, true),
+    record('infra', 0, null),
+  ];
+
+  it('without a gate: a fail is a failure, an infrastructure error an error, never a failure', () => {
+    const suite = parseSuite(renderJunit({ suite: 'agentdevel.bp', records: [record('pass-1', 0, true), record('fail-1', 0, false), record('infra-1', 0, null), record('x<&"y', 0, true)] }));
+    expect([suite['@_tests'], suite['@_failures'], suite['@_errors']]).toEqual(['4', '1', '1']);
     const byName = new Map(suite.testcase.map((t) => [t['@_name'], t]));
-    expect((byName.get('fail-1')?.failure as Record<string, string>)['@_message']).toBe('regression (pass → fail, confirmed): numeric scorer: expected 42 at answer, got 41 · critic: wrong_answer');
+    expect((byName.get('fail-1')?.failure as Record<string, string>)['@_message']).toBe('numeric scorer: expected 42 at answer, got 41 · critic: wrong_answer');
     expect(byName.get('infra-1')?.error).toBeDefined();
     expect(byName.get('infra-1')?.failure).toBeUndefined();
     expect(byName.has('x<&"y')).toBe(true);
+  });
+
+  it('after a rejecting gate: 1 confirmed regression is the one failure; already failing and noisy cases are skipped; infrastructure is an error', () => {
+    const suite = parseSuite(renderJunit({ suite: 'agentdevel.bp', records: candidate, gate: gateOn('reject') }));
+    expect([suite['@_failures'], suite['@_errors'], suite['@_skipped']]).toEqual(['1', '1', '3']);
+    const byName = new Map(suite.testcase.map((t) => [t['@_name'], t]));
+    expect((byName.get('reg')?.failure as Record<string, string>)['@_type']).toBe('regression');
+    expect((byName.get('old1')?.skipped as Record<string, string>)['@_message']).toMatch(/^already failing before this change \(baseline 0\/3\)/);
+    expect((byName.get('old2')?.skipped as Record<string, string>)['@_type']).toBe('already_failing');
+    expect((byName.get('noisy')?.skipped as Record<string, string>)['@_message']).toMatch(/^moved within noise/);
+    expect(byName.get('infra')?.error).toBeDefined();
+    // The regression explains the rejection: the gate's own testcase passes; its verdict is in the properties.
+    expect(byName.get('gate')?.failure).toBeUndefined();
+    const props = new Map(suite.properties?.property.map((p) => [p['@_name'], p['@_value']]));
+    expect(props.get('agentdevel.verdict')).toBe('reject');
+    expect(props.get('agentdevel.reason.1')).toMatch(/^flips layer: regression reg/);
+  });
+
+  it('after an accepting gate: no failure and no error, so a passing gate is never a red check', () => {
+    const suite = parseSuite(renderJunit({ suite: 'agentdevel.bp', records: candidate, gate: gateOn('accept') }));
+    expect([suite['@_failures'], suite['@_errors']]).toEqual(['0', '0']);
+    expect(suite.testcase.some((t) => t.failure !== undefined || t.error !== undefined)).toBe(false);
   });
 });
 

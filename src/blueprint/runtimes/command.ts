@@ -3,6 +3,7 @@ import { traceEventProblem, traceEventSchema } from '../../domain/trace.ts';
 import { childEnvironment } from '../../process/environment.ts';
 import { InfraError } from '../../domain/model-port.ts';
 import { SpawnerLost, startLineRunner } from '../../process/spawner.ts';
+import { stderrCause, stderrTail } from '../../process/stderr-tail.ts';
 import type { LoadedBlueprint } from '../load.ts';
 import type { CommandManifest } from '../manifest.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from './runtime.ts';
@@ -68,8 +69,12 @@ export function startCommand(options: CommandOptions): Runtime {
     if (outcome.spawnError) sink.emit({ type: 'error', kind: 'agent', message: `could not start ${command}: ${outcome.spawnError}` });
     else if (outcome.timedOut) sink.emit({ type: 'error', kind: 'agent', message: `timed out after ${options.manifest.timeoutMs} ms` });
     else if (outcome.exitCode !== 0) {
-      const tail = outcome.stderr.trim().split('\n').at(-1) ?? '';
-      sink.emit({ type: 'error', kind: 'agent', message: `exited with ${outcome.signal ?? `code ${outcome.exitCode}`}${tail ? `: ${tail.slice(0, 200)}` : ''}` });
+      // The cause in one line (the error and its file:line), then a bounded tail of stderr:
+      // both go to the trace, which the recorder redacts.
+      const cause = stderrCause(outcome.stderr);
+      sink.emit({ type: 'error', kind: 'agent', message: `exited with ${outcome.signal ?? `code ${outcome.exitCode}`}${cause ? `: ${cause}` : ''}` });
+      const tail = stderrTail(outcome.stderr);
+      if (tail) sink.emit({ type: 'error', kind: 'agent', message: `stderr (last lines):\n${tail}` });
     }
     return { output, observation: null };
   }

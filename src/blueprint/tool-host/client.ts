@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ToolSpec } from '../../domain/model-port.ts';
-import { brokenLimit, lastLines, sandboxInvocation } from '../../process/sandbox.ts';
+import { brokenLimit, sandboxInvocation } from '../../process/sandbox.ts';
+import { stderrCause } from '../../process/stderr-tail.ts';
 import { startIpcProcess, type IpcProcess, type ProcessOutcome } from '../../process/runner.ts';
 
 const hostEntry = fileURLToPath(new URL('./host-entry.mjs', import.meta.url));
@@ -58,7 +59,9 @@ interface Pending {
 function endOf(outcome: ProcessOutcome, limits: { callTimeoutMs: number; memoryMb: number }): string {
   const broken = brokenLimit(outcome, { timeoutMs: limits.callTimeoutMs, memoryMb: limits.memoryMb });
   if (broken) return `the tool host ${/^(killed|stopped)/.test(broken) ? 'was ' : ''}${broken}`;
-  const tail = outcome.stderr.trim() === '' ? '' : `: ${lastLines(outcome.stderr)}`;
+  // Its error's first line and where (file:line), so a crash keeps its cause.
+  const cause = stderrCause(outcome.stderr);
+  const tail = cause === null ? '' : `: ${cause}`;
   return `the tool host exited (${outcome.signal ?? `code ${outcome.exitCode}`})${tail}`;
 }
 

@@ -4,6 +4,7 @@ import { gateCandidate, type GateOutcome } from '../../pipeline/gate-candidate.t
 import { flipReasons } from '../../report/case-reasons.ts';
 import { renderJunit } from '../../report/junit.ts';
 import { renderPrSummary } from '../../report/pr-summary.ts';
+import { decisionHeadline, type DecisionHeadline } from '../../report/headline.ts';
 import { artifactPage, writeJunit, writeSummary, type CiOptions } from '../ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 import { simulationNote } from './notes.ts';
@@ -25,14 +26,21 @@ function shownPath(cwd: string, file: string): string {
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
-/** What the gate says of each case it names, for JUnit. */
-function caseNotes(result: GateOutcome): Map<string, string> {
-  const { decision } = result;
-  const notes = new Map<string, string>();
-  for (const id of decision.p2f) notes.set(id, 'regression (pass → fail, confirmed)');
-  for (const id of decision.f2p) notes.set(id, 'fixed (fail → pass)');
-  for (const id of decision.flaky) notes.set(id, 'moved within noise');
-  return notes;
+/** The headline of a gate's outcome: the decision and the reasons that caused it (the same words in every output). */
+export function gateHeadline(result: GateOutcome): DecisionHeadline {
+  return decisionHeadline(
+    { outcome: result.outcome, release: result.tag, iteration: result.evidence.iteration, candidate: { ref: result.candidate }, gate: result.decision },
+    result.evidence.cases,
+  );
+}
+
+/**
+ * What was gated, as a reviewer knows it: the branch, not `HEAD`. On a pull request GitHub names
+ * the branch in GITHUB_HEAD_REF; elsewhere `HEAD` is the checked-out branch when there is one.
+ */
+async function candidateLabel(io: Io, repo: { currentBranch(): Promise<string | null> }, ref: string): Promise<string> {
+  if (ref !== 'HEAD' && ref !== '@') return ref;
+  return io.env.GITHUB_HEAD_REF || (await repo.currentBranch()) || ref;
 }
 
 export async function gateCommand(io: Io, options: GateOptions): Promise<number> {
@@ -54,14 +62,15 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       allowBehind: options.allowBehind === true,
     });
     const { decision } = result;
+    const headline = gateHeadline(result);
     const reportHtml = result.reportFiles.find((f) => f.endsWith('report.html')) ?? null;
     const summaryFiles = await writeSummary(
       io,
       options,
       renderPrSummary({
-        candidate: result.candidate,
-        outcome: result.outcome,
-        release: result.tag,
+        candidate: { label: await candidateLabel(io, command.workspace.repo, result.candidate), commit: result.commit },
+        baseline: result.evidence.baseline.label,
+        headline,
         decision,
         cases: result.evidence.cases,
         simulated: result.simulated,
@@ -71,7 +80,13 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
     );
     const { candidateRunId } = result;
     const records = () => (candidateRunId ? command.workspace.store.eachRecord(candidateRunId) : []);
-    const junit = await writeJunit(io, options, () => renderJunit({ suite: `agentdevel.${command.workspace.config.blueprint}`, records: records(), notes: caseNotes(result) }));
+    const junit = await writeJunit(io, options, () =>
+      renderJunit({
+        suite: `agentdevel.${command.workspace.config.blueprint}`,
+        records: records(),
+        gate: { candidate: result.candidate, decision, headline, baselineCases: result.evidence.baselineCases, simulated: result.simulated },
+      }),
+    );
     if (command.output.json) {
       command.output.result({
         candidate: result.candidate,
@@ -79,6 +94,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         decision: decision.verdict,
         outcome: result.outcome,
         tag: result.tag,
+        headline: { outcome: headline.outcome, reasons: headline.reasons },
         p2f: decision.p2f,
         f2p: decision.f2p,
         flaky: decision.flaky,
@@ -105,7 +121,9 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       });
     } else {
       const reasons = flipReasons(result.evidence.cases);
-      command.output.line(`${result.candidate}: ${result.outcome}${result.tag ? ` as ${result.tag}` : ''}`);
+      // The decision and its reasons first, in the words of every other output.
+      command.output.line(`${result.candidate}: ${headline.outcome}`);
+      for (const reason of headline.reasons) command.output.line(`  ${headline.failed ? 'why' : 'ok '}: ${reason}`);
       command.output.line(`  layers: ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
       const flips = (title: string, ids: readonly string[]) => {

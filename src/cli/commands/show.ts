@@ -1,3 +1,4 @@
+import type { RunPurpose } from '../../store/store.ts';
 import { visibleCase } from '../../blueprint/runtimes/runtime.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { checkReason, type CaseRecord } from '../../domain/record.ts';
@@ -74,7 +75,7 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
       });
       return 0;
     }
-    output.line(`${caseId} in ${run.id} (${run.purpose} run of ${run.commit.slice(0, 10)}, ${run.startedAt})${run.simulated ? ' — simulated: the mock engine played the agent' : ''}`);
+    output.line(`${caseId} in ${run.id} (${runWords(run.purpose)} of ${commitWords(run.commit)}, ${run.startedAt})${run.simulated ? ' — simulated: the mock engine played the agent' : ''}`);
     output.line('input:');
     output.line(indented(testCase ? visibleCase(testCase) : '(not in the train split any more)'));
     output.line('expected:');
@@ -99,4 +100,21 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
   } finally {
     await command.close();
   }
+}
+
+const PURPOSE_WORDS: Record<RunPurpose, string> = {
+  run: 'a run',
+  baseline: "the baseline's run",
+  candidate: "a candidate's run",
+  test: 'a test-split evaluation',
+  confirm: 'a confirmation run',
+};
+const runWords = (purpose: RunPurpose): string => PURPOSE_WORDS[purpose] ?? `a ${purpose} run`;
+
+/** A run's commit in words: "1a2b3c4d5e", "1a2b3c4d5e with uncommitted edits", or "uncommitted files (no commit yet)". */
+function commitWords(commit: string): string {
+  const [sha, dirty] = commit.split('+');
+  const known = sha && /^[0-9a-f]{7,}$/.test(sha);
+  if (!known) return dirty ? 'uncommitted files (no commit yet)' : commit;
+  return `${sha.slice(0, 10)}${dirty ? ' with uncommitted edits' : ''}`;
 }

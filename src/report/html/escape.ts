@@ -1,8 +1,7 @@
-/** HTML-escapes text for element content and quoted attribute values. */
-export function esc(value: unknown): string {
-  const text = typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value, null, 2);
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+import { html } from '../escape/html.ts';
+
+/** HTML-escapes text for element content and quoted attribute values (the one HTML escaper, escape/html.ts). */
+export const esc = (value: unknown): string => html(value);
 
 /** A value as pretty JSON (strings stay as they are) inside <pre>. */
 export function pre(value: unknown, className = 'value'): string {
@@ -38,9 +37,12 @@ code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}pre{backgroun
 .sim{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;margin:8px 0}.warn{background:#fff1e5;border-left:4px solid #bc4c00;padding:6px 10px;margin:6px 0}
 .ok{color:#1a7f37}.fail{color:#cf222e}
 .sides{display:grid;grid-template-columns:1fr 1fr;gap:12px}.side{border:1px solid #d0d7de;border-radius:6px;padding:8px;min-width:0}.side h4{margin:0 0 6px;font-size:14px}
-.case{border:1px solid #d0d7de;border-radius:8px;padding:8px 12px;margin:12px 0}.case.regression{border-left:5px solid #cf222e}.case.fix{border-left:5px solid #1a7f37}.case.flaky{border-left:5px solid #9a6700}
+.case{border:1px solid #d0d7de;border-radius:8px;padding:8px 12px;margin:12px 0;overflow-wrap:anywhere;min-width:0}.case.regression{border-left:5px solid #cf222e}.case.fix{border-left:5px solid #1a7f37}.case.flaky{border-left:5px solid #9a6700}
 ol.trace{padding-left:22px;margin:4px 0}ol.trace li{margin:2px 0}.ev{font-weight:600}.ev-error{color:#cf222e}.ev-final{color:#0550ae}
 .diff .add{background:#dafbe1;display:block}.diff .del{background:#ffebe9;display:block}.diff .hunk{color:#8250df;display:block}.diff .file{font-weight:700;display:block}
-table.checks{width:100%;table-layout:fixed}table.checks th:nth-child(4),table.checks th:nth-child(5){width:32%}table.checks pre{max-height:180px}
+table.checks{width:100%;table-layout:fixed}table.checks th{overflow-wrap:anywhere;font-size:12px}table.checks th:nth-child(1),table.checks th:nth-child(2),table.checks th:nth-child(3){width:14%}table.checks td{overflow-wrap:anywhere;min-width:0}table.checks pre{max-height:180px}
+.headline{border:2px solid #d0d7de;border-radius:8px;padding:8px 14px;margin:8px 0}.headline.failed{border-color:#cf222e}.headline ul{margin:4px 0;padding-left:20px}.headline li{overflow-wrap:anywhere}
+ul.flips li{overflow-wrap:anywhere}table{max-width:100%}table.summary,table.evidence{display:block;overflow-x:auto}
+@media (max-width:700px){body{padding:8px}.sides{grid-template-columns:1fr}table.checks,table.checks tbody,table.checks tr,table.checks td{display:block;width:auto}table.checks tr:first-child{display:none}table.checks td{border:0;border-bottom:1px solid #d0d7de}}
 .muted{color:#57606a}svg text{font:11px system-ui,sans-serif}
 `;

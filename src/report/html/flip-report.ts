@@ -5,6 +5,7 @@ import type { ScorerCheck } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { flipReasons } from '../case-reasons.ts';
 import { aggregateText } from '../gate-text.ts';
+import { decisionHeadline } from '../headline.ts';
 import { esc, page, pct, pre } from './escape.ts';
 
 export interface FlipReportPage {
@@ -68,7 +69,7 @@ function trial(shown: TrialEvidence): string {
 <h5>output</h5>${pre(shown.output, 'output')}
 ${checks}
 ${critic}
-<details open><summary>trace (${shown.trace.length} events)</summary><ol class="trace">${shown.trace.map((e) => `<li>${traceEvent(e)}</li>`).join('')}</ol>${omitted}</details>`;
+<details><summary>trace (${shown.trace.length} events)</summary><ol class="trace">${shown.trace.map((e) => `<li>${traceEvent(e)}</li>`).join('')}</ol>${omitted}</details>`;
 }
 
 function side(label: string, evidence: SideEvidence): string {
@@ -113,11 +114,12 @@ export function renderFlipReportHtml(input: FlipReportPage): string {
   const { document: doc, evidence, diagnosis } = input;
   const gate = doc.gate;
   const reasons = flipReasons(evidence);
+  const headline = decisionHeadline(doc, evidence);
   const mock = doc.mockRoles && doc.mockRoles.length > 0 ? `<tr><th>On the mock engine</th><td>${esc(doc.mockRoles.join(', '))}${doc.simulated ? '' : ' (the agent\'s results are real)'}</td></tr>` : '';
   const simulated = doc.simulated
     ? '<div class="sim"><strong>Simulation.</strong> The agent\'s results come from agentdevel\'s <code>mock</code> engine, a deterministic stand-in for a language model. They show how the release loop behaves; they say nothing about a real model.</div>'
     : '';
-  const worse = `worse than the baseline overall? ${aggregateText(gate.aggregate)}`;
+  const worse = `${gate.aggregate.level !== null && gate.aggregate.pValue <= gate.aggregate.level ? 'worse' : 'not worse'} than the baseline overall: ${aggregateText(gate.aggregate)}`;
   const power = gate.power?.text.length ? `<h3>What this gate could see</h3><ul class="power">${gate.power.text.map((line) => `<li>${esc(line)}</li>`).join('')}</ul>` : '';
   const summary = `<table class="summary">
 <tr><th>Decision</th><td><span class="badge ${esc(doc.outcome)}">${esc(doc.outcome)}</span>${doc.release ? ` as <code>${esc(doc.release)}</code>` : ''}</td></tr>
@@ -134,18 +136,22 @@ ${mock}</table>`;
     ? `<table class="layers"><tr><th>layer</th><th>verdict</th></tr>${gate.layers.map((l) => `<tr><td>${esc(l.layer)}</td><td class="${l.verdict === 'veto' || l.verdict === 'reject' ? 'fail' : 'ok'}">${esc(l.verdict)}</td></tr>`).join('')}</table>`
     : '';
   const warnings = gate.warnings.map((w) => `<div class="warn">${esc(w)}</div>`).join('');
-  const cases = evidence?.cases.length ? evidence.cases.map(caseSection).join('\n') : '<p>No case moved.</p>';
+  // What broke first: regressions, then fixes, then what moved within noise.
+  const order: Record<CaseEvidence['kind'], number> = { regression: 0, fix: 1, flaky: 2 };
+  const cases = evidence?.cases.length ? [...evidence.cases].sort((a, b) => order[a.kind] - order[b.kind]).map(caseSection).join('\n') : '<p>No case moved.</p>';
+  const decision = `<section class="headline${headline.failed ? ' failed' : ''}" id="decision"><p><span class="badge ${esc(doc.outcome)}">${esc(headline.outcome)}</span> <code>${esc(doc.candidate.ref)}</code> (${esc(doc.candidate.commit.slice(0, 10))}) against ${esc(doc.baseline.label)}</p><ul class="reasons">${headline.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></section>`;
   const diagnosisHtml = diagnosis
     ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>`
     : '<p class="muted">No diagnosis (the candidate came from outside the loop).</p>';
   const intent = doc.intent ? `<p>Targets: ${doc.intent.targets.map((t) => `<code>${esc(t)}</code>`).join(', ')}</p><p>${esc(doc.intent.rationale)}</p>` : '<p class="muted">No intent was given.</p>';
   const body = `<header><h1>${esc(input.title)}</h1>${simulated}</header>
+${decision}
+<h2 id="flips">What changed</h2>${flipList('Regressions', gate.p2f, reasons)}${flipList('Fixes', gate.f2p, reasons)}${flipList('Moved within noise', gate.flaky, reasons)}
+<h2 id="cases">Cases, side by side</h2>${cases}
 <h2 id="summary">Summary</h2>${summary}
 <h2 id="checks">Gate checks</h2>${layers}${checks}${warnings}
-<h2 id="procedure">How the gate decided</h2><p>${esc(gate.procedure.text)}</p>${gate.procedure.guarantee ? `<p><strong>Guarantee:</strong> ${esc(gate.procedure.guarantee)}.</p>` : ''}${power}${evidenceTable(gate.tests)}
 <h2 id="intent">Change intent</h2>${intent}
-<h2 id="flips">Flips</h2>${flipList('Fixes', gate.f2p, reasons)}${flipList('Regressions', gate.p2f, reasons)}${flipList('Moved within noise', gate.flaky, reasons)}
-<h2 id="cases">Cases, side by side</h2>${cases}
+<h2 id="procedure">Statistics: how the gate decided</h2><p>${esc(gate.procedure.text)}</p>${gate.procedure.guarantee ? `<p><strong>Guarantee:</strong> ${esc(gate.procedure.guarantee)}.</p>` : ''}${power}${evidenceTable(gate.tests)}
 <h2 id="diff">Blueprint diff</h2>${evidence ? diffHtml(evidence.diff) : '<p class="muted">Not recorded.</p>'}${evidence?.diffTruncated ? '<p class="muted">The diff is cut; see it in git.</p>' : ''}
 <h2 id="diagnosis">Diagnosis</h2>${diagnosisHtml}
 <footer class="muted"><p>Written by agentdevel from ${esc(doc.schema)}${evidence ? ` and ${esc(evidence.schema)}` : ''}.</p></footer>`;

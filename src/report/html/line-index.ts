@@ -12,6 +12,24 @@ export interface ReleasePoint {
   /** Relative link to the release's report.html. */
   readonly href: string;
   readonly simulated: boolean;
+  /** When it was released (its approval, else its commit), ISO 8601; null when not known yet. */
+  readonly date?: string | null;
+  /** The change intent: targets and rationale. */
+  readonly intent?: string | null;
+  /** Who approved it (the approval layer), when a person did. */
+  readonly approvedBy?: string | null;
+  /** How many case-trials the pass rate rests on (for its interval). */
+  readonly caseTrials?: number | null;
+  /** Its sealed test-split evaluation, when one was run. */
+  readonly testSplit?: { readonly passRate: number; readonly passed: number | null; readonly graded: number | null } | null;
+}
+
+/** A 95% Wilson score interval for a share of n trials. */
+export function wilson(share: number, n: number): readonly [number, number] {
+  const z = 1.959964;
+  const centre = (share + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z * Math.sqrt((share * (1 - share)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }
 
 export interface LineIndexPage {
@@ -52,16 +70,17 @@ export function releaseChart(index: LineIndexPage): string {
 /** The line's index: every release with its flips and a link to its report, and the chart. */
 export function renderLineIndexHtml(index: LineIndexPage): string {
   const rows = index.releases
-    .map(
-      (r) =>
-        `<tr><td><a href="${esc(r.href)}"><code>${esc(r.release)}</code></a></td><td>${r.iteration}</td><td>${pct(r.passRate)}</td><td>${Object.entries(r.passHat)
-          .map(([k, v]) => `pass^${esc(k)} ${pct(v)}`)
-          .join(', ')}</td><td>${r.f2p}</td><td>${r.p2f}</td><td>${r.simulated ? 'simulated (mock agent)' : ''}</td></tr>`,
-    )
+    .map((r) => {
+      const interval = r.caseTrials ? wilson(r.passRate, r.caseTrials) : null;
+      const rate = `${pct(r.passRate)}${interval ? ` <span class="muted">[${pct(interval[0])}, ${pct(interval[1])}]</span>` : ''}`;
+      const hat = Object.entries(r.passHat).map(([k, v]) => `pass^${esc(k)} ${pct(v)}`).join(', ');
+      const test = r.testSplit ? `${pct(r.testSplit.passRate)}${r.testSplit.graded ? ` (${r.testSplit.passed}/${r.testSplit.graded})` : ''}` : '<span class="muted">not evaluated</span>';
+      return `<tr><td><a href="${esc(r.href)}"><code>${esc(r.release)}</code></a></td><td>${r.date ? esc(r.date.slice(0, 10)) : '—'}</td><td>${r.iteration}</td><td>${esc(r.intent ?? '—')}</td><td>${esc(r.approvedBy ?? '—')}</td><td>${rate}</td><td>${hat}</td><td>${r.f2p}</td><td>${r.p2f}</td><td>${test}</td><td>${r.simulated ? 'simulated (mock agent)' : 'real'}</td><td><a href="${esc(r.href)}">report</a></td></tr>`;
+    })
     .join('');
   const body = `<h1>${esc(index.blueprint)}: releases</h1>
 ${releaseChart(index)}
-<table class="releases"><tr><th>release</th><th>iteration</th><th>pass rate</th><th>pass^k</th><th>fixes</th><th>regressions</th><th></th></tr>${rows}</table>
-<p class="muted">Rejected release candidates are kept on refs/agentdevel/rc/${esc(index.blueprint)}/iter-NNN: <code>agentdevel log</code> lists them and <code>agentdevel report iter-NNN</code> writes their report.</p>`;
+<table class="releases"><tr><th>release</th><th>date</th><th>iteration</th><th>intent</th><th>approved by</th><th>pass rate [95% interval]</th><th>pass^k</th><th>fixes</th><th>regressions</th><th>test split</th><th>agent</th><th>report</th></tr>${rows}</table>
+<p class="muted">Pass-rate intervals are 95% Wilson intervals over the release run's case-trials. Rejected release candidates are kept on refs/agentdevel/rc/${esc(index.blueprint)}/iter-NNN: <code>agentdevel log</code> lists them and <code>agentdevel report iter-NNN</code> writes their report.</p>`;
   return page(`${index.blueprint}: releases`, body);
 }

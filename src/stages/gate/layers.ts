@@ -2,8 +2,8 @@
 // override them; the statistical gate on flips decides; a requirements critic may only veto;
 // a person may hold the release for approval. Pure: the layers' findings in, one decision out.
 import type { FlipsDecision, GateCheck, GateDecision, GateVerdict, LayerVerdict } from '../../domain/decision.ts';
-import type { CaseRecord } from '../../domain/record.ts';
-import { listed, pct, plural } from './gate.ts';
+import { trialReason, type CaseRecord } from '../../domain/record.ts';
+import { pct, plural } from './gate.ts';
 
 /** A decision with the statistical layer alone (compare, calibrate, or a gate with no other layer). */
 export function flipsOnly(flips: FlipsDecision): GateDecision {
@@ -37,14 +37,21 @@ export function checksLayer(findings: ChecksFindings): LayerVerdict {
   const checks: GateCheck[] = [];
   if (findings.mustPass) {
     const watched = new Set(findings.mustPass.cases);
-    const failed = [...new Set(findings.mustPass.candidate.filter((r) => watched.has(r.caseId) && r.pass === false).map((r) => r.caseId))].sort();
+    // Each failed case with the reason of its first failing trial: expected against actual.
+    const firstFailure = new Map<string, CaseRecord>();
+    for (const record of [...findings.mustPass.candidate].sort((a, b) => a.trial - b.trial)) {
+      if (watched.has(record.caseId) && record.pass === false && !firstFailure.has(record.caseId)) firstFailure.set(record.caseId, record);
+    }
+    const failed = [...firstFailure.keys()].sort();
+    const shown = failed.slice(0, 10).map((id) => `${id} (${trialReason(firstFailure.get(id) as CaseRecord)})`);
     checks.push({
       name: 'must_pass',
       ok: failed.length === 0,
       message:
         failed.length === 0
           ? `all ${plural(watched.size, 'must-pass case')} passed every trial`
-          : `${plural(failed.length, 'must-pass case')} failed in the candidate${listed(failed)}`,
+          : `${plural(failed.length, 'must-pass case')} failed in the candidate: ${shown.join('; ')}${failed.length > 10 ? '; …' : ''}`,
+      ...(failed.length > 0 ? { cases: failed } : {}),
     });
   }
   for (const check of findings.blueprintChecks) {

@@ -231,7 +231,8 @@ export function decideStatistical(input: {
     {
       name: 'paired_test',
       ok: !meets(pValue, aggregateLevel),
-      message: `worse than the baseline overall? in ${worse + better} of the ${pairs} that differ, ${worse} dropped: one-sided sign test p = ${pValue.toFixed(4)} (a regression at p ≤ ${level(aggregateLevel)})`,
+      // A statement, not a question: every output puts a ✓ or ✗ before it.
+      message: `${meets(pValue, aggregateLevel) ? 'worse' : 'not worse'} than the baseline overall: in ${worse + better} of the ${pairs} that differ, ${worse} dropped: one-sided sign test p = ${pValue.toFixed(4)} (a regression at p ≤ ${level(aggregateLevel)})`,
     },
     ...intentChecks(fixes, baseline, intent, policy, 'confirmed'),
   ];

@@ -9,6 +9,9 @@ import { aggregateText } from '../../report/gate-text.ts';
 import { renderFlipReportHtml } from '../../report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../../report/html/line-index.ts';
 import { renderTemplate } from '../../template/handlebars.ts';
+import { mdCode, mdCodeBlock, mdText } from '../../report/escape/markdown.ts';
+import { commitText } from '../../report/escape/commit-message.ts';
+import { decisionHeadline } from '../../report/headline.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
 /** promoted / rejected / pending when recorded in git; accepted / rejected by a dry gate (written to its report folder only). */
@@ -145,8 +148,8 @@ function requirementRows(decision: GateDecision) {
   const flips = decision.requirements;
   if (!flips) return null;
   const ids = [...new Set([...flips.fixed, ...flips.broken, ...flips.stillFailing].map((f) => f.requirement))].sort();
-  const cases = (list: ReadonlyArray<{ caseId: string; requirement: string }>, id: string) => list.filter((f) => f.requirement === id).map((f) => `\`${f.caseId}\``).join(', ') || '-';
-  return ids.map((id) => ({ id, fixed: cases(flips.fixed, id), broken: cases(flips.broken, id), stillFailing: cases(flips.stillFailing, id) }));
+  const cases = (list: ReadonlyArray<{ caseId: string; requirement: string }>, id: string) => list.filter((f) => f.requirement === id).map((f) => mdCode(f.caseId, { table: true })).join(', ') || '-';
+  return ids.map((id) => ({ id: mdCode(id, { table: true }), fixed: cases(flips.fixed, id), broken: cases(flips.broken, id), stillFailing: cases(flips.stillFailing, id) }));
 }
 
 function flakyRows(evidence: ReleaseEvidence) {
@@ -193,6 +196,11 @@ function lineIndexPoints(history: LineHistory, evidence: ReleaseEvidence, folder
     p2f: evidence.decision.p2f.length,
     href: `${folder.split('/').at(-1)}/report.html`,
     simulated: evidence.simulated,
+    date: null,
+    intent: evidence.intent ? `${evidence.intent.targets.join(', ')}: ${evidence.intent.rationale}` : null,
+    approvedBy: null,
+    caseTrials: evidence.cases?.runs.candidate ? evidence.cases.runs.candidate.cases * evidence.cases.runs.candidate.trials : null,
+    testSplit: null,
   };
   return { initialPassRate: history.initialPassRate ?? evidence.decision.passRates.baseline, releases: [...history.releases, own] };
 }
@@ -208,15 +216,24 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   const { decision } = evidence;
   const f2p = flipRows(decision.f2p, evidence.baselineCases, evidence.cases, 'baseline');
   const p2f = flipRows(decision.p2f, evidence.candidateCases, evidence.cases, 'candidate');
+  const document = decisionDocument(evidence);
+  const headline = decisionHeadline(document, evidence.cases);
+  // report.md is GitHub markdown, and its template does not escape: every piece of text that is
+  // not agentdevel's own goes through escape/markdown.ts here (flips.json keeps the raw rows).
+  const cell = (text: string | null | undefined): string => mdText(text ?? '');
+  const code = (text: string): string => mdCode(text, { table: true });
+  const mdFlipRow = (row: ReturnType<typeof flipRows>[number]) => ({ caseId: code(row.caseId), symptom: row.symptom ? code(row.symptom) : null, description: cell(row.description), reason: cell(row.reason) });
+  const mdChecks = (checks: readonly GateDecision['checks'][number][]) => checks.map((c) => ({ ...c, message: cell(c.message) }));
   const report = renderTemplate(reportTemplate('flip-report'), {
-    title: reportTitle(evidence),
+    title: mdText(reportTitle(evidence)),
+    headline: { outcome: cell(headline.outcome), reasons: headline.reasons.map(cell) },
     simulated: evidence.simulated,
     mockRolesText: evidence.mockRoles.length > 0 ? evidence.mockRoles.join(', ') : null,
     outcome: evidence.outcome,
-    release: evidence.release,
+    release: evidence.release ? code(evidence.release) : null,
     iteration: evidence.iteration,
-    candidate: { ref: evidence.candidate.ref, short: short(evidence.candidate.commit) },
-    baseline: { label: evidence.baseline.label, short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
+    candidate: { ref: code(evidence.candidate.ref), short: short(evidence.candidate.commit) },
+    baseline: { label: cell(evidence.baseline.label), short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
     candidateRun: { passRateText: pct(decision.passRates.candidate) },
     f2pCount: decision.f2p.length,
     p2fCount: decision.p2f.length,
@@ -225,18 +242,23 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     hitRateText: decision.rates.hitRate === null ? 'n/a' : pct(decision.rates.hitRate),
     costText: evidence.cost ? `$${evidence.cost.costUsd.toFixed(4)}` : null,
     criticSparedText: sparedText(evidence.cost),
-    checks: decision.checks.filter((c) => c.name !== 'graded' || !c.ok),
-    intent: evidence.intent,
-    f2p,
-    p2f,
-    flaky: flakyRows(evidence),
+    checks: mdChecks(decision.checks.filter((c) => c.name !== 'graded' || !c.ok)),
+    intent: evidence.intent ? { targets: evidence.intent.targets.map((t) => mdCode(t)), rationale: cell(evidence.intent.rationale) } : null,
+    f2p: f2p.map(mdFlipRow),
+    p2f: p2f.map(mdFlipRow),
+    flaky: flakyRows(evidence).map((row) => ({ ...row, caseId: code(row.caseId) })),
     stochastic: decision.policy === 'stochastic',
     aggregate: { text: aggregateText(decision.aggregate) },
-    procedure: decision.procedure,
-    power: decision.power?.text ?? [],
-    evidence: evidenceRows(decision),
-    warnings: decision.warnings,
-    layers: decision.layers.map((l) => ({ ...l, vetoed: l.verdict === 'veto' || l.verdict === 'reject', checks: l.layer === 'flips' ? [] : l.checks })),
+    procedure: { text: cell(decision.procedure.text), guarantee: decision.procedure.guarantee ? cell(decision.procedure.guarantee) : null },
+    power: (decision.power?.text ?? []).map(cell),
+    evidence: evidenceRows(decision).map((row) => ({ ...row, caseId: code(row.caseId) })),
+    warnings: decision.warnings.map(cell),
+    layers: decision.layers.map((l) => ({
+      ...l,
+      vetoed: l.verdict === 'veto' || l.verdict === 'reject',
+      checks: l.layer === 'flips' ? [] : mdChecks(l.checks),
+      violations: (l.violations ?? []).map((v) => ({ requirement: mdCode(v.requirement), caseId: mdCode(v.caseId), reason: cell(v.reason) })),
+    })),
     traceCostText: decision.cost
       ? `${decision.cost.baseline.toFixed(3)} → ${decision.cost.candidate.toFixed(3)} per case-trial (weights: steps ${decision.cost.weights.steps}, repeated calls ${decision.cost.weights.repeats}, calls that changed no state ${decision.cost.weights.noops})`
       : null,
@@ -248,13 +270,17 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
       ? `${pct(decision.requirements.violationRate.baseline)} → ${pct(decision.requirements.violationRate.candidate)} of case-trials pass their scorers but break a requirement only the critic judges${decision.requirements.violationRate.cases.length ? ` (${decision.requirements.violationRate.cases.join(', ')})` : ''}`
       : null,
     efficiencyText: decision.efficiency?.promoted ? `promoted on efficiency: ${decision.efficiency.better} of ${decision.efficiency.better + decision.efficiency.worse} cases ${decision.efficiency.measure === 'cost' ? 'cost less' : 'score higher'} (one-sided sign test p = ${decision.efficiency.pValue.toFixed(4)})` : null,
-    edits: evidence.edits,
-    diff: evidence.cases?.diff.trimEnd() ?? '',
+    edits: evidence.edits.map((e) => ({ status: mdCode(e.status), path: mdCode(e.path) })),
+    diff: evidence.cases?.diff.trim() ? mdCodeBlock(evidence.cases.diff.trimEnd(), 'diff') : '',
     diffTruncated: evidence.cases?.diffTruncated ?? false,
-    diagnosis: evidence.diagnosis?.report ?? null,
+    diagnosis: evidence.diagnosis
+      ? {
+          summary: cell(evidence.diagnosis.report.summary),
+          dominantSymptoms: evidence.diagnosis.report.dominantSymptoms.map((d) => ({ label: code(d.label), count: d.count, share: d.share })),
+        }
+      : null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
   });
-  const document = decisionDocument(evidence);
   const files: ArtifactFile[] = [
     { path: `${folder}/decision.json`, content: `${JSON.stringify(document, null, 2)}\n` },
     { path: `${folder}/flips.json`, content: `${JSON.stringify({ f2p, p2f, flaky: flakyRows(evidence) }, null, 2)}\n` },
@@ -289,30 +315,33 @@ function flipSummary(evidence: Pick<ReleaseEvidence, 'decision'>): string {
   return `${decision.f2p.length} fixed (F→P), ${decision.p2f.length} regressed (P→F); pass rate ${pct(decision.passRates.baseline)} → ${pct(decision.passRates.candidate)}`;
 }
 
-/** The annotated tag's message: what the release changed, in flips. */
+/** The annotated tag's message: what the release changed, in flips. User text goes through commitText (one line each, no forged trailer). */
 export function tagMessage(evidence: TagSubject): string {
+  const t = commitText;
+  const ids = (list: readonly string[]): string => list.map(t).join(', ');
   const lines = [
-    `${evidence.release}: ${flipSummary(evidence)}`,
+    `${t(evidence.release ?? '')}: ${flipSummary(evidence)}`,
     '',
-    `Intent: ${evidence.intent ? `${evidence.intent.targets.join(', ')}: ${evidence.intent.rationale}` : 'none given'}`,
-    `Fixed: ${evidence.decision.f2p.join(', ') || 'none'}`,
-    `Regressed: ${evidence.decision.p2f.join(', ') || 'none'}`,
-    ...(evidence.decision.flaky.length > 0 ? [`Moved within noise: ${evidence.decision.flaky.join(', ')}`] : []),
+    `Intent: ${evidence.intent ? `${ids(evidence.intent.targets)}: ${t(evidence.intent.rationale)}` : 'none given'}`,
+    `Fixed: ${ids(evidence.decision.f2p) || 'none'}`,
+    `Regressed: ${ids(evidence.decision.p2f) || 'none'}`,
+    ...(evidence.decision.flaky.length > 0 ? [`Moved within noise: ${ids(evidence.decision.flaky)}`] : []),
     ...(evidence.decision.efficiency?.promoted ? [`Promoted on efficiency: ${evidence.decision.efficiency.better} of ${evidence.decision.efficiency.better + evidence.decision.efficiency.worse} cases better (p = ${evidence.decision.efficiency.pValue.toFixed(4)})`] : []),
     // `git show <tag>` shows the release commit (reports); the change itself is in its parent, the RC.
-    `Change: git diff ${short(evidence.baseline.commit)} ${short(evidence.candidate.commit)} -- blueprints/${evidence.blueprint}/${evidence.edits ? ` (${evidence.edits.map((e) => `${e.status} ${e.path}`).join(', ') || 'no edits'})` : ''}`,
-    `Report: ${releaseFolder({ ...evidence, outcome: 'promoted' })}/report.md (and report.html: \`agentdevel report ${evidence.release}\`)`,
+    `Change: git diff ${short(evidence.baseline.commit)} ${short(evidence.candidate.commit)} -- blueprints/${t(evidence.blueprint)}/${evidence.edits ? ` (${evidence.edits.map((e) => `${e.status} ${t(e.path)}`).join(', ') || 'no edits'})` : ''}`,
+    `Report: ${t(releaseFolder({ ...evidence, outcome: 'promoted' }))}/report.md (and report.html: \`agentdevel report ${t(evidence.release ?? '')}\`)`,
   ];
   if (evidence.simulated) lines.push('', 'Simulation: produced by the mock engine, not a language model.');
   return `${lines.join('\n')}\n`;
 }
 
 export function releaseCommitMessage(evidence: ReleaseEvidence): string {
+  const t = commitText;
   const head = {
-    promoted: `agentdevel: release ${evidence.release} (iteration ${evidence.iteration})`,
-    pending: `agentdevel: hold release candidate (iteration ${evidence.iteration}) for approval as ${evidence.release}`,
+    promoted: `agentdevel: release ${t(evidence.release ?? '')} (iteration ${evidence.iteration})`,
+    pending: `agentdevel: hold release candidate (iteration ${evidence.iteration}) for approval as ${t(evidence.release ?? '')}`,
     rejected: `agentdevel: reject release candidate (iteration ${evidence.iteration})`,
-    accepted: `agentdevel: ${evidence.candidate.ref} passes the gate (a dry gate: not recorded)`,
+    accepted: `agentdevel: ${t(evidence.candidate.ref)} passes the gate (a dry gate: not recorded)`,
   }[evidence.outcome];
-  return `${head}\n\n${flipSummary(evidence)}\n${evidence.decision.reasons.map((r) => `- ${r}`).join('\n')}\n${evidence.simulated ? '\nSimulation: produced by the mock engine.\n' : ''}`;
+  return `${head}\n\n${flipSummary(evidence)}\n${evidence.decision.reasons.map((r) => `- ${t(r)}`).join('\n')}\n${evidence.simulated ? '\nSimulation: produced by the mock engine.\n' : ''}`;
 }

@@ -1,0 +1,11 @@
+// HTML (report.html, the line's index): element content and quoted attribute values. Pages
+// have no scripts (their Content-Security-Policy forbids them), and every attribute is quoted,
+// so escaping these five characters is all that user text needs.
+
+const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** HTML-escapes text (a non-string value is shown as pretty JSON). */
+export function html(value: unknown): string {
+  const text = typeof value === 'string' ? value : value === undefined ? '' : (JSON.stringify(value, null, 2) ?? String(value));
+  return text.replace(/\u0000/g, '\uFFFD').replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
+}

@@ -1,0 +1,94 @@
+// `agentdevel export --otlp URL` against a local OTLP/HTTP receiver: one invoke_agent span per
+// case-trial, its tool calls as execute_tool spans under it, one gen_ai.evaluation.result event
+// per scorer check and critic verdict, and attribute names from the GenAI semantic conventions
+// (checked against the official package's constants) or agentdevel's own namespace.
+import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
+import * as semconv from '@opentelemetry/semantic-conventions/incubating';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { exampleWorkspace } from '../helpers/workspace.ts';
+
+interface OtlpAttribute {
+  key: string;
+  value: Record<string, unknown>;
+}
+interface OtlpSpan {
+  name: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes: OtlpAttribute[];
+  events?: Array<{ name: string; attributes: OtlpAttribute[] }>;
+}
+
+const bodies: string[] = [];
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (d) => (text += d)).on('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/traces' && String(req.headers['content-type']).startsWith('application/json')) bodies.push(text);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1/traces`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+async function agentdevel(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (into: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (into(chunk.toString()), done()) }) as unknown as NodeJS.WriteStream;
+  const code = await main([...args, '-C', dir], { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: { PATH: process.env.PATH ?? '' }, cwd: dir, clock: { now: () => new Date() } });
+  return { code, stdout, stderr };
+}
+
+const value = (a: OtlpAttribute | undefined): unknown => (a ? Object.values(a.value)[0] : undefined);
+
+describe('agentdevel export --otlp', () => {
+  it('sends one invoke_agent span per case-trial with its tool spans and evaluation events, named by the GenAI conventions', async () => {
+    const dir = await exampleWorkspace();
+    const run = await agentdevel(dir, ['run', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const exported = await agentdevel(dir, ['export', '--otlp', url, '--json']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const result = JSON.parse(exported.stdout) as { caseTrials: number; spans: number };
+    const spans = bodies
+      .flatMap((b) => (JSON.parse(b) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: OtlpSpan[] }> }> }).resourceSpans)
+      .flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+    expect(spans).toHaveLength(result.spans);
+    const agents = spans.filter((s) => s.name.startsWith('invoke_agent '));
+    expect(agents.length).toBe(result.caseTrials);
+    expect(agents.length).toBeGreaterThan(10);
+    const tools = spans.filter((s) => s.name.startsWith('execute_tool '));
+    expect(tools.length).toBeGreaterThan(0);
+    const agentIds = new Set(agents.map((s) => s.spanId));
+    for (const tool of tools) expect(agentIds.has(tool.parentSpanId ?? '')).toBe(true);
+
+    // Every attribute is a GenAI convention's (the official constants), error.type, service's, or agentdevel's own.
+    const conventions = new Set(Object.entries(semconv).filter(([k]) => k.startsWith('ATTR_GEN_AI_')).map(([, v]) => v as string));
+    const names = new Set(spans.flatMap((s) => [...s.attributes, ...(s.events ?? []).flatMap((e) => e.attributes)].map((a) => a.key)));
+    for (const name of names) expect(conventions.has(name) || name === 'error.type' || name.startsWith('agentdevel.'), name).toBe(true);
+    const attr = (span: OtlpSpan, key: string) => value(span.attributes.find((a) => a.key === key));
+    for (const span of agents) {
+      expect(attr(span, semconv.ATTR_GEN_AI_OPERATION_NAME)).toBe(semconv.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT);
+      expect(attr(span, semconv.ATTR_GEN_AI_AGENT_NAME)).toBe('support-agent');
+      expect(Number(attr(span, semconv.ATTR_GEN_AI_USAGE_INPUT_TOKENS))).toBeGreaterThanOrEqual(0);
+      expect(attr(span, 'agentdevel.case.id')).toMatch(/^train-\d+$/);
+      const evaluations = (span.events ?? []).filter((e) => e.name === semconv.EVENT_GEN_AI_EVALUATION_RESULT);
+      expect(evaluations.length).toBeGreaterThan(0);
+      for (const e of evaluations) expect(e.attributes.map((a) => a.key)).toEqual(expect.arrayContaining([semconv.ATTR_GEN_AI_EVALUATION_NAME, semconv.ATTR_GEN_AI_EVALUATION_SCORE_LABEL]));
+    }
+    for (const span of tools) {
+      expect(attr(span, semconv.ATTR_GEN_AI_OPERATION_NAME)).toBe(semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL);
+      expect(span.name).toBe(`execute_tool ${String(attr(span, semconv.ATTR_GEN_AI_TOOL_NAME))}`);
+    }
+  }, 240_000);
+});

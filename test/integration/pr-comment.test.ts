@@ -1,0 +1,106 @@
+// `agentdevel comment --pr N` against a local fake of GitHub's REST API (the Issues comments
+// endpoints): the first call creates one comment, the second updates that same comment, other
+// comments are left alone, and the token is sent only as a bearer header and never printed.
+import { writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { tempDir } from '../helpers/workspace.ts';
+
+interface Comment {
+  id: number;
+  body: string;
+  html_url: string;
+}
+
+const TOKEN = 'ghs_fakeTokenForTheTest0123456789';
+const comments: Comment[] = [{ id: 1, body: 'LGTM', html_url: 'https://github.test/o/r/pull/7#issuecomment-1' }];
+const seen: string[] = [];
+let server: Server;
+let apiUrl: string;
+
+const read = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve) => {
+    let text = '';
+    req.on('data', (d) => (text += d)).on('end', () => resolve(text));
+  });
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const body = await read(req);
+    seen.push(`${req.method} ${req.url}`);
+    const reply = (status: number, value: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(value));
+    };
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { message: 'Bad credentials' });
+    if (req.headers['x-github-api-version'] !== '2022-11-28') return reply(400, { message: 'no API version' });
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'GET' && url.pathname === '/repos/o/r/issues/7/comments') {
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const per = Number(url.searchParams.get('per_page') ?? 30);
+      return reply(200, comments.slice((page - 1) * per, page * per));
+    }
+    if (req.method === 'POST' && url.pathname === '/repos/o/r/issues/7/comments') {
+      const id = 100 + comments.length;
+      const comment = { id, body: (JSON.parse(body) as { body: string }).body, html_url: `https://github.test/o/r/pull/7#issuecomment-${id}` };
+      comments.push(comment);
+      return reply(201, comment);
+    }
+    const patch = /^\/repos\/o\/r\/issues\/comments\/(\d+)$/.exec(url.pathname);
+    if (req.method === 'PATCH' && patch) {
+      const comment = comments.find((c) => c.id === Number(patch[1]));
+      if (!comment) return reply(404, { message: 'Not Found' });
+      comment.body = (JSON.parse(body) as { body: string }).body;
+      return reply(200, comment);
+    }
+    return reply(404, { message: 'Not Found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  apiUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+async function comment(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (into: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (into(chunk.toString()), done()) }) as unknown as NodeJS.WriteStream;
+  const code = await main(['comment', ...args], { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env, cwd: tempDir(), clock: { now: () => new Date() } });
+  return { code, stdout, stderr };
+}
+
+describe('agentdevel comment', () => {
+  it('creates one sticky comment, then updates it, leaving other comments alone', async () => {
+    const dir = tempDir('agentdevel-comment-');
+    const file = path.join(dir, 'summary.md');
+    const env = { GITHUB_API_URL: apiUrl, GITHUB_TOKEN: TOKEN, GITHUB_REPOSITORY: 'o/r', PATH: process.env.PATH ?? '' };
+    writeFileSync(file, '### agentdevel gate: ❌ `feature` (`1a2b3c4d5e`) rejected\n\nfirst\n');
+    const first = await comment(['--pr', '7', '--summary', file, '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ pr: 7, action: 'created' });
+    writeFileSync(file, '### agentdevel gate: ✅ `feature` (`2b3c4d5e6f`) accepted (a dry gate: not promoted)\n\nsecond\n');
+    const second = await comment(['--pr', '7', '--summary', file], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/^pull request #7: comment updated/);
+    expect(comments).toHaveLength(2);
+    expect(comments[0]?.body).toBe('LGTM');
+    expect(comments[1]?.body).toMatch(/accepted \(a dry gate: not promoted\)\n\nsecond\n$/);
+    expect(seen.filter((s) => !s.startsWith('GET'))).toEqual(['POST /repos/o/r/issues/7/comments', `PATCH /repos/o/r/issues/comments/${comments[1]?.id}`]);
+    expect(first.stdout + second.stdout + first.stderr + second.stderr).not.toContain(TOKEN);
+  });
+
+  it('a refused token is a usage error naming what GitHub said, and no token prints', async () => {
+    const dir = tempDir('agentdevel-comment-');
+    const file = path.join(dir, 'summary.md');
+    writeFileSync(file, '### agentdevel gate: ✅ `x` (`1`) accepted\n');
+    const refused = await comment(['--pr', '7', '--summary', file], { GITHUB_API_URL: apiUrl, GITHUB_TOKEN: 'ghs_wrongTokenValue0123456789', GITHUB_REPOSITORY: 'o/r' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/401 Bad credentials/);
+    expect(refused.stderr).not.toContain('ghs_wrongTokenValue0123456789');
+  });
+});
