@@ -130,10 +130,22 @@ export interface TaskBrief {
   readonly environmentApi: string | null;
 }
 
+/**
+ * What the synthesizer is told about the blueprint's runtime: the keys its blueprint.json takes
+ * (from the manifest's schema) and what is checked before a candidate runs (the loader's own
+ * list). Never fixed text, so the request is true for the blueprint at hand.
+ */
+export interface BlueprintBrief {
+  readonly runtime: 'tool-loop' | 'command';
+  readonly keys: ReadonlyArray<{ readonly key: string; readonly required: boolean; readonly description: string }>;
+  readonly checks: readonly string[];
+}
+
 export interface SynthesisRequest {
   readonly model: string;
   readonly blueprintName: string;
   readonly blueprintRoot: string;
+  readonly blueprint: BlueprintBrief;
   readonly files: readonly BlueprintFile[];
   readonly diagnosis: DiagnosisReport;
   readonly history: readonly RcHistoryEntry[];

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { readBlueprintBrief } from '../blueprint/brief.ts';
 import { readBlueprintFiles } from '../blueprint/load.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
@@ -52,9 +53,10 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
-    const { screen, files, task } = await withCheckout(workspace, tip, async (source) => ({
+    const { screen, files, brief, task } = await withCheckout(workspace, tip, async (source) => ({
       screen: await recordBaseline(context, source, release.label, baselineRecordCount(config)),
       files: await readBlueprintFiles(source.dir, config.blueprint),
+      brief: await readBlueprintBrief(source.dir, config.blueprint),
       task: await readTaskBrief(workspace, source.dir),
     }));
     // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
@@ -84,7 +86,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+      { blueprint: config.blueprint, files, brief, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
       {
         model: context.model,
         reporter,

@@ -2,6 +2,7 @@
 // recorded: no model is called, nothing runs, nothing is written to the store or the line.
 // `agentdevel prompts` renders these, so a reviewer reads what a model would be sent.
 import path from 'node:path';
+import { readBlueprintBrief } from '../blueprint/brief.ts';
 import { readBlueprintFiles } from '../blueprint/load.ts';
 import type { DiagnosisReport } from '../domain/diagnosis.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -132,6 +133,7 @@ async function synthesizerRequest(workspace: Workspace): Promise<RoleRequestPrev
         model: config.models.synthesizer,
         blueprintName: config.blueprint,
         blueprintRoot: `blueprints/${config.blueprint}`,
+        blueprint: await readBlueprintBrief(root, config.blueprint),
         files: await readBlueprintFiles(root, config.blueprint),
         diagnosis: previousReport ?? noDiagnosis,
         history,

@@ -1,3 +1,4 @@
+import { blueprintBrief } from '../../src/blueprint/brief.ts';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,7 +189,7 @@ describe('one symptom vocabulary', () => {
         const files = [...text.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)].map((m) => ({ path: m[1] as string, content: m[2] as string }));
         // The order-id normalisation, as a strong model would write it; first aimed at a label of its own.
         const onlyToolErrors = { ...diagnosis, dominantSymptoms: diagnosis.dominantSymptoms.filter((d) => d.label === 'tool_error') };
-        const fix = simulatedSynthesis({ model: 'x', blueprintName: 'support-agent', blueprintRoot: 'blueprints/support-agent', files, diagnosis: onlyToolErrors, history: [], taxonomy: [], task: { rubric: '', environmentApi: null }, repair: null });
+        const fix = simulatedSynthesis({ model: 'x', blueprintName: 'support-agent', blueprintRoot: 'blueprints/support-agent', blueprint: blueprintBrief('tool-loop'), files, diagnosis: onlyToolErrors, history: [], taxonomy: [], task: { rubric: '', environmentApi: null }, repair: null });
         const repairing = (request.body.messages as unknown[]).length > 1;
         return toolAnswer('submit_release_candidate', { ...fix, intent: { ...fix.intent, targets: [repairing ? 'tool_error' : 'order_id_not_canonical'] } });
       }

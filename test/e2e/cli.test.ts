@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,10 @@ describe('agentdevel prompts', () => {
     expect(text).toContain('- ctx.env.returnItems(orderId: string, itemIds: string[]): { orderId: string; status: string; refund: number }');
     expect(text).toMatch(/export interface Order \{[\s\S]*deliveredOn: string \| null;/);
     expect(text).toContain('{{> partials/confirmation}}');
+    // The tool-loop runtime's keys, derived from its manifest schema.
+    expect(text).toContain('blueprints/support-agent/blueprint.json keeps "runtime": "tool-loop"');
+    expect(text).toMatch(/- "maxSteps": Model turns allowed per case/);
+    expect(text).toContain('the tool wrappers bundle and import');
     // Earlier RCs with the cases they fixed and broke, and the symptoms those cases showed.
     const history = JSON.parse(text.slice(text.indexOf('<earlier_release_candidates>') + 29, text.indexOf('</earlier_release_candidates>'))) as Array<{
       decision: string;
@@ -299,6 +303,20 @@ describe('agentdevel init', () => {
     for (const readme of ['releases/README.md', 'diagnostics/README.md', 'traces/README.md']) expect(existsSync(path.join(dir, readme))).toBe(true);
     // traces/ is ignored but its README is kept; a second init refuses and writes nothing.
     expect(git(dir, 'status', '--porcelain', '--untracked-files=all', 'traces')).toBe('?? traces/README.md');
+    // The synthesizer is told about a command agent, and nothing of the tool-loop runtime.
+    const prompt = cli(['prompts', '--role', 'synthesizer', '-C', dir]);
+    expect(prompt.code, prompt.stderr).toBe(0);
+    expect(prompt.stdout).toContain('blueprints/my-agent/blueprint.json keeps "runtime": "command"');
+    expect(prompt.stdout).toMatch(/- "command" \(required\): Executable and arguments/);
+    expect(prompt.stdout).toMatch(/- "timeoutMs": Milliseconds/);
+    expect(prompt.stdout).toContain('every .hbs template compiles and every partial it names exists');
+    for (const word of ['tool-loop', 'maxSteps', 'wrapper', 'ctx.env', '<environment_api>']) expect(prompt.stdout).not.toContain(word);
+    // A template naming a partial the blueprint lacks fails when the blueprint loads, before any case runs.
+    writeFileSync(path.join(dir, 'blueprints/my-agent/prompt.hbs'), 'Answer.\n{{> partials/style}}\n');
+    const broken = cli(['run', '-C', dir]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/blueprints\/my-agent\/prompt\.hbs:2: template is invalid: the partial "partials\/style" does not exist/);
+    rmSync(path.join(dir, 'blueprints/my-agent/prompt.hbs'));
     expect(cli(['init', '-C', dir]).code).toBe(2);
     expect(cli(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });

@@ -110,8 +110,10 @@ export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: Role
 }
 
 export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): RolePrompt {
+  // Each statement about the blueprint follows its runtime: a command agent has no prompt template or wrappers.
+  const toolLoop = request.blueprint.runtime === 'tool-loop';
   return {
-    system: [render('synthesizer-system', { facts, root: request.blueprintRoot }), render('task', request.task)],
+    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, toolLoop }), render('task', { ...request.task, toolLoop })],
     user: render('synthesizer-user', {
       taxonomy: request.taxonomy,
       blueprintName: request.blueprintName,

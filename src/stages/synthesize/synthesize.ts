@@ -2,6 +2,7 @@ import {
   StructuredOutputError,
   addUsage,
   zeroUsage,
+  type BlueprintBrief,
   type BlueprintFile,
   type ModelPort,
   type RcHistoryEntry,
@@ -19,6 +20,8 @@ import { repeatProblem } from './repeat.ts';
 export interface SynthesizeInput {
   readonly blueprint: string;
   readonly files: readonly BlueprintFile[];
+  /** The blueprint's runtime: its keys and what is checked before a candidate runs. */
+  readonly brief: BlueprintBrief;
   readonly diagnosis: DiagnosisReport;
   readonly history: readonly RcHistoryEntry[];
   /** The symptom vocabulary of the diagnosis: the intent's targets must be among these labels. */
@@ -57,6 +60,7 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
         model: input.model,
         blueprintName: input.blueprint,
         blueprintRoot: blueprintPrefix(input.blueprint).slice(0, -1),
+        blueprint: input.brief,
         files: input.files,
         diagnosis: input.diagnosis,
         history: input.history,
