@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CriticRequest, DiagnosisScriptRequest, RcHistoryEntry, RequirementsReviewRequest, SynthesisRequest } from '../../domain/model-port.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
+import { scorerDecides } from '../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { compileTemplates, type Render } from '../../template/handlebars.ts';
@@ -57,6 +58,8 @@ export function criticPrompt(request: CriticRequest, facts: RoleFacts): RoleProm
     user: render('critic-user', {
       taxonomy: request.taxonomy,
       scorer: request.scorer ? JSON.stringify(request.scorer) : 'none (no deterministic scorer for this task)',
+      decided: scorerDecides(request.scorer),
+      scorerPassed: request.scorer?.pass === true,
       requirements: (request.requirements ?? []).map((r) => ({ id: r.id, text: r.text })),
       trace: JSON.stringify(criticTrace(request.trace)),
     }),
