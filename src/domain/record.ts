@@ -112,8 +112,3 @@ export type CriticPolicy = 'all' | 'failing' | 'off';
 export function effectiveCriticPolicy(written: CriticPolicy | undefined, hasScorers: boolean): CriticPolicy {
   return written ?? (hasScorers ? 'failing' : 'all');
 }
-
-/** The verdict a case-trial gets when the policy spares the critic: the scorers passed it. */
-export function unaskedCriticVerdict(policy: CriticPolicy): CriticVerdict {
-  return { pass: true, label: PASSING_LABEL, description: `Passed every scorer; the critic was not asked (critic policy "${policy}").` };
-}

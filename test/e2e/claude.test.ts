@@ -340,3 +340,62 @@ describe('a run under a rate limit', () => {
     }
   }, 120_000);
 });
+
+describe('judge once', () => {
+  it("sends no critic request twice: a deterministic agent's repeated and confirmation trials reuse the verdict, the ledger counts the calls saved, and report.md shows them", async () => {
+    const critic = await startFakeAnthropic(mockBrain);
+    try {
+      const dir = await claudeWorkspace((d) => {
+        const file = path.join(d, 'agentdevel.config.json');
+        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        // Only the critic is a model: the mock agent at temperature 0 plays each case the same way every trial.
+        config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
+        writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+      });
+      const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: { ANTHROPIC_BASE_URL: critic.url, ANTHROPIC_API_KEY: KEY } });
+      expect(result.stderr).not.toMatch(/internal error/);
+      expect([0, 1]).toContain(result.code);
+      const verdictRequests = critic.requests.filter((r) => (r.body.tools as Array<{ name: string }>)[0]?.name === 'submit_verdict');
+      const bodies = verdictRequests.map((r) => r.raw);
+      expect(bodies.length).toBeGreaterThan(0);
+      expect(new Set(bodies).size).toBe(bodies.length);
+      const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));
+      try {
+        const judged = Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM records WHERE critic IS NOT NULL`)?.n);
+        const reused = Number(sql.get<{ n: number }>(`SELECT COALESCE(SUM(count), 0) AS n FROM spared_calls WHERE reason = 'reused' AND role = 'critic'`)?.n);
+        const confirmations = Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM records JOIN runs ON runs.id = records.run_id WHERE runs.purpose = 'confirm'`)?.n);
+        // Every verdict in a record came from one call or from a reuse, and only the calls made are rows of the ledger.
+        expect(confirmations).toBeGreaterThan(0);
+        expect(reused).toBeGreaterThan(0);
+        expect(reused).toBeGreaterThanOrEqual(confirmations);
+        expect(Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls WHERE role = 'critic'`)?.n)).toBe(critic.requests.length);
+        expect(judged).toBeGreaterThanOrEqual(verdictRequests.length + confirmations);
+      } finally {
+        sql.close();
+      }
+      const audit = git(dir, 'for-each-ref', '--format=%(refname)', 'refs/agentdevel/rc').split('\n')[0] as string;
+      const report = git(dir, 'show', `${audit}:${git(dir, 'ls-tree', '-r', '--name-only', audit, 'releases').split('\n').find((f) => f.endsWith('report.md'))}`);
+      expect(report).toMatch(/\| Critic calls saved \| .*\d+ calls saved by judging identical traces once/);
+    } finally {
+      await critic.close();
+    }
+  }, 240_000);
+
+  it('writes no ledger row for a spared critic call in a 100-case run, and still counts the calls spared', async () => {
+    const dir = path.join(tempDir('agentdevel-spared-'), 'workspace');
+    mkdirSync(dir);
+    writeScaleWorkspace(dir, { runtime: 'command', cases: 100, concurrency: 8 });
+    const result = await cliAsync(['run', '--json', '-C', dir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ graded: 100, passed: 100 });
+    const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));
+    try {
+      expect(Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls`)?.n)).toBe(0);
+      expect(sql.all(`SELECT role, reason, count FROM spared_calls`)).toEqual([{ role: 'critic', reason: 'policy', count: 100 }]);
+      // No record repeats a "not asked" verdict: a critic not asked leaves none.
+      expect(Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM records WHERE critic IS NOT NULL`)?.n)).toBe(0);
+    } finally {
+      sql.close();
+    }
+  }, 120_000);
+});

@@ -10,7 +10,7 @@ import type { CriticRequest, DiagnosisScriptRequest, RcHistoryEntry, Requirement
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import { scorerDecides } from '../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
-import type { TraceEvent } from '../../domain/trace.ts';
+import { criticView } from '../../domain/trace.ts';
 import { compileTemplates, type Render } from '../../template/handlebars.ts';
 
 const folder = fileURLToPath(new URL('./prompts/', import.meta.url));
@@ -47,10 +47,8 @@ export interface RolePrompt {
   readonly user: string;
 }
 
-/** What the critic sees of a trace: no model metadata (latency, tokens), only what happened. */
-export function criticTrace(trace: readonly TraceEvent[]): TraceEvent[] {
-  return trace.filter((event) => event.type !== 'llm');
-}
+/** What the critic sees of a trace (see criticView): only what happened. */
+export const criticTrace = criticView;
 
 export function criticPrompt(request: CriticRequest, facts: RoleFacts): RolePrompt {
   return {

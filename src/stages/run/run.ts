@@ -2,7 +2,7 @@ import type { Case } from '../../domain/case.ts';
 import { caseSummarizer, passRateOf, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
 import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
-import { finalPass, scorerDecides, unaskedCriticVerdict, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { finalPass, scorerDecides, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { criticJudged, type Requirement } from '../../domain/requirements.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { agentErrorTally } from './agent-errors.ts';
@@ -224,9 +224,9 @@ export async function gradeCaseTrial(
   const judged = criticJudged(input.requirements ?? [], testCase);
   // The policy may spare the critic where the scorers decide, unless it has requirements of its
   // own to judge; "off" means no critic at all (those requirements then stay unjudged).
+  // A critic not asked leaves no verdict (null), not a sentence repeated in every record; the ledger counts it.
   if (!criticAsked(input.criticPolicy, scorer) && (judged.length === 0 || input.criticPolicy === 'off')) {
-    const critic = scorer?.pass ? unaskedCriticVerdict(input.criticPolicy) : null;
-    return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
+    return { ...base, status: 'ok', output: outcome.output, scorer, critic: null, pass: finalPass(scorer, null), error: null, agentError };
   }
   let critic: CriticVerdict | null = null;
   try {
@@ -250,7 +250,6 @@ export function criticAsked(policy: CriticPolicy, scorer: ScorerResult | null): 
 
 /** Whether the policy spared the critic a call on this record (for the cost ledger). */
 export function criticSpared(record: CaseRecord, policy: CriticPolicy): boolean {
-  if (record.status !== 'ok' || !scorerDecides(record.scorer)) return false;
-  if (record.critic) return record.critic.description === unaskedCriticVerdict(policy).description;
-  return policy === 'off';
+  // A critic that was asked and failed also leaves no verdict, but only where the policy asks it.
+  return record.status === 'ok' && record.critic === null && !criticAsked(policy, record.scorer);
 }
