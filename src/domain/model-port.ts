@@ -221,11 +221,20 @@ export class InfraError extends Error {
 export class StructuredOutputError extends InfraError {
   /** The last answer, as JSON text, so a later repair turn can show the model what it sent. */
   readonly output: string;
-  constructor(role: Role, message: string, output = '(no answer)') {
+  /** The rule the answer broke, in the schema's or the validation's words. */
+  readonly problem: string;
+  constructor(role: Role, message: string, output = '(no answer)', problem = message) {
     super(role, message);
     this.name = 'StructuredOutputError';
     this.output = output;
+    this.problem = problem;
   }
+}
+
+/** The one-line hint of MODEL_OUTPUT_INVALID: the rule an answer broke and that answer, clipped. */
+export function invalidOutputHint(error: StructuredOutputError): string {
+  const answer = error.output.replace(/\s+/g, ' ');
+  return `The ${error.role}'s answer broke this rule: ${error.problem}. One invalid answer: ${answer.length > 300 ? `${answer.slice(0, 300)}…` : answer}. The API was reachable; the answers did not follow the schema, even after a repair turn. Try a stronger model for the ${error.role}, or check that a proxy passes the tool schema through unchanged.`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { blueprintRoot, readManifest } from '../blueprint/load.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import type { ModelPort } from '../domain/model-port.ts';
+import { invalidOutputHint, type ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
 import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
@@ -211,6 +211,13 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
     // A confirmation run holds a few cases of one side: the gate weighs its errors against the other side's, run beside it.
     if (request.purpose !== 'confirm' && counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
+      const invalid = tally.invalidOutputs;
+      if (invalid.first && invalid.count === counts.infraErrors) {
+        throw new AgentdevelError('MODEL_OUTPUT_INVALID', `every case-trial of run ${runId} failed: the ${invalid.first.role}'s answer was invalid after its repair on all ${invalid.count}`, {
+          cause: invalid.first,
+          hint: invalidOutputHint(invalid.first),
+        });
+      }
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
     return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };

@@ -399,3 +399,28 @@ describe('judge once', () => {
     }
   }, 120_000);
 });
+
+describe('invalid model output', () => {
+  it('ends iterate with MODEL_OUTPUT_INVALID and a hint quoting the rule and the answer when the critic always answers invalidly, never MODEL_UNAVAILABLE', async () => {
+    const critic = await startFakeAnthropic((request) =>
+      request.role === 'critic' ? toolAnswer('submit_verdict', { pass: true, label: 'Looks Fine!', description: 'fine' }) : { kind: 'error', status: 400 },
+    );
+    try {
+      const dir = await claudeWorkspace((d) => {
+        const file = path.join(d, 'agentdevel.config.json');
+        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
+        writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+      });
+      const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: { ANTHROPIC_BASE_URL: critic.url, ANTHROPIC_API_KEY: KEY } });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^error MODEL_OUTPUT_INVALID: every case-trial of run \S+ failed: the critic's answer was invalid after its repair on all \d+/m);
+      expect(result.stderr).toMatch(/The critic's answer broke this rule: label: .*snake_case/);
+      expect(result.stderr).toContain('"label": "Looks Fine!"');
+      expect(result.stderr).not.toMatch(/MODEL_UNAVAILABLE|could not be reached/);
+      expect(git(dir, 'for-each-ref', 'refs/agentdevel')).toBe('');
+    } finally {
+      await critic.close();
+    }
+  }, 120_000);
+});
