@@ -141,6 +141,28 @@ export interface BlueprintBrief {
   readonly checks: readonly string[];
 }
 
+/** One failing case-trial as the synthesizer is shown it. */
+export interface FailingCaseTrial {
+  readonly caseId: string;
+  readonly trial: number;
+  /** The case as the agent received it (without its expected value). */
+  readonly input: unknown;
+  readonly expected: unknown;
+  readonly output: unknown;
+  /** The scorer's failed check (expected against actual), the critic's label, the agent's own error. */
+  readonly reason: string;
+  /** The trace without model metadata, its first and last events, each value clipped. */
+  readonly traceExcerpt: readonly TraceEvent[];
+  readonly omittedEvents: number;
+}
+
+/** Failing case-trials for each dominant symptom, within a stated token budget. */
+export interface SynthesisEvidence {
+  readonly budgetTokens: number;
+  readonly usedTokens: number;
+  readonly symptoms: ReadonlyArray<{ readonly label: string; readonly cases: readonly FailingCaseTrial[]; readonly notShown: number }>;
+}
+
 export interface SynthesisRequest {
   readonly model: string;
   readonly blueprintName: string;
@@ -148,6 +170,8 @@ export interface SynthesisRequest {
   readonly blueprint: BlueprintBrief;
   readonly files: readonly BlueprintFile[];
   readonly diagnosis: DiagnosisReport;
+  /** Failing case-trials per dominant symptom: what the diagnosis describes, as it happened. */
+  readonly evidence: SynthesisEvidence;
   readonly history: readonly RcHistoryEntry[];
   /** The symptom vocabulary: the intent's targets must be among these labels. */
   readonly taxonomy: readonly SymptomEntry[];

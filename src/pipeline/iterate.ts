@@ -1,3 +1,6 @@
+import { readTraceOrNote } from '../stages/run/trace-file.ts';
+import { loadSplit, loadTask } from '../task/load.ts';
+import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
 import { readBlueprintBrief } from '../blueprint/brief.ts';
 import { readBlueprintFiles } from '../blueprint/load.ts';
@@ -84,9 +87,12 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     );
 
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
+    // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
+    const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
+    const evidence = await synthesisEvidence(diagnosis.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
     let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, brief, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+      { blueprint: config.blueprint, files, brief, diagnosis: diagnosis.report, evidence, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
       {
         model: context.model,
         reporter,

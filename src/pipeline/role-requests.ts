@@ -1,6 +1,7 @@
 // Each model role's request for the workspace as it stands, built from what is already
 // recorded: no model is called, nothing runs, nothing is written to the store or the line.
 // `agentdevel prompts` renders these, so a reviewer reads what a model would be sent.
+import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
 import { readBlueprintBrief } from '../blueprint/brief.ts';
 import { readBlueprintFiles } from '../blueprint/load.ts';
@@ -136,6 +137,7 @@ async function synthesizerRequest(workspace: Workspace): Promise<RoleRequestPrev
         blueprint: await readBlueprintBrief(root, config.blueprint),
         files: await readBlueprintFiles(root, config.blueprint),
         diagnosis: previousReport ?? noDiagnosis,
+        evidence: await synthesisEvidence(previousReport ?? noDiagnosis, records, await loadSplit(await loadTask(root, config.task), 'train'), async (record) => (await traceOf(workspace, record)) ?? [], config.evidence),
         history,
         taxonomy: vocabulary,
         task: await readTaskBrief(workspace, root),

@@ -75,6 +75,24 @@ describe('iterate with every role on Claude (fake Messages API)', () => {
     const roles = new Set(server.requests.slice(before).map((r) => r.role));
     expect([...roles].sort()).toEqual(['agent', 'critic', 'diagnostician', 'synthesizer']);
     for (const request of server.requests.slice(before)) expect(request.raw).not.toContain(KEY);
+    // The synthesizer sees, for each dominant symptom, a failing case as it happened.
+    const synthesisRequests = server.requests.slice(before).filter((r) => r.role === 'synthesizer');
+    expect(synthesisRequests.length).toBeGreaterThan(0);
+    for (const request of synthesisRequests) {
+      const text = userText(request.body);
+      const dominant = (JSON.parse(between(text, '<diagnosis>', '</diagnosis>')) as DiagnosisReport).dominantSymptoms.map((s) => s.label);
+      const block = between(text, '<failing_cases', '</failing_cases>');
+      expect(block).toMatch(/^budget_tokens="6000" used_tokens="\d+">/);
+      const shown = JSON.parse(block.slice(block.indexOf('\n[') + 1)) as Array<{ label: string; cases: Array<Record<string, unknown> & { traceExcerpt: unknown[] }> }>;
+      expect(shown.map((s) => s.label)).toEqual(dominant);
+      for (const symptom of shown) {
+        const first = symptom.cases[0];
+        expect(first, symptom.label).toBeDefined();
+        expect(Object.keys(first ?? {})).toEqual(expect.arrayContaining(['input', 'expected', 'output', 'reason', 'traceExcerpt']));
+        expect(first?.expected, symptom.label).not.toBeNull();
+        expect(first?.traceExcerpt.length, symptom.label).toBeGreaterThan(0);
+      }
+    }
 
     const entries = await log(dir);
     expect(entries).toHaveLength(2);
@@ -189,7 +207,7 @@ describe('one symptom vocabulary', () => {
         const files = [...text.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)].map((m) => ({ path: m[1] as string, content: m[2] as string }));
         // The order-id normalisation, as a strong model would write it; first aimed at a label of its own.
         const onlyToolErrors = { ...diagnosis, dominantSymptoms: diagnosis.dominantSymptoms.filter((d) => d.label === 'tool_error') };
-        const fix = simulatedSynthesis({ model: 'x', blueprintName: 'support-agent', blueprintRoot: 'blueprints/support-agent', blueprint: blueprintBrief('tool-loop'), files, diagnosis: onlyToolErrors, history: [], taxonomy: [], task: { rubric: '', environmentApi: null }, repair: null });
+        const fix = simulatedSynthesis({ model: 'x', blueprintName: 'support-agent', blueprintRoot: 'blueprints/support-agent', blueprint: blueprintBrief('tool-loop'), evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] }, files, diagnosis: onlyToolErrors, history: [], taxonomy: [], task: { rubric: '', environmentApi: null }, repair: null });
         const repairing = (request.body.messages as unknown[]).length > 1;
         return toolAnswer('submit_release_candidate', { ...fix, intent: { ...fix.intent, targets: [repairing ? 'tool_error' : 'order_id_not_canonical'] } });
       }

@@ -136,6 +136,7 @@ function synthesizer(request: FakeRequest): FakeReply {
     blueprintName: name,
     blueprintRoot: `blueprints/${name}`,
     blueprint: blueprintBrief('tool-loop'),
+  evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] },
     files,
     diagnosis,
     history: earlierCandidates(text),

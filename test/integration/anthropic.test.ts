@@ -35,6 +35,7 @@ const synthesisRequest = {
   blueprintName: 'bp',
   blueprintRoot: 'blueprints/bp',
   blueprint: blueprintBrief('tool-loop'),
+  evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] },
   files: [],
   diagnosis: emptyReport,
   history: [],

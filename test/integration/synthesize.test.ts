@@ -80,7 +80,7 @@ async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepair
   });
   try {
     const outcome = await synthesize(
-      { blueprint: setup.blueprint, files: [], brief: blueprintBrief(setup.blueprint === 'support-agent' ? 'tool-loop' : 'command'), diagnosis, history, taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
+      { blueprint: setup.blueprint, files: [], brief: blueprintBrief(setup.blueprint === 'support-agent' ? 'tool-loop' : 'command'), evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] }, diagnosis, history, taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
       {
         model,
         reporter: silentReporter,

@@ -120,6 +120,12 @@ export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): 
       blueprintName: request.blueprintName,
       files: request.files,
       diagnosis: pretty(request.diagnosis),
+      evidence: {
+        budgetTokens: request.evidence.budgetTokens,
+        usedTokens: request.evidence.usedTokens,
+        shown: request.evidence.symptoms.some((s) => s.cases.length > 0),
+        symptoms: pretty(request.evidence.symptoms),
+      },
       history: request.history.length === 0 ? 'none: this is the first release candidate' : pretty(request.history.map(rcView)),
       repair: request.repair,
     }),

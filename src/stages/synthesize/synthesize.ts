@@ -8,6 +8,7 @@ import {
   type RcHistoryEntry,
   type RepairRequest,
   type SymptomEntry,
+  type SynthesisEvidence,
   type TaskBrief,
   type Usage,
 } from '../../domain/model-port.ts';
@@ -23,6 +24,8 @@ export interface SynthesizeInput {
   /** The blueprint's runtime: its keys and what is checked before a candidate runs. */
   readonly brief: BlueprintBrief;
   readonly diagnosis: DiagnosisReport;
+  /** Failing case-trials per dominant symptom, within the configured budget. */
+  readonly evidence: SynthesisEvidence;
   readonly history: readonly RcHistoryEntry[];
   /** The symptom vocabulary of the diagnosis: the intent's targets must be among these labels. */
   readonly taxonomy: readonly SymptomEntry[];
@@ -63,6 +66,7 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
         blueprint: input.brief,
         files: input.files,
         diagnosis: input.diagnosis,
+        evidence: input.evidence,
         history: input.history,
         taxonomy: input.taxonomy,
         task: input.task,
