@@ -1,4 +1,5 @@
 import type { CriticRequirement, CriticVerdict, ScorerResult } from './record.ts';
+import type { CaseChanges } from './case-changes.ts';
 import type { DiagnosisReport } from './diagnosis.ts';
 import type { ReleaseCandidate } from './release-candidate.ts';
 import type { TraceEvent } from './trace.ts';
@@ -89,8 +90,10 @@ export interface DiagnosisScriptRequest {
   readonly previousScript: string | null;
   /** The previous iteration's report, to check whether the last change took effect. */
   readonly previousReport: DiagnosisReport | null;
-  /** The last RC: its intent and what the gate made of it. */
+  /** The last RC: its intent and what the gate made of it (flips only over cases on both sides). */
   readonly lastRc: RcHistoryEntry | null;
+  /** Train cases added, removed or edited since the last report (null without one). */
+  readonly caseChanges: CaseChanges | null;
   /** The previous attempt of this iteration and why it failed, for a bounded repair. */
   readonly repair: RepairRequest | null;
 }

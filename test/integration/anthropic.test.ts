@@ -241,7 +241,7 @@ describe('the Claude engine against a fake Messages API', () => {
     const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', verdict)]);
     await engine.criticize(criticRequest);
     fake.respond = () => toolAnswer('submit_script', { script: 'x' });
-    await engine.writeDiagnosisScript({ model: 'claude-sonnet-5-5', recordSchema: 's', sampleRecords: [], limits: { timeoutMs: 30_000, memoryMb: 256 }, taxonomy: [], previousScript: null, previousReport: null, lastRc: null, repair: null });
+    await engine.writeDiagnosisScript({ model: 'claude-sonnet-5-5', recordSchema: 's', sampleRecords: [], limits: { timeoutMs: 30_000, memoryMb: 256 }, taxonomy: [], previousScript: null, previousReport: null, lastRc: null, caseChanges: null, repair: null });
     fake.respond = () => toolAnswer('submit_release_candidate', candidate);
     await engine.synthesize(synthesisRequest);
     expect(fake.requests.map((r) => r.role)).toEqual(['critic', 'diagnostician', 'synthesizer']);

@@ -104,6 +104,7 @@ export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: Role
       sampleRecords: request.sampleRecords.map((r) => JSON.stringify(r)).join('\n'),
       previousReport: request.previousReport ? pretty(request.previousReport) : null,
       lastRc: request.lastRc ? pretty(rcView(request.lastRc)) : null,
+      caseChanges: request.caseChanges,
       previousScript: request.previousScript,
       repair: request.repair,
     }),
