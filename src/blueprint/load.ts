@@ -4,9 +4,9 @@ import path from 'node:path';
 import { AgentdevelError, type ErrorLocation } from '../domain/errors.ts';
 import { parseJsonDocument } from '../domain/json-document.ts';
 import type { BlueprintFile } from '../domain/model-port.ts';
-import { compileTemplates, TemplateError, type Render } from '../template/handlebars.ts';
+import { checkTemplateSet, compileTemplates, TemplateError, type Render } from '../template/handlebars.ts';
 import { BundleError, bundleModule } from './bundle.ts';
-import { blueprintManifestSchema, type BlueprintManifest } from './manifest.ts';
+import { blueprintManifestSchema, type BlueprintManifest, type RuntimeKind } from './manifest.ts';
 
 export const BLUEPRINT_FILE = 'blueprint.json';
 
@@ -102,6 +102,26 @@ function wrappersEntry(name: string, tools: readonly string[]): string {
 }
 
 /**
+ * What loadBlueprint checks, per runtime, in its order. The synthesizer is told exactly this
+ * list (see brief.ts), so a request never promises a check that is not made.
+ */
+export const BLUEPRINT_CHECKS: { readonly [K in RuntimeKind]: readonly string[] } = {
+  'tool-loop': [
+    'no symbolic link leads out of the blueprint folder',
+    'blueprint.json is valid for its runtime',
+    'every .hbs template compiles and every partial it names exists',
+    'the system prompt renders with the tools',
+    'the tool wrappers bundle and import, each exporting { name, description, inputSchema, run }',
+  ],
+  command: [
+    'no symbolic link leads out of the blueprint folder',
+    'blueprint.json is valid for its runtime',
+    'every .hbs template compiles and every partial it names exists',
+    'the executable in "command", when it is a path (it contains a "/"), is a file of the blueprint folder',
+  ],
+};
+
+/**
  * Loads a blueprint and proves it can run: no link leaves its folder, the manifest validates,
  * the prompt template and its partials compile and render, and the tool wrappers bundle.
  * (Whether the wrappers import and export the right shape is checked when the tool host starts.)
@@ -112,6 +132,9 @@ export async function loadBlueprint(workspace: string, name: string, buildDir: s
   await refuseEscapingLinks(workspace, root);
   const manifest = await readManifest(workspace, root);
   if (manifest.runtime === 'command') {
+    // The agent renders its templates itself; a partial it names but lacks would fail every case at run time.
+    await checkTemplates(workspace, root);
+    await checkExecutable(workspace, root, manifest.command[0] as string);
     return { name, workspace, root, manifest, renderPrompt: null, wrappersBundle: null };
   }
   const renderPrompt = await compilePrompt(workspace, root, manifest.prompt);
@@ -154,10 +177,43 @@ function templateInvalid(workspace: string, root: string, promptFile: string, er
   return invalid(`${at(file, error.line)}: ${what}: ${error.message}`, { file, ...(error.line === null ? {} : { line: error.line }) });
 }
 
-async function compilePrompt(workspace: string, root: string, promptFile: string): Promise<Render> {
-  const templates = (await listFiles(root)).filter((f) => f.endsWith('.hbs'));
+/** Every .hbs file of a blueprint, by its path relative to the blueprint folder. */
+async function readTemplates(root: string): Promise<Map<string, string>> {
   const sources = new Map<string, string>();
-  for (const file of templates) sources.set(file, await readFile(path.join(root, file), 'utf8'));
+  for (const file of (await listFiles(root)).filter((f) => f.endsWith('.hbs'))) sources.set(file, await readFile(path.join(root, file), 'utf8'));
+  return sources;
+}
+
+/** A command blueprint's templates: each compiles, and every partial one names is another .hbs file of the folder. */
+async function checkTemplates(workspace: string, root: string): Promise<void> {
+  const sources = await readTemplates(root);
+  try {
+    checkTemplateSet(new Map([...sources].map(([file, source]) => [file.replace(/\.hbs$/, ''), source])));
+  } catch (error) {
+    if (error instanceof TemplateError) throw templateInvalid(workspace, root, '', error, 'template is invalid');
+    throw error;
+  }
+}
+
+/** A command whose executable is a path (./agent.py, bin/run) must find it in the blueprint folder. */
+async function checkExecutable(workspace: string, root: string, executable: string): Promise<void> {
+  if (!executable.includes('/') || path.isAbsolute(executable)) return;
+  const file = path.join(root, executable);
+  const found = await stat(file).then(
+    (s) => s.isFile(),
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return false;
+      throw error;
+    },
+  );
+  if (!found) {
+    const manifestFile = shownPath(workspace, path.join(root, BLUEPRINT_FILE));
+    throw invalid(`${manifestFile}: command: "${executable}" is not a file of the blueprint folder (${shownPath(workspace, file)} is missing)`, { file: manifestFile, key: 'command' });
+  }
+}
+
+async function compilePrompt(workspace: string, root: string, promptFile: string): Promise<Render> {
+  const sources = await readTemplates(root);
   const main = sources.get(promptFile);
   if (main === undefined) {
     const file = shownPath(workspace, path.join(root, BLUEPRINT_FILE));

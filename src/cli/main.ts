@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { stopBundler } from '../blueprint/bundle.ts';
 import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
-import { InfraError } from '../domain/model-port.ts';
+import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/model-port.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
 import { parseWait, processIo, type CommonOptions, type Io } from './io.ts';
 import type { ApprovalOptions } from './commands/approval.ts';
@@ -253,7 +253,10 @@ async function reportError(error: unknown, io: Io, json: boolean, extraSecrets: 
     return EXIT.usage;
   }
   const known =
-    error instanceof InfraError
+    error instanceof StructuredOutputError
+      ? // The API answered, wrongly: not an outage.
+        new AgentdevelError('MODEL_OUTPUT_INVALID', `the ${error.role}: ${error.message}`, { cause: error, hint: invalidOutputHint(error) })
+      : error instanceof InfraError
       ? // An outage of a role outside a run (diagnostician, synthesizer): an infrastructure failure.
         new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error })
       : isAgentdevelError(error)

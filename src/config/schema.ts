@@ -194,6 +194,20 @@ export const configSchema = z
       })
       .strict()
       .default({ diagnosis: 2, synthesis: 2 }),
+    evidence: z
+      .object({
+        tokens: z
+          .number()
+          .int()
+          .min(0)
+          .max(200_000)
+          .default(6000)
+          .describe("Budget of the failing case-trials shown to the synthesizer, in tokens (estimated as 4 characters a token); 0 shows none."),
+        casesPerSymptom: z.number().int().min(1).max(20).default(3).describe('Most failing cases shown per dominant symptom of the diagnosis.'),
+      })
+      .strict()
+      .default({ tokens: 6000, casesPerSymptom: 3 })
+      .describe("What the synthesizer sees of the failures: for each dominant symptom, a few failing case-trials (input, expected value, output, the scorer's reason, a trace excerpt)."),
     anthropic: z
       .object({
         maxRetries: z.number().int().min(0).max(10).default(4).describe('Retries of a call on 529, other 5xx and connection errors (jittered, retry-after honoured). A 429 (rate limited) is not counted: it is waited out, paced with the other calls, for up to 10 minutes.'),

@@ -65,6 +65,10 @@ const catalogue = {
     exit: EXIT.infra,
     hint: 'The model API could not be reached after retries; check ANTHROPIC_BASE_URL, the key and the status page, then re-run.',
   },
+  MODEL_OUTPUT_INVALID: {
+    exit: EXIT.infra,
+    hint: "The model API answered, but not in the form asked, even after a repair turn. Read the rule and the answer above; use a stronger model for that role, or check that a proxy passes the tool schema through unchanged.",
+  },
   GATE_UNDECIDED: {
     exit: EXIT.infra,
     hint: 'Too many cases have no verdict (infrastructure errors: the model API, a crashing scorer, a tool host); `agentdevel run` shows them. Fix the cause and gate again.',

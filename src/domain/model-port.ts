@@ -1,4 +1,5 @@
 import type { CriticRequirement, CriticVerdict, ScorerResult } from './record.ts';
+import type { CaseChanges } from './case-changes.ts';
 import type { DiagnosisReport } from './diagnosis.ts';
 import type { ReleaseCandidate } from './release-candidate.ts';
 import type { TraceEvent } from './trace.ts';
@@ -89,8 +90,10 @@ export interface DiagnosisScriptRequest {
   readonly previousScript: string | null;
   /** The previous iteration's report, to check whether the last change took effect. */
   readonly previousReport: DiagnosisReport | null;
-  /** The last RC: its intent and what the gate made of it. */
+  /** The last RC: its intent and what the gate made of it (flips only over cases on both sides). */
   readonly lastRc: RcHistoryEntry | null;
+  /** Train cases added, removed or edited since the last report (null without one). */
+  readonly caseChanges: CaseChanges | null;
   /** The previous attempt of this iteration and why it failed, for a bounded repair. */
   readonly repair: RepairRequest | null;
 }
@@ -130,12 +133,48 @@ export interface TaskBrief {
   readonly environmentApi: string | null;
 }
 
+/**
+ * What the synthesizer is told about the blueprint's runtime: the keys its blueprint.json takes
+ * (from the manifest's schema) and what is checked before a candidate runs (the loader's own
+ * list). Never fixed text, so the request is true for the blueprint at hand.
+ */
+export interface BlueprintBrief {
+  readonly runtime: 'tool-loop' | 'command';
+  readonly keys: ReadonlyArray<{ readonly key: string; readonly required: boolean; readonly description: string }>;
+  readonly checks: readonly string[];
+}
+
+/** One failing case-trial as the synthesizer is shown it. */
+export interface FailingCaseTrial {
+  readonly caseId: string;
+  readonly trial: number;
+  /** The case as the agent received it (without its expected value). */
+  readonly input: unknown;
+  readonly expected: unknown;
+  readonly output: unknown;
+  /** The scorer's failed check (expected against actual), the critic's label, the agent's own error. */
+  readonly reason: string;
+  /** The trace without model metadata, its first and last events, each value clipped. */
+  readonly traceExcerpt: readonly TraceEvent[];
+  readonly omittedEvents: number;
+}
+
+/** Failing case-trials for each dominant symptom, within a stated token budget. */
+export interface SynthesisEvidence {
+  readonly budgetTokens: number;
+  readonly usedTokens: number;
+  readonly symptoms: ReadonlyArray<{ readonly label: string; readonly cases: readonly FailingCaseTrial[]; readonly notShown: number }>;
+}
+
 export interface SynthesisRequest {
   readonly model: string;
   readonly blueprintName: string;
   readonly blueprintRoot: string;
+  readonly blueprint: BlueprintBrief;
   readonly files: readonly BlueprintFile[];
   readonly diagnosis: DiagnosisReport;
+  /** Failing case-trials per dominant symptom: what the diagnosis describes, as it happened. */
+  readonly evidence: SynthesisEvidence;
   readonly history: readonly RcHistoryEntry[];
   /** The symptom vocabulary: the intent's targets must be among these labels. */
   readonly taxonomy: readonly SymptomEntry[];
@@ -209,11 +248,20 @@ export class InfraError extends Error {
 export class StructuredOutputError extends InfraError {
   /** The last answer, as JSON text, so a later repair turn can show the model what it sent. */
   readonly output: string;
-  constructor(role: Role, message: string, output = '(no answer)') {
+  /** The rule the answer broke, in the schema's or the validation's words. */
+  readonly problem: string;
+  constructor(role: Role, message: string, output = '(no answer)', problem = message) {
     super(role, message);
     this.name = 'StructuredOutputError';
     this.output = output;
+    this.problem = problem;
   }
+}
+
+/** The one-line hint of MODEL_OUTPUT_INVALID: the rule an answer broke and that answer, clipped. */
+export function invalidOutputHint(error: StructuredOutputError): string {
+  const answer = error.output.replace(/\s+/g, ' ');
+  return `The ${error.role}'s answer broke this rule: ${error.problem}. One invalid answer: ${answer.length > 300 ? `${answer.slice(0, 300)}…` : answer}. The API was reachable; the answers did not follow the schema, even after a repair turn. Try a stronger model for the ${error.role}, or check that a proxy passes the tool schema through unchanged.`;
 }
 
 /**

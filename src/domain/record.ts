@@ -55,36 +55,6 @@ export interface CriticRequirement {
 /** The label a passing case carries, so every record has one. */
 export const PASSING_LABEL = 'ok';
 
-/**
- * The critic's one rule as a schema: the scorer, when there is one, decides pass or fail; the
- * label is "ok" exactly when the case passes. A verdict that breaks it gets a repair turn.
- */
-export function criticVerdictSchemaFor(scorer: ScorerResult | null, requirements: readonly string[] = []) {
-  return criticVerdictSchema.superRefine((verdict, context) => {
-    const judged = verdict.requirements ?? [];
-    for (const id of requirements) {
-      if (judged.filter((r) => r.id === id).length !== 1) context.addIssue({ code: 'custom', path: ['requirements'], message: `give exactly one verdict for the requirement "${id}"` });
-    }
-    const stray = judged.find((r) => !requirements.includes(r.id));
-    if (stray) context.addIssue({ code: 'custom', path: ['requirements'], message: `"${stray.id}" is not a requirement of this case (${requirements.join(', ') || 'it has none to judge'})` });
-    const requirementsHold = judged.every((r) => r.pass);
-    if (scorerDecides(scorer) && verdict.pass !== (scorer.pass && requirementsHold)) {
-      const expected = scorer.pass && requirementsHold;
-      context.addIssue({
-        code: 'custom',
-        path: ['pass'],
-        message: `the scorer ${scorer.pass ? 'passed' : 'failed'} this case${scorer.pass && !requirementsHold ? ' and a requirement you judged fails' : ''}, and the scorer decides: pass must be ${expected}`,
-      });
-    }
-    if (verdict.pass && verdict.label !== PASSING_LABEL) {
-      context.addIssue({ code: 'custom', path: ['label'], message: `a passing case has the label "${PASSING_LABEL}"` });
-    }
-    if (!verdict.pass && verdict.label === PASSING_LABEL) {
-      context.addIssue({ code: 'custom', path: ['label'], message: `a failing case needs a symptom label, not "${PASSING_LABEL}"` });
-    }
-  });
-}
-
 export type RecordStatus = 'ok' | 'infra_error';
 
 /** Per case-trial quality record r(x) of the paper, eq. 8. */
@@ -156,9 +126,4 @@ export type CriticPolicy = 'all' | 'failing' | 'off';
 /** The written policy, or its default: "failing" where scorers decide, "all" where the critic does. */
 export function effectiveCriticPolicy(written: CriticPolicy | undefined, hasScorers: boolean): CriticPolicy {
   return written ?? (hasScorers ? 'failing' : 'all');
-}
-
-/** The verdict a case-trial gets when the policy spares the critic: the scorers passed it. */
-export function unaskedCriticVerdict(policy: CriticPolicy): CriticVerdict {
-  return { pass: true, label: PASSING_LABEL, description: `Passed every scorer; the critic was not asked (critic policy "${policy}").` };
 }

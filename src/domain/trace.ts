@@ -77,3 +77,12 @@ export function traceEventProblem(value: unknown): string | null {
   const key = issue?.path.length ? `"${issue.path.join('.')}"` : 'the event';
   return `a "${type}" event: ${key}: ${issue?.message ?? 'invalid'}`;
 }
+
+/**
+ * What the critic sees of a trace: what happened, without model metadata (latency, tokens) and
+ * without the trial number or timestamp of its start, so identical behaviour reads identically
+ * (and is judged once).
+ */
+export function criticView(trace: readonly TraceEvent[]): TraceEvent[] {
+  return trace.filter((event) => event.type !== 'llm').map((event) => (event.type === 'start' ? ({ type: 'start', caseId: event.caseId } as TraceEvent) : event));
+}

@@ -23,7 +23,7 @@ export interface CaseEvidenceInput {
 }
 
 /** Deep-clips every string and large value of a trace event, so a chatty agent cannot bloat the document. */
-function clipEvent(event: TraceEvent): TraceEvent {
+export function clipEvent(event: TraceEvent): TraceEvent {
   const clip = (value: unknown): unknown => {
     if (typeof value === 'string') return clipValue(value);
     if (Array.isArray(value)) return value.slice(0, 20).map(clip);

@@ -1,3 +1,4 @@
+import { judgeOnce } from '../stages/critic/judge-once.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import { blueprintRoot, readManifest } from '../blueprint/load.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import type { ModelPort } from '../domain/model-port.ts';
+import { invalidOutputHint, type ModelPort } from '../domain/model-port.ts';
 import type { Reporter } from '../domain/progress.ts';
 import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
@@ -169,6 +170,8 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     store.createRun(runId, { ...identity, cacheKey }, request.purpose);
     const traces = openRunTraces(workspace.tracesRoot, runId);
     let tally: RunTally;
+    // Each content is judged once per workspace: identical traces (a deterministic agent's trials) reuse the verdict.
+    const judge = judgeOnce(context.model, store);
     context.usageScope.runId = runId;
     try {
       tally = await runCases(
@@ -187,7 +190,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           criticPolicy,
           growTaxonomy: request.split !== 'test',
         },
-        { runtime: agent, model: context.model, store, traces, reporter, redact: context.redact },
+        { runtime: agent, model: judge.model, store, traces, reporter, redact: context.redact },
       );
       await traces.close();
     } catch (error) {
@@ -200,12 +203,21 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     const { counts } = tally;
     // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
     if (request.purpose !== 'confirm' && tally.agentErrorAlarm) reporter.emit({ type: 'warning', message: tally.agentErrorAlarm });
-    // The cost ledger shows what the critic policy saved: one zero-cost entry per call not made.
-    if (tally.criticSpared > 0) store.recordSkippedCalls('critic', config.models.critic, tally.criticSpared, { iteration: context.usageScope.iteration, runId });
+    // The cost ledger counts the calls not made (a count per run and reason, never a row per call).
+    const scope = { iteration: context.usageScope.iteration, runId };
+    store.recordSparedCalls('critic', config.models.critic, tally.criticSpared, 'policy', scope);
+    store.recordSparedCalls('critic', config.models.critic, judge.takeReused(), 'reused', scope);
     // A run with infrastructure errors is kept for this decision but never reused.
     store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
     // A confirmation run holds a few cases of one side: the gate weighs its errors against the other side's, run beside it.
     if (request.purpose !== 'confirm' && counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
+      const invalid = tally.invalidOutputs;
+      if (invalid.first && invalid.count === counts.infraErrors) {
+        throw new AgentdevelError('MODEL_OUTPUT_INVALID', `every case-trial of run ${runId} failed: the ${invalid.first.role}'s answer was invalid after its repair on all ${invalid.count}`, {
+          cause: invalid.first,
+          hint: invalidOutputHint(invalid.first),
+        });
+      }
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
     return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };

@@ -1,4 +1,8 @@
+import { readTraceOrNote } from '../stages/run/trace-file.ts';
+import { loadSplit, loadTask } from '../task/load.ts';
+import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
+import { readBlueprintBrief } from '../blueprint/brief.ts';
 import { readBlueprintFiles } from '../blueprint/load.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
@@ -52,9 +56,10 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
-    const { screen, files, task } = await withCheckout(workspace, tip, async (source) => ({
+    const { screen, files, brief, task } = await withCheckout(workspace, tip, async (source) => ({
       screen: await recordBaseline(context, source, release.label, baselineRecordCount(config)),
       files: await readBlueprintFiles(source.dir, config.blueprint),
+      brief: await readBlueprintBrief(source.dir, config.blueprint),
       task: await readTaskBrief(workspace, source.dir),
     }));
     // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
@@ -82,9 +87,12 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     );
 
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
+    // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
+    const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
+    const evidence = await synthesisEvidence(diagnosis.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
     let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+      { blueprint: config.blueprint, files, brief, diagnosis: diagnosis.report, evidence, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
       {
         model: context.model,
         reporter,

@@ -5,6 +5,11 @@
 import { affectedCases, diagnosisReportSchema, type DiagnosisReport } from '../domain/diagnosis.ts';
 import type { FlipSymptom, RcHistoryEntry } from '../domain/model-port.ts';
 import { z } from '../domain/zod.ts';
+import type { Case } from '../domain/case.ts';
+import { caseChanges, comparable, type CaseChanges } from '../domain/case-changes.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { parseCases } from '../task/cases.ts';
+import { loadSplit, loadTask } from '../task/load.ts';
 import { diagnosticsFolder, releaseFolder } from '../stages/release/artifacts.ts';
 import { readDecisionLog, type LogEntry } from './decision-log.ts';
 import { auditRef } from './versions.ts';
@@ -71,7 +76,32 @@ export async function readRcHistory(workspace: Workspace): Promise<RcHistoryEntr
 export async function previousDiagnosis(
   workspace: Workspace,
   history: readonly RcHistoryEntry[],
-): Promise<{ previousReport: DiagnosisReport | null; lastRc: RcHistoryEntry | null }> {
-  const lastRc = history.at(-1) ?? null;
-  return { previousReport: lastRc ? await recordedReport(workspace, lastRc.iteration) : null, lastRc };
+): Promise<{ previousReport: DiagnosisReport | null; lastRc: RcHistoryEntry | null; caseChanges: CaseChanges | null }> {
+  const last = history.at(-1) ?? null;
+  if (!last) return { previousReport: null, lastRc: null, caseChanges: null };
+  const changes = await trainChangesSince(workspace, last.iteration);
+  // The last RC's flips are shown only over cases present, unchanged, on both sides.
+  const same = comparable(changes);
+  const lastRc = { ...last, fixed: last.fixed.filter((f) => same(f.caseId)), broken: last.broken.filter((b) => same(b.caseId)) };
+  return { previousReport: await recordedReport(workspace, last.iteration), lastRc, caseChanges: changes };
+}
+
+/**
+ * The train cases added, removed or edited since an iteration: its split as recorded in git
+ * (the RC's audit ref) against the working tree's. Null when the older split cannot be read.
+ */
+async function trainChangesSince(workspace: Workspace, iteration: number): Promise<CaseChanges | null> {
+  const file = `rubrics/${workspace.config.task}/train.jsonl`;
+  const before = await workspace.repo.readFileAt(auditRef(workspace.config, iteration), file);
+  if (before === null) return null;
+  let old: Case[];
+  try {
+    old = parseCases(before, file);
+  } catch (error) {
+    // An older split this version cannot read says nothing about what changed; the current one is checked when it loads.
+    if (error instanceof AgentdevelError) return null;
+    throw error;
+  }
+  const task = await loadTask(workspace.root, workspace.config.task);
+  return caseChanges(old, await loadSplit(task, 'train'));
 }

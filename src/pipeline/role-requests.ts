@@ -1,7 +1,9 @@
 // Each model role's request for the workspace as it stands, built from what is already
 // recorded: no model is called, nothing runs, nothing is written to the store or the line.
 // `agentdevel prompts` renders these, so a reviewer reads what a model would be sent.
+import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
+import { readBlueprintBrief } from '../blueprint/brief.ts';
 import { readBlueprintFiles } from '../blueprint/load.ts';
 import type { DiagnosisReport } from '../domain/diagnosis.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -145,8 +147,10 @@ async function synthesizerRequest(workspace: Workspace): Promise<RoleRequestPrev
         model: config.models.synthesizer,
         blueprintName: config.blueprint,
         blueprintRoot: `blueprints/${config.blueprint}`,
+        blueprint: await readBlueprintBrief(root, config.blueprint),
         files: await readBlueprintFiles(root, config.blueprint),
         diagnosis: previousReport ?? noDiagnosis,
+        evidence: await synthesisEvidence(previousReport ?? noDiagnosis, records, await loadSplit(await loadTask(root, config.task), 'train'), async (record) => (await traceOf(workspace, record)) ?? [], config.evidence),
         history,
         taxonomy: vocabulary,
         task: await readTaskBrief(workspace, root),

@@ -100,6 +100,25 @@ export const migrations: readonly string[] = [
   ALTER TABLE model_calls ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE records ADD COLUMN agent_error TEXT;
   `,
+  // Calls not made are counts (one row a run and reason), not one zero-cost row each; critic
+  // verdicts are kept by the content judged, so an identical trace is judged once.
+  `
+  CREATE TABLE spared_calls (
+    role TEXT NOT NULL,
+    model TEXT NOT NULL,
+    iteration INTEGER,
+    run_id TEXT,
+    reason TEXT NOT NULL CHECK (reason IN ('policy', 'reused')),
+    count INTEGER NOT NULL,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX spared_calls_by_iteration ON spared_calls (iteration);
+  CREATE TABLE critic_verdicts (
+    key TEXT PRIMARY KEY,
+    verdict TEXT NOT NULL,
+    at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

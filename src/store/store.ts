@@ -14,6 +14,9 @@ const RECORD_PAGE = 512;
 export const STATE_DIR = '.agentdevel';
 export const DATABASE_FILE = 'state.db';
 
+/** Why a model call was not made. */
+export type SpareReason = 'policy' | 'reused';
+
 export type RunPurpose = 'baseline' | 'candidate' | 'run' | 'test' | 'confirm';
 
 export interface RunIdentity {
@@ -49,6 +52,8 @@ export interface IterationCost {
   readonly calls: number;
   /** Critic calls the critic policy spared. */
   readonly skippedCriticCalls: number;
+  /** Critic calls not made because an identical trace was already judged. */
+  readonly reusedCriticCalls: number;
   /** Their estimated cost at the mean billed critic call; null when none was billed (the mock is free). */
   readonly savedUsd: number | null;
 }
@@ -387,21 +392,28 @@ export class Store {
     );
   }
 
-  /** Calls a policy spared (the critic on passing case-trials): zero-cost ledger entries, so the saving shows. */
-  recordSkippedCalls(role: Role, model: string, count: number, context: { iteration: number | null; runId: string | null }): void {
-    this.sql.transaction(() => {
-      for (let i = 0; i < count; i += 1) {
-        this.sql.run(
-          `INSERT INTO model_calls (role, model, iteration, run_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at, skipped)
-           VALUES (?, ?, ?, ?, 0, 0, 0, 0, 0, ?, 1)`,
-          role,
-          model,
-          context.iteration,
-          context.runId,
-          this.now(),
-        );
-      }
-    });
+  /**
+   * Calls not made, as one count: "policy" for those the critic policy spared (passing
+   * case-trials), "reused" for verdicts given once for an identical trace.
+   */
+  recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: { iteration: number | null; runId: string | null }): void {
+    if (count <= 0) return;
+    this.sql.run(`INSERT INTO spared_calls (role, model, iteration, run_id, reason, count, at) VALUES (?, ?, ?, ?, ?, ?, ?)`, role, model, context.iteration, context.runId, reason, count, this.now());
+  }
+
+  /** Rows in the ledger (model calls made, and stores from before counts: one per call spared). */
+  modelCallRows(): number {
+    return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls`)?.n ?? 0);
+  }
+
+  /** A verdict the critic gave on exactly this content, or null. */
+  criticVerdict(key: string): CriticVerdict | null {
+    const row = this.sql.get<{ verdict: string }>(`SELECT verdict FROM critic_verdicts WHERE key = ?`, key);
+    return row ? (JSON.parse(row.verdict) as CriticVerdict) : null;
+  }
+
+  saveCriticVerdict(key: string, verdict: CriticVerdict): void {
+    this.sql.run(`INSERT OR IGNORE INTO critic_verdicts (key, verdict, at) VALUES (?, ?, ?)`, key, JSON.stringify(verdict), this.now());
   }
 
   costOfIteration(iteration: number): IterationCost {
@@ -411,14 +423,22 @@ export class Store {
        FROM model_calls WHERE iteration = ?`,
       iteration,
     );
-    const skipped = Number(row?.skipped ?? 0);
+    const spared = this.sql.get<{ policy: number; reused: number }>(
+      `SELECT COALESCE(SUM(CASE WHEN reason = 'policy' THEN count END), 0) AS policy, COALESCE(SUM(CASE WHEN reason = 'reused' THEN count END), 0) AS reused
+       FROM spared_calls WHERE iteration = ? AND role = 'critic'`,
+      iteration,
+    );
+    // Stores written before counts keep one zero-cost row per spared call: both are read.
+    const skipped = Number(row?.skipped ?? 0) + Number(spared?.policy ?? 0);
+    const reused = Number(spared?.reused ?? 0);
     return {
       costUsd: row?.cost ?? 0,
       inputTokens: row?.input ?? 0,
       outputTokens: row?.output ?? 0,
       calls: Number(row?.calls ?? 0),
       skippedCriticCalls: skipped,
-      savedUsd: skipped === 0 ? null : this.meanCriticCallCost(iteration, skipped),
+      reusedCriticCalls: reused,
+      savedUsd: skipped + reused === 0 ? null : this.meanCriticCallCost(iteration, skipped + reused),
     };
   }
 

@@ -91,6 +91,24 @@ function checkPartials(templates: ReadonlyMap<string, hbs.AST.Program>, known: R
 }
 
 /**
+ * Checks a set of templates that some other program renders (a command agent's): each parses
+ * and compiles, and every partial one names is another template of the set.
+ */
+export function checkTemplateSet(templates: ReadonlyMap<string, string>): void {
+  const programs = new Map<string, hbs.AST.Program>();
+  for (const [name, source] of templates) programs.set(name, parse(source, name));
+  checkPartials(programs, new Set(templates.keys()));
+  const env = Handlebars.create();
+  for (const [name, source] of templates) {
+    try {
+      env.precompile(source);
+    } catch (error) {
+      throw new TemplateError(name, (error as Error).message.split('\n')[0] ?? 'invalid template');
+    }
+  }
+}
+
+/**
  * Compiles a template and its partials eagerly, so a syntax error or a missing partial surfaces
  * when the blueprint loads rather than in the middle of a run. Rendering errors (a missing
  * helper, a partial whose name is computed) are TemplateErrors of the main template.

@@ -1,3 +1,4 @@
+import { blueprintBrief } from '../../src/blueprint/brief.ts';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,24 @@ describe('iterate with every role on Claude (fake Messages API)', () => {
     const roles = new Set(server.requests.slice(before).map((r) => r.role));
     expect([...roles].sort()).toEqual(['agent', 'critic', 'diagnostician', 'synthesizer']);
     for (const request of server.requests.slice(before)) expect(request.raw).not.toContain(KEY);
+    // The synthesizer sees, for each dominant symptom, a failing case as it happened.
+    const synthesisRequests = server.requests.slice(before).filter((r) => r.role === 'synthesizer');
+    expect(synthesisRequests.length).toBeGreaterThan(0);
+    for (const request of synthesisRequests) {
+      const text = userText(request.body);
+      const dominant = (JSON.parse(between(text, '<diagnosis>', '</diagnosis>')) as DiagnosisReport).dominantSymptoms.map((s) => s.label);
+      const block = between(text, '<failing_cases', '</failing_cases>');
+      expect(block).toMatch(/^budget_tokens="6000" used_tokens="\d+">/);
+      const shown = JSON.parse(block.slice(block.indexOf('\n[') + 1)) as Array<{ label: string; cases: Array<Record<string, unknown> & { traceExcerpt: unknown[] }> }>;
+      expect(shown.map((s) => s.label)).toEqual(dominant);
+      for (const symptom of shown) {
+        const first = symptom.cases[0];
+        expect(first, symptom.label).toBeDefined();
+        expect(Object.keys(first ?? {})).toEqual(expect.arrayContaining(['input', 'expected', 'output', 'reason', 'traceExcerpt']));
+        expect(first?.expected, symptom.label).not.toBeNull();
+        expect(first?.traceExcerpt.length, symptom.label).toBeGreaterThan(0);
+      }
+    }
 
     const entries = await log(dir);
     expect(entries).toHaveLength(2);
@@ -188,7 +207,7 @@ describe('one symptom vocabulary', () => {
         const files = [...text.matchAll(/<file path="([^"]+)">\n([\s\S]*?)\n<\/file>/g)].map((m) => ({ path: m[1] as string, content: m[2] as string }));
         // The order-id normalisation, as a strong model would write it; first aimed at a label of its own.
         const onlyToolErrors = { ...diagnosis, dominantSymptoms: diagnosis.dominantSymptoms.filter((d) => d.label === 'tool_error') };
-        const fix = simulatedSynthesis({ model: 'x', blueprintName: 'support-agent', blueprintRoot: 'blueprints/support-agent', files, diagnosis: onlyToolErrors, history: [], taxonomy: [], task: { rubric: '', environmentApi: null }, repair: null });
+        const fix = simulatedSynthesis({ model: 'x', blueprintName: 'support-agent', blueprintRoot: 'blueprints/support-agent', blueprint: blueprintBrief('tool-loop'), evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] }, files, diagnosis: onlyToolErrors, history: [], taxonomy: [], task: { rubric: '', environmentApi: null }, repair: null });
         const repairing = (request.body.messages as unknown[]).length > 1;
         return toolAnswer('submit_release_candidate', { ...fix, intent: { ...fix.intent, targets: [repairing ? 'tool_error' : 'order_id_not_canonical'] } });
       }
@@ -336,6 +355,90 @@ describe('a run under a rate limit', () => {
       expect(limited.limited.refused).toBeLessThan(15);
     } finally {
       await limited.close();
+    }
+  }, 120_000);
+});
+
+describe('judge once', () => {
+  it("sends no critic request twice: a deterministic agent's repeated and confirmation trials reuse the verdict, the ledger counts the calls saved, and report.md shows them", async () => {
+    const critic = await startFakeAnthropic(mockBrain);
+    try {
+      const dir = await claudeWorkspace((d) => {
+        const file = path.join(d, 'agentdevel.config.json');
+        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        // Only the critic is a model: the mock agent at temperature 0 plays each case the same way every trial.
+        config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
+        writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+      });
+      const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: { ANTHROPIC_BASE_URL: critic.url, ANTHROPIC_API_KEY: KEY } });
+      expect(result.stderr).not.toMatch(/internal error/);
+      expect([0, 1]).toContain(result.code);
+      const verdictRequests = critic.requests.filter((r) => (r.body.tools as Array<{ name: string }>)[0]?.name === 'submit_verdict');
+      const bodies = verdictRequests.map((r) => r.raw);
+      expect(bodies.length).toBeGreaterThan(0);
+      expect(new Set(bodies).size).toBe(bodies.length);
+      const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));
+      try {
+        const judged = Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM records WHERE critic IS NOT NULL`)?.n);
+        const reused = Number(sql.get<{ n: number }>(`SELECT COALESCE(SUM(count), 0) AS n FROM spared_calls WHERE reason = 'reused' AND role = 'critic'`)?.n);
+        const confirmations = Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM records JOIN runs ON runs.id = records.run_id WHERE runs.purpose = 'confirm'`)?.n);
+        // Every verdict in a record came from one call or from a reuse, and only the calls made are rows of the ledger.
+        expect(confirmations).toBeGreaterThan(0);
+        expect(reused).toBeGreaterThan(0);
+        expect(reused).toBeGreaterThanOrEqual(confirmations);
+        expect(Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls WHERE role = 'critic'`)?.n)).toBe(critic.requests.length);
+        expect(judged).toBeGreaterThanOrEqual(verdictRequests.length + confirmations);
+      } finally {
+        sql.close();
+      }
+      const audit = git(dir, 'for-each-ref', '--format=%(refname)', 'refs/agentdevel/rc').split('\n')[0] as string;
+      const report = git(dir, 'show', `${audit}:${git(dir, 'ls-tree', '-r', '--name-only', audit, 'releases').split('\n').find((f) => f.endsWith('report.md'))}`);
+      expect(report).toMatch(/\| Critic calls saved \| .*\d+ calls saved by judging identical traces once/);
+    } finally {
+      await critic.close();
+    }
+  }, 240_000);
+
+  it('writes no ledger row for a spared critic call in a 100-case run, and still counts the calls spared', async () => {
+    const dir = path.join(tempDir('agentdevel-spared-'), 'workspace');
+    mkdirSync(dir);
+    writeScaleWorkspace(dir, { runtime: 'command', cases: 100, concurrency: 8 });
+    const result = await cliAsync(['run', '--json', '-C', dir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ graded: 100, passed: 100 });
+    const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));
+    try {
+      expect(Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls`)?.n)).toBe(0);
+      expect(sql.all(`SELECT role, reason, count FROM spared_calls`)).toEqual([{ role: 'critic', reason: 'policy', count: 100 }]);
+      // No record repeats a "not asked" verdict: a critic not asked leaves none.
+      expect(Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM records WHERE critic IS NOT NULL`)?.n)).toBe(0);
+    } finally {
+      sql.close();
+    }
+  }, 120_000);
+});
+
+describe('invalid model output', () => {
+  it('ends iterate with MODEL_OUTPUT_INVALID and a hint quoting the rule and the answer when the critic always answers invalidly, never MODEL_UNAVAILABLE', async () => {
+    const critic = await startFakeAnthropic((request) =>
+      request.role === 'critic' ? toolAnswer('submit_verdict', { pass: true, label: 'Looks Fine!', description: 'fine' }) : { kind: 'error', status: 400 },
+    );
+    try {
+      const dir = await claudeWorkspace((d) => {
+        const file = path.join(d, 'agentdevel.config.json');
+        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
+        writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+      });
+      const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: { ANTHROPIC_BASE_URL: critic.url, ANTHROPIC_API_KEY: KEY } });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^error MODEL_OUTPUT_INVALID: every case-trial of run \S+ failed: the critic's answer was invalid after its repair on all \d+/m);
+      expect(result.stderr).toMatch(/The critic's answer broke this rule: label: .*snake_case/);
+      expect(result.stderr).toContain('"label": "Looks Fine!"');
+      expect(result.stderr).not.toMatch(/MODEL_UNAVAILABLE|could not be reached/);
+      expect(git(dir, 'for-each-ref', 'refs/agentdevel')).toBe('');
+    } finally {
+      await critic.close();
     }
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,10 @@ describe('agentdevel prompts', () => {
     expect(text).toContain('- ctx.env.returnItems(orderId: string, itemIds: string[]): { orderId: string; status: string; refund: number }');
     expect(text).toMatch(/export interface Order \{[\s\S]*deliveredOn: string \| null;/);
     expect(text).toContain('{{> partials/confirmation}}');
+    // The tool-loop runtime's keys, derived from its manifest schema.
+    expect(text).toContain('blueprints/support-agent/blueprint.json keeps "runtime": "tool-loop"');
+    expect(text).toMatch(/- "maxSteps": Model turns allowed per case/);
+    expect(text).toContain('the tool wrappers bundle and import');
     // Earlier RCs with the cases they fixed and broke, and the symptoms those cases showed.
     const history = JSON.parse(text.slice(text.indexOf('<earlier_release_candidates>') + 29, text.indexOf('</earlier_release_candidates>'))) as Array<{
       decision: string;
@@ -126,6 +130,33 @@ describe('agentdevel prompts', () => {
     const lastTarget = (logLines(demo).at(-1)?.targets as string[] | undefined)?.[0] ?? 'none';
     expect(text).toMatch(new RegExp(`"enum": \\[[^\\]]*"${lastTarget}"`));
     expect(runCount(copy)).toBe(0);
+  }, 120_000);
+
+  it('tells the diagnostician which train cases were added and edited since the last report, and shows flips only over cases on both sides', () => {
+    const copy = path.join(tempDir(), 'clone');
+    git(path.dirname(copy), 'clone', '-q', demo, copy);
+    git(copy, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');
+    const last = logLines(demo).at(-1) as { f2pCases: string[]; p2fCases: string[] };
+    const moved = [...last.f2pCases, ...last.p2fCases];
+    const edited = moved[0] as string;
+    expect(edited).toBeDefined();
+    const train = path.join(copy, 'rubrics/orders/train.jsonl');
+    const lines = readFileSync(train, 'utf8').trim().split('\n');
+    const added = { ...(JSON.parse(lines[0] as string) as Record<string, unknown>), id: 'train-added-1' };
+    const changed = lines.map((line) => {
+      const testCase = JSON.parse(line) as Record<string, unknown>;
+      return testCase.id === edited ? JSON.stringify({ ...testCase, note: 'reworded' }) : line;
+    });
+    writeFileSync(train, `${[...changed, JSON.stringify(added)].join('\n')}\n`);
+    git(copy, 'commit', '-qam', 'one train case added, one edited');
+    const result = cli(['prompts', '--role', 'diagnostician', '-C', copy], { env: { ANTHROPIC_API_KEY: '' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`<case_changes>\\nThe train split since the previous report: added train-added-1; removed none; edited \\(same id, other content\\) ${edited}\\.`));
+    const shown = JSON.parse(result.stdout.slice(result.stdout.indexOf('<last_release_candidate>') + 24, result.stdout.indexOf('</last_release_candidate>'))) as { fixed: Record<string, string>; broken: Record<string, string> };
+    const flips = [...Object.keys(shown.fixed), ...Object.keys(shown.broken)];
+    expect(flips).not.toContain(edited);
+    expect(flips).not.toContain('train-added-1');
+    expect(flips.sort()).toEqual(moved.filter((id) => id !== edited).sort());
   }, 120_000);
 
   it('prints the critic request for one case, with its recorded trace, as the exact Messages API body with --json', () => {
@@ -302,6 +333,20 @@ describe('agentdevel init', () => {
     for (const readme of ['releases/README.md', 'diagnostics/README.md', 'traces/README.md']) expect(existsSync(path.join(dir, readme))).toBe(true);
     // traces/ is ignored but its README is kept; a second init refuses and writes nothing.
     expect(git(dir, 'status', '--porcelain', '--untracked-files=all', 'traces')).toBe('?? traces/README.md');
+    // The synthesizer is told about a command agent, and nothing of the tool-loop runtime.
+    const prompt = cli(['prompts', '--role', 'synthesizer', '-C', dir]);
+    expect(prompt.code, prompt.stderr).toBe(0);
+    expect(prompt.stdout).toContain('blueprints/my-agent/blueprint.json keeps "runtime": "command"');
+    expect(prompt.stdout).toMatch(/- "command" \(required\): Executable and arguments/);
+    expect(prompt.stdout).toMatch(/- "timeoutMs": Milliseconds/);
+    expect(prompt.stdout).toContain('every .hbs template compiles and every partial it names exists');
+    for (const word of ['tool-loop', 'maxSteps', 'wrapper', 'ctx.env', '<environment_api>']) expect(prompt.stdout).not.toContain(word);
+    // A template naming a partial the blueprint lacks fails when the blueprint loads, before any case runs.
+    writeFileSync(path.join(dir, 'blueprints/my-agent/prompt.hbs'), 'Answer.\n{{> partials/style}}\n');
+    const broken = cli(['run', '-C', dir]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/blueprints\/my-agent\/prompt\.hbs:2: template is invalid: the partial "partials\/style" does not exist/);
+    rmSync(path.join(dir, 'blueprints/my-agent/prompt.hbs'));
     expect(cli(['init', '-C', dir]).code).toBe(2);
     expect(cli(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });

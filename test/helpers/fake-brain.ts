@@ -2,6 +2,7 @@
 // the SDK and HTTP are exercised end to end with realistic behaviour: the agent role acts like
 // the simulated orders agent, the critic like the heuristic critic, the diagnostician returns the
 // built-in script, the synthesizer proposes the simulated repairs.
+import { blueprintBrief } from '../../src/blueprint/brief.ts';
 import { readFileSync } from 'node:fs';
 import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry, SymptomEntry } from '../../src/domain/model-port.ts';
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
@@ -134,6 +135,8 @@ function synthesizer(request: FakeRequest): FakeReply {
     model: 'x',
     blueprintName: name,
     blueprintRoot: `blueprints/${name}`,
+    blueprint: blueprintBrief('tool-loop'),
+  evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] },
     files,
     diagnosis,
     history: earlierCandidates(text),

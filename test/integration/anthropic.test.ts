@@ -1,3 +1,4 @@
+import { blueprintBrief } from '../../src/blueprint/brief.ts';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +8,10 @@ import { createMessagesClient } from '../../src/engine/anthropic/messages-client
 import { claudeEngines } from '../../src/engine/claude.ts';
 import { createRateLimiter } from '../../src/engine/anthropic/rate-limits.ts';
 import { tempDir } from '../helpers/workspace.ts';
-import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeReply } from '../helpers/fake-anthropic.ts';
+import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeReply, type FakeRequest } from '../helpers/fake-anthropic.ts';
+import { schemaOnlyAnswer } from '../helpers/schema-only-answer.ts';
+
+const userText = (request: FakeRequest | undefined): string => JSON.stringify((request?.body.messages as Array<{ content: unknown }>)[0]?.content ?? '');
 
 let server: FakeAnthropic | null = null;
 afterEach(async () => {
@@ -30,6 +34,8 @@ const synthesisRequest = {
   model: 'claude-sonnet-5-5',
   blueprintName: 'bp',
   blueprintRoot: 'blueprints/bp',
+  blueprint: blueprintBrief('tool-loop'),
+  evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] },
   files: [],
   diagnosis: emptyReport,
   history: [],
@@ -185,29 +191,66 @@ describe('the Claude engine against a fake Messages API', () => {
     expect(repair).toMatch(/intent\.targets\.0: Invalid option: expected one of \\"missing_required_step\\"\|\\"tool_error\\"/);
   });
 
-  it('holds the critic to its one rule: the scorer decides pass or fail, and "ok" means passing', async () => {
+  it('asks the critic only for what it can accept: no "pass" where the scorer decided, and a repair names the rule', async () => {
     const scored = { ...criticRequest, scorer: { pass: false, checks: [{ scorer: 'state', pass: false, code: 'state_mismatch' }] } };
-    const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', { pass: true, label: 'ok', description: 'looks fine' }), toolAnswer('submit_verdict', verdict)]);
+    const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', { pass: true, label: 'ok', description: 'looks fine' }), toolAnswer('submit_verdict', { label: 'tool_error', description: 'get_order failed' })]);
     expect((await engine.criticize(scored)).value).toEqual(verdict);
-    expect(JSON.stringify(fake.requests[1]?.body.messages)).toMatch(/pass: the scorer failed this case, and the scorer decides: pass must be false/);
+    const schema = (fake.requests[0]?.body.tools as Array<{ input_schema: { properties: Record<string, { pattern?: string }>; required: string[] } }>)[0]?.input_schema;
+    expect(Object.keys(schema?.properties ?? {})).toEqual(['label', 'description']);
+    expect(schema?.properties.label?.pattern).toBe('^(?!ok$)[a-z][a-z0-9_]{1,63}$');
+    expect(JSON.stringify(fake.requests[1]?.body.messages)).toMatch(/label: a symptom label is snake_case, 2 to 64 characters, and not \\"ok\\" \(the scorer failed this case\)/);
     const system = (fake.requests[0]?.body.system as Array<{ text: string }>).map((b) => b.text).join('\n');
     expect(system).toMatch(/The scorer decides pass or fail/);
-    expect(system).not.toMatch(/authoritative/);
+    expect(userText(fake.requests[0])).toContain('The scorer decided: this case failed.');
   });
 
-  it('tells every role the date and the runtime', async () => {
+  it('passes every critic contract with an answerer that reads only the tool schema', async () => {
+    server = await startFakeAnthropic((request) => {
+      const tool = (request.body.tools as Array<{ name: string; input_schema: Record<string, unknown> }>)[0];
+      return toolAnswer(tool?.name ?? '', schemaOnlyAnswer(tool?.input_schema ?? {}));
+    });
+    const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries: 0, timeoutMs: 10_000 });
+    const engine = createClaudeEngine(send, () => {}, facts);
+    const passed = { pass: true, checks: [{ scorer: 'state', pass: true }] };
+    const failed = { pass: false, checks: [{ scorer: 'state', pass: false, code: 'state_mismatch' }] };
+    const measured = { pass: true, decides: false, checks: [{ scorer: 'cost', pass: true, value: 3, decides: false }] };
+    const requirements = [
+      { id: 'confirm_first', text: 'confirm before acting', symptoms: [] },
+      { id: 'no_pii', text: 'never repeat a card number', symptoms: [] },
+    ];
+    const contracts = [
+      { name: 'no scorer', scorer: null, requirements: [] },
+      { name: 'scorer passed (policy "all")', scorer: passed, requirements: [] },
+      { name: 'scorer failed', scorer: failed, requirements: [] },
+      { name: 'scorer passed, requirements to judge', scorer: passed, requirements },
+      { name: 'scorer failed, requirements to judge', scorer: failed, requirements },
+      { name: 'a scorer that only measures, requirements to judge', scorer: measured, requirements },
+    ];
+    for (const contract of contracts) {
+      const before = server.requests.length;
+      const answer = await engine.criticize({ ...criticRequest, scorer: contract.scorer, ...(contract.requirements.length > 0 ? { requirements: contract.requirements } : {}) });
+      expect(server.requests.length - before, `${contract.name}: answered without a repair`).toBe(1);
+      expect(answer.value.pass, contract.name).toBe(contract.scorer === failed ? false : true);
+      expect(answer.value.label === 'ok', contract.name).toBe(answer.value.pass);
+      expect((answer.value.requirements ?? []).map((r) => r.id), contract.name).toEqual(contract.requirements.map((r) => r.id));
+    }
+  });
+
+  it('tells every role the date and the runtime, and only the roles that write code its built-ins', async () => {
     const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'x' }], intent: { targets: ['tool_error'], rationale: 'r' } };
     const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', verdict)]);
     await engine.criticize(criticRequest);
     fake.respond = () => toolAnswer('submit_script', { script: 'x' });
-    await engine.writeDiagnosisScript({ model: 'claude-sonnet-5-5', recordSchema: 's', sampleRecords: [], limits: { timeoutMs: 30_000, memoryMb: 256 }, taxonomy: [], previousScript: null, previousReport: null, lastRc: null, repair: null });
+    await engine.writeDiagnosisScript({ model: 'claude-sonnet-5-5', recordSchema: 's', sampleRecords: [], limits: { timeoutMs: 30_000, memoryMb: 256 }, taxonomy: [], previousScript: null, previousReport: null, lastRc: null, caseChanges: null, repair: null });
     fake.respond = () => toolAnswer('submit_release_candidate', candidate);
     await engine.synthesize(synthesisRequest);
     expect(fake.requests.map((r) => r.role)).toEqual(['critic', 'diagnostician', 'synthesizer']);
     for (const request of fake.requests) {
       expect(request.raw).toContain("Today's date: 2031-02-03.");
       expect(request.raw).toContain('Node.js v20.99.0');
-      expect(request.raw).toMatch(/does NOT have \(code that calls them fails\): Object\.groupBy/);
+      // Built-ins matter only to roles that write code: the critic reads a trace.
+      if (request.role === 'critic') expect(request.raw).not.toMatch(/groupBy|Newer built-ins/);
+      else expect(request.raw).toMatch(/does NOT have \(code that calls them fails\): Object\.groupBy/);
     }
   });
 

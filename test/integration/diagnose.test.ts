@@ -66,6 +66,7 @@ async function run(scripts: string[], maxRepairs = 2) {
       previousScript: null,
       previousReport: null,
       lastRc: null,
+      caseChanges: null,
       model: 'scripted',
       taxonomy: [],
       limits: { timeoutMs: 2000, memoryMb: 64 },

@@ -189,7 +189,7 @@ describe('errors are told apart by their class', () => {
     const record: CaseRecord = { caseId: 'a', trial: 0, status: 'ok', output: null, traceRef: 'run-x/a.t0.jsonl', scorer: null, critic: { pass: false, label: 'tool_error', description: 'd' }, pass: false, error: null };
     const events: ProgressEvent[] = [];
     await diagnose(
-      { runId: 'run-x', tracesRoot, workDir: tempDir(), previousScript: null, previousReport: null, lastRc: null, model: 'mock', taxonomy: [], limits: { timeoutMs: 10_000, memoryMb: 128 }, maxRepairs: 0 },
+      { runId: 'run-x', tracesRoot, workDir: tempDir(), previousScript: null, previousReport: null, lastRc: null, caseChanges: null, model: 'mock', taxonomy: [], limits: { timeoutMs: 10_000, memoryMb: 128 }, maxRepairs: 0 },
       { model: createMockEngine(), reporter: { emit: (e) => events.push(e) }, records: { eachRecord: () => [record] } },
     );
     expect(events).toContainEqual({ type: 'warning', message: expect.stringMatching(/1 trace is missing or damaged \(first: .*run-x\/a\.t0\.jsonl\)/) });

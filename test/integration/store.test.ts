@@ -68,10 +68,12 @@ describe('the store', () => {
     expect(store.decisions('bp')[0]).toMatchObject({ iteration: 3, outcome: 'rejected', f2p: ['a'], p2f: ['b'], reasons: ['1 regression'] });
     store.recordModelCall('critic', 'claude-x', { ...zeroUsage, inputTokens: 10, costUsd: 0.5 }, { iteration: 3, runId: null });
     store.recordModelCall('synthesizer', 'claude-x', { ...zeroUsage, outputTokens: 5, costUsd: 0.25 }, { iteration: 3, runId: null });
-    expect(store.costOfIteration(3)).toEqual({ costUsd: 0.75, inputTokens: 10, outputTokens: 5, calls: 2, skippedCriticCalls: 0, savedUsd: null });
-    // Critic calls a policy spared are in the ledger at no cost, priced at the mean billed critic call.
-    store.recordSkippedCalls('critic', 'claude-x', 4, { iteration: 3, runId: 'run-2' });
-    expect(store.costOfIteration(3)).toEqual({ costUsd: 0.75, inputTokens: 10, outputTokens: 5, calls: 2, skippedCriticCalls: 4, savedUsd: 2 });
+    expect(store.costOfIteration(3)).toEqual({ costUsd: 0.75, inputTokens: 10, outputTokens: 5, calls: 2, skippedCriticCalls: 0, reusedCriticCalls: 0, savedUsd: null });
+    // Critic calls not made are counts in the ledger (no row each), priced at the mean billed critic call.
+    store.recordSparedCalls('critic', 'claude-x', 4, 'policy', { iteration: 3, runId: 'run-2' });
+    store.recordSparedCalls('critic', 'claude-x', 2, 'reused', { iteration: 3, runId: 'run-2' });
+    expect(store.costOfIteration(3)).toEqual({ costUsd: 0.75, inputTokens: 10, outputTokens: 5, calls: 2, skippedCriticCalls: 4, reusedCriticCalls: 2, savedUsd: 3 });
+    expect(store.modelCallRows()).toBe(2);
     store.close();
   });
 });

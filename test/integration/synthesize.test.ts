@@ -1,3 +1,4 @@
+import { blueprintBrief } from '../../src/blueprint/brief.ts';
 import { describe, expect, it } from 'vitest';
 import { zeroUsage, type RcHistoryEntry, type RepairRequest } from '../../src/domain/model-port.ts';
 import { silentReporter } from '../../src/domain/progress.ts';
@@ -7,7 +8,10 @@ import { openWorkspace } from '../../src/pipeline/workspace.ts';
 import { editsFingerprint } from '../../src/stages/synthesize/edits.ts';
 import { synthesize } from '../../src/stages/synthesize/synthesize.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
-import { exampleWorkspace, git } from '../helpers/workspace.ts';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { initWorkspace } from '../../src/pipeline/init-workspace.ts';
+import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 
 const diagnosis = {
   summary: 's',
@@ -27,6 +31,14 @@ const proposals: Record<string, ReleaseCandidate> = {
   brokenWrapper: { edits: [{ path: 'blueprints/support-agent/tools/get_order.ts', content: "import { z } from 'zod';\nexport default { name: 'get_order' };\n" }], intent },
   brokenTemplate: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Hello {{#each tools}} unclosed' }], intent },
   good: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'You help customers.\n{{#each tools}}- {{name}}\n{{/each}}' }], intent },
+  commandMissingPartial: { edits: [{ path: 'blueprints/my-agent/prompt.hbs', content: 'Convert.\n{{> partials/units}}\n' }], intent },
+  commandGood: {
+    edits: [
+      { path: 'blueprints/my-agent/prompt.hbs', content: 'Convert.\n{{> partials/units}}\n' },
+      { path: 'blueprints/my-agent/partials/units.hbs', content: 'F = C * 9/5 + 32\n' },
+    ],
+    intent,
+  },
   coinedTarget: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Normalise ids.\n{{#each tools}}- {{name}}\n{{/each}}' }], intent: { targets: ['order_id_not_canonical'], rationale: 'normalise ids' } },
 };
 
@@ -43,8 +55,19 @@ const rejectedGood = (targets: string[], scope: string[]): RcHistoryEntry => ({
   scope,
 });
 
-async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepairs: number, history: RcHistoryEntry[] = []) {
-  const dir = await exampleWorkspace();
+/** A fresh `init --runtime command` workspace, committed. */
+async function commandWorkspace(): Promise<string> {
+  const dir = path.join(tempDir(), 'command');
+  mkdirSync(dir);
+  git(dir, 'init', '-q', '--initial-branch=main');
+  await initWorkspace(dir, 'command');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'init');
+  return dir;
+}
+
+async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepairs: number, history: RcHistoryEntry[] = [], setup: { dir: () => Promise<string>; blueprint: string } = { dir: exampleWorkspace, blueprint: 'support-agent' }) {
+  const dir = await setup.dir();
   const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: { now: () => new Date() } });
   const base = git(dir, 'rev-parse', 'HEAD');
   const repairs: Array<RepairRequest | null> = [];
@@ -57,7 +80,7 @@ async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepair
   });
   try {
     const outcome = await synthesize(
-      { blueprint: 'support-agent', files: [], diagnosis, history, taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
+      { blueprint: setup.blueprint, files: [], brief: blueprintBrief(setup.blueprint === 'support-agent' ? 'tool-loop' : 'command'), evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] }, diagnosis, history, taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
       {
         model,
         reporter: silentReporter,
@@ -68,7 +91,7 @@ async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepair
       },
     );
     const feedback = repairs.map((r) => r?.error ?? null);
-    return { outcome, feedback, repairs, base, dir };
+    return { outcome, feedback, repairs, base, dir, runs: workspace.store.runCount() };
   } finally {
     if (built) await discardCandidate(workspace, built);
     await workspace.close();
@@ -83,6 +106,13 @@ describe('RC synthesis', () => {
     expect(feedback[1]).toMatch(/rubrics\/orders\/rubric\.md: outside blueprints\/support-agent\//);
     expect(feedback[2]).toMatch(/does not load: .*tools\/get_order\.ts: "description" must be/);
     expect(feedback[3]).toMatch(/does not load: blueprints\/support-agent\/system\.hbs:1: template does not compile: parse error: Expecting .*got 'EOF'/);
+  });
+
+  it('gives a command RC whose template names a missing partial a repair turn before any case runs', async () => {
+    const { outcome, feedback, runs } = await synthesizeWith(['commandMissingPartial', 'commandGood'], 1, [], { dir: commandWorkspace, blueprint: 'my-agent' });
+    expect(feedback[1]).toMatch(/does not load: blueprints\/my-agent\/prompt\.hbs:2: template is invalid: the partial "partials\/units" does not exist/);
+    expect(outcome.kind).toBe('candidate');
+    expect(runs).toBe(0);
   });
 
   it('records "no valid RC" when the repairs run out, leaving the line untouched', async () => {

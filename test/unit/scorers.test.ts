@@ -71,7 +71,11 @@ describe('scorers', () => {
     [{ kind: 'schema', path: 'refund', schema: { type: 'number', minimum: 0 } }, { refund: -1 }, { where: 'refund', actual: -1 }],
     [{ kind: 'regex', pattern: '^Refund', path: 'message' }, { message: 'Sorry' }, { where: 'message', expected: 'a match for /^Refund/', actual: 'Sorry' }],
     [{ kind: 'numeric', path: 'amount', expected: 54.1, tolerance: 0.001 }, { amount: 54.2 }, { where: 'amount', expected: '54.1 ± 0.001', actual: 54.2 }],
-    [{ kind: 'numeric', path: 'amount', expectedFromCase: 'expected.amount' }, { amount: 'n/a' }, { where: 'amount', expected: 'a number', actual: 'n/a' }],
+    // The expected value is shown even when the output is no number at all.
+    [{ kind: 'numeric', path: 'amount', expectedFromCase: 'expected.amount' }, { amount: 'n/a' }, { where: 'amount', expected: 54.1, actual: 'n/a' }],
+    [{ kind: 'numeric', path: 'amount', expectedFromCase: 'expected.amount' }, null, { where: 'amount', expected: 54.1, actual: null, message: 'amount is not a number (expected 54.1)' }],
+    // Nothing to match is reported as nothing, not as the JSON text '""'.
+    [{ kind: 'regex', pattern: '^Refund', path: 'message' }, {}, { where: 'message', expected: 'a match for /^Refund/', actual: null }],
   ])('%j on %j fails with the structured reason %j', async (config, output, reason) => {
     expect(await check(config as Record<string, unknown>, { output })).toMatchObject({ pass: false, ...reason });
   });

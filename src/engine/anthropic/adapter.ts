@@ -93,7 +93,7 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts
         messages.push({ role: 'assistant', content }, { role: 'user', content: `Answer by calling the ${spec.tool.name} tool.` });
       }
     }
-    throw new StructuredOutputError(spec.role, `the ${spec.role}'s output was invalid after one repair: ${problem}`, output);
+    throw new StructuredOutputError(spec.role, `the ${spec.role}'s output was invalid after one repair: ${problem}`, output, problem);
   }
 
   return {

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CriticRequest, DiagnosisScriptRequest, RcHistoryEntry, RequirementsReviewRequest, SynthesisRequest } from '../../domain/model-port.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
+import { scorerDecides } from '../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
-import type { TraceEvent } from '../../domain/trace.ts';
+import { criticView } from '../../domain/trace.ts';
 import { compileTemplates, type Render } from '../../template/handlebars.ts';
 
 const folder = fileURLToPath(new URL('./prompts/', import.meta.url));
@@ -46,10 +47,8 @@ export interface RolePrompt {
   readonly user: string;
 }
 
-/** What the critic sees of a trace: no model metadata (latency, tokens), only what happened. */
-export function criticTrace(trace: readonly TraceEvent[]): TraceEvent[] {
-  return trace.filter((event) => event.type !== 'llm');
-}
+/** What the critic sees of a trace (see criticView): only what happened. */
+export const criticTrace = criticView;
 
 export function criticPrompt(request: CriticRequest, facts: RoleFacts): RolePrompt {
   return {
@@ -57,6 +56,8 @@ export function criticPrompt(request: CriticRequest, facts: RoleFacts): RoleProm
     user: render('critic-user', {
       taxonomy: request.taxonomy,
       scorer: request.scorer ? JSON.stringify(request.scorer) : 'none (no deterministic scorer for this task)',
+      decided: scorerDecides(request.scorer),
+      scorerPassed: request.scorer?.pass === true,
       requirements: (request.requirements ?? []).map((r) => ({ id: r.id, text: r.text })),
       trace: JSON.stringify(criticTrace(request.trace)),
     }),
@@ -103,6 +104,7 @@ export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: Role
       sampleRecords: request.sampleRecords.map((r) => JSON.stringify(r)).join('\n'),
       previousReport: request.previousReport ? pretty(request.previousReport) : null,
       lastRc: request.lastRc ? pretty(rcView(request.lastRc)) : null,
+      caseChanges: request.caseChanges,
       previousScript: request.previousScript,
       repair: request.repair,
     }),
@@ -110,13 +112,21 @@ export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: Role
 }
 
 export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): RolePrompt {
+  // Each statement about the blueprint follows its runtime: a command agent has no prompt template or wrappers.
+  const toolLoop = request.blueprint.runtime === 'tool-loop';
   return {
-    system: [render('synthesizer-system', { facts, root: request.blueprintRoot }), render('task', request.task)],
+    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, toolLoop }), render('task', { ...request.task, toolLoop })],
     user: render('synthesizer-user', {
       taxonomy: request.taxonomy,
       blueprintName: request.blueprintName,
       files: request.files,
       diagnosis: pretty(request.diagnosis),
+      evidence: {
+        budgetTokens: request.evidence.budgetTokens,
+        usedTokens: request.evidence.usedTokens,
+        shown: request.evidence.symptoms.some((s) => s.cases.length > 0),
+        symptoms: pretty(request.evidence.symptoms),
+      },
       history: request.history.length === 0 ? 'none: this is the first release candidate' : pretty(request.history.map(rcView)),
       repair: request.repair,
     }),

@@ -2,7 +2,8 @@
 // schema. The engine sends these; `agentdevel prompts` prints them. One builder for both, so
 // what a reviewer reads is byte for byte what the model is sent.
 import type { CriticRequest, DiagnosisScriptRequest, RequirementViolation, RequirementsReviewRequest, Role, SynthesisRequest } from '../../domain/model-port.ts';
-import { criticVerdictSchemaFor, type CriticVerdict } from '../../domain/record.ts';
+import { criticAnswerSchema } from '../../domain/critic-answer.ts';
+import type { CriticVerdict } from '../../domain/record.ts';
 import { releaseCandidateSchemaFor, type ReleaseCandidate } from '../../domain/release-candidate.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import { z, type ZodType } from '../../domain/zod.ts';
@@ -25,7 +26,7 @@ export function criticCall(request: CriticRequest, facts: RoleFacts): Structured
     role: 'critic',
     model: request.model,
     ...criticPrompt(request, facts),
-    tool: { name: 'submit_verdict', description: 'Submit the verdict on this conversation.', schema: criticVerdictSchemaFor(request.scorer, (request.requirements ?? []).map((r) => r.id)) },
+    tool: { name: 'submit_verdict', description: 'Submit the verdict on this conversation.', schema: criticAnswerSchema(request.scorer, (request.requirements ?? []).map((r) => r.id)) },
     maxTokens: 1024,
     stream: false,
   };

@@ -1,3 +1,4 @@
+import type { CaseChanges } from '../../domain/case-changes.ts';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -35,6 +36,7 @@ export interface DiagnoseInput {
   /** The previous iteration's report and the last RC, to check whether that change took effect. */
   readonly previousReport: DiagnosisReport | null;
   readonly lastRc: RcHistoryEntry | null;
+  readonly caseChanges: CaseChanges | null;
   readonly model: string;
   /** The critic's taxonomy; with the baseline's labels it is the report's vocabulary. */
   readonly taxonomy: readonly SymptomEntry[];
@@ -106,6 +108,7 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
         previousScript: input.previousScript,
         previousReport: input.previousReport,
         lastRc: input.lastRc,
+        caseChanges: input.caseChanges,
         repair,
       });
       usage = addUsage(usage, written.usage);

@@ -51,7 +51,7 @@ export interface ReleaseEvidence {
   readonly mockRoles: readonly Role[];
   readonly models: Readonly<Record<string, string>>;
   /** The iteration's model cost and what the critic policy spared (null for a dry gate, which is charged to no iteration). */
-  readonly cost: { readonly costUsd: number; readonly skippedCriticCalls: number; readonly savedUsd: number | null } | null;
+  readonly cost: { readonly costUsd: number; readonly skippedCriticCalls: number; readonly reusedCriticCalls?: number; readonly savedUsd: number | null } | null;
 }
 
 export interface ArtifactFile {
@@ -74,10 +74,15 @@ export function diagnosticsFolder(blueprint: string, iteration: number): string 
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
-/** What the critic policy spared this iteration, for its own row of the report (null when nothing). */
+/** The critic calls not made this iteration (policy, and identical traces judged once), for their own row of the report (null when none). */
 function sparedText(cost: ReleaseEvidence['cost']): string | null {
-  if (!cost || cost.skippedCriticCalls === 0) return null;
-  return `the critic was not asked about ${cost.skippedCriticCalls} case-trials the scorers passed${cost.savedUsd === null ? '' : ` (about $${cost.savedUsd.toFixed(4)} saved)`}`;
+  const reused = cost?.reusedCriticCalls ?? 0;
+  if (!cost || cost.skippedCriticCalls + reused === 0) return null;
+  const parts = [
+    ...(cost.skippedCriticCalls > 0 ? [`the critic was not asked about ${cost.skippedCriticCalls} case-trials the scorers passed`] : []),
+    ...(reused > 0 ? [`${reused} calls saved by judging identical traces once`] : []),
+  ];
+  return `${parts.join('; ')}${cost.savedUsd === null ? '' : ` (about $${cost.savedUsd.toFixed(4)} saved)`}`;
 }
 const short = (sha: string): string => sha.slice(0, 10);
 

@@ -1,8 +1,8 @@
 import type { Case } from '../../domain/case.ts';
 import { caseSummarizer, passRateOf, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
-import { InfraError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
+import { InfraError, StructuredOutputError, type ModelPort, type SymptomEntry } from '../../domain/model-port.ts';
 import type { Reporter } from '../../domain/progress.ts';
-import { finalPass, scorerDecides, unaskedCriticVerdict, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
+import { finalPass, scorerDecides, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { criticJudged, type Requirement } from '../../domain/requirements.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { agentErrorTally } from './agent-errors.ts';
@@ -64,6 +64,8 @@ export interface RunTally {
   readonly agentErrorAlarm: string | null;
   /** Critic calls the critic policy spared (for the cost ledger). */
   readonly criticSpared: number;
+  /** Case-trials whose critic answer stayed invalid after its repair, and the first such answer. */
+  readonly invalidOutputs: { readonly count: number; readonly first: StructuredOutputError | null };
 }
 
 /**
@@ -84,10 +86,26 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const agentErrors = agentErrorTally();
   const firstInfra: { at: number; error: string | null } = { at: Number.POSITIVE_INFINITY, error: null };
   let spared = 0;
+  // An answer that stays invalid is an infra_error record too, but not an outage: it is counted apart.
+  const invalid: { count: number; first: StructuredOutputError | null } = { count: 0, first: null };
+  const model: ModelPort = {
+    ...deps.model,
+    criticize: async (request) => {
+      try {
+        return await deps.model.criticize(request);
+      } catch (error) {
+        if (error instanceof StructuredOutputError) {
+          invalid.count += 1;
+          invalid.first ??= error;
+        }
+        throw error;
+      }
+    },
+  };
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
       const execution = await executeCaseTrial(testCase, trial, deps);
-      const graded = await gradeCaseTrial(execution, testCase, input, deps.model, taxonomy);
+      const graded = await gradeCaseTrial(execution, testCase, input, model, taxonomy);
       const traceRef = await deps.traces.append(execution.lines);
       // Secrets are redacted from the whole record (the agent's output, scorer and critic
       // messages) before it reaches the store, the diagnosis or a report.
@@ -115,7 +133,7 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const cases = summarizer.summaries();
   const counts = runCounts(cases.values());
   deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
-  return { cases, counts, firstInfraError: firstInfra.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared };
+  return { cases, counts, firstInfraError: firstInfra.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared, invalidOutputs: invalid };
 }
 
 function* caseTrials(cases: readonly Case[], trials: number, first: number): Generator<{ testCase: Case; trial: number }> {
@@ -224,9 +242,9 @@ export async function gradeCaseTrial(
   const judged = criticJudged(input.requirements ?? [], testCase);
   // The policy may spare the critic where the scorers decide, unless it has requirements of its
   // own to judge; "off" means no critic at all (those requirements then stay unjudged).
+  // A critic not asked leaves no verdict (null), not a sentence repeated in every record; the ledger counts it.
   if (!criticAsked(input.criticPolicy, scorer) && (judged.length === 0 || input.criticPolicy === 'off')) {
-    const critic = scorer?.pass ? unaskedCriticVerdict(input.criticPolicy) : null;
-    return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
+    return { ...base, status: 'ok', output: outcome.output, scorer, critic: null, pass: finalPass(scorer, null), error: null, agentError };
   }
   let critic: CriticVerdict | null = null;
   try {
@@ -250,7 +268,6 @@ export function criticAsked(policy: CriticPolicy, scorer: ScorerResult | null): 
 
 /** Whether the policy spared the critic a call on this record (for the cost ledger). */
 export function criticSpared(record: CaseRecord, policy: CriticPolicy): boolean {
-  if (record.status !== 'ok' || !scorerDecides(record.scorer)) return false;
-  if (record.critic) return record.critic.description === unaskedCriticVerdict(policy).description;
-  return policy === 'off';
+  // A critic that was asked and failed also leaves no verdict, but only where the policy asks it.
+  return record.status === 'ok' && record.critic === null && !criticAsked(policy, record.scorer);
 }

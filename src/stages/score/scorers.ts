@@ -108,7 +108,8 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
   async regex(config, input) {
     const source = config.pattern ?? String(atPath(input.testCase, config.patternFromCase) ?? '');
     const target = atPath(input.output, config.path);
-    const text = typeof target === 'string' ? target : JSON.stringify(target ?? '');
+    // Nothing there is matched as the empty string, and reported as nothing (null), not as '""'.
+    const text = typeof target === 'string' ? target : target === undefined || target === null ? '' : JSON.stringify(target);
     const matched = new RegExp(source, config.flags ?? '').test(text);
     const pass = config.expect === 'match' ? matched : !matched;
     if (pass) return { pass };
@@ -118,17 +119,20 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
       message: `${config.expect === 'match' ? 'no match' : 'unexpected match'} for /${source}/`,
       where: config.path ?? '(output)',
       expected: `${config.expect === 'match' ? 'a match' : 'no match'} for /${source}/${config.flags ?? ''}`,
-      actual: clipValue(text),
+      actual: target === undefined || target === null ? null : clipValue(text),
     };
   },
   async numeric(config, input) {
     const expected = config.expected ?? Number(atPath(input.testCase, config.expectedFromCase));
+    const wanted = config.tolerance === 0 ? expected : `${expected} ± ${config.tolerance}`;
     const raw = atPath(input.output, config.path);
     // "$54.10" reads as 54.1; text with no digits at all is not a number (Number('') would be 0).
     const digits = String(raw ?? '').replace(/[^0-9eE.+-]/g, '');
     const actual = typeof raw === 'number' ? raw : /\d/.test(digits) ? Number(digits) : Number.NaN;
     if (!Number.isFinite(actual)) {
-      return { pass: false, code: 'not_a_number', message: `${config.path} is not a number`, where: config.path, expected: 'a number', actual: clipValue(raw) ?? null };
+      // The expected value is always shown: "a number" alone would hide what the case wants.
+      if (!Number.isFinite(expected)) return { pass: false, code: 'no_expected_number', message: 'the case has no expected number' };
+      return { pass: false, code: 'not_a_number', message: `${config.path} is not a number (expected ${wanted})`, where: config.path, expected: wanted, actual: clipValue(raw) ?? null };
     }
     if (!Number.isFinite(expected)) return { pass: false, code: 'no_expected_number', message: 'the case has no expected number' };
     const pass = Math.abs(actual - expected) <= config.tolerance;
@@ -138,7 +142,7 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
       code: 'out_of_tolerance',
       message: `${config.path} is ${actual}, expected ${expected} ± ${config.tolerance}`,
       where: config.path,
-      expected: config.tolerance === 0 ? expected : `${expected} ± ${config.tolerance}`,
+      expected: wanted,
       actual,
     };
   },

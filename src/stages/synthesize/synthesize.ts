@@ -2,11 +2,13 @@ import {
   StructuredOutputError,
   addUsage,
   zeroUsage,
+  type BlueprintBrief,
   type BlueprintFile,
   type ModelPort,
   type RcHistoryEntry,
   type RepairRequest,
   type SymptomEntry,
+  type SynthesisEvidence,
   type TaskBrief,
   type Usage,
 } from '../../domain/model-port.ts';
@@ -19,7 +21,11 @@ import { repeatProblem } from './repeat.ts';
 export interface SynthesizeInput {
   readonly blueprint: string;
   readonly files: readonly BlueprintFile[];
+  /** The blueprint's runtime: its keys and what is checked before a candidate runs. */
+  readonly brief: BlueprintBrief;
   readonly diagnosis: DiagnosisReport;
+  /** Failing case-trials per dominant symptom, within the configured budget. */
+  readonly evidence: SynthesisEvidence;
   readonly history: readonly RcHistoryEntry[];
   /** The symptom vocabulary of the diagnosis: the intent's targets must be among these labels. */
   readonly taxonomy: readonly SymptomEntry[];
@@ -57,8 +63,10 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
         model: input.model,
         blueprintName: input.blueprint,
         blueprintRoot: blueprintPrefix(input.blueprint).slice(0, -1),
+        blueprint: input.brief,
         files: input.files,
         diagnosis: input.diagnosis,
+        evidence: input.evidence,
         history: input.history,
         taxonomy: input.taxonomy,
         task: input.task,
