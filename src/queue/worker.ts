@@ -99,6 +99,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           passEnv: job.passEnv,
           parentEnv: deps.env,
           concurrency: deps.concurrency,
+          gradesHere: false,
         });
       })();
       kept = { started, buildDir, inFlight: 0, lastUsed: Date.now() };
