@@ -6,7 +6,7 @@
 // Targets: --help ≤ 0.15 s CPU; log, show and report on the demo ≤ 0.4 s CPU.
 // Run: npx tsx bench/startup.ts [--repeats 7]
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +25,8 @@ try {
   if (demo.code !== 0) throw new Error(`agentdevel demo failed (exit ${demo.code}): ${demo.stderr.slice(-500)}`);
   const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));
   const runs = sql.all<{ id: string }>(`SELECT id FROM runs WHERE status = 'complete' ORDER BY started_at LIMIT 2`).map((r) => r.id);
-  const shownCase = sql.all<{ case_id: string }>(`SELECT case_id FROM records LIMIT 1`)[0]?.case_id ?? 'train-001';
+  const task = (JSON.parse(readFileSync(path.join(dir, 'agentdevel.config.json'), 'utf8')) as { task: string }).task;
+  const shownCase = (JSON.parse(readFileSync(path.join(dir, 'rubrics', task, 'train.jsonl'), 'utf8').split('\n')[0] ?? '{}') as { id: string }).id;
   const commands: Array<[string, string[], number | null]> = [
     ['--help', ['--help'], 0.15],
     ['--version', ['--version'], null],
