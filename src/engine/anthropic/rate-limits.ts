@@ -139,7 +139,7 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
     const first = accepted[0];
     if (first === undefined || now - first < 1000) return;
     const perMs = accepted.length / (now - first);
-    learned = { perMs: learned ? Math.min(perMs, Math.max(learned.perMs, perMs)) : perMs, level: 0, at: now + (retryAfter ?? 0) };
+    learned = { perMs, level: 0, at: now + (retryAfter ?? 0) };
   }
 
   /** Admits the calls at the head of the queue, in order, as the pace allows. */
