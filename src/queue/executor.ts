@@ -9,7 +9,7 @@ import { expectedStateReader } from '../blueprint/runtimes/tool-loop.ts';
 import { splitNames, type Case } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { InfraError, type Role, type Usage } from '../domain/model-port.ts';
-import { bundleSnapshot } from '../git/snapshot.ts';
+import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../pipeline/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
 import { caseTrialJobId, caseTrialResultSchema, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
@@ -80,7 +80,9 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
     } catch (error) {
       throw commandError(error);
     }
-    const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit };
+    // A committed version can come from the workspace's remote, where a worker can reach it; the bundle stays the fallback.
+    const url = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(version.commit) ? await remoteOf(version.dir) : null;
+    const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit, remote: url ? { url, commit: version.commit } : null };
     const runtime: Runtime = {
       runCase: async (testCase, trial, sink) => {
         const outcome = await runOnWorker(connected, deps, sink, {

@@ -9,7 +9,7 @@ import { traceEventSchema } from '../domain/trace.ts';
 import { z } from '../domain/zod.ts';
 
 /** Bumped when a job or its result changes shape; a worker refuses jobs of another version. */
-export const JOB_SCHEMA = 2;
+export const JOB_SCHEMA = 3;
 
 const objectId = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'expected a git object id');
 
@@ -23,6 +23,8 @@ export const snapshotSchema = z
     bundleKey: z.string().min(1),
     /** The workspace commit the snapshot was taken from ("+dirty": uncommitted files), for messages. */
     source: z.string(),
+    /** Where a worker may fetch that commit instead of reading the bundle: the workspace's remote (no password); null when dirty or none. */
+    remote: z.object({ url: z.string().min(1), commit: objectId }).strict().nullable(),
   })
   .strict();
 export type Snapshot = z.infer<typeof snapshotSchema>;

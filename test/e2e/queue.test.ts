@@ -15,6 +15,7 @@ import { openCaseTrialQueue, QUEUE_NAME, startCaseTrialWorker } from '../../src/
 import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/queue/executor.ts';
 import type { CaseTrialJob } from '../../src/queue/job.ts';
 import { parseQueueUrl } from '../../src/queue/url.ts';
+import { bundleSnapshot, checkoutFromRemote } from '../../src/git/snapshot.ts';
 import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir, type CliResult } from '../helpers/workspace.ts';
 
 const PASSWORD = 'queue-pw-7f3a9c21e5';
@@ -67,9 +68,9 @@ const completedJobs = () => Number(redisCli('ZCARD', 'bull:agentdevel-case-trial
 
 const queueUrl = () => `redis://:${PASSWORD}@127.0.0.1:${port}`;
 
-function startWorker(): { child: ChildProcess; log: () => string } {
+function startWorker(url = queueUrl()): { child: ChildProcess; log: () => string } {
   // Short locks, so a killed worker's jobs are taken over within seconds.
-  const child = spawn(process.execPath, [bin, 'worker', '--queue', queueUrl(), '--concurrency', '4', '--cache', path.join(scratch, `cache-${workers.length}`), '--lock-duration', '2000', '--stalled-interval', '1000'], {
+  const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(scratch, `cache-${workers.length}`), '--lock-duration', '2000', '--stalled-interval', '1000'], {
     env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -281,6 +282,42 @@ describe('the queue trusts only what the shared key tags', () => {
       await worker.close();
     }
   }, 60_000);
+});
+
+describe('snapshots from the workspace\'s git remote', () => {
+  it('a worker fetches the version by commit from a local bare remote; a commit the remote lacks falls back to the bundle', async () => {
+    const dir = await exampleWorkspace();
+    const remote = path.join(scratch, 'remote.git');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+    expect(git('clone', '-q', '--bare', dir, remote).status).toBe(0);
+    expect(git('remote', 'add', 'origin', remote).status).toBe(0);
+    const head = git('rev-parse', 'HEAD').stdout.trim();
+    // The check a worker makes: the remote's commit rebuilds exactly the snapshot's tree (the splits left out).
+    const folders = ['blueprints/support-agent', 'rubrics/orders'];
+    const splits = ['rubrics/orders/train.jsonl', 'rubrics/orders/test.jsonl'];
+    const bundle = await bundleSnapshot(dir, [...folders, ...splits.map((s) => `:(exclude)${s}`)], path.join(scratch, 'bundles'));
+    const cache = path.join(scratch, 'remote-check');
+    expect(await checkoutFromRemote({ url: remote, commit: head }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), path.join(cache, 'snapshot'))).toBe(true);
+    expect(readFileSync(path.join(cache, 'snapshot', 'rubrics', 'orders', 'rubric.md'), 'utf8')).toBe(readFileSync(path.join(dir, 'rubrics', 'orders', 'rubric.md'), 'utf8'));
+    expect(spawnSync('find', [path.join(cache, 'snapshot'), '-name', '*.jsonl'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+    const unpushed = 'f'.repeat(40);
+    expect(await checkoutFromRemote({ url: remote, commit: unpushed }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), path.join(cache, 'other'))).toBe(false);
+
+    // End to end: a fresh worker on a queue of its own checks the version out from the remote.
+    const url = `${queueUrl()}/3`;
+    const worker = startWorker(url);
+    const cacheDir = path.join(scratch, `cache-${workers.length - 1}`);
+    try {
+      const result = await agentdevel(['run', '-C', dir, '--queue', url, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      const { runId } = JSON.parse(result.stdout) as { runId: string };
+      expect(verdicts(runRecords(dir, runId))).toEqual(verdicts(local.records.filter((r) => r.trial === 0)));
+      expect(spawnSync('git', ['--git-dir', path.join(cacheDir, 'remote.git'), 'cat-file', '-e', `${head}^{commit}`]).status).toBe(0);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await stopped(worker.child, 5000);
+    }
+  }, 120_000);
 });
 
 describe('run --queue', () => {

@@ -10,9 +10,9 @@
 //   - the retry of a failed call waits a jittered delay (backoffMs), so calls refused together
 //     do not come back together.
 //   - an API that sends no rate-limit headers (only 429 with retry-after, as some gateways do)
-//     gets a learned bucket instead: at each 429 its rate is set to the rate the API accepted
-//     over the last minute, and between 429s it creeps up (probing), so the pace settles just
-//     under the limit instead of bursting into it and pausing.
+//     gets a learned bucket instead: at each 429 its rate becomes what the API accepted over the
+//     last minute (never below the limit, and closer to it as the run goes on), and it creeps up
+//     with each success (probing), so the pace settles at the limit instead of bursting into it.
 // The pace is computed here from the clock it is given; waiting is the only effect, and every
 // wait is bounded by the caller's deadline.
 
@@ -133,13 +133,17 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
     return Math.min(bucket.perMs * LEARNED_BURST_MS, bucket.level + bucket.perMs * Math.max(0, now - bucket.at));
   }
 
-  /** A 429 from an API that sends no headers: its rate is what it accepted over the last minute. */
-  function learnFrom429(now: number, retryAfter: number | null): void {
+  /**
+   * A 429 from an API that sends no headers: the learned rate becomes what the API accepted over
+   * the last minute. For a token bucket that is never below its rate (it was just emptied), and
+   * above it by at most its burst over the span, so the estimate tightens as the run goes on. The
+   * bucket restarts empty now, so it holds what the API refilled by the end of the retry-after pause.
+   */
+  function learnFrom429(now: number): void {
     while (accepted.length > 0 && (accepted[0] as number) < now - MINUTE_MS) accepted.shift();
     const first = accepted[0];
     if (first === undefined || now - first < 1000) return;
-    const perMs = accepted.length / (now - first);
-    learned = { perMs, level: 0, at: now + (retryAfter ?? 0) };
+    learned = { perMs: accepted.length / (now - first), level: 0, at: now };
   }
 
   /** Admits the calls at the head of the queue, in order, as the pace allows. */
@@ -220,7 +224,7 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
         if (permitSeq > lastDecreaseSeq) {
           window = Math.max(1, Math.floor(Math.min(window, inFlight) / 2));
           lastDecreaseSeq = seq - 1;
-          if (buckets.size === 0) learnFrom429(now, retryAfterMs);
+          if (buckets.size === 0) learnFrom429(now);
         }
         release(permitSeq);
       },
