@@ -2,6 +2,7 @@
 // stalled-job recovery when a worker dies, retries with backoff. agentdevel adds only what a
 // case-trial needs on top: content-addressed job ids, bundles of the version under test, and
 // bounds on every wait, so a lost Redis ends a command (exit 3) instead of hanging it.
+import { isIP } from 'node:net';
 import { Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type JobJsonRaw, type RedisClient } from 'bullmq';
 import { jobTag, jobTagHolds, resultTag, resultTagHolds } from './queue-key.ts';
 import type { QueueAddress } from './url.ts';
@@ -72,7 +73,9 @@ function connection(address: QueueAddress, lifetime: Lifetime): ConnectionOption
     db: address.db,
     ...(address.username === null ? {} : { username: address.username }),
     ...(address.password === null ? {} : { password: address.password }),
-    ...(address.tls ? { tls: { servername: address.host } } : {}),
+    // TLS checks the server's certificate against Node's CAs (add a private CA with
+    // NODE_EXTRA_CA_CERTS); the name sent is the host's, unless it is an IP address (RFC 6066).
+    ...(address.tls ? { tls: isIP(address.host) === 0 ? { servername: address.host } : {} } : {}),
     connectTimeout: 5000,
     // Reconnect quickly and keep trying: a worker outlives a Redis restart; a coordinator's
     // own watchdog decides when a loss has lasted too long.

@@ -1,7 +1,7 @@
 // Case-trials on BullMQ workers over a real Redis: a real redis-server on 127.0.0.1 (with a
 // password, so every output is checked for it), real `agentdevel worker` processes, the real CLI.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '../helpers/free-port.ts';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -316,6 +316,50 @@ describe('snapshots from the workspace\'s git remote', () => {
     } finally {
       worker.child.kill('SIGTERM');
       await stopped(worker.child, 5000);
+    }
+  }, 120_000);
+});
+
+describe('rediss:// (TLS)', () => {
+  it('connects to a TLS Redis whose certificate a private CA signed when that CA is named, and refuses it when not', async () => {
+    const tls = path.join(scratch, 'tls');
+    const openssl = (...args: string[]) => expect(spawnSync('openssl', args, { cwd: tls, encoding: 'utf8' }).status).toBe(0);
+    spawnSync('mkdir', ['-p', tls]);
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=agentdevel test CA');
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+    writeFileSync(path.join(tls, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\n');
+    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'ext.cnf');
+    const tlsPort = await freePort();
+    const server = spawn('redis-server', ['--port', '0', '--tls-port', String(tlsPort), '--bind', '127.0.0.1', '--tls-cert-file', 'server.crt', '--tls-key-file', 'server.key', '--tls-ca-cert-file', 'ca.crt', '--tls-auth-clients', 'no', '--requirepass', PASSWORD, '--save', '', '--appendonly', 'no'], { cwd: tls, stdio: 'ignore' });
+    try {
+      const ping = () => spawnSync('redis-cli', ['--tls', '--cacert', path.join(tls, 'ca.crt'), '-p', String(tlsPort), '-a', PASSWORD, '--no-auth-warning', 'ping'], { encoding: 'utf8' }).stdout.trim();
+      await until(() => ping() === 'PONG', 10_000, 'the TLS redis-server');
+      const url = `rediss://:${PASSWORD}@127.0.0.1:${tlsPort}`;
+      const withCa = { ANTHROPIC_API_KEY: '', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY, NODE_EXTRA_CA_CERTS: path.join(tls, 'ca.crt') };
+      // Without the CA: the certificate is refused, an infrastructure failure (exit 3) that says why.
+      const refused = await cliAsync(['run', '-C', local.dir, '--queue', url], { env: { ...withCa, NODE_EXTRA_CA_CERTS: undefined } });
+      outputs.push(refused.stdout, refused.stderr);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/QUEUE_UNAVAILABLE: the queue at rediss:\/\/:\[redacted\]@127\.0\.0\.1:\d+ .*(self[- ]signed|certificate)/i);
+      // With it: a worker and a run over TLS.
+      const worker = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(tls, 'cache')], { env: { ...process.env, CI: 'true', ...withCa }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let log = '';
+      worker.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+      try {
+        const dir = await exampleWorkspace();
+        const result = await cliAsync(['run', '-C', dir, '--queue', url, '--json'], { env: withCa });
+        outputs.push(result.stdout, result.stderr, log);
+        expect(result.code, result.stderr).toBe(0);
+        expect(log).toMatch(/taking case-trials from rediss:/);
+        const { runId } = JSON.parse(result.stdout) as { runId: string };
+        expect(verdicts(runRecords(dir, runId))).toEqual(verdicts(local.records.filter((r) => r.trial === 0)));
+      } finally {
+        worker.kill('SIGTERM');
+        await stopped(worker, 5000);
+      }
+    } finally {
+      server.kill('SIGTERM');
+      await stopped(server, 5000);
     }
   }, 120_000);
 });
