@@ -16,6 +16,8 @@ import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/queue/ex
 import type { CaseTrialJob } from '../../src/queue/job.ts';
 import { parseQueueUrl } from '../../src/queue/url.ts';
 import { bundleSnapshot, checkoutFromRemote } from '../../src/git/snapshot.ts';
+import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { mockBrain } from '../helpers/fake-brain.ts';
 import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir, type CliResult } from '../helpers/workspace.ts';
 
 const PASSWORD = 'queue-pw-7f3a9c21e5';
@@ -362,6 +364,69 @@ describe('rediss:// (TLS)', () => {
       await stopped(server, 5000);
     }
   }, 120_000);
+});
+
+describe('--record and --replay through the queue', () => {
+  it('a worker records the agent\'s model calls; a worker replaying them, with no network and no key, gives the same records', async () => {
+    const server = await startFakeAnthropic(mockBrain);
+    const cassette = path.join(scratch, 'cassette');
+    const spawnWorker = (url: string, env: Record<string, string | undefined>, mode: string[]) => {
+      const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(scratch, `cache-replay-${mode[0]}`), ...mode], {
+        env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let log = '';
+      child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+      return { child, log: () => log };
+    };
+    try {
+      const dir = await exampleWorkspace();
+      const configFile = path.join(dir, 'agentdevel.config.json');
+      const config = JSON.parse(readFileSync(configFile, 'utf8')) as { models: Record<string, string> };
+      config.models.agent = 'claude-sonnet-5-5';
+      writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+      const git = (cwd: string, ...args: string[]) => expect(spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8' }).status).toBe(0);
+      git(dir, 'commit', '-qam', 'the agent on Claude');
+      const copy = path.join(scratch, 'replay-copy');
+      git(scratch, 'clone', '-q', dir, copy);
+      // The coordinator never calls the agent's model: a dead address proves it.
+      const coordinatorEnv = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'sk-ant-coordinator-0123456789', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY };
+
+      const recordUrl = `${queueUrl()}/9`;
+      const recorder = spawnWorker(recordUrl, { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-worker-0123456789' }, ['--record', cassette]);
+      let recorded: CaseRecord[];
+      try {
+        const result = await cliAsync(['run', '-C', dir, '--queue', recordUrl, '--json'], { env: coordinatorEnv });
+        outputs.push(result.stdout, result.stderr, recorder.log());
+        expect(result.code, result.stderr + recorder.log()).toBe(0);
+        recorded = runRecords(dir, (JSON.parse(result.stdout) as { runId: string }).runId);
+      } finally {
+        recorder.child.kill('SIGTERM');
+        await stopped(recorder.child, 5000);
+      }
+      const agentCalls = server.requests.filter((r) => r.role === 'agent').length;
+      expect(agentCalls).toBeGreaterThan(0);
+
+      const replayUrl = `${queueUrl()}/10`;
+      const replayer = spawnWorker(replayUrl, { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: undefined }, ['--replay', cassette]);
+      try {
+        const result = await cliAsync(['run', '-C', copy, '--queue', replayUrl, '--json'], { env: coordinatorEnv });
+        outputs.push(result.stdout, result.stderr, replayer.log());
+        expect(result.code, result.stderr + replayer.log()).toBe(0);
+        const { runId, infraErrors } = JSON.parse(result.stdout) as { runId: string; infraErrors: number };
+        expect(infraErrors).toBe(0);
+        const replayed = runRecords(copy, runId);
+        expect(verdicts(replayed)).toEqual(verdicts(recorded));
+        expect(replayed.map((r) => r.output)).toEqual(recorded.map((r) => r.output));
+      } finally {
+        replayer.child.kill('SIGTERM');
+        await stopped(replayer.child, 5000);
+      }
+      expect(server.requests.filter((r) => r.role === 'agent').length).toBe(agentCalls);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });
 
 describe('run --queue', () => {
