@@ -6,6 +6,7 @@
 // with --queue and 1, 2 and 4 worker processes at concurrency 8 each, each on a fresh clone of
 // the workspace and an emptied Redis, so no result is reused.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { freePort } from '../test/helpers/free-port.ts';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -22,6 +23,8 @@ const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');
 const scratch = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-distributed-'));
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
 const children: ChildProcess[] = [];
+/** The key coordinator and workers share (AGENTDEVEL_QUEUE_KEY), fresh for each bench. */
+const QUEUE_KEY = randomBytes(24).toString('hex');
 
 function workspace(): string {
   const dir = path.join(scratch, 'origin');
@@ -62,7 +65,7 @@ function freshClone(origin: string): string {
 
 function timedRun(dir: string, extra: string[]): number {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [bin, 'run', '-C', dir, '--json', ...extra], { encoding: 'utf8', env: { ...process.env, CI: 'true' }, timeout: 600_000 });
+  const result = spawnSync(process.execPath, [bin, 'run', '-C', dir, '--json', ...extra], { encoding: 'utf8', env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY }, timeout: 600_000 });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (result.status !== 0) throw new Error(`run failed (exit ${result.status}): ${result.stderr}`);
   const output = JSON.parse(result.stdout) as { graded: number; passed: number; reused: boolean };
@@ -72,7 +75,7 @@ function timedRun(dir: string, extra: string[]): number {
 
 function startWorker(url: string, index: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', String(CONCURRENCY), '--cache', path.join(scratch, `cache-${index}`)], {
-    env: { ...process.env, CI: 'true' },
+    env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);

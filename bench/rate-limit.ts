@@ -3,7 +3,9 @@
 // retry-after when it is empty). The agent looks each case up with one tool and answers: two
 // requests a case. Prints the achieved request rate as a share of the limit (the fake's initial
 // burst counted out), the 429s the fake sent, and the infra_error and lost case-trials.
-// Run: npx tsx bench/rate-limit.ts [--rpm 600] [--latency 200] [--concurrency 16] [--cases 200]
+// By default the fake sends no rate-limit headers at all, only 429 with retry-after (the harder
+// case); --headers adds `anthropic-ratelimit-requests-*` to every answer, as the real API does.
+// Run: npx tsx bench/rate-limit.ts [--rpm 600] [--latency 200] [--concurrency 16] [--cases 200] [--headers]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '16' },
     cases: { type: 'string', default: '200' },
+    headers: { type: 'boolean', default: false },
   },
 });
 const rpm = Number(values.rpm);
@@ -28,7 +31,7 @@ const cases = Number(values.cases);
 const concurrency = Number(values.concurrency);
 const burst = Math.max(1, Math.ceil(rpm / 60));
 
-const server = await startFakeAnthropic(lookupThenAnswer, { requestsPerMinute: rpm, burst, latencyMs: Number(values.latency) });
+const server = await startFakeAnthropic(lookupThenAnswer, { requestsPerMinute: rpm, burst, latencyMs: Number(values.latency), headers: values.headers });
 const dir = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-rate-limit-'));
 try {
   writeScaleWorkspace(dir, { runtime: 'tool-loop', cases, concurrency, model: 'claude-sonnet-5-5' });
@@ -47,7 +50,7 @@ try {
   const spanMin = ((lastAt ?? 0) - (firstAt ?? 0)) / 60_000;
   const achieved = spanMin > 0 ? (accepted - burst) / spanMin : Number.NaN;
   const lost = cases - Number(counts?.caseIds ?? 0);
-  console.log(`fake API: ${rpm} requests/min (bucket of ${burst}), ${values.latency} ms latency; agentdevel run: concurrency ${concurrency}, ${cases} cases × 1 trial, 2 requests a case`);
+  console.log(`fake API: ${rpm} requests/min (bucket of ${burst}), ${values.headers ? 'rate-limit headers on every answer' : 'no rate-limit headers, 429 + retry-after only'}, ${values.latency} ms latency; agentdevel run: concurrency ${concurrency}, ${cases} cases × 1 trial, 2 requests a case`);
   console.log(`  requests accepted ${accepted}, refused with 429: ${refused}; wall ${wallS.toFixed(1)} s`);
   console.log(`  achieved ${achieved.toFixed(0)} requests/min = ${((achieved / rpm) * 100).toFixed(1)}% of the limit (the first ${burst}, the bucket's burst, counted out)`);
   console.log(`  records ${counts?.records ?? 0}, passed ${counts?.passed ?? 0}, infra_error ${counts?.infra ?? 0}, lost cases ${lost}`);

@@ -14,7 +14,10 @@ import { loadEntry } from '../lib/load-entry.mjs';
 // milliseconds of marking each time. (The flag is read at every collection, so it works when
 // set here; Node 20, 22 and 24 know it. Only the CLI sets it: the library leaves its host's
 // heap alone.)
-v8.setFlagsFromString('--heap-growing-percent=25');
+// A read-only command allocates little and ends in a moment: there the flag only costs collections.
+const READ_ONLY = new Set(['log', 'show', 'report', 'compare', 'prompts', 'help', '--help', '-h', '--version', '-V']);
+const firstWord = process.argv.slice(2).find((arg, i, args) => !arg.startsWith('-') && args[i - 1] !== '-C') ?? process.argv[2];
+if (!READ_ONLY.has(firstWord ?? '')) v8.setFlagsFromString('--heap-growing-percent=25');
 
 // A reader that goes away (`agentdevel log | head`) ends the output, not the program with a stack.
 for (const stream of [process.stdout, process.stderr]) {

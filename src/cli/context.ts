@@ -84,8 +84,9 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
     const queueUrl = options.queue ?? workspace.config.queue;
     // The queue (bullmq, Redis) is loaded only when one is named.
     const executor = queueUrl
-      ? await import('../queue/executor.ts').then(({ defaultCoordinatorSettings, queueExecutor }) =>
+      ? await import('../queue/executor.ts').then(({ defaultCoordinatorSettings, queueExecutor, queueKeyFrom }) =>
           queueExecutor(parseQueueUrl(queueUrl, options.queue ? '--queue' : 'queue (agentdevel.config.json)'), defaultCoordinatorSettings, {
+            key: queueKeyFrom(io.env),
             ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
           }),
         )

@@ -67,3 +67,11 @@ export type CaseEvidenceDocument = z.infer<typeof caseEvidenceDocumentSchema>;
 export function parseCaseEvidence(text: string, file: string): CaseEvidenceDocument {
   return parseJsonDocument(text, file, caseEvidenceDocumentSchema, 'HISTORY_INVALID');
 }
+
+/** The runs section alone (what the line's index shows); the flipped cases are left unchecked and unread. */
+const caseEvidenceRunsSchema = caseEvidenceDocumentSchema.pick({ schema: true, runs: true });
+export type CaseEvidenceRuns = z.infer<typeof caseEvidenceRunsSchema>;
+
+export function parseCaseEvidenceRuns(text: string, file: string): CaseEvidenceRuns {
+  return parseJsonDocument(text, file, caseEvidenceRunsSchema, 'HISTORY_INVALID');
+}

@@ -49,18 +49,22 @@ export class GitRepo {
     readonly root: string,
     private readonly git: SimpleGit,
     private readonly identity: readonly string[],
+    /** The repository's common git folder (shared by its worktrees), absolute. */
+    private readonly commonDir: string,
   ) {}
 
   static async open(dir: string): Promise<GitRepo> {
-    const top = await execGit(['rev-parse', '--show-toplevel'], dir, []);
+    // One git process answers both: the top of the work tree, and the common git folder.
+    const top = await execGit(['rev-parse', '--show-toplevel', '--git-common-dir'], dir, []);
     if (top.exitCode !== 0) {
       if (top.spawnError) throw gitFailure('rev-parse', new Error(top.spawnError));
       throw new AgentdevelError('NOT_A_REPOSITORY', `${dir} is not inside a git repository`, { cause: new Error(top.stderr.trim()) });
     }
-    const root = top.stdout.trim();
+    const [root = '', common = '.git'] = top.stdout.trim().split('\n');
     const email = probeOutcome(['config', '--get', 'user.email'], await execGit(['config', '--get', 'user.email'], root, []));
     const identity = email.found && email.stdout.trim() ? [] : FALLBACK_IDENTITY;
-    return new GitRepo(root, simpleGit(gitOptions(root, identity)), identity);
+    // --git-common-dir is relative to the folder git ran in.
+    return new GitRepo(root, simpleGit(gitOptions(root, identity)), identity, path.resolve(dir, common));
   }
 
   /** A git handle on another worktree of the same repository, with the same identity. */
@@ -152,8 +156,7 @@ export class GitRepo {
 
   /** Keeps agentdevel's own state out of `git status` even when .gitignore does not mention it. */
   async excludeFromStatus(patterns: readonly string[]): Promise<void> {
-    const gitDir = path.resolve(this.root, (await this.raw(['rev-parse', '--git-common-dir'])).trim());
-    const file = path.join(gitDir, 'info', 'exclude');
+    const file = path.join(this.commonDir, 'info', 'exclude');
     const current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
       return '';

@@ -84,3 +84,70 @@ export async function checkoutSnapshot(bytes: Buffer, commit: string, target: st
     await rm(scratch, { recursive: true, force: true });
   }
 }
+
+/**
+ * The workspace's remote as a worker may be handed it: `origin`'s URL with any password taken
+ * out (a worker uses its own credentials), a local path made absolute; null when there is none.
+ */
+export async function remoteOf(dir: string): Promise<string | null> {
+  const outcome = await runProcess({ command: 'git', args: ['remote', 'get-url', 'origin'], cwd: dir, env: gitEnvironment(), timeoutMs: GIT_TIMEOUT_MS });
+  const url = outcome.exitCode === 0 ? outcome.stdout.trim() : '';
+  if (url === '') return null;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    try {
+      const parsed = new URL(url);
+      parsed.password = '';
+      return parsed.href;
+    } catch {
+      return null;
+    }
+  }
+  // scp-like (git@host:path) stays as it is; anything else is a path on this machine.
+  return /^[^/\\]+@[^/\\]+:/.test(url) || /^[^/\\:]+:[^/\\]/.test(url) ? url : path.resolve(dir, url);
+}
+
+/**
+ * Checks a snapshot out from the workspace's remote instead of its bundle: fetches `commit`
+ * (the workspace commit the snapshot was taken from) into `gitDir`, a bare repository kept
+ * between jobs, rebuilds the snapshot's folders from it (the splits left out, as the bundle
+ * leaves them out) and checks them out into `target` only when the result is exactly the
+ * snapshot's tree. False when the remote cannot serve it (unreachable, the commit not pushed,
+ * other contents): the caller then uses the bundle.
+ */
+export async function checkoutFromRemote(
+  remote: { readonly url: string; readonly commit: string },
+  folders: readonly string[],
+  excluded: readonly string[],
+  tree: string,
+  gitDir: string,
+  target: string,
+): Promise<boolean> {
+  if (await pathExists(target)) return true;
+  await mkdir(path.dirname(target), { recursive: true });
+  if (!(await pathExists(path.join(gitDir, 'HEAD')))) await git(['init', '-q', '--bare', gitDir], {}, path.dirname(gitDir));
+  const scratch = await mkdtemp(`${target}.remote-`);
+  try {
+    const files = path.join(scratch, 'files');
+    await mkdir(files);
+    // The index is built in memory of the scratch folder; the work tree is written only once it matches.
+    const env = { GIT_DIR: gitDir, GIT_INDEX_FILE: path.join(scratch, 'index'), GIT_WORK_TREE: files };
+    try {
+      await git(['fetch', '-q', '--depth', '1', '--no-tags', '--', remote.url, remote.commit], env, scratch);
+      await git(['read-tree', '--empty'], env, scratch);
+      for (const folder of folders) await git(['read-tree', `--prefix=${folder}/`, `${remote.commit}:${folder}`], env, scratch);
+      if (excluded.length > 0) await git(['update-index', '--force-remove', '--', ...excluded], env, scratch);
+      if ((await git(['write-tree'], env, scratch)) !== tree) return false;
+    } catch {
+      return false;
+    }
+    await git(['checkout-index', '-a', '-f'], env, files);
+    try {
+      await rename(files, target);
+    } catch (error) {
+      if (!(await pathExists(target))) throw error;
+    }
+    return true;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.ts';
-import { parseCaseEvidence } from '../domain/case-evidence.ts';
+import { parseCaseEvidenceRuns } from '../domain/case-evidence.ts';
 import { parseDecisionDocument } from '../domain/decision.ts';
 import type { GitRepo } from '../git/git.ts';
 import type { ReleasePoint } from '../report/html/line-index.ts';
@@ -24,13 +24,17 @@ export async function releaseTags(repo: GitRepo, config: Config): Promise<Array<
 export async function readLineHistory(repo: GitRepo, config: Config): Promise<LineHistory> {
   const releases: ReleasePoint[] = [];
   let initialPassRate: number | null = null;
-  for (const { tag, version } of await releaseTags(repo, config)) {
-    const folder = `releases/${config.blueprint}/v${version}`;
-    const text = await repo.readFileAt(tag, `${folder}/decision.json`);
+  const tags = await releaseTags(repo, config);
+  const folderOf = (version: number) => `releases/${config.blueprint}/v${version}`;
+  // Every release's two files in one git process.
+  const texts = await repo.readTextFilesAt(tags.flatMap(({ tag, version }) => [{ commit: tag, path: `${folderOf(version)}/decision.json` }, { commit: tag, path: `${folderOf(version)}/cases.json` }]));
+  for (const [i, { tag, version }] of tags.entries()) {
+    const folder = folderOf(version);
+    const text = texts[2 * i] ?? null;
     if (text === null) continue;
     const decision = parseDecisionDocument(text, `${tag}:${folder}/decision.json`);
-    const casesText = await repo.readFileAt(tag, `${folder}/cases.json`);
-    const cases = casesText === null ? null : parseCaseEvidence(casesText, `${tag}:${folder}/cases.json`);
+    const casesText = texts[2 * i + 1] ?? null;
+    const cases = casesText === null ? null : parseCaseEvidenceRuns(casesText, `${tag}:${folder}/cases.json`);
     const passRates = decision.document?.gate.passRates ?? null;
     const commit = await repo.resolve(`${tag}^{commit}`);
     const seal = commit ? await readSeal(repo, config, commit).catch(() => null) : null;

@@ -59,9 +59,12 @@ export async function readRecordedDecision(workspace: Workspace, target: string 
     );
   }
   const folder = file.slice(0, -'/decision.json'.length);
-  const summary = parseDecisionDocument((await repo.readFileAt(commit, file)) ?? '', `${ref}:${file}`);
+  const [decisionText = null, casesText = null] = await repo.readTextFilesAt([
+    { commit, path: file },
+    { commit, path: `${folder}/cases.json` },
+  ]);
+  const summary = parseDecisionDocument(decisionText ?? '', `${ref}:${file}`);
   if (!summary.document) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file} was written by an agentdevel too old for HTML reports (decision@1)`);
-  const casesText = await repo.readFileAt(commit, `${folder}/cases.json`);
   const diagnosisFile = summary.document.diagnosis ? `${summary.document.diagnosis.folder}/report.json` : null;
   const diagnosisText = diagnosisFile ? await repo.readFileAt(commit, diagnosisFile) : null;
   return {

@@ -43,7 +43,8 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
   // traces/README.md (what agentdevel writes there) stays addable: only the traces are excluded.
   await repo.excludeFromStatus([`/${STATE_DIR}/`, '/traces/*', '!/traces/README.md']);
   let lock: WorkspaceLock | null = null;
-  const store = Store.open(root, options.clock);
+  // Writers open the store at once; a reader opens it at its first use (`log` never does).
+  let store: Store | null = options.lock ? Store.open(root, options.clock) : null;
   try {
     if (options.lock) {
       lock = await acquireLock(stateDir, options.lock.command, options.lock.waitMs, () => options.clock.now());
@@ -55,7 +56,7 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
       await removeLeftovers(repo, stateDir);
     }
   } catch (error) {
-    store.close();
+    store?.close();
     await lock?.release();
     throw error;
   }
@@ -65,9 +66,13 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
     tracesRoot: path.join(root, 'traces'),
     repo,
     config,
-    store,
+    get store(): Store {
+      store ??= Store.open(root, options.clock);
+      return store;
+    },
     close: async () => {
-      store.close();
+      store?.close();
+      store = null;
       await lock?.release();
     },
   };

@@ -2,7 +2,9 @@
 // stalled-job recovery when a worker dies, retries with backoff. agentdevel adds only what a
 // case-trial needs on top: content-addressed job ids, bundles of the version under test, and
 // bounds on every wait, so a lost Redis ends a command (exit 3) instead of hanging it.
-import { Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type RedisClient } from 'bullmq';
+import { isIP } from 'node:net';
+import { Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type JobJsonRaw, type RedisClient } from 'bullmq';
+import { jobTag, jobTagHolds, resultTag, resultTagHolds } from './queue-key.ts';
 import type { QueueAddress } from './url.ts';
 
 export const QUEUE_NAME = 'agentdevel-case-trials';
@@ -43,6 +45,22 @@ export class JobRefused extends Error {
   }
 }
 
+/** Times a case-trial whose result was refused (not tagged with the key for this job) is run again before it is given up. */
+const RERUNS_OF_REFUSED = 2;
+
+/**
+ * What Redis holds for a job, and for its result: the exact JSON text and its tag under the
+ * shared key (see queue-key.ts). The text is checked as written, so nothing is parsed before it
+ * is proven.
+ */
+interface Tagged {
+  readonly body: string;
+  readonly tag: string;
+}
+
+const isTagged = (value: unknown): value is Tagged =>
+  value !== null && typeof value === 'object' && typeof (value as Tagged).body === 'string' && typeof (value as Tagged).tag === 'string';
+
 /** Once a side of the queue is closing, its connections stop reconnecting, so nothing lingers. */
 interface Lifetime {
   closing: boolean;
@@ -55,7 +73,9 @@ function connection(address: QueueAddress, lifetime: Lifetime): ConnectionOption
     db: address.db,
     ...(address.username === null ? {} : { username: address.username }),
     ...(address.password === null ? {} : { password: address.password }),
-    ...(address.tls ? { tls: { servername: address.host } } : {}),
+    // TLS checks the server's certificate against Node's CAs (add a private CA with
+    // NODE_EXTRA_CA_CERTS); the name sent is the host's, unless it is an IP address (RFC 6066).
+    ...(address.tls ? { tls: isIP(address.host) === 0 ? { servername: address.host } : {} } : {}),
     connectTimeout: 5000,
     // Reconnect quickly and keep trying: a worker outlives a Redis restart; a coordinator's
     // own watchdog decides when a loss has lasted too long.
@@ -139,13 +159,24 @@ interface Answer {
   readonly createdAt: number;
 }
 
-function unwrap(returned: unknown, submittedAt: number): Collected {
-  const answer = returned as Partial<Answer> | null;
-  if (answer === null || typeof answer !== 'object' || typeof answer.createdAt !== 'number') return { value: returned, earlier: false };
+/** A result, once its tag proves a holder of the key wrote it for this job; else why it is refused. */
+function unwrap(key: Buffer, jobId: string, returned: unknown, submittedAt: number): Collected | string {
+  if (!isTagged(returned)) return 'a result that is not a tagged entry';
+  if (!resultTagHolds(key, jobId, returned.body, returned.tag)) return 'a result whose tag does not match (altered in Redis, or written by a worker with another key)';
+  let answer: Partial<Answer>;
+  try {
+    answer = JSON.parse(returned.body) as Partial<Answer>;
+  } catch {
+    return 'a tagged result that is not JSON';
+  }
+  if (answer === null || typeof answer !== 'object' || typeof answer.createdAt !== 'number') return 'a tagged result without its creation time';
   return { value: answer.value, earlier: answer.createdAt < submittedAt };
 }
 
-export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings): Promise<CaseTrialQueue> {
+/** A result was refused: the case-trial is run again, and given up after a few refusals. */
+class ResultRefused extends Error {}
+
+export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings, key: Buffer): Promise<CaseTrialQueue> {
   const lifetime: Lifetime = { closing: false };
   const queue = new Queue(QUEUE_NAME, { connection: connection(address, lifetime) });
   const events = new QueueEvents(QUEUE_NAME, { connection: connection(address, lifetime) });
@@ -203,9 +234,29 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
   }
 
   async function collect(jobId: string, data: unknown): Promise<Collected> {
+    const body = JSON.stringify(data);
+    const entry: Tagged = { body, tag: jobTag(key, jobId, body) };
+    for (let refusals = 0; ; refusals += 1) {
+      try {
+        return await collectOnce(jobId, entry);
+      } catch (error) {
+        if (!(error instanceof ResultRefused)) throw error;
+        if (refusals >= RERUNS_OF_REFUSED) throw new JobGaveUp(`${error.message}; refused ${refusals + 1} times`);
+        // The refused result is dropped, and the case-trial runs again.
+        await (await Job.fromId(queue, jobId))?.remove();
+      }
+    }
+  }
+
+  async function collectOnce(jobId: string, entry: Tagged): Promise<Collected> {
     const submittedAt = Date.now();
+    const checked = (returned: unknown): Collected => {
+      const collected = unwrap(key, jobId, returned, submittedAt);
+      if (typeof collected === 'string') throw new ResultRefused(`refused ${collected}`);
+      return collected;
+    };
     const add = () =>
-      queue.add('case-trial', data, {
+      queue.add('case-trial', entry, {
         jobId,
         attempts: settings.attempts,
         backoff: { type: 'exponential', delay: 1000 },
@@ -214,16 +265,18 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
       });
     try {
       // A job of this id that already finished (a run before a crash) answers at once: its result is collected, not run again.
-      return unwrap(await (await add()).waitUntilFinished(events), submittedAt);
+      return checked(await (await add()).waitUntilFinished(events));
     } catch (error) {
+      if (error instanceof ResultRefused) throw error;
       if (failure) throw failure;
       // A job given up by an earlier run (say, one that lost its workers) is tried afresh, once.
       const earlier = await Job.fromId(queue, jobId);
       if (!earlier || earlier.timestamp >= submittedAt) throw new JobGaveUp(reasonOf(error));
       await earlier.remove();
       try {
-        return unwrap(await (await add()).waitUntilFinished(events), submittedAt);
+        return checked(await (await add()).waitUntilFinished(events));
       } catch (again) {
+        if (again instanceof ResultRefused) throw again;
         if (failure) throw failure;
         throw new JobGaveUp(reasonOf(again));
       }
@@ -267,10 +320,28 @@ export interface CaseTrialWorker {
   close(): Promise<void>;
 }
 
+/**
+ * A worker that fails a malformed entry once, with its reason, instead of stalling on it: BullMQ
+ * parses a job's fields before any processor sees it, and a parse error there leaves the job
+ * locked until its lock expires, to be taken again and again.
+ */
+class TolerantWorker extends Worker {
+  protected override createJob(raw: JobJsonRaw, jobId: string): Job {
+    try {
+      return super.createJob(raw, jobId);
+    } catch (error) {
+      const reason = `a malformed entry: ${reasonOf(error)}`;
+      const { parent: _parent, ...fields } = raw;
+      return super.createJob({ ...fields, data: JSON.stringify({ malformed: reason }), opts: '{}', progress: '0' }, jobId);
+    }
+  }
+}
+
 /** Starts taking case-trial jobs; `handle` returns the result or throws (retried) or throws JobRefused (not retried). */
 export async function startCaseTrialWorker(
   address: QueueAddress,
   settings: WorkerSettings,
+  key: Buffer,
   handle: (data: unknown, context: JobContext) => Promise<unknown>,
   onError: (error: Error) => void,
 ): Promise<CaseTrialWorker> {
@@ -286,22 +357,38 @@ export async function startCaseTrialWorker(
   const lifetime: Lifetime = { closing: false };
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const worker: Worker = new Worker(
+  const worker: Worker = new TolerantWorker(
     QUEUE_NAME,
     async (job) => {
+      const jobId = job.id ?? '';
+      // Failed once, with its reason, and never retried: no other worker would do better.
+      const malformed = (job.data as { malformed?: unknown } | null)?.malformed;
+      if (typeof malformed === 'string') throw new UnrecoverableError(malformed);
+      if (!isTagged(job.data)) throw new UnrecoverableError('a malformed entry: not a tagged case-trial job');
+      if (!jobTagHolds(key, jobId, job.data.body, job.data.tag)) {
+        throw new UnrecoverableError('a job whose tag does not match this worker\'s AGENTDEVEL_QUEUE_KEY (written without the key, altered in Redis, or this worker has another key)');
+      }
+      let data: unknown;
+      try {
+        data = JSON.parse(job.data.body);
+      } catch {
+        throw new UnrecoverableError('a malformed entry: a tagged job that is not JSON');
+      }
       const context: JobContext = {
-        jobId: job.id ?? '',
+        jobId,
         attempt: job.attemptsMade + 1,
-        bundle: async (key) => {
-          const text = await (await worker.client).get(BUNDLE_PREFIX + key);
+        bundle: async (bundleKey) => {
+          const text = await (await worker.client).get(BUNDLE_PREFIX + bundleKey);
           return text === null ? null : Buffer.from(text, 'base64');
         },
       };
       try {
         // The job's creation time travels with its result, so a coordinator tells a result an
         // earlier run left behind from its own without another round trip.
-        const answer: Answer = { value: await handle(job.data, context), createdAt: job.timestamp };
-        return answer;
+        const answer: Answer = { value: await handle(data, context), createdAt: job.timestamp };
+        const body = JSON.stringify(answer);
+        const tagged: Tagged = { body, tag: resultTag(key, jobId, body) };
+        return tagged;
       } catch (error) {
         if (error instanceof JobRefused) throw new UnrecoverableError(error.message);
         throw error;

@@ -3,16 +3,19 @@
 // back as trace events and an outcome, which the caller grades and records as if they had run
 // here. The coordinator alone writes the store, the traces and git.
 import path from 'node:path';
-import { loadBlueprint } from '../blueprint/load.ts';
-import type { CaseOutcome, Runtime, TraceSink } from '../blueprint/runtimes/runtime.ts';
-import type { Case } from '../domain/case.ts';
+import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
+import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../blueprint/runtimes/runtime.ts';
+import { expectedStateReader } from '../blueprint/runtimes/tool-loop.ts';
+import { splitNames, type Case } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { InfraError, type Role, type Usage } from '../domain/model-port.ts';
-import { bundleSnapshot } from '../git/snapshot.ts';
+import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../pipeline/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
 import { caseTrialJobId, caseTrialResultSchema, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
 import type { QueueAddress } from './url.ts';
+
+export { queueKeyFrom } from './queue-key.ts';
 
 /** Case-trials in flight through the queue at once: enough to keep many workers busy. */
 export const QUEUE_IN_FLIGHT = 256;
@@ -28,6 +31,8 @@ export const defaultCoordinatorSettings: CoordinatorSettings = {
 };
 
 export interface QueueExecutorDeps {
+  /** The key shared with the workers (AGENTDEVEL_QUEUE_KEY): jobs and results are tagged with it; it never reaches Redis. */
+  readonly key: Buffer;
   /** Model calls the workers made for the agent role, charged in the coordinator's cost ledger. */
   readonly ledger: (role: Role, model: string, usage: Usage) => void;
 }
@@ -46,7 +51,7 @@ function commandError(error: unknown): unknown {
 export function queueExecutor(address: QueueAddress, settings: CoordinatorSettings, deps: QueueExecutorDeps): CaseTrialExecutor {
   let opening: Promise<CaseTrialQueue> | null = null;
   const queue = async (): Promise<CaseTrialQueue> => {
-    opening ??= openCaseTrialQueue(address, settings);
+    opening ??= openCaseTrialQueue(address, settings, deps.key);
     try {
       return await opening;
     } catch (error) {
@@ -59,7 +64,12 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
     const { config } = version;
     // Bad input is the coordinator's to report (exit 2), before any job is sent.
     await loadBlueprint(version.dir, config.blueprint, version.buildDir);
-    const bundle = await bundleSnapshot(version.dir, [`blueprints/${config.blueprint}`, `rubrics/${config.task}`], path.join(version.buildDir, 'snapshots'));
+    // Grading stays here: the expected state is computed from the full case by the task's code in
+    // this process, and the splits (expected answers, the sealed test split) never enter the bundle.
+    const environmentBundle = version.task.environmentModule ? await bundleEnvironment(version.task.environmentModule, version.buildDir, version.dir) : null;
+    const expectedStateOf = await expectedStateReader(environmentBundle);
+    const splits = splitNames.map((split) => `:(exclude)rubrics/${config.task}/${split}.jsonl`);
+    const bundle = await bundleSnapshot(version.dir, [`blueprints/${config.blueprint}`, `rubrics/${config.task}`, ...splits], path.join(version.buildDir, 'snapshots'));
     if (bundle.bytes.length > MAX_BUNDLE_BYTES) {
       const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
       throw new AgentdevelError('QUEUE_BUNDLE_TOO_LARGE', `blueprints/${config.blueprint} and rubrics/${config.task} make a bundle of ${mb(bundle.bytes.length)}, above the limit of ${mb(MAX_BUNDLE_BYTES)}`);
@@ -70,21 +80,25 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
     } catch (error) {
       throw commandError(error);
     }
-    const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit };
+    // A committed version can come from the workspace's remote, where a worker can reach it; the bundle stays the fallback.
+    const url = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(version.commit) ? await remoteOf(version.dir) : null;
+    const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit, remote: url ? { url, commit: version.commit } : null };
     const runtime: Runtime = {
-      runCase: (testCase, trial, sink) =>
-        runOnWorker(connected, deps, sink, {
+      runCase: async (testCase, trial, sink) => {
+        const outcome = await runOnWorker(connected, deps, sink, {
           schema: JOB_SCHEMA,
           snapshot,
           blueprint: config.blueprint,
           task: config.task,
-          testCase: testCase as Case,
+          testCase: visibleCase(testCase) as Case,
           trial,
           agentModel: config.models.agent,
           callTimeoutMs: config.sandbox.timeoutMs,
           memoryMb: config.sandbox.memoryMb,
           passEnv: [...config.command.passEnv],
-        }),
+        });
+        return outcome.observation === null ? outcome : { output: outcome.output, observation: { state: outcome.observation.state, expectedState: expectedStateOf(testCase) } };
+      },
       close: async () => undefined,
     };
     return { runtime, concurrency: QUEUE_IN_FLIGHT };

@@ -1,13 +1,15 @@
 // What travels through the queue, in both directions: one case-trial job and its result. Both
-// are parsed on arrival (a worker and a coordinator may run different agentdevel versions, and
-// Redis is shared), and neither carries a secret: the worker reads its own credentials.
+// are tagged with the shared key (queue-key.ts) and parsed on arrival (a worker and a coordinator
+// may run different agentdevel versions). Neither carries a secret (the worker reads its own
+// credentials), and a job carries only what the agent's runtime needs: the case as the agent
+// sees it, never its grading fields, which stay with the coordinator.
 import { createHash } from 'node:crypto';
 import { caseSchema } from '../domain/case.ts';
 import { traceEventSchema } from '../domain/trace.ts';
 import { z } from '../domain/zod.ts';
 
 /** Bumped when a job or its result changes shape; a worker refuses jobs of another version. */
-export const JOB_SCHEMA = 1;
+export const JOB_SCHEMA = 3;
 
 const objectId = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'expected a git object id');
 
@@ -21,6 +23,8 @@ export const snapshotSchema = z
     bundleKey: z.string().min(1),
     /** The workspace commit the snapshot was taken from ("+dirty": uncommitted files), for messages. */
     source: z.string(),
+    /** Where a worker may fetch that commit instead of reading the bundle: the workspace's remote (no password); null when dirty or none. */
+    remote: z.object({ url: z.string().min(1), commit: objectId }).strict().nullable(),
   })
   .strict();
 export type Snapshot = z.infer<typeof snapshotSchema>;
@@ -31,7 +35,7 @@ export const caseTrialJobSchema = z
     snapshot: snapshotSchema,
     blueprint: z.string().min(1),
     task: z.string().min(1),
-    /** The case, as the split holds it (the runtime hides its grading fields from the agent). */
+    /** The case as the agent sees it (`visibleCase`): no grading field travels. */
     testCase: caseSchema,
     trial: z.number().int().min(0),
     /** The agent's model id ("mock" or a Claude model); the worker's own key pays for it. */

@@ -15,7 +15,8 @@ import type { TraceEvent } from '../domain/trace.ts';
 import { claudeEngines, type Cassette } from '../engine/claude.ts';
 import { createModelPort } from '../engine/index.ts';
 import { currentRoleFacts } from '../engine/runtime-facts.ts';
-import { checkoutSnapshot } from '../git/snapshot.ts';
+import { checkoutFromRemote, checkoutSnapshot } from '../git/snapshot.ts';
+import { splitNames } from '../domain/case.ts';
 import type { Redactor } from '../process/environment.ts';
 import { loadTask } from '../task/load.ts';
 import { JobRefused, type JobContext } from './bullmq.ts';
@@ -67,6 +68,11 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     let pending = checkouts.get(dir);
     if (!pending) {
       pending = (async () => {
+        const { remote } = job.snapshot;
+        const folders = [`blueprints/${job.blueprint}`, `rubrics/${job.task}`];
+        const splits = splitNames.map((split) => `rubrics/${job.task}/${split}.jsonl`);
+        // The workspace's remote first, when it has the commit; the bundle in Redis otherwise.
+        if (remote && (await checkoutFromRemote(remote, folders, splits, job.snapshot.tree, path.join(deps.cacheDir, 'remote.git'), dir))) return dir;
         const bytes = await context.bundle(job.snapshot.bundleKey);
         if (bytes === null) throw new Error(`the bundle of ${job.snapshot.source.slice(0, 12)} is not in the queue (expired?); run the command again`);
         await checkoutSnapshot(bytes, job.snapshot.commit, dir);
@@ -99,6 +105,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           passEnv: job.passEnv,
           parentEnv: deps.env,
           concurrency: deps.concurrency,
+          gradesHere: false,
         });
       })();
       kept = { started, buildDir, inFlight: 0, lastUsed: Date.now() };

@@ -1,9 +1,16 @@
-// The one module that imports better-sqlite3 (house rule 6).
-import Database from 'better-sqlite3';
+// The one module that imports better-sqlite3 (house rule 6). It is loaded at the first database
+// opened, not when this module is: a command that reads only git (`log`) never loads it.
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+
+type DatabaseClass = typeof BetterSqlite3;
+let loaded: DatabaseClass | null = null;
+const sqlite = (): DatabaseClass => (loaded ??= createRequire(import.meta.url)('better-sqlite3') as DatabaseClass);
 
 /** An error of the database engine (a damaged file, a full disk, a read-only store), by its SQLite code. */
 export function sqliteFailure(error: unknown): { readonly code: string; readonly message: string } | null {
-  return error instanceof Database.SqliteError ? { code: error.code, message: error.message } : null;
+  // No database was opened, so no error can be the engine's.
+  return loaded !== null && error instanceof loaded.SqliteError ? { code: error.code, message: error.message } : null;
 }
 
 export type SqlValue = string | number | bigint | null | Buffer;
@@ -31,9 +38,10 @@ export interface Sql {
 const retained: object[] = [];
 
 export function openSql(file: string): Sql {
+  const Database = sqlite();
   const db = new Database(file);
   retained.push(db);
-  const cache = new Map<string, Database.Statement>();
+  const cache = new Map<string, BetterSqlite3.Statement>();
   const statement = (sql: string) => {
     let prepared = cache.get(sql);
     if (!prepared) {

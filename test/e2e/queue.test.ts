@@ -1,6 +1,7 @@
 // Case-trials on BullMQ workers over a real Redis: a real redis-server on 127.0.0.1 (with a
 // password, so every output is checked for it), real `agentdevel worker` processes, the real CLI.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '../helpers/free-port.ts';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,13 +9,21 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { readTrace } from '../../src/stages/run/trace-file.ts';
 import { Store } from '../../src/store/store.ts';
-import { openCaseTrialQueue, startCaseTrialWorker } from '../../src/queue/bullmq.ts';
+import { Queue } from 'bullmq';
+import { InfraError } from '../../src/domain/model-port.ts';
+import { openCaseTrialQueue, QUEUE_NAME, startCaseTrialWorker } from '../../src/queue/bullmq.ts';
 import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/queue/executor.ts';
 import type { CaseTrialJob } from '../../src/queue/job.ts';
 import { parseQueueUrl } from '../../src/queue/url.ts';
+import { bundleSnapshot, checkoutFromRemote } from '../../src/git/snapshot.ts';
+import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { mockBrain } from '../helpers/fake-brain.ts';
 import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir, type CliResult } from '../helpers/workspace.ts';
 
 const PASSWORD = 'queue-pw-7f3a9c21e5';
+/** The key coordinator and workers share; never in Redis, never in any output. */
+const QUEUE_KEY = 'queue-key-5be1d0c94a7e2f86';
+const key = Buffer.from(QUEUE_KEY);
 const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');
 const clock = { now: () => new Date() };
 
@@ -61,10 +70,10 @@ const completedJobs = () => Number(redisCli('ZCARD', 'bull:agentdevel-case-trial
 
 const queueUrl = () => `redis://:${PASSWORD}@127.0.0.1:${port}`;
 
-function startWorker(): { child: ChildProcess; log: () => string } {
+function startWorker(url = queueUrl()): { child: ChildProcess; log: () => string } {
   // Short locks, so a killed worker's jobs are taken over within seconds.
-  const child = spawn(process.execPath, [bin, 'worker', '--queue', queueUrl(), '--concurrency', '4', '--cache', path.join(scratch, `cache-${workers.length}`), '--lock-duration', '2000', '--stalled-interval', '1000'], {
-    env: { ...process.env, CI: 'true' },
+  const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(scratch, `cache-${workers.length}`), '--lock-duration', '2000', '--stalled-interval', '1000'], {
+    env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -76,7 +85,7 @@ function startWorker(): { child: ChildProcess; log: () => string } {
 }
 
 async function agentdevel(args: readonly string[]): Promise<CliResult> {
-  const result = await cliAsync(args, { env: { ANTHROPIC_API_KEY: '' } });
+  const result = await cliAsync(args, { env: { ANTHROPIC_API_KEY: '', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY } });
   outputs.push(result.stdout, result.stderr);
   return result;
 }
@@ -149,6 +158,7 @@ describe('results an earlier run left in the queue', () => {
     const worker = await startCaseTrialWorker(
       address,
       settings,
+      key,
       async () => {
         played += 1;
         return played === 1
@@ -159,7 +169,7 @@ describe('results an earlier run left in the queue', () => {
     );
     const job = { schema: 1, caseId: 'c1', trial: 0 } as unknown as CaseTrialJob;
     const collect = async () => {
-      const queue = await openCaseTrialQueue(address, defaultCoordinatorSettings);
+      const queue = await openCaseTrialQueue(address, defaultCoordinatorSettings, key);
       try {
         return await collectCaseTrial(queue, job);
       } finally {
@@ -178,6 +188,245 @@ describe('results an earlier run left in the queue', () => {
       await worker.close();
     }
   }, 60_000);
+});
+
+describe('the queue trusts only what the shared key tags', () => {
+  const settings = { concurrency: 2, lockDurationMs: 2000, stalledIntervalMs: 500, maxStalledCount: 1 };
+  const jobKey = (id: string) => `bull:${QUEUE_NAME}:${id}`;
+
+  it('refuses a result altered in Redis and runs the case-trial again; refuses the results of a worker with another key', async () => {
+    const address = parseQueueUrl(`${queueUrl()}/6`, 'test');
+    let played = 0;
+    const worker = await startCaseTrialWorker(address, settings, key, async () => {
+      played += 1;
+      return { kind: 'ran', events: [], output: { pass: false, answer: played }, observation: null, usage: [], worker: 'honest' };
+    }, () => undefined);
+    const job = { schema: 2, caseId: 'altered', trial: 0 } as unknown as CaseTrialJob;
+    const collect = async (withKey: Buffer) => {
+      const queue = await openCaseTrialQueue(address, defaultCoordinatorSettings, withKey);
+      try {
+        return await collectCaseTrial(queue, job);
+      } finally {
+        await queue.close();
+      }
+    };
+    try {
+      expect(await collect(key)).toMatchObject({ result: { output: { answer: 1 } }, paidHere: true });
+      // Someone with write access to Redis turns the failing result into a passing one, tag kept.
+      const id = redisCli('-n', '6', '--scan', '--pattern', `bull:${QUEUE_NAME}:*`).split('\n').find((k) => /:[0-9a-f]{64}$/.test(k)) as string;
+      const stored = JSON.parse(redisCli('-n', '6', 'HGET', id, 'returnvalue')) as { body: string; tag: string };
+      const forged = { ...stored, body: stored.body.replace('"pass":false', '"pass":true') };
+      expect(forged.body).not.toBe(stored.body);
+      redisCli('-n', '6', 'HSET', id, 'returnvalue', JSON.stringify(forged));
+      // The forged result is refused: the case-trial runs again, and the honest result counts.
+      const again = await collect(key);
+      expect(again).toMatchObject({ result: { output: { pass: false, answer: 2 } }, paidHere: true });
+      expect(played).toBe(2);
+    } finally {
+      await worker.close();
+    }
+    // A worker that does not hold the key: it refuses the jobs (failed once, with the reason), and
+    // the case-trial is an infrastructure error on the coordinator, never a verdict.
+    const rogueAddress = parseQueueUrl(`${queueUrl()}/7`, 'test');
+    let rogueRan = 0;
+    const rogue = await startCaseTrialWorker(rogueAddress, settings, Buffer.from('another-key-0123456789'), async () => {
+      rogueRan += 1;
+      return { kind: 'ran', events: [], output: { pass: true }, observation: null, usage: [], worker: 'rogue' };
+    }, () => undefined);
+    try {
+      const queue = await openCaseTrialQueue(rogueAddress, defaultCoordinatorSettings, key);
+      try {
+        const error = await collectCaseTrial(queue, { ...job, caseId: 'rogue' } as unknown as CaseTrialJob).then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(InfraError);
+        expect((error as Error).message).toMatch(/tag does not match this worker's AGENTDEVEL_QUEUE_KEY/);
+      } finally {
+        await queue.close();
+      }
+    } finally {
+      await rogue.close();
+    }
+    expect(rogueRan).toBe(0);
+  }, 60_000);
+
+  it('fails a malformed entry once, with its reason, instead of taking it again and again', async () => {
+    const address = parseQueueUrl(`${queueUrl()}/8`, 'test');
+    // Entries written straight into Redis, by someone without the key (BullMQ's own client, no agentdevel code).
+    const raw = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port, password: PASSWORD, db: 8 } });
+    try {
+      await raw.add('case-trial', { body: '{}', tag: 'forged' }, { jobId: 'untagged', attempts: 3 });
+      await raw.add('case-trial', { anything: 1 }, { jobId: 'garbled', attempts: 3 });
+      await raw.add('case-trial', { anything: 1 }, { jobId: 'not-json', attempts: 3 });
+    } finally {
+      await raw.close();
+    }
+    redisCli('-n', '8', 'HSET', jobKey('not-json'), 'data', '{"body": "unterminated');
+    let ran = 0;
+    const worker = await startCaseTrialWorker(address, settings, key, async () => {
+      ran += 1;
+      return null;
+    }, () => undefined);
+    try {
+      const failed = () => Number(redisCli('-n', '8', 'ZCARD', `bull:${QUEUE_NAME}:failed`));
+      await until(() => failed() === 3, 20_000, 'the malformed entries to fail');
+      // Several stall checks later, none was taken again.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(failed()).toBe(3);
+      const field = (id: string, name: string) => redisCli('-n', '8', 'HGET', jobKey(id), name);
+      expect(field('untagged', 'failedReason')).toMatch(/tag does not match/);
+      expect(field('garbled', 'failedReason')).toMatch(/a malformed entry: not a tagged case-trial job/);
+      expect(field('not-json', 'failedReason')).toMatch(/a malformed entry: .*JSON/);
+      for (const id of ['untagged', 'garbled', 'not-json']) {
+        expect(field(id, 'ats') || '1', id).toBe('1');
+        expect(field(id, 'stc') || '0', id).toBe('0');
+      }
+      expect(ran).toBe(0);
+    } finally {
+      await worker.close();
+    }
+  }, 60_000);
+});
+
+describe('snapshots from the workspace\'s git remote', () => {
+  it('a worker fetches the version by commit from a local bare remote; a commit the remote lacks falls back to the bundle', async () => {
+    const dir = await exampleWorkspace();
+    const remote = path.join(scratch, 'remote.git');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+    expect(git('clone', '-q', '--bare', dir, remote).status).toBe(0);
+    expect(git('remote', 'add', 'origin', remote).status).toBe(0);
+    const head = git('rev-parse', 'HEAD').stdout.trim();
+    // The check a worker makes: the remote's commit rebuilds exactly the snapshot's tree (the splits left out).
+    const folders = ['blueprints/support-agent', 'rubrics/orders'];
+    const splits = ['rubrics/orders/train.jsonl', 'rubrics/orders/test.jsonl'];
+    const bundle = await bundleSnapshot(dir, [...folders, ...splits.map((s) => `:(exclude)${s}`)], path.join(scratch, 'bundles'));
+    const cache = path.join(scratch, 'remote-check');
+    expect(await checkoutFromRemote({ url: remote, commit: head }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), path.join(cache, 'snapshot'))).toBe(true);
+    expect(readFileSync(path.join(cache, 'snapshot', 'rubrics', 'orders', 'rubric.md'), 'utf8')).toBe(readFileSync(path.join(dir, 'rubrics', 'orders', 'rubric.md'), 'utf8'));
+    expect(spawnSync('find', [path.join(cache, 'snapshot'), '-name', '*.jsonl'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+    const unpushed = 'f'.repeat(40);
+    expect(await checkoutFromRemote({ url: remote, commit: unpushed }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), path.join(cache, 'other'))).toBe(false);
+
+    // End to end: a fresh worker on a queue of its own checks the version out from the remote.
+    const url = `${queueUrl()}/3`;
+    const worker = startWorker(url);
+    const cacheDir = path.join(scratch, `cache-${workers.length - 1}`);
+    try {
+      const result = await agentdevel(['run', '-C', dir, '--queue', url, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      const { runId } = JSON.parse(result.stdout) as { runId: string };
+      expect(verdicts(runRecords(dir, runId))).toEqual(verdicts(local.records.filter((r) => r.trial === 0)));
+      expect(spawnSync('git', ['--git-dir', path.join(cacheDir, 'remote.git'), 'cat-file', '-e', `${head}^{commit}`]).status).toBe(0);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await stopped(worker.child, 5000);
+    }
+  }, 120_000);
+});
+
+describe('rediss:// (TLS)', () => {
+  it('connects to a TLS Redis whose certificate a private CA signed when that CA is named, and refuses it when not', async () => {
+    const tls = path.join(scratch, 'tls');
+    const openssl = (...args: string[]) => expect(spawnSync('openssl', args, { cwd: tls, encoding: 'utf8' }).status).toBe(0);
+    spawnSync('mkdir', ['-p', tls]);
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=agentdevel test CA');
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+    writeFileSync(path.join(tls, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\n');
+    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'ext.cnf');
+    const tlsPort = await freePort();
+    const server = spawn('redis-server', ['--port', '0', '--tls-port', String(tlsPort), '--bind', '127.0.0.1', '--tls-cert-file', 'server.crt', '--tls-key-file', 'server.key', '--tls-ca-cert-file', 'ca.crt', '--tls-auth-clients', 'no', '--requirepass', PASSWORD, '--save', '', '--appendonly', 'no'], { cwd: tls, stdio: 'ignore' });
+    try {
+      const ping = () => spawnSync('redis-cli', ['--tls', '--cacert', path.join(tls, 'ca.crt'), '-p', String(tlsPort), '-a', PASSWORD, '--no-auth-warning', 'ping'], { encoding: 'utf8' }).stdout.trim();
+      await until(() => ping() === 'PONG', 10_000, 'the TLS redis-server');
+      const url = `rediss://:${PASSWORD}@127.0.0.1:${tlsPort}`;
+      const withCa = { ANTHROPIC_API_KEY: '', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY, NODE_EXTRA_CA_CERTS: path.join(tls, 'ca.crt') };
+      // Without the CA: the certificate is refused, an infrastructure failure (exit 3) that says why.
+      const refused = await cliAsync(['run', '-C', local.dir, '--queue', url], { env: { ...withCa, NODE_EXTRA_CA_CERTS: undefined } });
+      outputs.push(refused.stdout, refused.stderr);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/QUEUE_UNAVAILABLE: the queue at rediss:\/\/:\[redacted\]@127\.0\.0\.1:\d+ .*(self[- ]signed|certificate)/i);
+      // With it: a worker and a run over TLS.
+      const worker = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(tls, 'cache')], { env: { ...process.env, CI: 'true', ...withCa }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let log = '';
+      worker.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+      try {
+        const dir = await exampleWorkspace();
+        const result = await cliAsync(['run', '-C', dir, '--queue', url, '--json'], { env: withCa });
+        outputs.push(result.stdout, result.stderr, log);
+        expect(result.code, result.stderr).toBe(0);
+        expect(log).toMatch(/taking case-trials from rediss:/);
+        const { runId } = JSON.parse(result.stdout) as { runId: string };
+        expect(verdicts(runRecords(dir, runId))).toEqual(verdicts(local.records.filter((r) => r.trial === 0)));
+      } finally {
+        worker.kill('SIGTERM');
+        await stopped(worker, 5000);
+      }
+    } finally {
+      server.kill('SIGTERM');
+      await stopped(server, 5000);
+    }
+  }, 120_000);
+});
+
+describe('--record and --replay through the queue', () => {
+  it('a worker records the agent\'s model calls; a worker replaying them, with no network and no key, gives the same records', async () => {
+    const server = await startFakeAnthropic(mockBrain);
+    const cassette = path.join(scratch, 'cassette');
+    const spawnWorker = (url: string, env: Record<string, string | undefined>, mode: string[]) => {
+      const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(scratch, `cache-replay-${mode[0]}`), ...mode], {
+        env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let log = '';
+      child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+      return { child, log: () => log };
+    };
+    try {
+      const dir = await exampleWorkspace();
+      const configFile = path.join(dir, 'agentdevel.config.json');
+      const config = JSON.parse(readFileSync(configFile, 'utf8')) as { models: Record<string, string> };
+      config.models.agent = 'claude-sonnet-5-5';
+      writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+      const git = (cwd: string, ...args: string[]) => expect(spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8' }).status).toBe(0);
+      git(dir, 'commit', '-qam', 'the agent on Claude');
+      const copy = path.join(scratch, 'replay-copy');
+      git(scratch, 'clone', '-q', dir, copy);
+      // The coordinator never calls the agent's model: a dead address proves it.
+      const coordinatorEnv = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'sk-ant-coordinator-0123456789', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY };
+
+      const recordUrl = `${queueUrl()}/9`;
+      const recorder = spawnWorker(recordUrl, { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-worker-0123456789' }, ['--record', cassette]);
+      let recorded: CaseRecord[];
+      try {
+        const result = await cliAsync(['run', '-C', dir, '--queue', recordUrl, '--json'], { env: coordinatorEnv });
+        outputs.push(result.stdout, result.stderr, recorder.log());
+        expect(result.code, result.stderr + recorder.log()).toBe(0);
+        recorded = runRecords(dir, (JSON.parse(result.stdout) as { runId: string }).runId);
+      } finally {
+        recorder.child.kill('SIGTERM');
+        await stopped(recorder.child, 5000);
+      }
+      const agentCalls = server.requests.filter((r) => r.role === 'agent').length;
+      expect(agentCalls).toBeGreaterThan(0);
+
+      const replayUrl = `${queueUrl()}/10`;
+      const replayer = spawnWorker(replayUrl, { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: undefined }, ['--replay', cassette]);
+      try {
+        const result = await cliAsync(['run', '-C', copy, '--queue', replayUrl, '--json'], { env: coordinatorEnv });
+        outputs.push(result.stdout, result.stderr, replayer.log());
+        expect(result.code, result.stderr + replayer.log()).toBe(0);
+        const { runId, infraErrors } = JSON.parse(result.stdout) as { runId: string; infraErrors: number };
+        expect(infraErrors).toBe(0);
+        const replayed = runRecords(copy, runId);
+        expect(verdicts(replayed)).toEqual(verdicts(recorded));
+        expect(replayed.map((r) => r.output)).toEqual(recorded.map((r) => r.output));
+      } finally {
+        replayer.child.kill('SIGTERM');
+        await stopped(replayer.child, 5000);
+      }
+      expect(server.requests.filter((r) => r.role === 'agent').length).toBe(agentCalls);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });
 
 describe('run --queue', () => {
@@ -200,6 +449,21 @@ describe('run --queue', () => {
     }
     // The coordinator alone writes: the workers' checkouts hold no traces and no store.
     expect(spawnSync('find', [scratch, '-name', 'state.db', '-o', '-name', '*.jsonl', '-path', '*traces*'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+    // Grading stays with the coordinator: no job in Redis holds an expected value, and no
+    // checkout (made from the bundle in Redis) holds a split.
+    const train = readFileSync(path.join(dir, 'rubrics', 'orders', 'train.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { id: string; expected: unknown });
+    const jobKeys = redisCli('--scan', '--pattern', `bull:${QUEUE_NAME}:*`).split('\n').filter((k) => /:[0-9a-f]{64}$/.test(k));
+    const jobs = jobKeys.map((k) => JSON.parse(JSON.parse(redisCli('HGET', k, 'data')).body as string) as { testCase: Record<string, unknown> });
+    expect(jobs.length).toBeGreaterThanOrEqual(train.length);
+    for (const job of jobs) {
+      expect(job.testCase).not.toHaveProperty('expected');
+      const twin = train.find((c) => c.id === job.testCase.id);
+      expect(twin, `a job for ${String(job.testCase.id)}`).toBeDefined();
+      expect(JSON.stringify(job)).not.toContain(JSON.stringify(twin?.expected).slice(1, -1));
+    }
+    const checkouts = spawnSync('find', [scratch, '-path', '*snapshots*', '-name', 'rubric.md'], { encoding: 'utf8' }).stdout.trim();
+    expect(checkouts).not.toBe('');
+    expect(spawnSync('find', [scratch, '-path', '*snapshots*', '-name', '*.jsonl'], { encoding: 'utf8' }).stdout.trim()).toBe('');
   });
 
   it('survives kill -9 of one of two workers mid-run: every case-trial recorded once, none failed by the kill', async () => {
@@ -259,9 +523,25 @@ describe('run --queue', () => {
     expect(both.stderr).toMatch(/--record and --replay cannot be used together/);
   });
 
-  it('never shows the password of the queue URL', () => {
+  it('refuses a queue without the shared key (exit 2, naming the variable), on the coordinator and on a worker', async () => {
+    const env = { ANTHROPIC_API_KEY: '', AGENTDEVEL_QUEUE_KEY: undefined };
+    const [run, worker] = await Promise.all([cliAsync(['run', '-C', local.dir, '--queue', queueUrl()], { env }), cliAsync(['worker', '--queue', queueUrl()], { env })]);
+    outputs.push(run.stdout, run.stderr, worker.stdout, worker.stderr);
+    for (const result of [run, worker]) {
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/AGENTDEVEL_QUEUE_KEY: not set; a queue needs a key of at least 16 characters/);
+    }
+  });
+
+  it('never shows the password of the queue URL, nor the queue key', () => {
     const everything = [...outputs, ...workers.map((w) => w.log())].join('\n');
     expect(everything).toContain('[redacted]');
     expect(everything).not.toContain(PASSWORD);
+    expect(everything).not.toContain(QUEUE_KEY);
+    // Nor does Redis hold the key, in any form.
+    const dump = redisCli('--scan').split('\n').filter((k) => k.startsWith('bull:') && /:[0-9a-f]{64}$/.test(k)).map((k) => redisCli('HGETALL', k)).join('\n');
+    expect(dump.length).toBeGreaterThan(0);
+    expect(dump).not.toContain(QUEUE_KEY);
+    expect(dump).not.toContain(key.toString('base64'));
   });
 });

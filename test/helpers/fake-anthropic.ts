@@ -36,6 +36,8 @@ export interface FakeLimits {
   readonly burst?: number;
   /** Time to answer an accepted request. */
   readonly latencyMs?: number;
+  /** False: no `anthropic-ratelimit-*` headers at all, only a 429 with retry-after (as some gateways answer). */
+  readonly headers?: boolean;
 }
 
 export interface FakeAnthropic {
@@ -101,11 +103,14 @@ function requestBucket(limits: FakeLimits) {
     at = now;
     const accepted = level >= 1;
     if (accepted) level -= 1;
-    const headers: Record<string, string> = {
-      'anthropic-ratelimit-requests-limit': String(size),
-      'anthropic-ratelimit-requests-remaining': String(Math.floor(level)),
-      'anthropic-ratelimit-requests-reset': new Date(now + (size - level) / perMs).toISOString(),
-    };
+    const headers: Record<string, string> =
+      limits.headers === false
+        ? {}
+        : {
+            'anthropic-ratelimit-requests-limit': String(size),
+            'anthropic-ratelimit-requests-remaining': String(Math.floor(level)),
+            'anthropic-ratelimit-requests-reset': new Date(now + (size - level) / perMs).toISOString(),
+          };
     if (!accepted) headers['retry-after'] = String(Math.ceil((1 - level) / perMs / 1000));
     return { accepted, headers };
   };

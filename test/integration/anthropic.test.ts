@@ -109,6 +109,18 @@ describe('the Claude engine against a fake Messages API', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
   });
 
+  it('keeps to the limit of an API that sends no rate-limit headers, from its 429s alone: every call answered, none an infrastructure error', async () => {
+    server = await startFakeAnthropic(() => toolAnswer('submit_verdict', verdict), { requestsPerMinute: 600, burst: 10, latencyMs: 50, headers: false });
+    const limiter = createRateLimiter();
+    const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries: 1, timeoutMs: 30_000, limiter });
+    const engine = createClaudeEngine(send, () => undefined, facts);
+    const answers = await Promise.allSettled(Array.from({ length: 70 }, () => engine.criticize(criticRequest)));
+    expect(answers.filter((a) => a.status === 'rejected')).toEqual([]);
+    expect(server.limited.accepted).toBe(70);
+    // The share of the limit used is measured by bench/rate-limit.ts, not here.
+    expect(server.limited.refused).toBeGreaterThan(0);
+  }, 30_000);
+
   it('waits out 429s beyond maxRetries (the API works, the call was early), but not past its deadline', async () => {
     let refusals = 0;
     server = await startFakeAnthropic(() => (refusals++ < 4 ? { kind: 'error', status: 429, headers: { 'retry-after': '0.05' } } : toolAnswer('submit_verdict', verdict)));

@@ -16,6 +16,8 @@ export interface RuntimeContext {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   /** Case-trials the run will have in flight at once (the command runtime sizes its spawners by it). */
   readonly concurrency?: number;
+  /** False on a queue worker: grading (the expected state) happens on the coordinator. */
+  readonly gradesHere?: boolean;
 }
 
 const starters: { [K in RuntimeKind]: (context: RuntimeContext) => Promise<Runtime> } = {

@@ -15,6 +15,17 @@ export interface ToolLoopOptions {
   readonly agentModel: string;
   readonly callTimeoutMs: number;
   readonly memoryMb: number;
+  /** False on a queue worker: the case it gets has no grading fields, and the coordinator fills the expected state in. */
+  readonly gradesHere?: boolean;
+}
+
+/** The task's expected state for a case, from its trusted code in this process; null without an environment. */
+export async function expectedStateReader(environmentBundle: string | null): Promise<(testCase: Case) => unknown> {
+  const environment = environmentBundle
+    ? ((await import(pathToFileURL(environmentBundle).href)) as { expectedState?: (c: unknown) => unknown })
+    : null;
+  const expectedState = environment?.expectedState;
+  return (testCase) => (expectedState ? JSON.parse(JSON.stringify(expectedState(testCase) ?? null)) : null);
 }
 
 /**
@@ -28,9 +39,7 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
   const hostLimits = { callTimeoutMs: options.callTimeoutMs, memoryMb: options.memoryMb };
   // The expected state comes from the task's trusted code in this process: the sandboxed host
   // (where the blueprint's wrappers run) never sees a case's expected answers.
-  const environment = options.environmentBundle
-    ? ((await import(pathToFileURL(options.environmentBundle).href)) as { expectedState?: (c: unknown) => unknown })
-    : null;
+  const expectedStateOf = options.gradesHere === false ? () => null : await expectedStateReader(options.environmentBundle);
   // One host per case in flight, so a wrapper that hangs or crashes takes down its own case
   // only. The first starts eagerly: a wrapper that does not import fails the load, not every case.
   const first = await startFirstHost(() => startToolHost(hostBundles, hostLimits));
@@ -134,8 +143,7 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
       const end = finished ?? (await current.close(session));
       idle.push(current);
       sink.emit({ type: 'final', output: lastText });
-      const expectedState = environment?.expectedState ? JSON.parse(JSON.stringify(environment.expectedState(testCase) ?? null)) : null;
-      return { output: lastText, observation: { state: end.state, expectedState } };
+      return { output: lastText, observation: { state: end.state, expectedState: expectedStateOf(testCase) } };
     } catch (error) {
       if (current) {
         // A host that failed is never reused; one in a good state would have been returned above.

@@ -4,6 +4,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { makeRedactor, secretValues } from '../../process/environment.ts';
 import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../../queue/bullmq.ts';
 import { caseTrialHandler } from '../../queue/worker.ts';
+import { queueKeyFrom, withoutQueueKey } from '../../queue/queue-key.ts';
 import { parseQueueUrl, queueSecrets } from '../../queue/url.ts';
 import type { Io } from '../context.ts';
 
@@ -52,11 +53,13 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
   if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
   const address = parseQueueUrl(options.queue, '--queue');
   const settings = workerSettings(options);
+  const key = queueKeyFrom(io.env);
   const redact = makeRedactor([...secretValues(io.env), ...queueSecrets(options.queue)]);
   const name = `${hostname()}:${process.pid}`;
   const cassetteDir = options.record ?? options.replay;
   const handler = caseTrialHandler({
-    env: io.env,
+    // Nothing a job runs can read the queue key.
+    env: withoutQueueKey(io.env),
     cacheDir: cacheDir(io, options),
     redact,
     name,
@@ -66,7 +69,7 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
   });
   let worker;
   try {
-    worker = await startCaseTrialWorker(address, settings, (data, context) => handler.handle(data, context), (error) => {
+    worker = await startCaseTrialWorker(address, settings, key, (data, context) => handler.handle(data, context), (error) => {
       io.stderr.write(redact(`worker ${name}: ${error.message}\n`));
     });
   } catch (error) {
