@@ -121,6 +121,12 @@ export class GitRepo {
     return this.raw(['cat-file', 'blob', blob], 'cat-file');
   }
 
+  /** The paths of the files under `folder` at a commit (none when the folder is absent). */
+  async filesUnder(commit: string, folder: string): Promise<string[]> {
+    const listing = await this.raw(['ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', folder], 'ls-tree');
+    return listing.split('\0').filter((entry) => entry !== '');
+  }
+
   async objectExists(sha: string): Promise<boolean> {
     return (await this.probe(['cat-file', '-e', sha])).found;
   }

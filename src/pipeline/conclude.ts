@@ -16,6 +16,7 @@ import { holdForApproval, promote, recordRejection, writeReports } from './relea
 import { gatherCaseEvidence } from './case-evidence.ts';
 import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
 import { loadSplit, loadTask } from '../task/load.ts';
+import { recordedRuns, taxonomyDocument } from './decision-record.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
 export interface GateSubject {
@@ -135,6 +136,18 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     mockRoles,
     models: { ...config.models },
     cost: subject.record ? store.costOfIteration(subject.iteration) : null,
+    // The release's first record and the candidate's run keep their traces: one of them is the
+    // run the next iteration's diagnosis reads (the candidate's, once promoted).
+    record: subject.record
+      ? {
+          runs: await recordedRuns(context.workspace, [
+            ...(evaluation ? (screen?.records ?? []).map((r, index) => ({ runId: r.runId, traces: index === 0 })) : []),
+            ...(evaluation ? [{ runId: evaluation.candidateRun.runId, traces: true }] : []),
+            ...(evaluation?.confirmRuns ?? []).map((r) => ({ runId: r.runId, traces: false })),
+          ]),
+          taxonomy: taxonomyDocument(store),
+        }
+      : null,
   };
   if (subject.record) {
     const record = { promoted: promote, pending: holdForApproval, rejected: recordRejection }[recordedOutcome];

@@ -8,6 +8,7 @@ import { GitRepo } from '../git/git.ts';
 import { STATE_DIR, Store } from '../store/store.ts';
 import { acquireLock, type WorkspaceLock } from './lock.ts';
 import { recoverPromotion } from '../stages/release/journal.ts';
+import { rebuildStoreFromGit } from './rebuild-store.ts';
 
 /** An opened workspace: the repository, its config, its store, and (for writers) its lock. */
 export interface Workspace {
@@ -51,6 +52,10 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
       await recoverPromotion(repo, stateDir);
       await removeLeftovers(repo, stateDir);
     }
+    // An empty store (a fresh clone, a deleted .agentdevel/) is rebuilt from the decisions in git.
+    // A CI checkout may hold the line only as the remote's branch.
+    const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
+    await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);
   } catch (error) {
     store.close();
     await lock?.release();

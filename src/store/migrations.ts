@@ -100,6 +100,9 @@ export const migrations: readonly string[] = [
   ALTER TABLE model_calls ADD COLUMN skipped INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE records ADD COLUMN agent_error TEXT;
   `,
+  `
+  ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'local';
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

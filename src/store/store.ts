@@ -39,6 +39,8 @@ export interface RunSummary extends RunIdentity {
   readonly passed: number | null;
   readonly infraErrors: number | null;
   readonly name: string | null;
+  /** 'local' when this store ran it; 'git' when it was rebuilt from the runs recorded in git with a decision. */
+  readonly origin: 'local' | 'git';
 }
 
 export interface IterationCost {
@@ -301,6 +303,21 @@ export class Store {
     }
   }
 
+  /**
+   * Adds a run recorded in git (a clone rebuilding its store), with its records, as one
+   * transaction; a run already here is left as it is. Returns whether it was added.
+   */
+  importRun(id: string, identity: RunIdentity, purpose: RunPurpose, status: 'complete' | 'failed', records: readonly CaseRecord[]): boolean {
+    return this.sql.transaction(() => {
+      if (this.sql.get(`SELECT 1 AS found FROM runs WHERE id = ?`, id)) return false;
+      this.createRun(id, identity, purpose);
+      this.sql.run(`UPDATE runs SET origin = 'git' WHERE id = ?`, id);
+      for (const record of records) this.insertRecord(id, record);
+      this.finishRun(id, status);
+      return true;
+    });
+  }
+
   runCount(): number {
     return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`)?.n ?? 0);
   }
@@ -472,5 +489,6 @@ function toRun(row: Record<string, unknown>): RunSummary {
     passed: row.passed === null ? null : Number(row.passed),
     infraErrors: row.infra_errors === null ? null : Number(row.infra_errors),
     name: row.name === null || row.name === undefined ? null : String(row.name),
+    origin: row.origin === 'git' ? 'git' : 'local',
   };
 }

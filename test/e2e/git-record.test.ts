@@ -1,0 +1,111 @@
+// Git is the record, the store a cache: a fresh clone replays each recorded iteration to the
+// same release, reuses the release's recorded screen in a gate, and reads without a key.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { mockBrain } from '../helpers/fake-brain.ts';
+import { cliAsync, exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
+
+const CLAUDE = 'claude-sonnet-5-5';
+const KEY = 'sk-ant-test-0123456789abcdef';
+const BP = 'support-agent';
+
+let server: FakeAnthropic;
+/** The workspace two iterations were recorded in (shared: it is the expensive part). */
+let original: string;
+let cassette: string;
+
+beforeAll(async () => {
+  server = await startFakeAnthropic(mockBrain);
+  original = await exampleWorkspace();
+  const configFile = path.join(original, 'agentdevel.config.json');
+  const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+  config.models = { agent: CLAUDE, critic: CLAUDE, diagnostician: CLAUDE, synthesizer: CLAUDE };
+  writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+  const train = path.join(original, 'rubrics/orders/train.jsonl');
+  writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').slice(0, 16).join('\n')}\n`);
+  git(original, 'add', '-A');
+  git(original, 'commit', '-qm', 'every role on Claude; 16 train cases');
+  cassette = path.join(tempDir(), 'cassette');
+  const recorded = await cliAsync(['iterate', '--max-iterations', '2', '--record', cassette, '-C', original], { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY } });
+  if (recorded.code !== 0) throw new Error(`recording failed (${recorded.code}): ${recorded.stderr}`);
+}, 240_000);
+
+afterAll(async () => {
+  await server.close();
+});
+
+/** No key, and a base URL where nothing listens: any request that leaves is an error. */
+const OFFLINE = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: undefined };
+
+async function log(dir: string): Promise<Array<Record<string, unknown>>> {
+  const result = await cliAsync(['log', '--json', '-C', dir], { env: OFFLINE });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+const auditRef = (iteration: number) => `refs/agentdevel/rc/${BP}/iter-${String(iteration).padStart(3, '0')}`;
+
+/** The decision document of an iteration, read from its audit ref. */
+function decisionOf(dir: string, iteration: number): { outcome: string; release: string | null; baseline: { commit: string }; candidate: { commit: string }; gate: { f2p: string[]; p2f: string[] } } {
+  const ref = auditRef(iteration);
+  const folder = git(dir, 'ls-tree', '-r', '--name-only', ref, `releases/${BP}`)
+    .split('\n')
+    .filter((f) => f.endsWith('/decision.json'))
+    .map((f) => ({ f, d: JSON.parse(git(dir, 'show', `${ref}:${f}`)) as { iteration: number } }))
+    .find((x) => x.d.iteration === iteration);
+  if (!folder) throw new Error(`no decision of iteration ${iteration} on ${ref}`);
+  return folder.d as never;
+}
+
+/**
+ * A clone as a new user makes it (`git clone`, then a fetch of refs/agentdevel/* for the
+ * RC refs), put back to the moment iteration N started: the line at that iteration's baseline,
+ * and the refs and tags of iteration N and later removed.
+ */
+async function cloneBefore(iteration: number): Promise<string> {
+  const copy = path.join(tempDir(), 'clone');
+  git(path.dirname(copy), 'clone', '-q', original, copy);
+  // What `agentdevel sync --fetch-only` fetches, done with git so that no agentdevel command
+  // opens the clone (and rebuilds its store) before it is put back.
+  git(copy, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');
+  const baseline = decisionOf(copy, iteration).baseline.commit;
+  for (const entry of await log(original)) {
+    if (Number(entry.iteration) < iteration) continue;
+    if (entry.tag) git(copy, 'tag', '-d', String(entry.tag));
+    git(copy, 'update-ref', '-d', auditRef(Number(entry.iteration)));
+  }
+  git(copy, 'reset', '-q', '--hard', baseline);
+  return copy;
+}
+
+describe('a fresh clone rebuilds its store from git', () => {
+  it('replays each of two recorded iterations in a clone to the same release, and no request reaches a server', async () => {
+    const recorded = await log(original);
+    expect(recorded).toHaveLength(2);
+    // What the decision recorded beside decision.json: the runs the gate used and the taxonomy.
+    const first = decisionOf(original, 1);
+    const folder = first.outcome === 'promoted' ? `releases/${BP}/${String(first.release).split('/').at(-1)}` : `releases/${BP}/rejected/iter-001`;
+    const runs = JSON.parse(git(original, 'show', `${auditRef(1)}:${folder}/runs.json`)) as { schema: string; runs: Array<{ purpose: string; records: Array<{ trace: unknown }> }> };
+    expect(runs.schema).toBe('agentdevel/runs@1');
+    expect(runs.runs.map((r) => r.purpose)).toEqual(expect.arrayContaining(['baseline', 'candidate']));
+    const taxonomy = JSON.parse(git(original, 'show', `${auditRef(1)}:${folder}/taxonomy.json`)) as { schema: string; labels: Array<{ label: string }> };
+    expect(taxonomy.schema).toBe('agentdevel/taxonomy@1');
+    expect(taxonomy.labels.length).toBeGreaterThan(0);
+
+    const before = server.requests.length;
+    for (const iteration of [1, 2]) {
+      const copy = await cloneBefore(iteration);
+      const replayed = await cliAsync(['iterate', '--max-iterations', '1', '--replay', cassette, '-C', copy], { env: OFFLINE });
+      expect(replayed.stderr).not.toMatch(/internal error|REPLAY_MISS/);
+      expect(replayed.code, replayed.stderr).toBe(0);
+      const mine = decisionOf(copy, iteration);
+      const theirs = decisionOf(original, iteration);
+      expect([mine.outcome, mine.release, mine.gate.f2p, mine.gate.p2f]).toEqual([theirs.outcome, theirs.release, theirs.gate.f2p, theirs.gate.p2f]);
+      // The same RC: the same blueprint, byte for byte.
+      expect(git(copy, 'rev-parse', `${mine.candidate.commit}:blueprints/${BP}`)).toBe(git(original, 'rev-parse', `${theirs.candidate.commit}:blueprints/${BP}`));
+    }
+    expect(server.requests.length).toBe(before);
+  }, 300_000);
+});
