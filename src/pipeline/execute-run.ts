@@ -53,6 +53,8 @@ export interface RunResult {
   readonly cases: ReadonlyMap<string, CaseSummary>;
   readonly counts: RunCounts;
   readonly reused: boolean;
+  /** Where the records come from: run now, this store's earlier run, or a run recorded in git (a fresh clone's store is rebuilt from those). */
+  readonly origin: 'fresh' | 'store' | 'git';
   /** True only when the mock engine played the agent (see domain/provenance). */
   readonly simulated: boolean;
   readonly mockRoles: Provenance['mockRoles'];
@@ -158,8 +160,8 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     if (cached) {
       const summaries = store.caseSummaries(cached.id);
       const counts = runCounts(summaries.values());
-      reporter.emit({ type: 'run.finished', runId: cached.id, label: request.label, passRate: passRateOf(counts), reused: true, counts });
-      return { runId: cached.id, cases: summaries, counts, reused: true, simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+      reporter.emit({ type: 'run.finished', runId: cached.id, label: request.label, passRate: passRateOf(counts), reused: true, reusedFrom: cached.origin === 'git' ? 'git' : 'store', counts });
+      return { runId: cached.id, cases: summaries, counts, reused: true, origin: cached.origin === 'git' ? 'git' : 'store', simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
     const runId = newRunId(context.clock);
@@ -208,7 +210,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     if (request.purpose !== 'confirm' && counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
-    return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    return { runId, cases: tally.cases, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   return {
@@ -288,6 +290,26 @@ export async function recordBaseline(context: RunContext, source: VersionSource,
   } finally {
     await version.close();
   }
+}
+
+/**
+ * Where a screen's records came from, in words for the run summary and the report. Records
+ * serve selection only (docs/gate.md), so reusing them, from this store or from git, cannot
+ * move a test: every verdict rests on fresh trials of both sides run together.
+ */
+export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label: string): string {
+  const n = screen.records.length;
+  const fromGit = screen.records.filter((r) => r.origin === 'git').length;
+  const fromStore = screen.records.filter((r) => r.origin === 'store').length;
+  const fresh = screen.records.filter((r) => r.origin === 'fresh');
+  const caseTrials = fresh.reduce((sum, r) => sum + r.counts.caseTrials, 0);
+  const parts = [
+    ...(fromGit > 0 ? [`${fromGit} recorded in git with earlier decisions (same blueprint, task, cases, models and trials)`] : []),
+    ...(fromStore > 0 ? [`${fromStore} reused from this store`] : []),
+    ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials)`] : []),
+  ];
+  const ran = fresh.length === 0 ? '; no baseline case-trial ran' : '';
+  return `baseline screen of ${label}: ${n} record${n === 1 ? '' : 's'}, ${parts.join(', ')}${ran}`;
 }
 
 /** How many records of the baseline's screen the gate selects with: one for the paper-faithful gate, which reads a single run. */

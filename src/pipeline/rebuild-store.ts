@@ -21,23 +21,25 @@ export interface RebuiltStore {
 export const GIT_TRACES = 'from-git';
 
 /**
- * Fills an empty store from git. Reads the line's tip and the RC refs (refs/agentdevel/rc and
- * pending, present after `agentdevel sync`); a store that holds anything is left alone.
+ * Reads into the store the decision documents in git it has not read yet: those of the line's
+ * tip and of the RC refs (refs/agentdevel/rc and pending, present after `agentdevel sync`). A
+ * fresh clone reads them all on first use; a later pull or sync brings only the new ones. Runs
+ * the store already holds are kept as they are; the taxonomy only grows.
  */
 export async function rebuildStoreFromGit(deps: { repo: GitRepo; store: Store; config: Config; tracesRoot: string }, lineTip: string | null): Promise<RebuiltStore> {
   const { repo, store, config } = deps;
-  if (store.runCount() > 0 || store.taxonomy().length > 0) return { runs: 0, labels: 0 };
   const commits = [
     ...(lineTip ? [lineTip] : []),
     ...(await repo.refs(auditRefPrefix(config))).map((r) => r.sha),
     ...(await repo.refs(pendingRefPrefix(config))).map((r) => r.sha),
   ];
-  // A release folder is written once: the same path at another commit is the same document.
-  const files = new Map<string, { commit: string; path: string }>();
+  const done = store.importedDocuments();
+  // The same blob under several commits is one document.
+  const files = new Map<string, { commit: string; path: string; blob: string }>();
   for (const commit of commits) {
     for (const file of await repo.filesUnder(commit, `releases/${config.blueprint}`)) {
-      const name = file.split('/').at(-1);
-      if ((name === RUNS_FILE || name === TAXONOMY_FILE) && !files.has(file)) files.set(file, { commit, path: file });
+      const name = file.path.split('/').at(-1);
+      if ((name === RUNS_FILE || name === TAXONOMY_FILE) && !done.has(file.blob) && !files.has(file.blob)) files.set(file.blob, { commit, ...file });
     }
   }
   if (files.size === 0) return { runs: 0, labels: 0 };
@@ -51,13 +53,14 @@ export async function rebuildStoreFromGit(deps: { repo: GitRepo; store: Store; c
     const where = `${file.path} (at ${file.commit.slice(0, 10)})`;
     if (file.path.endsWith(TAXONOMY_FILE)) {
       for (const entry of parseJsonDocument(text, where, taxonomyDocumentSchema, 'STORE_DAMAGED').labels) if (!labels.has(entry.label)) labels.set(entry.label, entry.description);
-      continue;
+    } else {
+      for (const run of parseJsonDocument(text, where, runsDocumentSchema, 'STORE_DAMAGED').runs) {
+        if (store.run(run.runId)) continue;
+        const records = await recordsOf(run, deps.tracesRoot);
+        if (store.importRun(run.runId, { ...run }, run.purpose, run.status, records)) runs += 1;
+      }
     }
-    for (const run of parseJsonDocument(text, where, runsDocumentSchema, 'STORE_DAMAGED').runs) {
-      if (store.run(run.runId)) continue;
-      const records = await recordsOf(run, deps.tracesRoot);
-      if (store.importRun(run.runId, { ...run }, run.purpose, run.status, records)) runs += 1;
-    }
+    store.markImported(file.blob, file.path);
   }
   for (const [label, description] of [...labels].sort(([a], [b]) => a.localeCompare(b))) store.addSymptom(label, description, null);
   return { runs, labels: labels.size };

@@ -52,7 +52,7 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
       await recoverPromotion(repo, stateDir);
       await removeLeftovers(repo, stateDir);
     }
-    // An empty store (a fresh clone, a deleted .agentdevel/) is rebuilt from the decisions in git.
+    // The store reads the decisions in git it has not read yet (all of them in a fresh clone).
     // A CI checkout may hold the line only as the remote's branch.
     const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
     await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);

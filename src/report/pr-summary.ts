@@ -11,6 +11,8 @@ export interface SummaryInput {
   readonly cases: CaseEvidenceDocument | null;
   readonly simulated: boolean;
   readonly mockRoles: readonly string[];
+  /** Where the baseline's screen came from (reused from git, from the store, or run now); null when nothing ran. */
+  readonly screenText?: string | null;
   /** Where the HTML report is: a path in the report artifact, and the page that lists the artifact (CI run), when known. */
   readonly links: { readonly report: string | null; readonly artifactPage: string | null };
 }
@@ -27,6 +29,7 @@ export function renderPrSummary(input: SummaryInput): string {
     `### ${icon} agentdevel gate: \`${input.candidate}\` ${input.outcome}${input.release ? ` as \`${input.release}\`` : ''}`,
     '',
     `Pass rate ${pct(decision.passRates.baseline)} → ${pct(decision.passRates.candidate)} · ${decision.f2p.length} fixed · ${decision.p2f.length} regressed · ${decision.flaky.length} moved within noise`,
+    ...(input.screenText ? ['', `${input.screenText.charAt(0).toUpperCase()}${input.screenText.slice(1)}.`] : []),
     '',
     '| | check |',
     '| --- | --- |',

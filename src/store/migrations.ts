@@ -102,6 +102,11 @@ export const migrations: readonly string[] = [
   `,
   `
   ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'local';
+  CREATE TABLE git_documents (
+    blob TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    imported_at TEXT NOT NULL
+  );
   `,
 ];
 

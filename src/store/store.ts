@@ -318,6 +318,15 @@ export class Store {
     });
   }
 
+  /** The git blobs (runs.json, taxonomy.json) already read into this store. */
+  importedDocuments(): Set<string> {
+    return new Set(this.sql.all(`SELECT blob FROM git_documents`).map((row) => String(row.blob)));
+  }
+
+  markImported(blob: string, file: string): void {
+    this.sql.run(`INSERT OR IGNORE INTO git_documents (blob, path, imported_at) VALUES (?, ?, ?)`, blob, file, this.now());
+  }
+
   runCount(): number {
     return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`)?.n ?? 0);
   }

@@ -109,3 +109,50 @@ describe('a fresh clone rebuilds its store from git', () => {
     expect(server.requests.length).toBe(before);
   }, 300_000);
 });
+
+describe('CI reuses the release’s recorded screen', () => {
+  it('gates a branch in a fresh clone without running one baseline case-trial, and the summary and report say so', async () => {
+    // A branch cut from the current release, with a one-line change to the prompt.
+    const work = path.join(tempDir(), 'work');
+    git(path.dirname(work), 'clone', '-q', original, work);
+    git(work, 'checkout', '-q', '-b', 'shorter-greeting');
+    const prompt = path.join(work, `blueprints/${BP}/system.hbs`);
+    writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nKeep replies short.\n`);
+    git(work, 'commit', '-qam', 'keep replies short');
+    git(work, 'push', '-q', 'origin', 'shorter-greeting');
+
+    // The CI checkout: a clone, the RC refs fetched as `agentdevel sync --fetch-only` does.
+    const ci = path.join(tempDir(), 'ci');
+    git(path.dirname(ci), 'clone', '-q', original, ci);
+    const synced = await cliAsync(['sync', '--fetch-only', '-C', ci], { env: OFFLINE });
+    expect(synced.code, synced.stderr).toBe(0);
+    const from = server.requests.length;
+    const summary = path.join(ci, '.agentdevel', 'summary.md');
+    const gated = await cliAsync(['gate', '--candidate', 'origin/shorter-greeting', '--json', '--summary', summary, '-C', ci], {
+      env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY },
+    });
+    expect(gated.stderr).not.toMatch(/internal error/);
+    expect([0, 1]).toContain(gated.code);
+    const result = JSON.parse(gated.stdout) as { baselineScreen: string; reports: string[] };
+    expect(result.baselineScreen).toMatch(/3 records, 3 recorded in git with earlier decisions .*; no baseline case-trial ran/);
+    expect(readFileSync(summary, 'utf8')).toMatch(/no baseline case-trial ran/);
+    const report = result.reports.find((f) => f.endsWith('report.md'));
+    expect(readFileSync(String(report), 'utf8')).toMatch(/\| Baseline screen \| .*no baseline case-trial ran \|/);
+
+    // Every agent conversation the server saw starts with one user message: one per case-trial.
+    // They are exactly the candidate's screen and both sides' fresh confirmation trials.
+    const conversations = server.requests.slice(from).filter((r) => r.role === 'agent' && (r.body as { messages: unknown[] }).messages.length === 1).length;
+    const { openSql } = await import('../../src/store/sqlite.ts');
+    const sql = openSql(path.join(ci, '.agentdevel', 'state.db'));
+    try {
+      const local = sql.all<{ purpose: string; n: number }>(
+        `SELECT runs.purpose AS purpose, COUNT(*) AS n FROM records JOIN runs ON runs.id = records.run_id WHERE runs.origin = 'local' GROUP BY runs.purpose`,
+      );
+      expect(local.map((r) => r.purpose)).not.toContain('baseline');
+      expect(local.find((r) => r.purpose === 'candidate')?.n).toBe(16);
+      expect(conversations).toBe(local.reduce((sum, r) => sum + Number(r.n), 0));
+    } finally {
+      sql.close();
+    }
+  }, 180_000);
+});

@@ -66,6 +66,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         cases: result.evidence.cases,
         simulated: result.simulated,
         mockRoles: result.mockRoles,
+        screenText: result.evidence.screenText ?? null,
         links: { report: reportHtml ? shownPath(io.cwd, reportHtml) : null, artifactPage: artifactPage(io.env) },
       }),
     );
@@ -97,6 +98,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         layers: decision.layers,
         warnings: decision.warnings,
         ranCandidate: result.ranCandidate,
+        baselineScreen: result.evidence.screenText ?? null,
         reports: result.reportFiles,
         summary: summaryFiles,
         junit,
@@ -106,6 +108,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
     } else {
       const reasons = flipReasons(result.evidence.cases);
       command.output.line(`${result.candidate}: ${result.outcome}${result.tag ? ` as ${result.tag}` : ''}`);
+      if (result.evidence.screenText) command.output.line(`  ${result.evidence.screenText}`);
       command.output.line(`  layers: ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
       const flips = (title: string, ids: readonly string[]) => {

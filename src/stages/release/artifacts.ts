@@ -50,6 +50,8 @@ export interface ReleaseEvidence {
   readonly models: Readonly<Record<string, string>>;
   /** The iteration's model cost and what the critic policy spared (null for a dry gate, which is charged to no iteration). */
   readonly cost: { readonly costUsd: number; readonly skippedCriticCalls: number; readonly savedUsd: number | null } | null;
+  /** Where the baseline's screen came from (reused from git, from the store, or run now), in words. */
+  readonly screenText?: string | null;
   /** What a clone rebuilds its store from: the runs the gate used and the taxonomy as it stood (absent for a dry gate). */
   readonly record?: { readonly runs: RunsDocument; readonly taxonomy: TaxonomyDocument } | null;
 }
@@ -221,6 +223,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     candidate: { ref: evidence.candidate.ref, short: short(evidence.candidate.commit) },
     baseline: { label: evidence.baseline.label, short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
     candidateRun: { passRateText: pct(decision.passRates.candidate) },
+    screenText: evidence.screenText ?? null,
     f2pCount: decision.f2p.length,
     p2fCount: decision.p2f.length,
     screenedText: `${decision.screening.f2p.length} up, ${decision.screening.p2f.length} down`,
