@@ -156,3 +156,35 @@ describe('CI reuses the release’s recorded screen', () => {
     }
   }, 180_000);
 });
+
+describe('read-only commands never ask for a key', () => {
+  it('evaluate-test on a sealed release, log, show, report and prompts work with ANTHROPIC_API_KEY unset, in the workspace and in a fresh clone', async () => {
+    const sealed = await cliAsync(['evaluate-test', '--json', '-C', original], { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY } });
+    expect(sealed.code, sealed.stderr).toBe(0);
+    const first = JSON.parse(sealed.stdout) as { passRate: number; repeated: boolean };
+    expect(first.repeated).toBe(false);
+
+    const clone = path.join(tempDir(), 'reader');
+    git(path.dirname(clone), 'clone', '-q', original, clone);
+    const before = server.requests.length;
+    for (const dir of [original, clone]) {
+      const again = await cliAsync(['evaluate-test', '--json', '-C', dir], { env: OFFLINE });
+      expect(again.stderr).not.toMatch(/API_KEY_MISSING/);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ passRate: first.passRate, repeated: true });
+      for (const args of [['log'], ['show', 'train-001'], ['report', '--out', path.join(tempDir(), 'report')], ['prompts', '--role', 'critic']]) {
+        const read = await cliAsync([...args, '-C', dir], { env: OFFLINE });
+        expect(read.stderr, args.join(' ')).not.toMatch(/API_KEY_MISSING|internal error/);
+        expect(read.code, `${args.join(' ')}: ${read.stderr}`).toBe(0);
+      }
+    }
+    expect(server.requests.length).toBe(before);
+    // A release that is not sealed yet still needs the key, and says so before running anything.
+    const unsealed = path.join(tempDir(), 'unsealed');
+    git(path.dirname(unsealed), 'clone', '-q', original, unsealed);
+    git(unsealed, 'commit', '-q', '--allow-empty', '-m', 'a later commit on the line');
+    const needsKey = await cliAsync(['evaluate-test', '-C', unsealed], { env: OFFLINE });
+    expect(needsKey.code).toBe(2);
+    expect(needsKey.stderr).toMatch(/API_KEY_MISSING/);
+  }, 180_000);
+});
