@@ -58,5 +58,5 @@ export async function recordedRuns(workspace: Pick<Workspace, 'store' | 'tracesR
 }
 
 export function taxonomyDocument(store: Workspace['store']): TaxonomyDocument {
-  return { schema: TAXONOMY_SCHEMA, labels: store.taxonomy() };
+  return { schema: TAXONOMY_SCHEMA, labels: store.recordedTaxonomy() };
 }

@@ -210,7 +210,9 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     if (request.purpose !== 'confirm' && counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
-    return { runId, cases: tally.cases, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    // Symptoms read through the vocabulary's aliases, as the store reads them for a reused run.
+    const summaries = new Map([...tally.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: store.canonicalLabel(c.symptom) }]));
+    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   return {

@@ -9,6 +9,8 @@ import { STATE_DIR, Store } from '../store/store.ts';
 import { acquireLock, type WorkspaceLock } from './lock.ts';
 import { recoverPromotion } from '../stages/release/journal.ts';
 import { rebuildStoreFromGit } from './rebuild-store.ts';
+import { aliasMap } from '../domain/label-aliases.ts';
+import { readLabelAliases } from './label-aliases.ts';
 
 /** An opened workspace: the repository, its config, its store, and (for writers) its lock. */
 export interface Workspace {
@@ -56,6 +58,8 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
     // A CI checkout may hold the line only as the remote's branch.
     const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
     await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);
+    // The curated vocabulary: merged labels read as one everywhere the store is read.
+    store.useAliases(aliasMap((await readLabelAliases(repo, config)).aliases));
   } catch (error) {
     store.close();
     await lock?.release();

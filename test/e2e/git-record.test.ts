@@ -188,3 +188,38 @@ describe('read-only commands never ask for a key', () => {
     expect(needsKey.stderr).toMatch(/API_KEY_MISSING/);
   }, 180_000);
 });
+
+describe('one vocabulary that can be curated', () => {
+  it('`labels merge` records an alias in git: `labels` and the synthesizer’s enum see one label, `log` shows earlier decisions as recorded', async () => {
+    const dir = path.join(tempDir(), 'curated');
+    git(path.dirname(dir), 'clone', '-q', original, dir);
+    git(dir, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');
+    const listed = await cliAsync(['labels', '--json', '-C', dir], { env: OFFLINE });
+    expect(listed.code, listed.stderr).toBe(0);
+    const before = (JSON.parse(listed.stdout) as { labels: Array<{ label: string; cases: number }> }).labels;
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    const [a, b] = before.map((l) => l.label) as [string, string];
+    const logBefore = (await cliAsync(['log', '--json', '-C', dir], { env: OFFLINE })).stdout;
+
+    const merged = await cliAsync(['labels', 'merge', a, b, '--into', 'merged_symptom', '-C', dir], { env: OFFLINE });
+    expect(merged.code, merged.stderr).toBe(0);
+    const alias = JSON.parse(git(dir, 'show', `refs/agentdevel/labels/${BP}:labels.json`)) as { schema: string; aliases: Array<{ from: string; to: string }> };
+    expect(alias.schema).toBe('agentdevel/labels@1');
+    expect(alias.aliases.map((x) => [x.from, x.to])).toEqual([[a, 'merged_symptom'], [b, 'merged_symptom']]);
+
+    const after = (JSON.parse((await cliAsync(['labels', '--json', '-C', dir], { env: OFFLINE })).stdout) as { labels: Array<{ label: string; cases: number; aliases: string[] }> }).labels;
+    expect(after.map((l) => l.label)).not.toContain(a);
+    expect(after.find((l) => l.label === 'merged_symptom')).toMatchObject({ aliases: [a, b] });
+    const prompt = await cliAsync(['prompts', '--role', 'synthesizer', '-C', dir], { env: OFFLINE });
+    expect(prompt.code, prompt.stderr).toBe(0);
+    const enumText = /"enum": \[([^\]]*)\]/.exec(prompt.stdout)?.[1] ?? '';
+    expect(enumText).toContain('"merged_symptom"');
+    expect(enumText).not.toContain(`"${a}"`);
+    expect(enumText).not.toContain(`"${b}"`);
+    expect((await cliAsync(['log', '--json', '-C', dir], { env: OFFLINE })).stdout).toBe(logBefore);
+    // A label that was never recorded is refused, and nothing is written.
+    const unknown = await cliAsync(['labels', 'merge', a, 'never_seen_label', '-C', dir], { env: OFFLINE });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/"never_seen_label" is not in the taxonomy/);
+  }, 120_000);
+});
