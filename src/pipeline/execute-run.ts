@@ -11,6 +11,7 @@ import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCou
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
 import { effectiveCriticPolicy } from '../domain/record.ts';
 import { criticJudged } from '../domain/requirements.ts';
+import { declaredSymptoms } from '../domain/symptoms.ts';
 import type { Redactor } from '../process/environment.ts';
 import { runCases, type RunTally } from '../stages/run/run.ts';
 import { openRunTraces } from '../stages/run/trace-file.ts';
@@ -165,6 +166,8 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     }
 
     const runId = newRunId(context.clock);
+    // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
+    if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
     const running = await runtime(task);
     const agent = running.runtime;
     const concurrency = Math.max(1, Math.min(running.concurrency, request.concurrency ?? running.concurrency));

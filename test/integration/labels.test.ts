@@ -53,3 +53,16 @@ describe('labels merge', () => {
     expect(mergeAliases(first, ['c_d', 'x_y'], 'x_y', 'person', 'r', at)).toMatch(/"c_d" already reads as "a_b"/);
   });
 });
+
+describe('the first run’s critic', () => {
+  it('starts from the rubric’s declared labels, each with a definition from its requirement', async () => {
+    const { cliAsync, exampleWorkspace } = await import('../helpers/workspace.ts');
+    const dir = await exampleWorkspace();
+    const prompt = await cliAsync(['prompts', '--role', 'critic', '-C', dir]);
+    expect(prompt.stdout).not.toMatch(/acted_against_user/);
+    const run = await cliAsync(['run', '-C', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    const labels = JSON.parse((await cliAsync(['labels', '--json', '-C', dir])).stdout) as { labels: Array<{ label: string; description: string }> };
+    expect(labels.labels.find((l) => l.label === 'acted_against_user')?.description).toMatch(/^breaks the rubric's requirement "no-unwanted-change": When the customer does not clearly say yes/);
+  }, 120_000);
+});
