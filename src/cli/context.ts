@@ -22,6 +22,8 @@ export interface CommandContext {
   readonly output: Output;
   readonly reporter: Reporter;
   readonly redact: Redactor;
+  /** Makes sure the models the config names can be called (API_KEY_MISSING, exit 2, when not): for commands opened with `models: 'at_first_call'`. */
+  requireModels(): void;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ async function refuseConfigNamingNoCase(workspace: Workspace): Promise<void> {
 }
 
 /** Opens the workspace named by -C (default: the current directory) for one command. */
-export async function openCommand(io: Io, options: CommonOptions, lockFor: string | null): Promise<CommandContext> {
+export async function openCommand(io: Io, options: CommonOptions, lockFor: string | null, models: 'at_start' | 'at_first_call' = 'at_start'): Promise<CommandContext> {
   const { output, reporter, redact } = presentation(io, options);
   const waitMs = parseWait(options.wait);
   const trials = parseTrials(options.trials);
@@ -80,7 +82,9 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
     // The engines (prompt templates, the SDK) are loaded only by the commands that call models.
     const { createModelPort } = await import('../engine/index.ts');
     // Only writers call models; `log` must work without an API key.
-    const model = lockFor ? createModelPort(workspace.config.models, { claude: await claudeFor(io, options, workspace, usageScope) }) : createModelPort(mockOnly, { claude: null });
+    const claude = lockFor ? await claudeFor(io, options, workspace, usageScope, models) : null;
+    const model = claude ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
+    const usesClaude = Object.values(workspace.config.models).some((m) => m !== 'mock');
     const queueUrl = options.queue ?? workspace.config.queue;
     // The queue (bullmq, Redis) is loaded only when one is named.
     const executor = queueUrl
@@ -98,6 +102,9 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
       output,
       reporter,
       redact,
+      requireModels: () => {
+        if (claude && usesClaude) claude.ready();
+      },
       run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, usageScope, ...(executor ? { executor } : {}) },
       close: async () => {
         try {
@@ -113,7 +120,7 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
   }
 }
 
-async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, usageScope: UsageScope) {
+async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, usageScope: UsageScope, when: 'at_start' | 'at_first_call') {
   const [{ claudeEngines }, { currentRoleFacts }] = await Promise.all([import('../engine/claude.ts'), import('../engine/runtime-facts.ts')]);
   const cassetteDir = options.record ?? options.replay;
   return claudeEngines({
@@ -122,5 +129,5 @@ async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, u
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
     ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
     facts: currentRoleFacts(io.clock),
-  });
+  }, when);
 }

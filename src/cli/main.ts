@@ -4,6 +4,7 @@ import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
 import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/model-port.ts';
 import { makeRedactor, secretValues } from '../process/environment.ts';
 import { parseWait, processIo, type CommonOptions, type Io } from './io.ts';
+import type { LabelsOptions } from './commands/labels.ts';
 import type { ApprovalOptions } from './commands/approval.ts';
 import type { ImportOptions } from './commands/import.ts';
 import type { ReportOptions } from './commands/report.ts';
@@ -29,6 +30,7 @@ const commands = {
   import: () => import('./commands/import.ts'),
   init: () => import('./commands/init.ts'),
   iterate: () => import('./commands/iterate.ts'),
+  labels: () => import('./commands/labels.ts'),
   log: () => import('./commands/log.ts'),
   prompts: () => import('./commands/prompts.ts'),
   report: () => import('./commands/report.ts'),
@@ -160,6 +162,16 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   common(program.command('init').description('scaffold a working workspace (config, blueprint, task, cases) in an empty git repository'))
     .option('--runtime <runtime>', 'command (your own program, in any language) or tool-loop (the bundled Claude tool-use example)', 'command')
     .action(lazy(commands.init, (m) => m.initCommand));
+  const labels = common(program.command('labels').description('the symptom vocabulary with counts (failing cases and case-trials) and its aliases')).action(
+    lazy(commands.labels, (m) => m.labelsCommand),
+  );
+  common(labels.command('merge').description('make synonyms one label: records an alias in git (refs/agentdevel/labels/<bp>); earlier decisions keep what they recorded'))
+    .argument('<labels...>', 'the labels that name one symptom')
+    .option('--into <name>', 'the label they become (default: the first)')
+    .option('--reason <text>', 'why they are one symptom (recorded with the alias)')
+    .action(async (names: string[], options: LabelsOptions) => {
+      exitCode = await (await commands.labels()).labelsMergeCommand(io, mergeGlobal(options), names);
+    });
   common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(lazy(commands.log, (m) => m.logCommand));
   common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))
     .option('--role <role>', 'critic, diagnostician or synthesizer')

@@ -94,7 +94,7 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
           // A pass rate over fewer case-trials than ran says so: infrastructure errors are never hidden.
           const { infraErrors, graded } = event.counts;
           const infra = infraErrors > 0 ? ` of ${graded} graded case-trials; ${infraText(infraErrors)} not graded` : '';
-          write(`  ${event.label}: pass rate ${pct(event.passRate)}${infra}${event.reused ? ' (records reused: this version already ran)' : ''}\n`);
+          write(`  ${event.label}: pass rate ${pct(event.passRate)}${infra}${event.reused ? (event.reusedFrom === 'git' ? ' (records reused from git: recorded with an earlier decision under the same blueprint, task, cases, models and trials)' : ' (records reused: this version already ran)') : ''}\n`);
           return;
         }
         default: {

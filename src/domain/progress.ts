@@ -19,6 +19,8 @@ export type ProgressEvent =
       readonly label: string;
       readonly passRate: number;
       readonly reused: boolean;
+      /** Where reused records came from: this store's own run, or a run recorded in git with a decision. */
+      readonly reusedFrom?: 'store' | 'git';
       /** Case-trials, graded, passed, and infrastructure errors (shown whenever there are any). */
       readonly counts: RunCounts;
     }

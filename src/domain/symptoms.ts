@@ -16,6 +16,20 @@ export const UNEXPLAINED_FAILURE_LABEL = 'wrong_outcome';
 export const LABEL_PATTERN = /^[a-z][a-z0-9_]{1,63}$/;
 
 /**
+ * The labels the rubric declares (its requirements' `symptoms`), each with a definition drawn
+ * from the requirement it breaks: the first run's critic starts from these, not from nothing.
+ */
+export function declaredSymptoms(requirements: ReadonlyArray<{ readonly id: string; readonly text: string; readonly symptoms: readonly string[] }>): SymptomEntry[] {
+  const entries = new Map<string, SymptomEntry>();
+  for (const requirement of requirements) {
+    for (const label of requirement.symptoms) {
+      if (LABEL_PATTERN.test(label) && !entries.has(label)) entries.set(label, { label, description: `breaks the rubric's requirement "${requirement.id}": ${requirement.text}` });
+    }
+  }
+  return [...entries.values()];
+}
+
+/**
  * The labels an iteration may speak in: the taxonomy, plus any label a failing record of the
  * baseline carries (so a report over these records can always be written), in label order.
  */

@@ -4,6 +4,7 @@ import { createClaudeEngine, type UsageLedger } from './anthropic/adapter.ts';
 import type { RoleFacts } from '../domain/role-facts.ts';
 import { readCassetteFacts, recordingFetch, replayingFetch, writeCassetteFacts } from './anthropic/cassette.ts';
 import { createMessagesClient, type SendMessage } from './anthropic/messages-client.ts';
+import type { ModelPort } from '../domain/model-port.ts';
 import type { EngineFactory } from './index.ts';
 
 export type Cassette = { readonly mode: 'record' | 'replay'; readonly dir: string } | null;
@@ -22,7 +23,7 @@ export interface ClaudeOptions {
  * roles. ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured, so a compatible local server
  * can stand in for the API; a replayed cassette needs neither.
  */
-export function claudeEngines(options: ClaudeOptions): EngineFactory {
+export function claudeEngines(options: ClaudeOptions, when: 'at_start' | 'at_first_call' = 'at_start'): EngineFactory & { ready(): void } {
   let send: SendMessage | null = null;
   let facts = options.facts;
   const client = (): SendMessage => {
@@ -44,8 +45,27 @@ export function claudeEngines(options: ClaudeOptions): EngineFactory {
     return send;
   };
   const engine = () => createClaudeEngine((role, params, sendOptions) => client()(role, params, sendOptions), options.ledger, facts);
-  return () => {
+  // At the first call: a command that may need no model (a sealed test split's second
+  // `evaluate-test`) asks for the key only when it does call one (or says so through ready()).
+  const deferred = (): ModelPort => {
+    let port: ModelPort | null = null;
+    const open = (): ModelPort => {
+      client();
+      port ??= engine();
+      return port;
+    };
+    return {
+      agentTurn: (request) => open().agentTurn(request),
+      criticize: (request) => open().criticize(request),
+      writeDiagnosisScript: (request) => open().writeDiagnosisScript(request),
+      synthesize: (request) => open().synthesize(request),
+      reviewRequirements: (request) => open().reviewRequirements(request),
+    };
+  };
+  const factory = () => {
+    if (when === 'at_first_call') return deferred();
     client();
     return engine();
   };
+  return Object.assign(factory, { ready: () => void client() });
 }

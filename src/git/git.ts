@@ -125,6 +125,17 @@ export class GitRepo {
     return this.raw(['cat-file', 'blob', blob], 'cat-file');
   }
 
+  /** The files under `folder` at a commit, with their blob ids (none when the folder is absent). */
+  async filesUnder(commit: string, folder: string): Promise<Array<{ path: string; blob: string }>> {
+    const listing = await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree');
+    const files: Array<{ path: string; blob: string }> = [];
+    for (const entry of listing.split('\0')) {
+      const match = /^\d+ blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+      if (match) files.push({ path: match[2] as string, blob: match[1] as string });
+    }
+    return files;
+  }
+
   async objectExists(sha: string): Promise<boolean> {
     return (await this.probe(['cat-file', '-e', sha])).found;
   }

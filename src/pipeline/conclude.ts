@@ -9,13 +9,14 @@ import { flipsOnly } from '../stages/gate/layers.ts';
 import type { DiagnosisEvidence, ReleaseEvidence } from '../stages/release/artifacts.ts';
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { CaseRecord } from '../domain/record.ts';
-import type { BaselineScreen, RunContext, RunResult } from './execute-run.ts';
+import { recordBaseline, screenSourceText, type BaselineScreen, type RunContext, type RunResult } from './execute-run.ts';
 import { runBlueprintChecks } from './gate-layers.ts';
 import { checksConfig, decideLayers } from './layered-gate.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
 import { gatherCaseEvidence } from './case-evidence.ts';
 import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
 import { loadSplit, loadTask } from '../task/load.ts';
+import { recordedRuns, taxonomyDocument } from './decision-record.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
 export interface GateSubject {
@@ -109,6 +110,13 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     (role) => fromLoop || (role !== 'diagnostician' && role !== 'synthesizer'),
   );
   let recorded: { tag: string | null; auditRef: string } | null = null;
+  // A promoted release is screened now, while its checkout is here: its first record is the
+  // candidate's run (reused), the others are written to git with this decision, so every later
+  // gate against it (a CI checkout included) reuses the whole screen instead of taking it again.
+  const releaseScreen =
+    subject.record && recordedOutcome === 'promoted' && evaluation && screen
+      ? await recordBaseline(context, { commit: subject.candidate.commit, dir: subject.candidate.dir }, subject.nextRelease, screen.records.length)
+      : null;
   const evidence: ReleaseEvidence = {
     iteration: subject.iteration,
     blueprint: config.blueprint,
@@ -141,6 +149,20 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     mockRoles,
     models: { ...config.models },
     cost: subject.record ? store.costOfIteration(subject.iteration) : null,
+    screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label) : null,
+    // The release's first record and the candidate's run keep their traces: one of them is the
+    // run the next iteration's diagnosis reads (the candidate's, once promoted).
+    record: subject.record
+      ? {
+          runs: await recordedRuns(context.workspace, [
+            ...(evaluation ? (screen?.records ?? []).map((r, index) => ({ runId: r.runId, traces: index === 0 })) : []),
+            ...(evaluation ? [{ runId: evaluation.candidateRun.runId, traces: true }] : []),
+            ...(evaluation?.confirmRuns ?? []).map((r) => ({ runId: r.runId, traces: false })),
+            ...(releaseScreen?.records ?? []).map((r) => ({ runId: r.runId, traces: false })),
+          ]),
+          taxonomy: taxonomyDocument(store),
+        }
+      : null,
   };
   if (subject.record) {
     const record = { promoted: promote, pending: holdForApproval, rejected: recordRejection }[recordedOutcome];

@@ -12,6 +12,7 @@ import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCou
 import { provenanceOf, type Provenance } from '../domain/provenance.ts';
 import { effectiveCriticPolicy } from '../domain/record.ts';
 import { criticJudged } from '../domain/requirements.ts';
+import { declaredSymptoms } from '../domain/symptoms.ts';
 import type { Redactor } from '../process/environment.ts';
 import { runCases, type RunTally } from '../stages/run/run.ts';
 import { openRunTraces } from '../stages/run/trace-file.ts';
@@ -54,6 +55,8 @@ export interface RunResult {
   readonly cases: ReadonlyMap<string, CaseSummary>;
   readonly counts: RunCounts;
   readonly reused: boolean;
+  /** Where the records come from: run now, this store's earlier run, or a run recorded in git (a fresh clone's store is rebuilt from those). */
+  readonly origin: 'fresh' | 'store' | 'git';
   /** True only when the mock engine played the agent (see domain/provenance). */
   readonly simulated: boolean;
   readonly mockRoles: Provenance['mockRoles'];
@@ -159,11 +162,13 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     if (cached) {
       const summaries = store.caseSummaries(cached.id);
       const counts = runCounts(summaries.values());
-      reporter.emit({ type: 'run.finished', runId: cached.id, label: request.label, passRate: passRateOf(counts), reused: true, counts });
-      return { runId: cached.id, cases: summaries, counts, reused: true, simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+      reporter.emit({ type: 'run.finished', runId: cached.id, label: request.label, passRate: passRateOf(counts), reused: true, reusedFrom: cached.origin === 'git' ? 'git' : 'store', counts });
+      return { runId: cached.id, cases: summaries, counts, reused: true, origin: cached.origin === 'git' ? 'git' : 'store', simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
     const runId = newRunId(context.clock);
+    // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
+    if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
     const running = await runtime(task);
     const agent = running.runtime;
     const concurrency = Math.max(1, Math.min(running.concurrency, request.concurrency ?? running.concurrency));
@@ -220,7 +225,9 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       }
       throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
     }
-    return { runId, cases: tally.cases, counts, reused: false, simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    // Symptoms read through the vocabulary's aliases, as the store reads them for a reused run.
+    const summaries = new Map([...tally.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: store.canonicalLabel(c.symptom) }]));
+    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
   }
 
   return {
@@ -300,6 +307,26 @@ export async function recordBaseline(context: RunContext, source: VersionSource,
   } finally {
     await version.close();
   }
+}
+
+/**
+ * Where a screen's records came from, in words for the run summary and the report. Records
+ * serve selection only (docs/gate.md), so reusing them, from this store or from git, cannot
+ * move a test: every verdict rests on fresh trials of both sides run together.
+ */
+export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label: string): string {
+  const n = screen.records.length;
+  const fromGit = screen.records.filter((r) => r.origin === 'git').length;
+  const fromStore = screen.records.filter((r) => r.origin === 'store').length;
+  const fresh = screen.records.filter((r) => r.origin === 'fresh');
+  const caseTrials = fresh.reduce((sum, r) => sum + r.counts.caseTrials, 0);
+  const parts = [
+    ...(fromGit > 0 ? [`${fromGit} recorded in git with earlier decisions (same blueprint, task, cases, models and trials)`] : []),
+    ...(fromStore > 0 ? [`${fromStore} reused from this store`] : []),
+    ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials)`] : []),
+  ];
+  const ran = fresh.length === 0 ? '; no baseline case-trial ran' : '';
+  return `baseline screen of ${label}: ${n} record${n === 1 ? '' : 's'}, ${parts.join(', ')}${ran}`;
 }
 
 /** How many records of the baseline's screen the gate selects with: one for the paper-faithful gate, which reads a single run. */

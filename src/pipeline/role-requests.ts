@@ -92,7 +92,10 @@ async function criticRequest(workspace: Workspace, caseId: string | null): Promi
 function knownTaxonomy(workspace: Workspace, report: DiagnosisReport | null): SymptomEntry[] {
   const taxonomy = workspace.store.taxonomy();
   const known = new Set(taxonomy.map((s) => s.label));
-  const fromReport = (report?.dominantSymptoms ?? []).filter((s) => !known.has(s.label)).map((s) => ({ label: s.label, description: s.description }));
+  // A label merged since the report was written reads as its target (the alias, see `labels merge`).
+  const fromReport = (report?.dominantSymptoms ?? [])
+    .filter((s) => !known.has(s.label) && workspace.store.canonicalLabel(s.label) === s.label)
+    .map((s) => ({ label: s.label, description: s.description }));
   return [...taxonomy, ...fromReport];
 }
 

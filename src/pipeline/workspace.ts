@@ -9,6 +9,9 @@ import { clearStaleGitLocks } from '../git/stale-locks.ts';
 import { STATE_DIR, Store } from '../store/store.ts';
 import { acquireLock, type WorkspaceLock } from './lock.ts';
 import { recoverPromotion } from '../stages/release/journal.ts';
+import { rebuildStoreFromGit } from './rebuild-store.ts';
+import { aliasMap } from '../domain/label-aliases.ts';
+import { readLabelAliases } from './label-aliases.ts';
 
 /** An opened workspace: the repository, its config, its store, and (for writers) its lock. */
 export interface Workspace {
@@ -55,6 +58,12 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
       await recoverPromotion(repo, stateDir);
       await removeLeftovers(repo, stateDir);
     }
+    // The store reads the decisions in git it has not read yet (all of them in a fresh clone).
+    // A CI checkout may hold the line only as the remote's branch.
+    const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
+    await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);
+    // The curated vocabulary: merged labels read as one everywhere the store is read.
+    store.useAliases(aliasMap((await readLabelAliases(repo, config)).aliases));
   } catch (error) {
     store?.close();
     await lock?.release();

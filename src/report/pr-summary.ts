@@ -16,6 +16,8 @@ export interface SummaryInput {
   readonly cases: CaseEvidenceDocument | null;
   readonly simulated: boolean;
   readonly mockRoles: readonly string[];
+  /** Where the baseline's screen came from (reused from git, from the store, or run now); null when nothing ran. */
+  readonly screenText?: string | null;
   /** Where the HTML report is: a path in the report artifact, and the page that lists the artifact (CI run), when known. */
   readonly links: { readonly report: string | null; readonly artifactPage: string | null };
 }
@@ -38,6 +40,7 @@ export function renderPrSummary(input: SummaryInput): string {
     ...headline.reasons.map((reason) => `- ${mdText(reason)}`),
     '',
     `Against ${mdCode(input.baseline)}: pass rate ${pct(decision.passRates.baseline)} → ${pct(decision.passRates.candidate)} · ${decision.p2f.length} regressed · ${decision.f2p.length} fixed · ${decision.flaky.length} moved within noise`,
+    ...(input.screenText ? ['', mdText(`${input.screenText.charAt(0).toUpperCase()}${input.screenText.slice(1)}.`)] : []),
   ];
   const flipTable = (title: string, ids: readonly string[]) => {
     if (ids.length === 0) return;

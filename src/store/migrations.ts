@@ -119,6 +119,14 @@ export const migrations: readonly string[] = [
     at TEXT NOT NULL
   );
   `,
+  `
+  ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'local';
+  CREATE TABLE git_documents (
+    blob TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    imported_at TEXT NOT NULL
+  );
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

@@ -42,6 +42,8 @@ export interface RunSummary extends RunIdentity {
   readonly passed: number | null;
   readonly infraErrors: number | null;
   readonly name: string | null;
+  /** 'local' when this store ran it; 'git' when it was rebuilt from the runs recorded in git with a decision. */
+  readonly origin: 'local' | 'git';
 }
 
 export interface IterationCost {
@@ -81,6 +83,9 @@ const parse = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.
 
 /** The SQLite index of runs, records, decisions, the symptom taxonomy and the cost ledger. */
 export class Store {
+  /** Label aliases recorded in git (see domain/label-aliases): applied when labels are read, never written. */
+  private aliases: ReadonlyMap<string, string> = new Map();
+
   private constructor(
     private readonly sql: Sql,
     private readonly clock: Clock,
@@ -121,6 +126,35 @@ export class Store {
 
   close(): void {
     this.sql.close();
+  }
+
+  /** Reads every label through these aliases from now on (records keep what they were given). */
+  useAliases(aliases: ReadonlyMap<string, string>): void {
+    this.aliases = aliases;
+  }
+
+  /** The label a recorded label reads as. */
+  canonicalLabel(label: string): string {
+    return this.aliases.get(label) ?? label;
+  }
+
+  private throughAliases(critic: CriticVerdict | null): CriticVerdict | null {
+    if (!critic || !this.aliases.has(critic.label)) return critic;
+    return { ...critic, label: this.canonicalLabel(critic.label) };
+  }
+
+  /** Failing case-trials and their cases per label (through the aliases), over every run of the train split. */
+  labelCounts(): Array<{ label: string; caseTrials: number; cases: number }> {
+    const counts = new Map<string, { caseTrials: number; cases: Set<string> }>();
+    const rows = this.sql.all(`SELECT r.case_id AS case_id, r.symptom AS symptom FROM records r JOIN runs ON runs.id = r.run_id WHERE runs.split = 'train' AND r.pass = 0 AND r.symptom IS NOT NULL`);
+    for (const row of rows) {
+      const label = this.canonicalLabel(String(row.symptom));
+      const entry = counts.get(label) ?? { caseTrials: 0, cases: new Set<string>() };
+      entry.caseTrials += 1;
+      entry.cases.add(String(row.case_id));
+      counts.set(label, entry);
+    }
+    return [...counts].map(([label, c]) => ({ label, caseTrials: c.caseTrials, cases: c.cases.size }));
   }
 
   private now(): string {
@@ -274,7 +308,10 @@ export class Store {
       const rows: Row[] = after
         ? this.sql.all(`SELECT * FROM records WHERE run_id = ?${filter} AND (case_id, trial) > (?, ?) ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId, after.caseId, after.trial)
         : this.sql.all(`SELECT * FROM records WHERE run_id = ?${filter} ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId);
-      for (const row of rows) yield toRecord(row);
+      for (const row of rows) {
+        const record = toRecord(row);
+        yield this.aliases.size === 0 ? record : { ...record, critic: this.throughAliases(record.critic) };
+      }
       const last = rows.at(-1);
       if (rows.length < RECORD_PAGE || !last) return;
       after = { caseId: String(last.case_id), trial: Number(last.trial) };
@@ -303,7 +340,7 @@ export class Store {
           status: row.status === 'infra_error' ? 'infra_error' : 'ok',
           pass,
           // Only a failing trial's verdict is read (its symptom); the others need no parsing.
-          critic: pass === false ? parse<CriticVerdict>(row.critic) : null,
+          critic: pass === false ? this.throughAliases(parse<CriticVerdict>(row.critic)) : null,
         });
       }
       const last = rows.at(-1);
@@ -312,14 +349,48 @@ export class Store {
     }
   }
 
+  /**
+   * Adds a run recorded in git (a clone rebuilding its store), with its records, as one
+   * transaction; a run already here is left as it is. Returns whether it was added.
+   */
+  importRun(id: string, identity: RunIdentity, purpose: RunPurpose, status: 'complete' | 'failed', records: readonly CaseRecord[]): boolean {
+    return this.sql.transaction(() => {
+      if (this.sql.get(`SELECT 1 AS found FROM runs WHERE id = ?`, id)) return false;
+      this.createRun(id, identity, purpose);
+      this.sql.run(`UPDATE runs SET origin = 'git' WHERE id = ?`, id);
+      for (const record of records) this.insertRecord(id, record);
+      this.finishRun(id, status);
+      return true;
+    });
+  }
+
+  /** The git blobs (runs.json, taxonomy.json) already read into this store. */
+  importedDocuments(): Set<string> {
+    return new Set(this.sql.all(`SELECT blob FROM git_documents`).map((row) => String(row.blob)));
+  }
+
+  markImported(blob: string, file: string): void {
+    this.sql.run(`INSERT OR IGNORE INTO git_documents (blob, path, imported_at) VALUES (?, ?, ?)`, blob, file, this.now());
+  }
+
   runCount(): number {
     return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`)?.n ?? 0);
   }
 
+  /** The labels the critic is shown and the roles may use: aliased labels read as their target, listed once. */
   taxonomy(): SymptomEntry[] {
-    return this.sql
-      .all(`SELECT label, description FROM symptoms ORDER BY label`)
-      .map((row) => ({ label: String(row.label), description: String(row.description) }));
+    const entries = new Map<string, SymptomEntry>();
+    for (const row of this.sql.all(`SELECT label, description FROM symptoms ORDER BY label`)) {
+      const label = this.canonicalLabel(String(row.label));
+      // The target's own description wins; a new name (--into) takes its first merged label's.
+      if (!entries.has(label) || label === String(row.label)) entries.set(label, { label, description: String(row.description) });
+    }
+    return [...entries.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  }
+
+  /** The taxonomy as recorded, every label the critic ever gave, aliases included (for taxonomy.json). */
+  recordedTaxonomy(): SymptomEntry[] {
+    return this.sql.all(`SELECT label, description FROM symptoms ORDER BY label`).map((row) => ({ label: String(row.label), description: String(row.description) }));
   }
 
   /** The taxonomy only grows: a label, once recorded, keeps its first description. */
@@ -498,5 +569,6 @@ function toRun(row: Record<string, unknown>): RunSummary {
     passed: row.passed === null ? null : Number(row.passed),
     infraErrors: row.infra_errors === null ? null : Number(row.infra_errors),
     name: row.name === null || row.name === undefined ? null : String(row.name),
+    origin: row.origin === 'git' ? 'git' : 'local',
   };
 }

@@ -17,7 +17,7 @@ function iterationOf(selector: string): number {
 /** `agentdevel approve RC`: the person's yes; the pending release is promoted, all or nothing. */
 export async function approveCommand(io: Io, options: ApprovalOptions, selector: string): Promise<number> {
   const iteration = iterationOf(selector);
-  const command = await openCommand(io, options, 'approve');
+  const command = await openCommand(io, options, 'approve', 'at_first_call');
   try {
     await refuseDirtyTree(command.workspace);
     const { tag, commit } = await approvePending(command.workspace, iteration, options.by ?? null, io.clock);
@@ -34,7 +34,7 @@ export async function declineCommand(io: Io, options: ApprovalOptions, selector:
   const iteration = iterationOf(selector);
   const reason = options.reason?.trim();
   if (!reason) throw new AgentdevelError('USAGE', 'decline needs --reason "…": the refusal is recorded in git with it');
-  const command = await openCommand(io, options, 'decline');
+  const command = await openCommand(io, options, 'decline', 'at_first_call');
   try {
     const { commit } = await declinePending(command.workspace, iteration, reason, options.by ?? null, io.clock);
     if (command.output.json) command.output.result({ iteration, outcome: 'declined', reason, commit });

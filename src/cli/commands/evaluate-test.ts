@@ -14,7 +14,8 @@ import { simulationNote } from './notes.ts';
  * after the store is deleted and in a clone; asking again shows the recorded result.
  */
 export async function evaluateTestCommand(io: Io, options: CommonOptions): Promise<number> {
-  const command = await openCommand(io, options, 'evaluate-test');
+  // A sealed release only prints its recorded result: no model is called, so no key is asked for.
+  const command = await openCommand(io, options, 'evaluate-test', 'at_first_call');
   try {
     const { workspace } = command;
     const { repo, config, store } = workspace;
@@ -33,6 +34,7 @@ export async function evaluateTestCommand(io: Io, options: CommonOptions): Promi
       if (!stored) store.saveTestEvaluation(config.blueprint, seal.release, tip, seal.runId, seal.passRate);
       command.output.line(`${seal.release} was already evaluated on the test split (${seal.at}); the test split is sealed, so it is not run again.`);
     } else {
+      command.requireModels();
       const run = await withCheckout(workspace, tip, (source) =>
         runVersion(command.run, { source, split: 'test', trials: config.trials, purpose: 'test', label: `${release.label} (test)` }),
       );

@@ -75,6 +75,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         cases: result.evidence.cases,
         simulated: result.simulated,
         mockRoles: result.mockRoles,
+        screenText: result.evidence.screenText ?? null,
         links: { report: reportHtml ? shownPath(io.cwd, reportHtml) : null, artifactPage: artifactPage(io.env) },
       }),
     );
@@ -113,6 +114,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         layers: decision.layers,
         warnings: decision.warnings,
         ranCandidate: result.ranCandidate,
+        baselineScreen: result.evidence.screenText ?? null,
         reports: result.reportFiles,
         summary: summaryFiles,
         junit,
@@ -124,6 +126,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       // The decision and its reasons first, in the words of every other output.
       command.output.line(`${result.candidate}: ${headline.outcome}`);
       for (const reason of headline.reasons) command.output.line(`  ${headline.failed ? 'why' : 'ok '}: ${reason}`);
+      if (result.evidence.screenText) command.output.line(`  ${result.evidence.screenText}`);
       command.output.line(`  layers: ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
       const flips = (title: string, ids: readonly string[]) => {

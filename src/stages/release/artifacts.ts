@@ -1,6 +1,8 @@
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
+import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
+import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-document.ts';
 import type { Role } from '../../domain/model-port.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
@@ -52,6 +54,10 @@ export interface ReleaseEvidence {
   readonly models: Readonly<Record<string, string>>;
   /** The iteration's model cost and what the critic policy spared (null for a dry gate, which is charged to no iteration). */
   readonly cost: { readonly costUsd: number; readonly skippedCriticCalls: number; readonly reusedCriticCalls?: number; readonly savedUsd: number | null } | null;
+  /** Where the baseline's screen came from (reused from git, from the store, or run now), in words. */
+  readonly screenText?: string | null;
+  /** What a clone rebuilds its store from: the runs the gate used and the taxonomy as it stood (absent for a dry gate). */
+  readonly record?: { readonly runs: RunsDocument; readonly taxonomy: TaxonomyDocument } | null;
 }
 
 export interface ArtifactFile {
@@ -240,6 +246,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     candidate: { ref: code(evidence.candidate.ref), short: short(evidence.candidate.commit) },
     baseline: { label: cell(evidence.baseline.label), short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
     candidateRun: { passRateText: pct(decision.passRates.candidate) },
+    screenText: evidence.screenText ?? null,
     f2pCount: decision.f2p.length,
     p2fCount: decision.p2f.length,
     screenedText: `${decision.screening.f2p.length} up, ${decision.screening.p2f.length} down`,
@@ -294,6 +301,13 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
   ];
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
+  if (evidence.record) {
+    // One line per case-trial keeps these large documents diffable and their size near the data's.
+    files.push(
+      { path: `${folder}/${RUNS_FILE}`, content: runsText(evidence.record.runs) },
+      { path: `${folder}/${TAXONOMY_FILE}`, content: `${JSON.stringify(evidence.record.taxonomy, null, 2)}\n` },
+    );
+  }
   if (lineHistory && evidence.outcome === 'promoted') {
     files.push({ path: `releases/${evidence.blueprint}/index.html`, content: renderLineIndexHtml({ blueprint: evidence.blueprint, ...lineIndexPoints(lineHistory, evidence, folder) }) });
   }
@@ -306,6 +320,17 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     );
   }
   return files;
+}
+
+/** runs.json: the runs' identities indented, each case-trial on one line. */
+function runsText(document: RunsDocument): string {
+  const runs = document.runs.map((run) => {
+    const { records, ...identity } = run;
+    const head = JSON.stringify(identity, null, 2).replace(/\n}$/, '').replace(/\n/g, '\n    ');
+    const rows = records.map((record) => `        ${JSON.stringify(record)}`).join(',\n');
+    return `    ${head},\n      "records": [\n${rows}\n      ]\n    }`;
+  });
+  return `{\n  "schema": ${JSON.stringify(document.schema)},\n  "runs": [\n${runs.join(',\n')}\n  ]\n}\n`;
 }
 
 type TagSubject = Pick<ReleaseEvidence, 'release' | 'decision' | 'intent' | 'simulated' | 'blueprint' | 'iteration'> & {

@@ -1,0 +1,52 @@
+// The runs a gate decision used, as they live in git beside decision.json:
+// `releases/<bp>/<vN|rejected/iter-NNN>/runs.json`. Each run keeps its identity (the cache key
+// and what it is made of: blueprint and task content, split, trials, models, cases, first trial)
+// and one row per case-trial: pass, scorer verdict, critic verdict (its symptom), status. A
+// fresh clone rebuilds its store from these (see pipeline/rebuild-store), so a later gate can
+// reuse the release's screen and a replay sees the records the original saw. Traces are kept
+// only for the runs a later diagnosis reads (a version's first whole-split record); confirmation
+// runs and the screen's extra records keep none.
+import { criticVerdictSchema, scorerResultSchema } from './record.ts';
+import { z } from './zod.ts';
+
+export const RUNS_SCHEMA = 'agentdevel/runs@1';
+export const RUNS_FILE = 'runs.json';
+
+export const recordedCaseTrialSchema = z.object({
+  caseId: z.string(),
+  trial: z.number().int().min(0),
+  status: z.enum(['ok', 'infra_error']),
+  output: z.unknown(),
+  scorer: scorerResultSchema.nullable(),
+  critic: criticVerdictSchema.nullable(),
+  pass: z.boolean().nullable(),
+  error: z.string().nullable(),
+  agentError: z.string().nullable().default(null),
+  /** The case-trial's trace as JSON lines (redacted as written), or null when it stays out of git. */
+  trace: z.array(z.string()).nullable().default(null),
+});
+export type RecordedCaseTrial = z.output<typeof recordedCaseTrialSchema>;
+
+export const recordedRunSchema = z.object({
+  runId: z.string(),
+  purpose: z.enum(['baseline', 'candidate', 'run', 'confirm']),
+  status: z.enum(['complete', 'failed']),
+  cacheKey: z.string(),
+  blueprint: z.string(),
+  commit: z.string(),
+  blueprintTree: z.string(),
+  taskTree: z.string(),
+  split: z.literal('train'),
+  trials: z.number().int().min(1),
+  agentModel: z.string(),
+  criticModel: z.string(),
+  simulated: z.boolean(),
+  records: z.array(recordedCaseTrialSchema),
+});
+export type RecordedRun = z.output<typeof recordedRunSchema>;
+
+export const runsDocumentSchema = z.object({
+  schema: z.literal(RUNS_SCHEMA),
+  runs: z.array(recordedRunSchema),
+});
+export type RunsDocument = z.output<typeof runsDocumentSchema>;
