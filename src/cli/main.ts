@@ -186,6 +186,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')
     .option('--max-iterations <n>', 'stop after N iterations')
+    .option('--example <name>', 'which bundled example: orders (a single agent, the default) or orders-crew (a crew)')
     .action(lazy(commands.demo, (m) => m.demoCommand));
 
   const stopHandlingInterrupts = handleInterrupts(io);

@@ -12,6 +12,14 @@ export const WORKSPACE_FILES = ['agentdevel.config.schema.json', 'blueprint.sche
 /** The bundled example (a tool-loop agent the mock engine knows): what `demo` and `init --runtime tool-loop` copy. */
 export const EXAMPLE_FILES = ['agentdevel.config.json', 'blueprints/support-agent', 'rubrics/orders', ...WORKSPACE_FILES];
 
+/** The bundled examples `demo --example NAME` builds: the files each copies, and where from. */
+export const EXAMPLES = {
+  orders: { files: EXAMPLE_FILES, from: '', shared: [] as string[] },
+  // The orders task as a crew: its own config, README and blueprint; the task and the schemas are shared.
+  'orders-crew': { files: ['agentdevel.config.json', 'README.md', 'blueprints/orders-crew'], from: 'examples/orders-crew', shared: ['rubrics/orders', ...WORKSPACE_FILES] },
+} as const;
+export type ExampleName = keyof typeof EXAMPLES;
+
 /** traces/ holds large files; its README stays, so a newcomer sees where the traces land. */
 export const GITIGNORE = 'traces/*\n!traces/README.md\n.agentdevel/\n';
 
@@ -31,12 +39,14 @@ async function emptyOrMissing(dir: string): Promise<boolean> {
 }
 
 /** Creates the example workspace in `dir` (new or empty) as a git repository with one commit on `main`. */
-export async function scaffoldExample(dir: string): Promise<void> {
+export async function scaffoldExample(dir: string, example: ExampleName = 'orders'): Promise<void> {
   if (!(await emptyOrMissing(dir))) throw new AgentdevelError('DEMO_DIR_NOT_EMPTY', `--dir: ${dir} is not empty`);
   await mkdir(dir, { recursive: true });
-  await copyFromPackage(EXAMPLE_FILES, dir);
+  const { files, from, shared } = EXAMPLES[example];
+  await copyFromPackage(files, dir, from);
+  await copyFromPackage(shared, dir);
   await writeFile(path.join(dir, '.gitignore'), GITIGNORE);
   await initRepository(dir, 'main');
   const repo = await GitRepo.open(dir);
-  await repo.commitAll(dir, 'agentdevel demo: the initial blueprint and the orders task');
+  await repo.commitAll(dir, `agentdevel demo: the initial blueprint and the orders task${example === 'orders' ? '' : ` (example ${example})`}`);
 }

@@ -2,6 +2,7 @@
 // are parsed on arrival (a worker and a coordinator may run different agentdevel versions, and
 // Redis is shared), and neither carries a secret: the worker reads its own credentials.
 import { createHash } from 'node:crypto';
+import { roles } from '../domain/model-port.ts';
 import { caseSchema } from '../domain/case.ts';
 import { traceEventSchema } from '../domain/trace.ts';
 import { z } from '../domain/zod.ts';
@@ -45,7 +46,7 @@ export const caseTrialJobSchema = z
 export type CaseTrialJob = z.infer<typeof caseTrialJobSchema>;
 
 const usageSchema = z.object({
-  role: z.enum(['agent', 'critic', 'diagnostician', 'synthesizer']),
+  role: z.enum(roles),
   model: z.string(),
   usage: z.object({
     inputTokens: z.number(),
