@@ -15,6 +15,7 @@ import { checksConfig, decideLayers } from './layered-gate.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
 import { gatherCaseEvidence } from './case-evidence.ts';
 import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
+import type { CreditDocument } from '../domain/credit.ts';
 import { loadSplit, loadTask } from '../task/load.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
@@ -31,6 +32,8 @@ export interface GateSubject {
   readonly intent: ChangeIntent | null;
   readonly fingerprint: string | null;
   readonly diagnosis: DiagnosisEvidence | null;
+  /** The iteration's credit per component (loop candidates only). */
+  readonly credit?: CreditDocument | null;
   readonly edits: readonly ChangedPath[];
   /** Edited paths outside the blueprint folder: the candidate is rejected without running. */
   readonly outside: readonly string[];
@@ -131,6 +134,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     edits: subject.edits,
     cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation, records) : null,
     diagnosis: subject.diagnosis,
+    credit: subject.credit ?? null,
     simulated,
     mockRoles,
     models: { ...config.models },
