@@ -22,6 +22,7 @@ const commands = {
   calibrate: () => import('./commands/calibrate.ts'),
   compare: () => import('./commands/compare.ts'),
   demo: () => import('./commands/demo.ts'),
+  ablate: () => import('./commands/ablate.ts'),
   evaluateTest: () => import('./commands/evaluate-test.ts'),
   gate: () => import('./commands/gate.ts'),
   import: () => import('./commands/import.ts'),
@@ -183,6 +184,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       const { workerCommand } = await commands.worker();
       exitCode = await workerCommand(io, { ...options, ...(global.record ? { record: global.record } : {}), ...(global.replay ? { replay: global.replay } : {}) });
     });
+  common(program.command('ablate').description("run the release's crew with members removed on the train split; prints the pass rate and flips per setting; promotes nothing"))
+    .option('--without <member>', 'a member to remove (repeat for more: each alone, then all together)', (value: string, previous: string[] = []) => [...previous, value])
+    .action(lazy(commands.ablate, (m) => m.ablateCommand));
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')
     .option('--max-iterations <n>', 'stop after N iterations')

@@ -41,5 +41,20 @@ describe('demo --example orders-crew', () => {
     const report = readFileSync(path.join(dir, 'releases/orders-crew/v1/report.md'), 'utf8');
     expect(report).toContain('## Credit per component');
     expect(report).toMatch(/\| `delivery-notes` \| member \|.*\*\*free rider\*\* \|/);
+
+    // Ablation by role: CodeCrew's table, the flips against the full crew, and nothing promoted.
+    const refs = git(dir, 'for-each-ref');
+    const ablated = await cliAsync(['ablate', '--without', 'refunds', '-C', dir]);
+    expect(ablated.code, ablated.stderr).toBe(0);
+    expect(ablated.stdout).toMatch(/^setting\s+pass rate\s+change \(points\)$/m);
+    expect(ablated.stdout).toMatch(/^full crew\s+\d+\.\d%\s+—$/m);
+    const row = /^without refunds\s+(\d+\.\d)%\s+−(\d+\.\d)$/m.exec(ablated.stdout);
+    expect(row).not.toBeNull();
+    expect(ablated.stdout).toMatch(/^without refunds: P→F [1-9]\d* \(train-001/m);
+    expect(git(dir, 'for-each-ref')).toBe(refs);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+    const unknown = await cliAsync(['ablate', '--without', 'nobody', '-C', dir]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--without: "nobody" is not a member of the crew in blueprints\/orders-crew\/blueprint.json \(lookup, refunds, delivery-notes\)/);
   }, 240_000);
 });
