@@ -50,3 +50,29 @@ describe('credit per component', () => {
     expect(rankBy(credit, (c) => c.helpfulness?.rate)).not.toContain('rules.hbs');
   });
 });
+
+describe('edit attribution (pure)', () => {
+  it('falls back from single reverts to single edits, and says when no single edit explains a flip', async () => {
+    const { attributeFlips, unexplainedByReverts } = await import('../../src/stages/attribute/attribution.ts');
+    const flips = [
+      { caseId: 'a', direction: 'f2p' as const },
+      { caseId: 'b', direction: 'p2f' as const },
+      { caseId: 'c', direction: 'f2p' as const },
+    ];
+    // Reverting either edit leaves b broken and c fixed (each edit alone is enough for them); a goes back without edit 0.
+    const reverted = new Map([
+      [0, new Map([['a', 'fail' as const], ['b', 'fail' as const], ['c', 'pass' as const]])],
+      [1, new Map([['a', 'pass' as const], ['b', 'fail' as const], ['c', 'pass' as const]])],
+    ]);
+    expect(unexplainedByReverts(flips, reverted)).toEqual(['b', 'c']);
+    const alone = new Map([
+      [0, new Map([['b', 'fail' as const], ['c', 'fail' as const]])],
+      [1, new Map([['b', 'fail' as const], ['c', 'fail' as const]])],
+    ]);
+    expect(attributeFlips({ edits: ['x', 'y'], flips, reverted, alone })).toEqual([
+      { caseId: 'a', direction: 'f2p', edits: ['x'], evidence: 'reverted' },
+      { caseId: 'b', direction: 'p2f', edits: ['x', 'y'], evidence: 'alone' },
+      { caseId: 'c', direction: 'f2p', edits: [], evidence: 'unexplained' },
+    ]);
+  });
+});
