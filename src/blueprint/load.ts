@@ -6,7 +6,7 @@ import { parseJsonDocument } from '../domain/json-document.ts';
 import type { BlueprintFile } from '../domain/model-port.ts';
 import { checkTemplateSet, compileTemplates, TemplateError, type Render } from '../template/handlebars.ts';
 import { BundleError, bundleModule } from './bundle.ts';
-import { blueprintManifestSchema, type BlueprintManifest, type RuntimeKind } from './manifest.ts';
+import { blueprintManifestSchema, type BlueprintManifest, type CrewMember, type RuntimeKind } from './manifest.ts';
 
 export const BLUEPRINT_FILE = 'blueprint.json';
 
@@ -16,11 +16,25 @@ export interface LoadedBlueprint {
   readonly workspace: string;
   readonly root: string;
   readonly manifest: BlueprintManifest;
-  /** Renders the system prompt (tool-loop only). */
+  /** Renders the system prompt (tool-loop), or the orchestrator's (crew). */
   readonly renderPrompt: Render | null;
-  /** The bundled tool wrappers (tool-loop only). */
+  /** Renders each crew member's system prompt, by member name (empty unless crew). */
+  readonly memberPrompts: ReadonlyMap<string, Render>;
+  /** The bundled tool wrappers (tool-loop and crew). */
   readonly wrappersBundle: string | null;
 }
+
+/** Every tool wrapper file a blueprint uses, once each, in the order the manifest first names them (the host lists tools in this order). */
+export function toolFilesOf(manifest: BlueprintManifest): string[] {
+  if (manifest.runtime === 'command') return [];
+  if (manifest.runtime === 'tool-loop') return [...manifest.tools];
+  return [...new Set([...manifest.orchestrator.tools, ...manifest.members.flatMap((m) => m.tools)])];
+}
+
+/** The tool name a wrapper file is expected to define (its file name), for trial renders before the host has loaded it. */
+const guessedToolName = (file: string): string => path.basename(file).replace(/\.[^.]*$/, '');
+
+type ToolSummary = { name: string; description: string };
 
 export function blueprintRoot(workspace: string, name: string): string {
   return path.join(workspace, 'blueprints', name);
@@ -135,16 +149,22 @@ export async function loadBlueprint(workspace: string, name: string, buildDir: s
     // The agent renders its templates itself; a partial it names but lacks would fail every case at run time.
     await checkTemplates(workspace, root);
     await checkExecutable(workspace, root, manifest.command[0] as string);
-    return { name, workspace, root, manifest, renderPrompt: null, wrappersBundle: null };
+    return { name, workspace, root, manifest, renderPrompt: null, memberPrompts: new Map(), wrappersBundle: null };
   }
-  const renderPrompt = await compilePrompt(workspace, root, manifest.prompt);
+  const mainPrompt = manifest.runtime === 'tool-loop' ? manifest.prompt : manifest.orchestrator.prompt;
+  const renderPrompt = await compilePrompt(workspace, root, mainPrompt);
+  const memberPrompts = new Map<string, Render>();
+  if (manifest.runtime === 'crew') {
+    for (const member of manifest.members) memberPrompts.set(member.name, await compilePrompt(workspace, root, member.prompt));
+  }
+  const loaded: LoadedBlueprint = { name, workspace, root, manifest, renderPrompt, memberPrompts, wrappersBundle: null };
   // A trial render with the tools as the manifest lists them: what fails only at render time
   // (a missing helper, a partial inside a branch) fails here, before anything runs.
-  renderSystemPrompt(workspace, root, manifest.prompt, renderPrompt, manifest.tools.map((tool) => ({ name: path.basename(tool).replace(/\.[^.]*$/, ''), description: '' })));
+  renderAllPrompts(loaded, toolFilesOf(manifest).map((tool) => ({ name: guessedToolName(tool), description: '' })), guessedToolName);
   await mkdir(buildDir, { recursive: true });
   const wrappersBundle = path.join(buildDir, 'tools.mjs');
   try {
-    await bundleModule(wrappersEntry(name, manifest.tools), root, wrappersBundle, [root]);
+    await bundleModule(wrappersEntry(name, toolFilesOf(manifest)), root, wrappersBundle, [root]);
   } catch (error) {
     if (error instanceof BundleError) {
       const file = shownPath(workspace, error.file);
@@ -152,19 +172,50 @@ export async function loadBlueprint(workspace: string, name: string, buildDir: s
     }
     throw error;
   }
-  return { name, workspace, root, manifest, renderPrompt, wrappersBundle };
+  return { ...loaded, wrappersBundle };
+}
+
+/**
+ * Renders every system prompt of a blueprint with the tools the host defines (`nameOf` maps a
+ * wrapper file to its tool name): what a candidate check and a trial render need.
+ */
+export function renderAllPrompts(blueprint: LoadedBlueprint, tools: readonly ToolSummary[], nameOf: (file: string) => string): void {
+  const { manifest } = blueprint;
+  if (manifest.runtime === 'command') return;
+  if (manifest.runtime === 'tool-loop') {
+    renderPromptFor(blueprint, tools);
+    return;
+  }
+  const pick = (files: readonly string[]) => files.map((file) => tools.find((t) => t.name === nameOf(file)) ?? { name: nameOf(file), description: '' });
+  renderOrchestratorPrompt(blueprint, pick(manifest.orchestrator.tools));
+  for (const member of manifest.members) renderMemberPrompt(blueprint, member, pick(member.tools));
 }
 
 /** Renders the system prompt; a template that fails is the blueprint's error, naming its file and line. */
-export function renderPromptFor(blueprint: LoadedBlueprint, tools: ReadonlyArray<{ name: string; description: string }>): string {
+export function renderPromptFor(blueprint: LoadedBlueprint, tools: readonly ToolSummary[]): string {
   const { manifest, renderPrompt } = blueprint;
   if (manifest.runtime !== 'tool-loop' || renderPrompt === null) throw new Error('unreachable: only tool-loop blueprints have a prompt');
-  return renderSystemPrompt(blueprint.workspace, blueprint.root, manifest.prompt, renderPrompt, tools);
+  return renderSystemPrompt(blueprint.workspace, blueprint.root, manifest.prompt, renderPrompt, { tools });
 }
 
-function renderSystemPrompt(workspace: string, root: string, promptFile: string, render: Render, tools: ReadonlyArray<{ name: string; description: string }>): string {
+/** The orchestrator's system prompt: its own tools, then its members (which it calls as tools). */
+export function renderOrchestratorPrompt(blueprint: LoadedBlueprint, ownTools: readonly ToolSummary[]): string {
+  const { manifest, renderPrompt } = blueprint;
+  if (manifest.runtime !== 'crew' || renderPrompt === null) throw new Error('unreachable: only crews have an orchestrator');
+  const members = manifest.members.map((m) => ({ name: m.name, description: m.description }));
+  return renderSystemPrompt(blueprint.workspace, blueprint.root, manifest.orchestrator.prompt, renderPrompt, { tools: [...ownTools, ...members], members });
+}
+
+/** A member's system prompt: its tools and its own name and description. */
+export function renderMemberPrompt(blueprint: LoadedBlueprint, member: CrewMember, tools: readonly ToolSummary[]): string {
+  const render = blueprint.memberPrompts.get(member.name);
+  if (!render) throw new Error(`unreachable: no prompt compiled for member ${member.name}`);
+  return renderSystemPrompt(blueprint.workspace, blueprint.root, member.prompt, render, { tools, member: { name: member.name, description: member.description } });
+}
+
+function renderSystemPrompt(workspace: string, root: string, promptFile: string, render: Render, context: Record<string, unknown>): string {
   try {
-    return render({ tools });
+    return render(context);
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     throw templateInvalid(workspace, root, promptFile, error, 'cannot be rendered');
@@ -289,4 +340,10 @@ export async function readBlueprintFiles(workspace: string, name: string): Promi
     files.push({ path: `blueprints/${name}/${file}`, content });
   }
   return files;
+}
+
+/** Maps a wrapper file to the name its module defines: the host lists tools in the order of `toolFilesOf`. */
+export function toolNameOf(blueprint: LoadedBlueprint, tools: readonly ToolSummary[]): (file: string) => string {
+  const files = toolFilesOf(blueprint.manifest);
+  return (file) => tools[files.indexOf(file)]?.name ?? guessedToolName(file);
 }

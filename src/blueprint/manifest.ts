@@ -1,4 +1,7 @@
+import { ORCHESTRATOR } from '../domain/trace.ts';
 import { z } from '../domain/zod.ts';
+
+export { ORCHESTRATOR };
 
 const relativeFile = z
   .string()
@@ -30,9 +33,66 @@ const command = z
   })
   .strict();
 
-export const blueprintManifestSchema = z.discriminatedUnion('runtime', [toolLoop, command]);
+/** What a crew member receives of the conversation (BOAD: the orchestrator's context argument only). */
+export const CONTEXT_VIEW = 'context';
+/** The user's messages so far. */
+export const REQUEST_VIEW = 'request';
+
+const memberName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,47}$/, 'a member name is lower case letters, digits, "-" or "_" (it is the tool name the orchestrator calls)');
+
+const crewMember = z
+  .object({
+    name: memberName,
+    description: z.string().min(1).describe('What the member does: the orchestrator reads it as the tool description, the helpfulness judge reads it too.'),
+    prompt: relativeFile.describe("Handlebars template of the member's system prompt."),
+    tools: z.array(relativeFile).default([]).describe("The member's tool wrappers (a subset of the crew's)."),
+    sees: z
+      .array(z.string().min(1))
+      .min(1)
+      .default([CONTEXT_VIEW])
+      .describe('What of the conversation the member receives: "context" (the orchestrator\'s context argument), "request" (the user\'s messages), or a member\'s name (that member\'s results in this case).'),
+    maxSteps: z.number().int().min(1).max(50).default(4).describe('Model turns allowed per call of this member.'),
+    maxCalls: z.number().int().min(1).max(50).default(3).describe('Calls of this member allowed per case-trial.'),
+  })
+  .strict();
+
+const crew = z
+  .object({
+    $schema: z.string().optional(),
+    runtime: z.literal('crew'),
+    description: z.string().optional(),
+    orchestrator: z
+      .object({
+        prompt: relativeFile.default('system.hbs').describe("Handlebars template of the orchestrator's system prompt."),
+        tools: z.array(relativeFile).default([]).describe('Tool wrappers the orchestrator calls itself, beside its members.'),
+        maxSteps: z.number().int().min(1).max(200).default(10).describe('Orchestrator turns allowed per case before the step budget is exhausted.'),
+      })
+      .strict(),
+    members: z.array(crewMember).min(1),
+    maxTokens: z.number().int().min(16).max(64_000).default(1024),
+    temperature: z.number().min(0).max(1).optional(),
+  })
+  .strict()
+  .superRefine((manifest, context) => {
+    const names = manifest.members.map((m) => m.name);
+    manifest.members.forEach((member, index) => {
+      if (member.name === ORCHESTRATOR) context.addIssue({ code: 'custom', path: ['members', index, 'name'], message: `"${ORCHESTRATOR}" is the orchestrator's name` });
+      if (names.indexOf(member.name) !== index) context.addIssue({ code: 'custom', path: ['members', index, 'name'], message: `a second member named "${member.name}"` });
+      member.sees.forEach((view, at) => {
+        if (view === CONTEXT_VIEW || view === REQUEST_VIEW) return;
+        if (view === member.name) context.addIssue({ code: 'custom', path: ['members', index, 'sees', at], message: 'a member sees its own results already' });
+        else if (!names.includes(view)) context.addIssue({ code: 'custom', path: ['members', index, 'sees', at], message: `expected "${CONTEXT_VIEW}", "${REQUEST_VIEW}" or a member's name (${names.join(', ')})` });
+      });
+    });
+  });
+
+export const blueprintManifestSchema = z.discriminatedUnion('runtime', [toolLoop, command, crew]);
 
 export type BlueprintManifest = z.output<typeof blueprintManifestSchema>;
 export type ToolLoopManifest = Extract<BlueprintManifest, { runtime: 'tool-loop' }>;
 export type CommandManifest = Extract<BlueprintManifest, { runtime: 'command' }>;
+export type CrewManifest = Extract<BlueprintManifest, { runtime: 'crew' }>;
+export type CrewMember = CrewManifest['members'][number];
 export type RuntimeKind = BlueprintManifest['runtime'];

@@ -14,7 +14,7 @@ export { parseTrials, parseWait, processIo, type CommonOptions, type Io } from '
 /** The commands that run case-trials, and so may send them to a queue. */
 const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'calibrate', 'evaluate-test']);
 
-const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' } as const;
+const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock' } as const;
 
 export interface CommandContext {
   readonly workspace: Workspace;

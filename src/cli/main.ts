@@ -9,6 +9,7 @@ import type { ApprovalOptions } from './commands/approval.ts';
 import type { ImportOptions } from './commands/import.ts';
 import type { ReportOptions } from './commands/report.ts';
 import type { ShowOptions } from './commands/show.ts';
+import type { AttributeOptions } from './commands/attribute.ts';
 import type { SyncOptions } from './commands/sync.ts';
 import { packageVersion } from './version.ts';
 import type { WorkerOptions } from './commands/worker.ts';
@@ -24,6 +25,8 @@ const commands = {
   comment: () => import('./commands/comment.ts'),
   compare: () => import('./commands/compare.ts'),
   demo: () => import('./commands/demo.ts'),
+  ablate: () => import('./commands/ablate.ts'),
+  attribute: () => import('./commands/attribute.ts'),
   evaluateTest: () => import('./commands/evaluate-test.ts'),
   export: () => import('./commands/export.ts'),
   gate: () => import('./commands/gate.ts'),
@@ -208,9 +211,19 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       const { workerCommand } = await commands.worker();
       exitCode = await workerCommand(io, { ...options, ...(global.record ? { record: global.record } : {}), ...(global.replay ? { replay: global.replay } : {}) });
     });
+  common(program.command('ablate').description("run the release's crew with members removed on the train split; prints the pass rate and flips per setting; promotes nothing"))
+    .option('--without <member>', 'a member to remove (repeat for more: each alone, then all together)', (value: string, previous: string[] = []) => [...previous, value])
+    .action(lazy(commands.ablate, (m) => m.ablateCommand));
+  common(program.command('attribute').description('traces each flip of a release candidate to the edit it depends on (each edit reverted alone, on fresh trials; bounded)'))
+    .argument('<rc>', 'the candidate: a branch, tag or commit')
+    .option('--base <ref>', 'the version the candidate is measured from (default: its fork point from the line)')
+    .action(async (rc: string, options: AttributeOptions) => {
+      exitCode = await (await commands.attribute()).attributeCommand(io, mergeGlobal(options), rc);
+    });
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')
     .option('--max-iterations <n>', 'stop after N iterations')
+    .option('--example <name>', 'which bundled example: orders (a single agent, the default) or orders-crew (a crew)')
     .action(lazy(commands.demo, (m) => m.demoCommand));
 
   const stopHandlingInterrupts = handleInterrupts(io);

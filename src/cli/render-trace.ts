@@ -8,6 +8,11 @@ const oneLine = (value: unknown, max = 160): string => {
 
 /** One trace event as one terminal line (tool calls with their arguments, results with their values). */
 export function traceLine(event: TraceEvent): string {
+  // A crew's events say which agent produced them.
+  return event.agent ? `[${event.agent}] ${eventLine(event)}` : eventLine(event);
+}
+
+function eventLine(event: TraceEvent): string {
   switch (event.type) {
     case 'start':
       return `start (trial ${event.trial})`;

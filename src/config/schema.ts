@@ -55,9 +55,10 @@ export const configSchema = z
         critic: modelId.default(DEFAULT_MODEL),
         diagnostician: modelId.default(DEFAULT_MODEL),
         synthesizer: modelId.default(DEFAULT_MODEL),
+        judge: modelId.default(DEFAULT_MODEL).describe('The helpfulness judge of credit.helpfulness (asked only when that is on).'),
       })
       .strict()
-      .default({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL })
+      .default({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL, judge: DEFAULT_MODEL })
       .describe('The model of each role: a Claude model id, or "mock" for the offline simulation.'),
     critic: z
       .enum(['all', 'failing', 'off'])
@@ -159,6 +160,23 @@ export const configSchema = z
         layers: [{ layer: 'checks', mustPass: [], blueprintChecks: [] }, { layer: 'flips' }],
         allowEfficiencyReleases: false,
       }),
+    credit: z
+      .object({
+        helpfulness: z
+          .boolean()
+          .default(false)
+          .describe('Ask the judge role, for every call of a crew member or tool wrapper, whether it helped (one model call per component per case-trial). Off by default for cost.'),
+        freeRider: z
+          .object({
+            minSuccessRate: unitInterval.default(0.7).describe('A component called on at least this share of passing case-trials…'),
+            maxHelpfulness: unitInterval.default(0.3).describe('…whose calls helped at most this often is flagged a free rider.'),
+          })
+          .strict()
+          .default({ minSuccessRate: 0.7, maxHelpfulness: 0.3 }),
+      })
+      .strict()
+      .default({ helpfulness: false, freeRider: { minSuccessRate: 0.7, maxHelpfulness: 0.3 } })
+      .describe('Credit per component (crew members, tool wrappers, prompt partials), recorded every iteration.'),
     stop: z
       .object({
         maxIterations: z.number().int().min(1).default(10),

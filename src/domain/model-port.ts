@@ -4,7 +4,7 @@ import type { DiagnosisReport } from './diagnosis.ts';
 import type { ReleaseCandidate } from './release-candidate.ts';
 import type { TraceEvent } from './trace.ts';
 
-export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer'] as const;
+export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer', 'judge'] as const;
 export type Role = (typeof roles)[number];
 
 /** Token usage of one model call; cost is computed by the engine from its price table. */
@@ -194,6 +194,25 @@ export interface RequirementsReviewRequest {
   readonly cases: ReadonlyArray<{ readonly caseId: string; readonly trace: readonly TraceEvent[] }>;
 }
 
+/**
+ * The helpfulness judge (BOAD's hindsight credit): one component of the agent, by name and
+ * description only (never its prompt or code), and the trajectory it took part in. One verdict
+ * per call site: did this call's contribution help the outcome?
+ */
+export interface HelpfulnessRequest {
+  readonly model: string;
+  readonly component: { readonly name: string; readonly kind: 'member' | 'tool'; readonly description: string };
+  readonly trace: readonly TraceEvent[];
+  /** The component's calls in the trace (tool_call ids), one verdict each. */
+  readonly callIds: readonly string[];
+}
+
+export interface HelpfulnessVerdict {
+  readonly callId: string;
+  readonly helpful: boolean;
+  readonly reason: string;
+}
+
 export interface RequirementViolation {
   readonly requirement: string;
   readonly caseId: string;
@@ -215,6 +234,7 @@ export interface ModelPort {
   writeDiagnosisScript(request: DiagnosisScriptRequest): Promise<WithUsage<{ script: string }>>;
   synthesize(request: SynthesisRequest): Promise<WithUsage<ReleaseCandidate>>;
   reviewRequirements(request: RequirementsReviewRequest): Promise<WithUsage<{ violations: RequirementViolation[] }>>;
+  judgeHelpfulness(request: HelpfulnessRequest): Promise<WithUsage<{ verdicts: HelpfulnessVerdict[] }>>;
 }
 
 export const zeroUsage: Usage = {

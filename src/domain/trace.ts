@@ -2,26 +2,38 @@ import { z } from './zod.ts';
 
 // Trace events, the DESIGN.md contract. There is deliberately no `system` role and no field
 // for prompt text or code: a trace never carries the blueprint.
+//
+// Every event may carry `agent`: the crew member that produced it ("orchestrator" for a crew's
+// orchestrator). Single-agent runtimes leave it out. Scorers, the critic, diagnosis and credit
+// read it to work per member; it is a name only, never the member's prompt.
+const agent = { agent: z.string().min(1).optional() };
+
+/** The `agent` of a crew orchestrator's events; no member may take the name. */
+export const ORCHESTRATOR = 'orchestrator';
 
 const startEvent = z.object({
   type: z.literal('start'),
+  ...agent,
   caseId: z.string(),
   trial: z.number().int().nonnegative(),
   at: z.string().optional(),
 });
 const messageEvent = z.object({
   type: z.literal('message'),
+  ...agent,
   role: z.enum(['user', 'assistant']),
   text: z.string(),
 });
 const toolCallEvent = z.object({
   type: z.literal('tool_call'),
+  ...agent,
   id: z.string(),
   name: z.string(),
   args: z.unknown(),
 });
 const toolResultEvent = z.object({
   type: z.literal('tool_result'),
+  ...agent,
   id: z.string(),
   ok: z.boolean(),
   result: z.unknown().optional(),
@@ -31,6 +43,7 @@ const toolResultEvent = z.object({
 });
 const llmEvent = z.object({
   type: z.literal('llm'),
+  ...agent,
   model: z.string(),
   inputTokens: z.number().int().nonnegative().optional(),
   outputTokens: z.number().int().nonnegative().optional(),
@@ -39,11 +52,13 @@ const llmEvent = z.object({
 });
 const errorEvent = z.object({
   type: z.literal('error'),
+  ...agent,
   kind: z.enum(['agent', 'infra']),
   message: z.string(),
 });
 const finalEvent = z.object({
   type: z.literal('final'),
+  ...agent,
   output: z.unknown(),
 });
 
@@ -85,4 +100,12 @@ export function traceEventProblem(value: unknown): string | null {
  */
 export function criticView(trace: readonly TraceEvent[]): TraceEvent[] {
   return trace.filter((event) => event.type !== 'llm').map((event) => (event.type === 'start' ? ({ type: 'start', caseId: event.caseId } as TraceEvent) : event));
+}
+
+/**
+ * Whether an event belongs to the conversation with the user: a single agent's events, or a
+ * crew orchestrator's. A member's messages go to the orchestrator, never to the user.
+ */
+export function facesUser(event: TraceEvent): boolean {
+  return event.agent === undefined || event.agent === ORCHESTRATOR;
 }

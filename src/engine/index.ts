@@ -18,6 +18,8 @@ export function createModelPort(models: Config['models'], engines: { claude: Eng
     if (!engines.claude) throw new AgentdevelError('CONFIG_INVALID', `models.${role}: "${model}" needs the Claude engine`);
     return engines.claude(role, model);
   };
+  // The judge's engine is made only when it is first asked (credit.helpfulness is off by default).
+  let judge: ModelPort | null = null;
   const ports = { agent: forRole('agent'), critic: forRole('critic'), diagnostician: forRole('diagnostician'), synthesizer: forRole('synthesizer') };
   return {
     agentTurn: (request) => ports.agent.agentTurn(request),
@@ -26,5 +28,6 @@ export function createModelPort(models: Config['models'], engines: { claude: Eng
     synthesize: (request) => ports.synthesizer.synthesize(request),
     // The requirements review is a critic's job, on the critic's model: blind to the blueprint too.
     reviewRequirements: (request) => ports.critic.reviewRequirements(request),
+    judgeHelpfulness: (request) => (judge ??= forRole('judge')).judgeHelpfulness(request),
   };
 }

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadBlueprint, renderPromptFor } from '../blueprint/load.ts';
+import { loadBlueprint, renderAllPrompts, toolNameOf } from '../blueprint/load.ts';
 import { startToolHost, ToolHostError } from '../blueprint/tool-host/client.ts';
 import { linksLeaving } from '../domain/blueprint-links.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -62,7 +62,7 @@ export async function checkCandidateLoads(workspace: Workspace, built: BuiltCand
     if (blueprint.wrappersBundle) {
       const host = await startToolHost({ wrappers: blueprint.wrappersBundle, environment: null }, { callTimeoutMs: workspace.config.sandbox.timeoutMs, memoryMb: workspace.config.sandbox.memoryMb });
       try {
-        renderPromptFor(blueprint, host.tools);
+        renderAllPrompts(blueprint, host.tools, toolNameOf(blueprint, host.tools));
       } finally {
         host.stop();
       }

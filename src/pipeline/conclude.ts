@@ -15,6 +15,7 @@ import { checksConfig, decideLayers } from './layered-gate.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
 import { gatherCaseEvidence } from './case-evidence.ts';
 import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
+import type { CreditDocument } from '../domain/credit.ts';
 import { loadSplit, loadTask } from '../task/load.ts';
 import { recordedRuns, taxonomyDocument } from './decision-record.ts';
 
@@ -32,6 +33,8 @@ export interface GateSubject {
   readonly intent: ChangeIntent | null;
   readonly fingerprint: string | null;
   readonly diagnosis: DiagnosisEvidence | null;
+  /** The iteration's credit per component (loop candidates only). */
+  readonly credit?: CreditDocument | null;
   readonly edits: readonly ChangedPath[];
   /** Edited paths outside the blueprint folder: the candidate is rejected without running. */
   readonly outside: readonly string[];
@@ -145,6 +148,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     edits: subject.edits,
     cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation, records) : null,
     diagnosis: subject.diagnosis,
+    credit: subject.credit ?? null,
     simulated,
     mockRoles,
     models: { ...config.models },

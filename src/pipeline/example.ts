@@ -12,6 +12,14 @@ export const WORKSPACE_FILES = ['agentdevel.config.schema.json', 'blueprint.sche
 /** The bundled example (a tool-loop agent the mock engine knows): what `demo` and `init --runtime tool-loop` copy. */
 export const EXAMPLE_FILES = ['agentdevel.config.json', 'blueprints/support-agent', 'rubrics/orders', ...WORKSPACE_FILES];
 
+/** The bundled examples `demo --example NAME` builds: the files each copies, and where from. */
+export const EXAMPLES = {
+  orders: { files: EXAMPLE_FILES, from: '', shared: [] as string[] },
+  // The orders task as a crew: its own config, README and blueprint; the task and the schemas are shared.
+  'orders-crew': { files: ['agentdevel.config.json', 'README.md', 'blueprints/orders-crew'], from: 'examples/orders-crew', shared: ['rubrics/orders', ...WORKSPACE_FILES] },
+} as const;
+export type ExampleName = keyof typeof EXAMPLES;
+
 /** traces/ holds large files; its README stays, so a newcomer sees where the traces land. */
 export const GITIGNORE = 'traces/*\n!traces/README.md\n.agentdevel/\n';
 
@@ -35,17 +43,19 @@ async function emptyOrMissing(dir: string): Promise<boolean> {
  * `main`. It is built beside `dir` and renamed into place, so a command killed meanwhile leaves
  * either no workspace (and `demo` can start again) or a whole one, never one without its commit.
  */
-export async function scaffoldExample(dir: string): Promise<void> {
+export async function scaffoldExample(dir: string, example: ExampleName = 'orders'): Promise<void> {
   if (!(await emptyOrMissing(dir))) throw new AgentdevelError('DEMO_DIR_NOT_EMPTY', `--dir: ${dir} is not empty`);
   const building = path.join(path.dirname(dir), `.${path.basename(dir)}.partial-${process.pid}`);
   await rm(building, { recursive: true, force: true });
   await mkdir(building, { recursive: true });
   try {
-    await copyFromPackage(EXAMPLE_FILES, building);
+    const { files, from, shared } = EXAMPLES[example];
+    await copyFromPackage(files, building, from);
+    await copyFromPackage(shared, building);
     await writeFile(path.join(building, '.gitignore'), GITIGNORE);
     await initRepository(building, 'main');
     const repo = await GitRepo.open(building);
-    await repo.commitAll(building, 'agentdevel demo: the initial blueprint and the orders task');
+    await repo.commitAll(building, `agentdevel demo: the initial blueprint and the orders task${example === 'orders' ? '' : ` (example ${example})`}`);
     await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });

@@ -141,7 +141,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       reporter.emit({ type: 'warning', message: `critic: "off" leaves the requirements only the critic judges unjudged (rubrics/${config.task}); set "critic" to "failing" or "all" to judge them` });
     }
     const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
-    const provenance = provenanceOf(config.models, manifest.runtime === 'tool-loop');
+    const provenance = provenanceOf(config.models, manifest.runtime !== 'command');
     const identity = {
       blueprint: config.blueprint,
       commit: source.commit,

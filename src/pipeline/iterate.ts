@@ -4,6 +4,8 @@ import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
 import { readBlueprintBrief } from '../blueprint/brief.ts';
 import { readBlueprintFiles } from '../blueprint/load.ts';
+import type { CreditDocument } from '../domain/credit.ts';
+import { recordCredit } from './credit.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
@@ -56,14 +58,20 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
-    const { screen, files, brief, task } = await withCheckout(workspace, tip, async (source) => ({
-      screen: await recordBaseline(context, source, release.label, baselineRecordCount(config)),
-      files: await readBlueprintFiles(source.dir, config.blueprint),
-      brief: await readBlueprintBrief(source.dir, config.blueprint),
-      task: await readTaskBrief(workspace, source.dir),
-    }));
+    const { screen, files, brief, task, credit } = await withCheckout(workspace, tip, async (source) => {
+      const recorded = await recordBaseline(context, source, release.label, baselineRecordCount(config));
+      return {
+        screen: recorded,
+        files: await readBlueprintFiles(source.dir, config.blueprint),
+        brief: await readBlueprintBrief(source.dir, config.blueprint),
+        task: await readTaskBrief(workspace, source.dir),
+        // Credit per component, read from the release's ordinary run (and the judge, when on).
+        credit: await recordCredit(context, { iteration, run: recorded.records[0] as RunResult, sourceDir: source.dir, history: await readRcHistory(workspace) }),
+      };
+    });
     // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
     const baseline = screen.records[0] as RunResult;
+    if (credit) reporter.emit({ type: 'stage', stage: 'credit', message: creditLine(iteration, credit) });
     simulated ||= baseline.simulated;
     const stop = stopReason(results, stopPolicy, failingCases(baseline));
     if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated };
@@ -138,6 +146,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         intent: synthesis.candidate.intent,
         fingerprint: synthesis.fingerprint,
         diagnosis,
+        credit,
         edits: await repo.changedPaths(tip, candidate.commit),
         outside: [],
         changeBase: tip,
@@ -171,6 +180,13 @@ export async function iterate(context: RunContext, options: { maxIterations: num
       await discardCandidate(workspace, candidate);
     }
   }
+}
+
+/** One progress line: the components credited, and the free riders when the judge found any. */
+function creditLine(iteration: number, credit: CreditDocument): string {
+  const riders = credit.components.filter((c) => c.freeRider).map((c) => c.name);
+  const judged = credit.judge.enabled ? `${credit.judge.calls} judge calls` : 'judge off (credit.helpfulness)';
+  return `iteration ${iteration}: credit for ${credit.components.length} components (${judged})${riders.length > 0 ? `; free riders: ${riders.join(', ')}` : ''}`;
 }
 
 /**

@@ -4,6 +4,7 @@
 // credentials), and a job carries only what the agent's runtime needs: the case as the agent
 // sees it, never its grading fields, which stay with the coordinator.
 import { createHash } from 'node:crypto';
+import { roles } from '../domain/model-port.ts';
 import { caseSchema } from '../domain/case.ts';
 import { traceEventSchema } from '../domain/trace.ts';
 import { z } from '../domain/zod.ts';
@@ -49,7 +50,7 @@ export const caseTrialJobSchema = z
 export type CaseTrialJob = z.infer<typeof caseTrialJobSchema>;
 
 const usageSchema = z.object({
-  role: z.enum(['agent', 'critic', 'diagnostician', 'synthesizer']),
+  role: z.enum(roles),
   model: z.string(),
   usage: z.object({
     inputTokens: z.number(),

@@ -8,6 +8,7 @@ import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry, SymptomEntr
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
 import { simulatedAgentTurn } from '../../src/engine/mock/agent.ts';
 import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
+import { simulatedHelpfulness } from '../../src/engine/mock/helpfulness.ts';
 import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
 import { rubricRequirements } from '../../src/domain/requirements.ts';
 import type { FakeReply, FakeRequest, Responder } from './fake-anthropic.ts';
@@ -148,6 +149,20 @@ function synthesizer(request: FakeRequest): FakeReply {
 }
 
 /** The mock engine's behaviour, served over the Messages API. */
+/** The helpfulness judge as the mock engine judges: from the <trace> and the listed call ids. */
+function judge(request: FakeRequest): FakeReply {
+  const text = userText(request.body);
+  const component = /<component kind="(member|tool)" name="([^"]+)">\n([\s\S]*?)\n<\/component>/.exec(text);
+  const callIds = (/one verdict each: (.*)$/m.exec(text)?.[1] ?? '').split(', ').filter(Boolean);
+  const verdicts = simulatedHelpfulness({
+    model: 'x',
+    component: { kind: (component?.[1] ?? 'member') as 'member' | 'tool', name: component?.[2] ?? '', description: component?.[3] ?? '' },
+    trace: JSON.parse(between(text, '<trace>', '</trace>')),
+    callIds,
+  });
+  return toolAnswer('submit_helpfulness', { verdicts });
+}
+
 export const mockBrain: Responder = (request) => {
   switch (request.role) {
     case 'agent':
@@ -158,6 +173,8 @@ export const mockBrain: Responder = (request) => {
       return toolAnswer('submit_script', { script: builtinScript }, { input_tokens: 3000, output_tokens: 1500 });
     case 'synthesizer':
       return synthesizer(request);
+    case 'judge':
+      return judge(request);
     default:
       return { kind: 'error', status: 400, type: `no role header on request ${request.index}` };
   }

@@ -2,6 +2,7 @@ import type { ModelPort } from '../../domain/model-port.ts';
 import type { LoadedBlueprint } from '../load.ts';
 import type { RuntimeKind } from '../manifest.ts';
 import { startCommand } from './command.ts';
+import { startCrew } from './crew.ts';
 import type { Runtime } from './runtime.ts';
 import { startToolLoop } from './tool-loop.ts';
 
@@ -30,6 +31,11 @@ const starters: { [K in RuntimeKind]: (context: RuntimeContext) => Promise<Runti
     const manifest = context.blueprint.manifest;
     if (manifest.runtime !== 'command') throw new Error('unreachable: runtime mismatch');
     return startCommand({ ...context, manifest });
+  },
+  crew: (context) => {
+    const manifest = context.blueprint.manifest;
+    if (manifest.runtime !== 'crew') throw new Error('unreachable: runtime mismatch');
+    return startCrew({ ...context, manifest });
   },
 };
 

@@ -170,7 +170,7 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
 }
 
 /** Starts the first tool host: wrappers that do not load are the blueprint's error (exit 2). */
-async function startFirstHost(start: () => Promise<ToolHost>): Promise<ToolHost> {
+export async function startFirstHost(start: () => Promise<ToolHost>): Promise<ToolHost> {
   try {
     return await start();
   } catch (error) {

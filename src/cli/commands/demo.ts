@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { scaffoldExample } from '../../pipeline/example.ts';
+import { EXAMPLES, scaffoldExample, type ExampleName } from '../../pipeline/example.ts';
 import { iterate } from '../../pipeline/iterate.ts';
 import { openCommand, presentation, type CommonOptions, type Io } from '../context.ts';
 import { evaluateTestCommand } from './evaluate-test.ts';
@@ -9,15 +9,23 @@ import { parseMaxIterations, printIterations } from './iterate.ts';
 export interface DemoOptions extends CommonOptions {
   readonly dir?: string;
   readonly maxIterations?: string;
+  readonly example?: string;
+}
+
+function exampleName(written: string | undefined): ExampleName {
+  if (written === undefined) return 'orders';
+  if (written in EXAMPLES) return written as ExampleName;
+  throw new AgentdevelError('USAGE', `--example: "${written}" is not a bundled example (${Object.keys(EXAMPLES).join(', ')})`);
 }
 
 export async function demoCommand(io: Io, options: DemoOptions): Promise<number> {
   if (!options.dir) throw new AgentdevelError('USAGE', 'demo needs --dir DIR (a new or empty folder)');
   const maxIterations = parseMaxIterations(options.maxIterations);
+  const example = exampleName(options.example);
   const dir = path.resolve(io.cwd, options.dir);
   const { reporter } = presentation(io, options);
   reporter.emit({ type: 'stage', stage: 'demo', message: `creating the example workspace in ${dir}` });
-  await scaffoldExample(dir);
+  await scaffoldExample(dir, example);
 
   const scoped = { ...options, C: dir };
   const command = await openCommand(io, scoped, 'demo');

@@ -13,7 +13,7 @@ import {
 } from '../../domain/model-port.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import type { MessageParams, MessageResult, SendMessage } from './messages-client.ts';
-import { criticCall, diagnosticianCall, messagesParams, requirementsReviewCall, synthesizerCall, type StructuredCall } from './requests.ts';
+import { criticCall, diagnosticianCall, judgeCall, messagesParams, requirementsReviewCall, synthesizerCall, type StructuredCall } from './requests.ts';
 
 /** Receives the usage and cost of every call, failed or not (the cost ledger). */
 export type UsageLedger = (role: Role, model: string, usage: Usage) => void;
@@ -132,5 +132,6 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts
     writeDiagnosisScript: (request) => structured(diagnosticianCall(request, facts)),
     synthesize: (request) => structured(synthesizerCall(request, facts)),
     reviewRequirements: (request) => structured(requirementsReviewCall(request, facts)),
+    judgeHelpfulness: (request) => structured(judgeCall(request, facts)),
   };
 }

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CriticRequest, DiagnosisScriptRequest, RcHistoryEntry, RequirementsReviewRequest, SynthesisRequest } from '../../domain/model-port.ts';
+import type { CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, RcHistoryEntry, RequirementsReviewRequest, SynthesisRequest } from '../../domain/model-port.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import { scorerDecides } from '../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
@@ -25,7 +25,9 @@ type TemplateName =
   | 'synthesizer-user'
   | 'task'
   | 'requirements-system'
-  | 'requirements-user';
+  | 'requirements-user'
+  | 'judge-system'
+  | 'judge-user';
 
 let compiled: Map<string, Render> | null = null;
 
@@ -71,6 +73,14 @@ export function requirementsPrompt(request: RequirementsReviewRequest, facts: Ro
       requirements: request.requirements.map((r) => ({ id: r.id, text: r.text })),
       cases: request.cases.map((c) => ({ caseId: c.caseId, trace: JSON.stringify(criticTrace(c.trace)) })),
     }),
+  };
+}
+
+/** The helpfulness judge: the trajectory and the component's name and description, nothing of the blueprint. */
+export function judgePrompt(request: HelpfulnessRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('judge-system', { facts })],
+    user: render('judge-user', { component: request.component, trace: JSON.stringify(criticTrace(request.trace)), callIds: request.callIds.join(', ') }),
   };
 }
 

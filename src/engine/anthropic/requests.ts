@@ -1,14 +1,14 @@
 // Each role's call as data: the system blocks, the user message, the forced tool and its
 // schema. The engine sends these; `agentdevel prompts` prints them. One builder for both, so
 // what a reviewer reads is byte for byte what the model is sent.
-import type { CriticRequest, DiagnosisScriptRequest, RequirementViolation, RequirementsReviewRequest, Role, SynthesisRequest } from '../../domain/model-port.ts';
+import type { CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, HelpfulnessVerdict, RequirementViolation, RequirementsReviewRequest, Role, SynthesisRequest } from '../../domain/model-port.ts';
 import { criticAnswerSchema } from '../../domain/critic-answer.ts';
 import type { CriticVerdict } from '../../domain/record.ts';
 import { releaseCandidateSchemaFor, type ReleaseCandidate } from '../../domain/release-candidate.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import { z, type ZodType } from '../../domain/zod.ts';
 import type { MessageParams } from './messages-client.ts';
-import { criticPrompt, diagnosticianPrompt, requirementsPrompt, synthesizerPrompt } from './prompts.ts';
+import { criticPrompt, diagnosticianPrompt, judgePrompt, requirementsPrompt, synthesizerPrompt } from './prompts.ts';
 
 export interface StructuredCall<T> {
   readonly role: Role;
@@ -48,6 +48,28 @@ export function requirementsReviewCall(request: RequirementsReviewRequest, facts
       schema: z.object({ violations: z.array(z.object({ requirement: oneOf(ids, 'requirement ids'), caseId: oneOf(cases, 'case ids'), reason: z.string().min(1).max(300) })) }),
     },
     maxTokens: 2048,
+    stream: false,
+  };
+}
+
+/** The helpfulness judge: exactly one verdict for each call id it was given. */
+export function judgeCall(request: HelpfulnessRequest, facts: RoleFacts): StructuredCall<{ verdicts: HelpfulnessVerdict[] }> {
+  const ids = request.callIds;
+  const schema = z
+    .object({ verdicts: z.array(z.object({ callId: z.string(), helpful: z.boolean(), reason: z.string().min(1).max(300) })) })
+    .superRefine((value, context) => {
+      for (const id of ids) {
+        if (value.verdicts.filter((v) => v.callId === id).length !== 1) context.addIssue({ code: 'custom', path: ['verdicts'], message: `give exactly one verdict for the call "${id}"` });
+      }
+      const stray = value.verdicts.find((v) => !ids.includes(v.callId));
+      if (stray) context.addIssue({ code: 'custom', path: ['verdicts'], message: `"${stray.callId}" is not one of the calls: ${ids.join(', ')}` });
+    });
+  return {
+    role: 'judge',
+    model: request.model,
+    ...judgePrompt(request, facts),
+    tool: { name: 'submit_helpfulness', description: "Submit one verdict per call of the component: did it help?", schema },
+    maxTokens: 1024,
     stream: false,
   };
 }

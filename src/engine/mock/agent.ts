@@ -9,9 +9,10 @@
 //   - without a search tool it opens the customer's orders one by one (exhausted step budget).
 import type { AgentTurn, AgentTurnRequest, AssistantBlock } from '../../domain/model-port.ts';
 import { readConversation, type ConversationView, type ToolExchange } from './conversation.ts';
+import { crewTurn } from './crew.ts';
 import { mockUsage } from './usage.ts';
 
-interface Guidance {
+export interface Guidance {
   readonly verifyIdentity: boolean;
   readonly confirmActions: boolean;
   readonly confirmEveryCall: boolean;
@@ -41,9 +42,9 @@ export function readGuidance(request: AgentTurnRequest): Guidance {
   };
 }
 
-type Intent = 'status' | 'cancel' | 'return' | 'find_return' | 'exchange' | 'unknown';
+export type Intent = 'status' | 'cancel' | 'return' | 'find_return' | 'exchange' | 'unknown';
 
-function intentOf(opening: string): Intent {
+export function intentOf(opening: string): Intent {
   if (/exchange/i.test(opening)) return 'exchange';
   if (/cancel/i.test(opening)) return 'cancel';
   if (/return|send back/i.test(opening)) return orderRefOf(opening) ? 'return' : 'find_return';
@@ -51,15 +52,15 @@ function intentOf(opening: string): Intent {
   return 'unknown';
 }
 
-function orderRefOf(text: string): string | null {
+export function orderRefOf(text: string): string | null {
   return /#?\b[Ww]\d{4}\b/.exec(text)?.[0] ?? null;
 }
 
-function itemPhraseOf(opening: string): string | null {
+export function itemPhraseOf(opening: string): string | null {
   return /(?:return|send back) the (.+?)(?: I bought| from order| I got| in order|\?|\.|,)/i.exec(opening)?.[1] ?? null;
 }
 
-interface OrderView {
+export interface OrderView {
   id: string;
   status: string;
   deliveredOn: string | null;
@@ -67,9 +68,9 @@ interface OrderView {
   payment: { label: string };
 }
 
-const money = (n: number): string => `$${n.toFixed(2)}`;
+export const money = (n: number): string => `$${n.toFixed(2)}`;
 
-function daysBetween(from: string, to: string): number {
+export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 
@@ -239,7 +240,7 @@ function draw(text: string): number {
  * with probability temperature / 2, it forgets the prompt's guidance and garbles order ids. The draw depends on the
  * trial's seed and the turn, so trials differ from each other but each is reproducible.
  */
-function sampledGuidance(request: AgentTurnRequest): Guidance {
+export function sampledGuidance(request: AgentTurnRequest): Guidance {
   const guidance = readGuidance(request);
   const temperature = request.temperature ?? 0;
   if (temperature <= 0 || draw(`${request.seed}:${request.messages.length}`) >= temperature / 2) return guidance;
@@ -250,7 +251,8 @@ export function simulatedAgentTurn(request: AgentTurnRequest): AgentTurn {
   const view = readConversation(request.messages);
   let content: AssistantBlock[];
   try {
-    content = new Policy(request, sampledGuidance(request), view).decide();
+    // A crew's orchestrator and members each get their own simulated policy (see crew.ts).
+    content = crewTurn(request, sampledGuidance(request), view) ?? new Policy(request, sampledGuidance(request), view).decide();
   } catch {
     // Tool results of an unexpected shape (a changed wrapper): give up the way a confused agent does.
     content = [{ type: 'text', text: "I'm sorry, I couldn't make sense of what the system returned." }];

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { ModelPort } from '../../domain/model-port.ts';
 import { heuristicCritic, heuristicRequirementsReview } from '../../stages/critic/heuristic.ts';
 import { simulatedAgentTurn } from './agent.ts';
+import { simulatedHelpfulness } from './helpfulness.ts';
 import { simulatedSynthesis } from './synthesizer.ts';
 import { mockUsage } from './usage.ts';
 
@@ -29,6 +30,12 @@ export function createMockEngine(): ModelPort {
       value: { violations: heuristicRequirementsReview(request.rubric, request.requirements, request.cases) },
       usage: mockUsage(request.rubric, JSON.stringify(request.cases), ''),
     }),
+    // A simulation of the helpfulness judge: a call helped when what it returned is used later
+    // (see helpfulness.ts). It is not a language model reading the trajectory.
+    judgeHelpfulness: async (request) => {
+      const verdicts = simulatedHelpfulness(request);
+      return { value: { verdicts }, usage: mockUsage(JSON.stringify(request.trace), JSON.stringify(verdicts)) };
+    },
     synthesize: async (request) => {
       const candidate = simulatedSynthesis(request);
       return { value: candidate, usage: mockUsage(JSON.stringify(request.diagnosis), JSON.stringify(candidate)) };

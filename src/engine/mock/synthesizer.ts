@@ -143,8 +143,12 @@ const repairs: Readonly<Record<string, readonly Repair[]>> = {
         const manifestFile = `${root}/blueprint.json`;
         const text = files.get(manifestFile);
         if (!text || files.has(`${root}/tools/find_orders_by_item.ts`)) return null;
-        const manifest = JSON.parse(text) as { tools?: string[] };
-        manifest.tools = [...(manifest.tools ?? []), 'tools/find_orders_by_item.ts'];
+        const manifest = JSON.parse(text) as { tools?: string[]; members?: Array<{ tools?: string[] }> };
+        // A crew gets the tool in the member that lists orders; a single agent in its own list.
+        const searcher = manifest.members?.find((m) => m.tools?.includes('tools/list_orders.ts'));
+        if (manifest.members && !searcher) return null;
+        if (searcher) searcher.tools = [...(searcher.tools ?? []), 'tools/find_orders_by_item.ts'];
+        else manifest.tools = [...(manifest.tools ?? []), 'tools/find_orders_by_item.ts'];
         const prompt = addToPrompt(
           files,
           root,

@@ -7,7 +7,7 @@
 import { criticRules, type CriticRules } from '../../domain/critic-rules.ts';
 import { checkReason, PASSING_LABEL, scorerDecides, type CriticRequirement, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
-import type { TraceEvent } from '../../domain/trace.ts';
+import { facesUser, type TraceEvent } from '../../domain/trace.ts';
 
 /** Optional machine-readable rules in the rubric (a ```json critic-rules fenced block), checked when the task loads. */
 export type RubricRules = CriticRules;
@@ -49,13 +49,15 @@ const checks: readonly Check[] = [
     if (!hit || hit.type !== 'tool_result') return null;
     const call = calls.get(hit.id);
     const args = call?.type === 'tool_call' ? ` with ${short(call.args, 60)}` : '';
-    return { label: 'tool_error', description: `${call?.type === 'tool_call' ? call.name : 'a tool'}${args} failed: ${short(hit.error)}` };
+    // In a crew the member that made the call is named: the critic sees members' names, never their prompts.
+    const by = call?.agent ? ` (by ${call.agent})` : '';
+    return { label: 'tool_error', description: `${call?.type === 'tool_call' ? call.name : 'a tool'}${args}${by} failed: ${short(hit.error)}` };
   },
   function actedWithoutConfirmation(trace, rules) {
     for (const [index, event] of trace.entries()) {
       if (event.type !== 'tool_call' || !rules.confirmBefore.includes(event.name)) continue;
       const before = trace.slice(0, index);
-      const questionAt = before.findLastIndex((e) => e.type === 'message' && e.role === 'assistant' && ASKS_TO_CONFIRM.test(e.text));
+      const questionAt = before.findLastIndex((e) => e.type === 'message' && e.role === 'assistant' && facesUser(e) && ASKS_TO_CONFIRM.test(e.text));
       const answer = before.slice(questionAt + 1).find((e) => e.type === 'message' && e.role === 'user');
       if (questionAt < 0 || !answer || answer.type !== 'message') {
         return { label: 'missing_required_step', description: `${event.name} was called without asking the customer to confirm first.` };

@@ -1,4 +1,5 @@
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
+import type { CreditDocument } from '../../domain/credit.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
@@ -49,6 +50,8 @@ export interface ReleaseEvidence {
   /** Each named case with one trial a side and its trace, the run statistics and the blueprint diff (null when nothing ran). */
   readonly cases: CaseEvidenceDocument | null;
   readonly diagnosis: DiagnosisEvidence | null;
+  /** The iteration's credit per component (absent outside the loop). */
+  readonly credit?: CreditDocument | null;
   readonly simulated: boolean;
   readonly mockRoles: readonly Role[];
   readonly models: Readonly<Record<string, string>>;
@@ -292,6 +295,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
         }
       : null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
+    credit: evidence.credit ? creditView(evidence.credit) : null,
   });
   const files: ArtifactFile[] = [
     { path: `${folder}/decision.json`, content: `${JSON.stringify(document, null, 2)}\n` },
@@ -310,6 +314,9 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   }
   if (lineHistory && evidence.outcome === 'promoted') {
     files.push({ path: `releases/${evidence.blueprint}/index.html`, content: renderLineIndexHtml({ blueprint: evidence.blueprint, ...lineIndexPoints(lineHistory, evidence, folder) }) });
+  }
+  if (evidence.credit) {
+    files.push({ path: `${diagnosticsFolder(evidence.blueprint, evidence.iteration)}/credit.json`, content: `${JSON.stringify(evidence.credit, null, 2)}\n` });
   }
   if (evidence.diagnosis) {
     const dir = diagnosticsFolder(evidence.blueprint, evidence.iteration);
@@ -331,6 +338,27 @@ function runsText(document: RunsDocument): string {
     return `    ${head},\n      "records": [\n${rows}\n      ]\n    }`;
   });
   return `{\n  "schema": ${JSON.stringify(document.schema)},\n  "runs": [\n${runs.join(',\n')}\n  ]\n}\n`;
+}
+
+const rate = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : pct(x));
+
+/** The credit table as the report shows it: one row per component, both rankings side by side. */
+function creditView(credit: CreditDocument) {
+  const place = (list: readonly string[], name: string): string => (list.includes(name) ? String(list.indexOf(name) + 1) : '-');
+  return {
+    folder: `${diagnosticsFolder(credit.blueprint, credit.iteration)}/credit.json`,
+    judge: credit.judge.enabled ? `the ${credit.judge.model} judge gave a hindsight verdict on every call of a member or tool wrapper (${credit.judge.calls} requests)` : 'the helpfulness judge is off (credit.helpfulness)',
+    lastRc: credit.lastRc ? `iteration ${credit.lastRc.iteration}: ${credit.lastRc.fixed.length} F→P, ${credit.lastRc.broken.length} P→F` : null,
+    freeRiderRule: `success rate ≥ ${pct(credit.freeRider.minSuccessRate)} and helpfulness ≤ ${pct(credit.freeRider.maxHelpfulness)}`,
+    simulated: credit.simulated,
+    rows: credit.components.map((c) => ({
+      ...c,
+      successText: rate(c.successRate),
+      helpfulText: c.helpfulness ? `${rate(c.helpfulness.rate)} (${c.helpfulness.helpful}/${c.helpfulness.judged})` : '-',
+      helpfulnessRank: place(credit.ranking.byHelpfulness, c.name),
+      successRank: place(credit.ranking.bySuccessRate, c.name),
+    })),
+  };
 }
 
 type TagSubject = Pick<ReleaseEvidence, 'release' | 'decision' | 'intent' | 'simulated' | 'blueprint' | 'iteration'> & {

@@ -3,7 +3,7 @@ import type { Case } from '../../domain/case.ts';
 import { atPath, canonicalJson } from '../../domain/json.ts';
 import { z } from '../../domain/zod.ts';
 import { clipValue, scorerCheckSchema, type ScorerCheck, type ScorerResult } from '../../domain/record.ts';
-import type { TraceEvent } from '../../domain/trace.ts';
+import { facesUser, type TraceEvent } from '../../domain/trace.ts';
 import { childEnvironment } from '../../process/environment.ts';
 import { runProcess } from '../../process/runner.ts';
 import type { ScorerConfig, ScorerKind } from '../../task/manifest.ts';
@@ -51,7 +51,7 @@ function stateDifferenceKind(actual: unknown, expected: unknown, differences: re
 }
 
 function assistantText(trace: readonly TraceEvent[], output: unknown): string {
-  const said = trace.filter((e) => e.type === 'message' && e.role === 'assistant').map((e) => (e.type === 'message' ? e.text : ''));
+  const said = trace.filter((e) => e.type === 'message' && e.role === 'assistant' && facesUser(e)).map((e) => (e.type === 'message' ? e.text : ''));
   return [...said, typeof output === 'string' ? output : JSON.stringify(output ?? '')].join('\n');
 }
 
