@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Reporter } from '../domain/progress.ts';
+import { ensureScratchBranch, scratchConfig } from '../pipeline/scratch-line.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { RunContext, UsageScope } from '../pipeline/execute-run.ts';
 import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
@@ -44,8 +45,13 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
     lock: lockFor ? { command: lockFor, waitMs } : null,
     clock: io.clock,
   });
-  const workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
+  let workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
   try {
+    if (options.line !== undefined) {
+      workspace = { ...workspace, config: scratchConfig(workspace.config, options.line) };
+      // A writer starts the scratch line from the real line's tip; a reader only reads what is there.
+      if (lockFor) await ensureScratchBranch(workspace, opened.config.line.branch);
+    }
     if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
     const usageScope: UsageScope = { iteration: null, runId: null };
     // The engines (prompt templates, the SDK) are loaded only by the commands that call models.

@@ -90,6 +90,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--max-iterations <n>', 'stop after N iterations (default: stop.maxIterations of the config)')
     .option('--trials <k>', 'trials per case (default: the config)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
+    .option('--ablate <switch>', 'an experiment (paper Table 3): no-gate, no-diagnosis or critic-sees-blueprint; only with --line')
+    .option('--line <name>', 'work on the scratch line NAME (branch agentdevel/scratch/NAME, started from the real line), never the real one')
     .action(lazy(commands.iterate, (m) => m.iterateCommand));
   common(program.command('gate').description('gate a release candidate written by anyone against the current release'))
     .option('--candidate <ref>', 'the branch, tag or commit to gate')
@@ -147,7 +149,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   common(program.command('init').description('scaffold a working workspace (config, blueprint, task, cases) in an empty git repository'))
     .option('--runtime <runtime>', 'command (your own program, in any language) or tool-loop (the bundled Claude tool-use example)', 'command')
     .action(lazy(commands.init, (m) => m.initCommand));
-  common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(lazy(commands.log, (m) => m.logCommand));
+  common(program.command('log').description('one line (a JSON object with --json) per release candidate'))
+    .option('--line <name>', 'the release candidates of the scratch line NAME (see iterate --line)')
+    .action(lazy(commands.log, (m) => m.logCommand));
   common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))
     .option('--role <role>', 'critic, diagnostician or synthesizer')
     .option('--case <id>', 'the train case whose trace the critic judges (default: the first failing one of the newest run)')

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { GateDecision } from '../domain/decision.ts';
+import { ABLATION_TEXT, type Ablation } from '../domain/ablation.ts';
 import type { Role } from '../domain/model-port.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
@@ -31,6 +32,8 @@ export interface GateSubject {
   readonly intent: ChangeIntent | null;
   readonly fingerprint: string | null;
   readonly diagnosis: DiagnosisEvidence | null;
+  /** The experiment's switch this decision ran under (iterate --ablate, scratch lines only); null otherwise. */
+  readonly ablation?: Ablation | null;
   readonly edits: readonly ChangedPath[];
   /** Edited paths outside the blueprint folder: the candidate is rejected without running. */
   readonly outside: readonly string[];
@@ -82,7 +85,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
         })
       : null;
   const approval = subject.record && config.gate.layers.some((l) => l.layer === 'approval');
-  const decision = baselineRun
+  const gated = baselineRun
     ? await decideLayers({
         config,
         tracesRoot: context.workspace.tracesRoot,
@@ -96,6 +99,10 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
         store: records,
       })
     : flipsOnly(scopeRejection(subject.outside, config.blueprint));
+  const ablation = subject.ablation ?? null;
+  // no-gate: every valid RC (in scope, its checks passed, run) is promoted; what the gate would
+  // have said stays in the decision, with its flips.
+  const decision = ablation === 'no-gate' && evaluation ? ungated(gated) : ablation ? { ...gated, reasons: [...gated.reasons, `ablation ${ablation}: ${ABLATION_TEXT[ablation]}`] } : gated;
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
   if (decision.verdict === 'undecided') {
     throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);
@@ -131,6 +138,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     edits: subject.edits,
     cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation, records) : null,
     diagnosis: subject.diagnosis,
+    ablation,
     simulated,
     mockRoles,
     models: { ...config.models },
@@ -158,6 +166,15 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     p2f: decision.p2f,
   });
   return { decision, evaluation, outcome, tag: recorded?.tag ?? null, auditRef: recorded?.auditRef ?? null, simulated, mockRoles, evidence, reportFiles };
+}
+
+/** The no-gate ablation's decision: accepted, with the gate's own verdict and reasons kept beside it. */
+function ungated(decision: GateDecision): GateDecision {
+  return {
+    ...decision,
+    verdict: 'accept',
+    reasons: [`ablation no-gate: promoted whatever the gate said; the gate said ${decision.verdict}${decision.reasons.length ? `: ${decision.reasons.join('; ')}` : ''}`],
+  };
 }
 
 /** The named cases side by side, the run statistics and the blueprint diff, for the reports. */

@@ -1,4 +1,5 @@
 import { parseDecisionDocument } from '../domain/decision.ts';
+import type { Ablation } from '../domain/ablation.ts';
 import type { Workspace } from './workspace.ts';
 import { auditRefPrefix, iterationOf } from './versions.ts';
 
@@ -26,6 +27,8 @@ export interface LogEntry {
   readonly traceCost: { readonly value: number; readonly weights: { steps: number; repeats: number; noops: number } } | null;
   readonly composite: number | null;
   readonly efficiencyRelease: boolean;
+  /** The ablation the decision ran under (scratch lines), or null. */
+  readonly ablation: Ablation | null;
 }
 
 /**
@@ -72,6 +75,7 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
       traceCost: gate?.cost ? { value: gate.cost.candidate, weights: gate.cost.weights } : null,
       composite: gate?.composite?.candidate ?? null,
       efficiencyRelease: gate?.efficiency?.promoted ?? false,
+      ablation: decision.document?.ablation ?? null,
     });
   }
   return entries.sort((a, b) => a.iteration - b.iteration);

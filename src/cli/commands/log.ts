@@ -12,8 +12,11 @@ export async function logCommand(io: Io, options: CommonOptions): Promise<number
       }
       const cost = entry.costUsd === null ? '' : `  $${entry.costUsd.toFixed(4)}`;
       command.output.line(
-        `${entry.rc}  ${entry.decision.padEnd(8)}  ${(entry.tag ?? '-').padEnd(20)}  F→P ${String(entry.f2p).padStart(3)}  P→F ${String(entry.p2f).padStart(3)}${cost}${entry.simulated ? '  (simulated)' : ''}`,
+        `${entry.rc}  ${entry.decision.padEnd(8)}  ${(entry.tag ?? '-').padEnd(20)}  F→P ${String(entry.f2p).padStart(3)}  P→F ${String(entry.p2f).padStart(3)}${cost}${entry.simulated ? '  (simulated)' : ''}${entry.ablation ? `  ABLATED: ${entry.ablation}` : ''}`,
       );
+    }
+    if (!command.output.json && entries.some((e) => e.ablation)) {
+      command.output.line(`ABLATED: decided under an experiment's switch (iterate --ablate) on the scratch line ${command.workspace.config.line.branch}; never a release of the real line`);
     }
     if (!command.output.json && entries.length === 0) {
       command.output.line('no release candidates yet: run `agentdevel iterate`');

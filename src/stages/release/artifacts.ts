@@ -4,6 +4,7 @@ import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { Role } from '../../domain/model-port.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
+import type { Ablation } from '../../domain/ablation.ts';
 import { reportTemplate } from '../../report/handlebars-templates.ts';
 import { aggregateText } from '../../report/gate-text.ts';
 import { renderFlipReportHtml } from '../../report/html/flip-report.ts';
@@ -43,6 +44,8 @@ export interface ReleaseEvidence {
   /** Each named case with one trial a side and its trace, the run statistics and the blueprint diff (null when nothing ran). */
   readonly cases: CaseEvidenceDocument | null;
   readonly diagnosis: DiagnosisEvidence | null;
+  /** The ablation this decision ran under (scratch lines only), or null. */
+  readonly ablation?: Ablation | null;
   readonly simulated: boolean;
   readonly mockRoles: readonly Role[];
   readonly models: Readonly<Record<string, string>>;
@@ -96,6 +99,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     costUsd: evidence.cost?.costUsd ?? null,
     diagnosis: evidence.diagnosis ? { source: evidence.diagnosis.source, folder: diagnosticsFolder(evidence.blueprint, evidence.iteration) } : null,
     approval: null,
+    ablation: evidence.ablation ?? null,
   };
 }
 
