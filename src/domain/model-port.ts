@@ -2,6 +2,7 @@ import type { CriticRequirement, CriticVerdict, ScorerResult } from './record.ts
 import type { DiagnosisReport } from './diagnosis.ts';
 import type { ReleaseCandidate } from './release-candidate.ts';
 import type { TraceEvent } from './trace.ts';
+import type { GradientClaim, GradientDocument } from './gradient.ts';
 
 export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer'] as const;
 export type Role = (typeof roles)[number];
@@ -93,6 +94,8 @@ export interface DiagnosisScriptRequest {
   readonly lastRc: RcHistoryEntry | null;
   /** The previous attempt of this iteration and why it failed, for a bounded repair. */
   readonly repair: RepairRequest | null;
+  /** This iteration's gradient records (per component, bound to evidence), when they were built. */
+  readonly gradient?: GradientDocument | null;
 }
 
 export interface BlueprintFile {
@@ -141,6 +144,17 @@ export interface SynthesisRequest {
   readonly taxonomy: readonly SymptomEntry[];
   readonly task: TaskBrief;
   readonly repair: RepairRequest | null;
+  /** This iteration's gradient records (per component, bound to evidence), when they were built. */
+  readonly gradient?: GradientDocument | null;
+}
+
+/**
+ * What a model may phrase gradient claims over: the records built from executed evidence. Its
+ * claims are kept only where every pointer they cite resolves in the store.
+ */
+export interface GradientPhrasingRequest {
+  readonly model: string;
+  readonly gradient: GradientDocument;
 }
 
 /**
@@ -176,6 +190,8 @@ export interface ModelPort {
   writeDiagnosisScript(request: DiagnosisScriptRequest): Promise<WithUsage<{ script: string }>>;
   synthesize(request: SynthesisRequest): Promise<WithUsage<ReleaseCandidate>>;
   reviewRequirements(request: RequirementsReviewRequest): Promise<WithUsage<{ violations: RequirementViolation[] }>>;
+  /** Optional: phrases gradient claims over the evidence-built records (an engine without it leaves them as built). */
+  phraseGradient?(request: GradientPhrasingRequest): Promise<WithUsage<{ claims: GradientClaim[] }>>;
 }
 
 export const zeroUsage: Usage = {

@@ -16,6 +16,7 @@ import { baselineRecordCount, recordBaseline, withCheckout, type RunContext, typ
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { stopReason, type IterationResult } from './stop.ts';
 import { readTaskBrief } from './task-brief.ts';
+import { recordGradient } from './gradient.ts';
 import { auditRef, currentRelease, nextIteration, tagName } from './versions.ts';
 import { lineTip } from './workspace.ts';
 
@@ -81,16 +82,26 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     const iteration = await nextIteration(repo, config);
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
-    // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
-    const { screen, files, task } = await withCheckout(workspace, tip, async (source) => ({
-      screen: await recordBaseline(context, source, release.label, baselineRecordCount(config)),
-      files: await readBlueprintFiles(source.dir, config.blueprint),
-      task: await readTaskBrief(workspace, source.dir),
-    }));
-    // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
+    // One checkout of the current release serves the baseline run, the synthesizer's view of
+    // the blueprint and the gradient records (the task's requirements).
+    const { screen, files, task, stop, gradient } = await withCheckout(workspace, tip, async (source) => {
+      const recorded = await recordBaseline(context, source, release.label, baselineRecordCount(config));
+      const blueprintFiles = await readBlueprintFiles(source.dir, config.blueprint);
+      // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
+      const first = recorded.records[0] as RunResult;
+      const stopNow = stopReason(results, stopPolicy, failingCases(first));
+      return {
+        screen: recorded,
+        files: blueprintFiles,
+        task: await readTaskBrief(workspace, source.dir),
+        stop: stopNow,
+        gradient: stopNow
+          ? null
+          : (await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir })).document,
+      };
+    });
     const baseline = screen.records[0] as RunResult;
     simulated ||= baseline.simulated;
-    const stop = stopReason(results, stopPolicy, failingCases(baseline));
     if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated, ablation };
 
     // Earlier RCs, from git: what was tried, what it fixed and broke, and how the gate judged it.
@@ -109,6 +120,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
             taxonomy: store.taxonomy(),
             limits: config.sandbox,
             maxRepairs: config.repairs.diagnosis,
+            gradient,
           },
           { model: context.model, reporter, records: store },
         );
@@ -116,7 +128,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+      { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },
       {
         model: context.model,
         reporter,

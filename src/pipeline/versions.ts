@@ -28,6 +28,11 @@ export function auditRef(config: Config, iteration: number): string {
   return `${auditRefPrefix(config)}iter-${String(iteration).padStart(3, '0')}`;
 }
 
+/** Where an iteration's gradient records live (gradient.json), written whatever the iteration then does. */
+export function gradientRef(config: Config, iteration: number): string {
+  return `${refNamespace(config)}gradient/${config.blueprint}/iter-${String(iteration).padStart(3, '0')}`;
+}
+
 /** Where an accepted RC waits for a person's approval (the approval layer). */
 export function pendingRef(config: Config, iteration: number): string {
   return `${pendingRefPrefix(config)}iter-${String(iteration).padStart(3, '0')}`;

@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { GradientDocument } from '../../domain/gradient.ts';
 import { diagnosisReportSchema, vocabularyProblems, type DiagnosisReport } from '../../domain/diagnosis.ts';
 import { firstIssue } from '../../domain/schema-issue.ts';
 import {
@@ -40,6 +41,8 @@ export interface DiagnoseInput {
   readonly taxonomy: readonly SymptomEntry[];
   readonly limits: SandboxLimits;
   readonly maxRepairs: number;
+  /** This iteration's gradient records, handed to the diagnostician. */
+  readonly gradient?: GradientDocument | null;
 }
 
 /** A run's records in case and trial order, one at a time (the store). */
@@ -107,6 +110,7 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
         previousReport: input.previousReport,
         lastRc: input.lastRc,
         repair,
+        gradient: input.gradient ?? null,
       });
       usage = addUsage(usage, written.usage);
       script = written.value.script;

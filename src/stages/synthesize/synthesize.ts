@@ -10,6 +10,7 @@ import {
   type TaskBrief,
   type Usage,
 } from '../../domain/model-port.ts';
+import type { GradientDocument } from '../../domain/gradient.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
 import type { Reporter } from '../../domain/progress.ts';
@@ -26,6 +27,8 @@ export interface SynthesizeInput {
   readonly task: TaskBrief;
   readonly model: string;
   readonly maxRepairs: number;
+  /** This iteration's gradient records, handed to the synthesizer. */
+  readonly gradient?: GradientDocument | null;
 }
 
 export interface SynthesizeDeps {
@@ -63,6 +66,7 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
         taxonomy: input.taxonomy,
         task: input.task,
         repair,
+        gradient: input.gradient ?? null,
       });
       usage = addUsage(usage, answer.usage);
       candidate = answer.value;
