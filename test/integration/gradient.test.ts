@@ -44,7 +44,7 @@ describe('gradient records', () => {
               claims: [
                 supported,
                 { component: erring.component, field: 'introducedError', text: 'it silently refunds the wrong card', pointers: [planted] },
-                { component: 'section:1-you-are-the-customer-service', field: 'missing', text: 'nobody handles gift cards', pointers: [] },
+                { component: 'section:you-are-the', field: 'missing', text: 'nobody handles gift cards', pointers: [] },
               ],
             },
             usage: zeroUsage,
@@ -67,7 +67,7 @@ describe('gradient records', () => {
 
       // One record per component: tool wrappers and prompt sections (no partials, no members in the example).
       const ids = document.components.map((c) => c.component);
-      expect(ids).toEqual(expect.arrayContaining(['tool:find_customer', 'tool:get_order', 'tool:cancel_order', 'tool:return_items', 'tool:list_orders', 'section:1-you-are-the-customer-service']));
+      expect(ids).toEqual(expect.arrayContaining(['tool:find_customer', 'tool:get_order', 'tool:cancel_order', 'tool:return_items', 'tool:list_orders', 'section:you-are-the']));
       expect(document.components.some((c) => c.introducedErrors.length > 0)).toBe(true);
       expect(document.components.some((c) => c.fulfilled.length > 0)).toBe(true);
       expect(document.components.some((c) => c.missing.length > 0)).toBe(true);
@@ -110,7 +110,7 @@ describe('gradient records', () => {
       { type: 'final', output: 'x' },
     ] as unknown as TraceEvent[];
     const components = blueprintComponents(files, 'blueprints/crew', ['planner', 'coder']);
-    expect(components.map((c) => c.id)).toEqual(['member:coder', 'member:planner', 'tool:search', 'partial:partials/house', 'section:1-role', 'section:2-rules']);
+    expect(components.map((c) => c.id)).toEqual(['member:coder', 'member:planner', 'tool:search', 'partial:partials/house', 'section:role', 'section:rules']);
     const document = buildGradient({
       iteration: 1,
       blueprint: 'crew',

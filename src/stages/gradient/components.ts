@@ -21,7 +21,7 @@ const slug = (text: string): string =>
     .replace(/[^a-z0-9]+/g, ' ')
     .trim()
     .split(' ')
-    .slice(0, 5)
+    .slice(0, 3)
     .join('-') || 'section';
 
 /**
@@ -37,10 +37,18 @@ export function promptSections(prompt: string): Array<{ name: string; text: stri
     if (starts && (chunks.at(-1) ?? []).some((l) => l.trim() !== '')) chunks.push([]);
     if (headed || line.trim() !== '') chunks.at(-1)?.push(line);
   }
+  // Named by their first three words, not their position, so inserting a section renames no
+  // other and a revision that keeps its opening keeps its name.
+  const used = new Map<string, number>();
   return chunks
     .map((c) => c.join('\n').trim())
     .filter((text) => text !== '')
-    .map((text, i) => ({ name: `${i + 1}-${slug((text.split('\n')[0] ?? '').replace(/^#+ /, ''))}`, text }));
+    .map((text) => {
+      const base = slug((text.split('\n')[0] ?? '').replace(/^#+ /, ''));
+      const seen = (used.get(base) ?? 0) + 1;
+      used.set(base, seen);
+      return { name: seen === 1 ? base : `${base}-${seen}`, text };
+    });
 }
 
 interface Manifest {

@@ -2,7 +2,7 @@ import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { Role } from '../../domain/model-port.ts';
-import type { ChangeIntent } from '../../domain/release-candidate.ts';
+import { editsByType, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
 import type { Ablation } from '../../domain/ablation.ts';
 import { reportTemplate } from '../../report/handlebars-templates.ts';
@@ -206,6 +206,14 @@ export interface LineHistory {
   readonly releases: readonly ReleasePoint[];
 }
 
+/** The intent's typed edits, one row per type that has any (remove, revise, add). */
+function typedEditRows(intent: ChangeIntent | null): Array<{ type: string; components: string[] }> | null {
+  if (!intent?.edits?.length) return null;
+  return Object.entries(editsByType(intent.edits))
+    .filter(([, components]) => components.length > 0)
+    .map(([type, components]) => ({ type, components }));
+}
+
 export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHistory | null = null): ArtifactFile[] {
   const folder = releaseFolder(evidence);
   const { decision } = evidence;
@@ -230,6 +238,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     criticSparedText: sparedText(evidence.cost),
     checks: decision.checks.filter((c) => c.name !== 'graded' || !c.ok),
     intent: evidence.intent,
+    editsByType: typedEditRows(evidence.intent),
+    ablation: evidence.ablation ?? null,
     f2p,
     p2f,
     flaky: flakyRows(evidence),
