@@ -12,7 +12,7 @@ import { createOutput, createReporter, type Output } from './render.ts';
 export { parseTrials, parseWait, processIo, type CommonOptions, type Io } from './io.ts';
 
 /** The commands that run case-trials, and so may send them to a queue. */
-const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'calibrate', 'evaluate-test']);
+const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'shadow', 'calibrate', 'evaluate-test']);
 
 const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' } as const;
 

@@ -31,6 +31,7 @@ const commands = {
   prompts: () => import('./commands/prompts.ts'),
   report: () => import('./commands/report.ts'),
   run: () => import('./commands/run.ts'),
+  shadow: () => import('./commands/shadow.ts'),
   show: () => import('./commands/show.ts'),
   sync: () => import('./commands/sync.ts'),
   worker: () => import('./commands/worker.ts'),
@@ -93,6 +94,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--ablate <switch>', 'an experiment (paper Table 3): no-gate, no-diagnosis or critic-sees-blueprint; only with --line')
     .option('--line <name>', 'work on the scratch line NAME (branch agentdevel/scratch/NAME, started from the real line), never the real one')
     .action(lazy(commands.iterate, (m) => m.iterateCommand));
+  common(program.command('shadow').description('advisory: synthesize the RC agentdevel would propose beside a human change, gate both against their base, print them side by side; never promotes'))
+    .option('--against <ref>', 'the human change: a branch, tag or commit')
+    .option('--trials <k>', 'trials per case (default: the config)')
+    .action(lazy(commands.shadow, (m) => m.shadowCommand));
   common(program.command('gate').description('gate a release candidate written by anyone against the current release'))
     .option('--candidate <ref>', 'the branch, tag or commit to gate')
     .option('--promote', 'promote it when accepted (and record it either way)')
