@@ -27,6 +27,8 @@ export interface IterationSummary extends IterationResult {
   readonly targets: readonly string[];
   readonly diagnosisSource: 'generated' | 'builtin' | 'none';
   readonly ablation: Ablation | null;
+  /** Model-phrased gradient claims dropped this iteration because their evidence did not resolve. */
+  readonly gradientDropped?: number;
 }
 
 export interface IterateOutcome {
@@ -157,7 +159,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         f2p: [],
         p2f: [],
       });
-      results.push({ iteration, kind: 'no_candidate', f2p: [], p2f: [], p2fRate: 0, rc: null, tag: null, reasons: [synthesis.reason, diagnosisNote(diagnosis)], targets: [], diagnosisSource: diagnosis.source, ablation });
+      results.push({ iteration, kind: 'no_candidate', f2p: [], p2f: [], p2fRate: 0, rc: null, tag: null, reasons: [synthesis.reason, diagnosisNote(diagnosis)], targets: [], diagnosisSource: diagnosis.source, ablation, gradientDropped: gradient?.dropped.count ?? 0 });
       const stopNow = stopReason(results, stopPolicy, failingCases(baseline)) ?? synthesis.reason;
       return { iterations: results, stopReason: stopNow, release: release.label, simulated, ablation };
     }
@@ -197,6 +199,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         targets: synthesis.candidate.intent.targets,
         diagnosisSource: diagnosis.source,
         ablation,
+        gradientDropped: gradient?.dropped.count ?? 0,
       });
       if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(iteration, tagName(config, release.version + 1)), release: release.label, simulated, ablation };
       const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;

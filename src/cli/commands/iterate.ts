@@ -25,6 +25,7 @@ export function parseMaxIterations(value: string | undefined): number | null {
 
 export function printIterations(command: CommandContext, outcome: IterateOutcome): void {
   for (const it of outcome.iterations) {
+    if (it.gradientDropped) command.output.line(`iteration ${it.iteration}: gradient records: ${it.gradientDropped} model-phrased claim${it.gradientDropped === 1 ? '' : 's'} dropped (evidence that does not resolve)`);
     const what = it.kind === 'promoted' ? `promoted ${it.tag}` : it.kind === 'rejected' ? 'rejected' : 'no release candidate';
     if (it.kind === 'no_candidate') {
       command.output.line(`iteration ${it.iteration}: ${what}: ${it.reasons.join('; ')}`);
