@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter } from '../domain/progress.ts';
+import { ensureScratchBranch, scratchConfig } from '../pipeline/scratch-line.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { RunContext, UsageScope } from '../pipeline/execute-run.ts';
 import { openWorkspace, type Workspace } from '../pipeline/workspace.ts';
@@ -12,7 +13,7 @@ import { createOutput, createReporter, type Output } from './render.ts';
 export { parseTrials, parseWait, processIo, type CommonOptions, type Io } from './io.ts';
 
 /** The commands that run case-trials, and so may send them to a queue. */
-const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'calibrate', 'evaluate-test']);
+const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'shadow', 'calibrate', 'evaluate-test']);
 
 const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock' } as const;
 
@@ -71,12 +72,17 @@ export async function openCommand(io: Io, options: CommonOptions, lockFor: strin
     lock: lockFor ? { command: lockFor, waitMs } : null,
     clock: io.clock,
   });
-  const workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
+  let workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.
   declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
   try {
     // A must-pass entry that names no case is refused before anything runs (exit 2).
     if (lockFor !== null) await refuseConfigNamingNoCase(workspace);
+    if (options.line !== undefined) {
+      workspace = { ...workspace, config: scratchConfig(workspace.config, options.line) };
+      // A writer starts the scratch line from the real line's tip; a reader only reads what is there.
+      if (lockFor) await ensureScratchBranch(workspace, opened.config.line.branch);
+    }
     if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
     const usageScope: UsageScope = { iteration: null, runId: null };
     // The engines (prompt templates, the SDK) are loaded only by the commands that call models.

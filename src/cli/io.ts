@@ -14,6 +14,8 @@ export interface CommonOptions {
   readonly trials?: string;
   /** Runs case-trials on workers through this Redis queue (overrides `queue` of the config). */
   readonly queue?: string;
+  /** Works on the scratch line of this name instead of the real line (iterate, log). */
+  readonly line?: string;
 }
 
 export function parseTrials(value: string | undefined): number | null {

@@ -38,6 +38,7 @@ const commands = {
   prompts: () => import('./commands/prompts.ts'),
   report: () => import('./commands/report.ts'),
   run: () => import('./commands/run.ts'),
+  shadow: () => import('./commands/shadow.ts'),
   show: () => import('./commands/show.ts'),
   sync: () => import('./commands/sync.ts'),
   worker: () => import('./commands/worker.ts'),
@@ -97,7 +98,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--max-iterations <n>', 'stop after N iterations (default: stop.maxIterations of the config)')
     .option('--trials <k>', 'trials per case (default: the config)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
+    .option('--ablate <switch>', 'an experiment (paper Table 3): no-gate, no-diagnosis or critic-sees-blueprint; only with --line')
+    .option('--line <name>', 'work on the scratch line NAME (branch agentdevel/scratch/NAME, started from the real line), never the real one')
     .action(lazy(commands.iterate, (m) => m.iterateCommand));
+  common(program.command('shadow').description('advisory: synthesize the RC agentdevel would propose beside a human change, gate both against their base, print them side by side; never promotes'))
+    .option('--against <ref>', 'the human change: a branch, tag or commit')
+    .option('--trials <k>', 'trials per case (default: the config)')
+    .action(lazy(commands.shadow, (m) => m.shadowCommand));
   common(program.command('gate').description('gate a release candidate written by anyone against the current release'))
     .option('--candidate <ref>', 'the branch, tag or commit to gate')
     .option('--promote', 'promote it when accepted (and record it either way)')
@@ -175,7 +182,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .action(async (names: string[], options: LabelsOptions) => {
       exitCode = await (await commands.labels()).labelsMergeCommand(io, mergeGlobal(options), names);
     });
-  common(program.command('log').description('one line (a JSON object with --json) per release candidate')).action(lazy(commands.log, (m) => m.logCommand));
+  common(program.command('log').description('one line (a JSON object with --json) per release candidate'))
+    .option('--line <name>', 'the release candidates of the scratch line NAME (see iterate --line)')
+    .action(lazy(commands.log, (m) => m.logCommand));
   common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))
     .option('--role <role>', 'critic, diagnostician or synthesizer')
     .option('--case <id>', 'the train case whose trace the critic judges (default: the first failing one of the newest run)')

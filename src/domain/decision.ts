@@ -5,6 +5,7 @@ import { AgentdevelError } from './errors.ts';
 import { parseJsonDocument } from './json-document.ts';
 import { roles } from './model-port.ts';
 import { changeIntentSchema } from './release-candidate.ts';
+import { ablations } from './ablation.ts';
 import { z } from './zod.ts';
 
 export const DECISION_SCHEMA = 'agentdevel/decision@3';
@@ -258,6 +259,8 @@ export const decisionDocumentSchema = z.object({
   diagnosis: z.object({ source: z.enum(['generated', 'builtin']), folder: z.string() }).nullable(),
   /** Who approved or declined a pending release, and when (the approval layer). */
   approval: z.object({ verdict: z.enum(['approved', 'declined']), by: z.string(), at: z.string(), reason: z.string().nullable() }).nullable(),
+  /** The experiment's switch the decision ran under (`iterate --ablate`, scratch lines only); null or absent otherwise. */
+  ablation: z.enum(ablations).nullable().default(null),
 });
 export type DecisionDocument = z.infer<typeof decisionDocumentSchema>;
 

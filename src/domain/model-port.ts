@@ -3,6 +3,7 @@ import type { CaseChanges } from './case-changes.ts';
 import type { DiagnosisReport } from './diagnosis.ts';
 import type { ReleaseCandidate } from './release-candidate.ts';
 import type { TraceEvent } from './trace.ts';
+import type { GradientClaim, GradientDocument } from './gradient.ts';
 
 export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer', 'judge'] as const;
 export type Role = (typeof roles)[number];
@@ -96,6 +97,8 @@ export interface DiagnosisScriptRequest {
   readonly caseChanges: CaseChanges | null;
   /** The previous attempt of this iteration and why it failed, for a bounded repair. */
   readonly repair: RepairRequest | null;
+  /** This iteration's gradient records (per component, bound to evidence), when they were built. */
+  readonly gradient?: GradientDocument | null;
 }
 
 export interface BlueprintFile {
@@ -180,6 +183,17 @@ export interface SynthesisRequest {
   readonly taxonomy: readonly SymptomEntry[];
   readonly task: TaskBrief;
   readonly repair: RepairRequest | null;
+  /** This iteration's gradient records (per component, bound to evidence), when they were built. */
+  readonly gradient?: GradientDocument | null;
+}
+
+/**
+ * What a model may phrase gradient claims over: the records built from executed evidence. Its
+ * claims are kept only where every pointer they cite resolves in the store.
+ */
+export interface GradientPhrasingRequest {
+  readonly model: string;
+  readonly gradient: GradientDocument;
 }
 
 /**
@@ -235,6 +249,8 @@ export interface ModelPort {
   synthesize(request: SynthesisRequest): Promise<WithUsage<ReleaseCandidate>>;
   reviewRequirements(request: RequirementsReviewRequest): Promise<WithUsage<{ violations: RequirementViolation[] }>>;
   judgeHelpfulness(request: HelpfulnessRequest): Promise<WithUsage<{ verdicts: HelpfulnessVerdict[] }>>;
+  /** Optional: phrases gradient claims over the evidence-built records (an engine without it leaves them as built). */
+  phraseGradient?(request: GradientPhrasingRequest): Promise<WithUsage<{ claims: GradientClaim[] }>>;
 }
 
 export const zeroUsage: Usage = {

@@ -1,16 +1,37 @@
 import { z } from './zod.ts';
 
-/** A whole-file edit. `content: null` deletes the file. Paths are relative to the workspace root. */
+export const editTypes = ['remove', 'revise', 'add'] as const;
+export type EditType = (typeof editTypes)[number];
+
+/**
+ * A whole-file edit. `content: null` deletes the file. Paths are relative to the workspace root.
+ * A typed edit (EvoMAC's updating operator) also says what it does to which component
+ * ("tool:get_order", "section:…", "partial:…", "member:…"): the scope check holds it to that.
+ */
 export const fileEditSchema = z.object({
   path: z.string().min(1),
   content: z.string().nullable(),
+  type: z.enum(editTypes).optional(),
+  component: z.string().min(1).optional(),
 });
 export type FileEdit = z.infer<typeof fileEditSchema>;
 
 /** Which symptoms the RC targets and why; it documents alignment, it does not claim causality. */
+export const typedChangeSchema = z.object({ type: z.enum(editTypes), component: z.string(), paths: z.array(z.string()) });
+export type TypedChange = z.infer<typeof typedChangeSchema>;
+
+/** Typed edits grouped by type, for the reports and the log. */
+export function editsByType(changes: readonly TypedChange[]): Record<EditType, string[]> {
+  const grouped: Record<EditType, string[]> = { remove: [], revise: [], add: [] };
+  for (const change of changes) if (!grouped[change.type].includes(change.component)) grouped[change.type].push(change.component);
+  return grouped;
+}
+
 export const changeIntentSchema = z.object({
   targets: z.array(z.string()).min(1),
   rationale: z.string().min(1),
+  /** The RC's typed edits, each naming its component (absent for untyped or hand-made candidates). */
+  edits: z.array(typedChangeSchema).optional(),
 });
 export type ChangeIntent = z.infer<typeof changeIntentSchema>;
 
@@ -33,6 +54,7 @@ export function releaseCandidateSchemaFor(vocabulary: readonly string[]) {
     intent: z.object({
       targets: z.array(z.enum([first, ...rest])).min(1),
       rationale: z.string().min(1),
+      edits: z.array(typedChangeSchema).optional(),
     }),
   });
 }

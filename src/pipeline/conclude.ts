@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { GateDecision } from '../domain/decision.ts';
+import { ABLATION_TEXT, type Ablation } from '../domain/ablation.ts';
 import type { Role } from '../domain/model-port.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { ChangeIntent } from '../domain/release-candidate.ts';
@@ -35,6 +36,8 @@ export interface GateSubject {
   readonly diagnosis: DiagnosisEvidence | null;
   /** The iteration's credit per component (loop candidates only). */
   readonly credit?: CreditDocument | null;
+  /** The experiment's switch this decision ran under (iterate --ablate, scratch lines only); null otherwise. */
+  readonly ablation?: Ablation | null;
   readonly edits: readonly ChangedPath[];
   /** Edited paths outside the blueprint folder: the candidate is rejected without running. */
   readonly outside: readonly string[];
@@ -86,7 +89,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
         })
       : null;
   const approval = subject.record && config.gate.layers.some((l) => l.layer === 'approval');
-  const decision = baselineRun
+  const gated = baselineRun
     ? await decideLayers({
         config,
         tracesRoot: context.workspace.tracesRoot,
@@ -100,6 +103,10 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
         store: records,
       })
     : flipsOnly(scopeRejection(subject.outside, config.blueprint));
+  const ablation = subject.ablation ?? null;
+  // no-gate: every valid RC (in scope, its checks passed, run) is promoted; what the gate would
+  // have said stays in the decision, with its flips.
+  const decision = ablation === 'no-gate' && evaluation ? ungated(gated) : ablation ? { ...gated, reasons: [...gated.reasons, `ablation ${ablation}: ${ABLATION_TEXT[ablation]}`] } : gated;
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
   if (decision.verdict === 'undecided') {
     throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);
@@ -149,6 +156,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation, records) : null,
     diagnosis: subject.diagnosis,
     credit: subject.credit ?? null,
+    ablation,
     simulated,
     mockRoles,
     models: { ...config.models },
@@ -190,6 +198,15 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     p2f: decision.p2f,
   });
   return { decision, evaluation, outcome, tag: recorded?.tag ?? null, auditRef: recorded?.auditRef ?? null, simulated, mockRoles, evidence, reportFiles };
+}
+
+/** The no-gate ablation's decision: accepted, with the gate's own verdict and reasons kept beside it. */
+function ungated(decision: GateDecision): GateDecision {
+  return {
+    ...decision,
+    verdict: 'accept',
+    reasons: [`ablation no-gate: promoted whatever the gate said; the gate said ${decision.verdict}${decision.reasons.length ? `: ${decision.reasons.join('; ')}` : ''}`],
+  };
 }
 
 /** The named cases side by side, the run statistics and the blueprint diff, for the reports. */

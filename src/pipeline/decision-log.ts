@@ -1,4 +1,6 @@
 import { parseDecisionDocument } from '../domain/decision.ts';
+import type { Ablation } from '../domain/ablation.ts';
+import { editsByType, editTypes, type EditType, type TypedChange } from '../domain/release-candidate.ts';
 import type { Workspace } from './workspace.ts';
 import { auditRefPrefix, iterationOf } from './versions.ts';
 
@@ -26,6 +28,12 @@ export interface LogEntry {
   readonly traceCost: { readonly value: number; readonly weights: { steps: number; repeats: number; noops: number } } | null;
   readonly composite: number | null;
   readonly efficiencyRelease: boolean;
+  /** The ablation the decision ran under (scratch lines), or null. */
+  readonly ablation: Ablation | null;
+  /** The RC's typed edits grouped by type (remove, revise, add), each a list of components. */
+  readonly editsByType: Record<EditType, string[]> | null;
+  /** The gate's hit rate (share of fixes whose symptom the intent targeted), when it had fixes to judge. */
+  readonly hitRate: number | null;
 }
 
 /**
@@ -72,7 +80,23 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
       traceCost: gate?.cost ? { value: gate.cost.candidate, weights: gate.cost.weights } : null,
       composite: gate?.composite?.candidate ?? null,
       efficiencyRelease: gate?.efficiency?.promoted ?? false,
+      ablation: decision.document?.ablation ?? null,
+      editsByType: decision.intent && 'edits' in decision.intent && Array.isArray(decision.intent.edits) && decision.intent.edits.length > 0 ? editsByType(decision.intent.edits as TypedChange[]) : null,
+      hitRate: gate?.rates.hitRate ?? null,
     });
   }
   return entries.sort((a, b) => a.iteration - b.iteration);
+}
+
+/**
+ * The hit rate per edit type across the line: over the RCs with an edit of that type, the share
+ * of their fixes (F→P) whose baseline symptom the RC's intent targeted.
+ */
+export function hitRateByEditType(entries: readonly LogEntry[]): Array<{ type: EditType; rcs: number; hits: number; fixes: number }> {
+  return editTypes.map((type) => {
+    const withType = entries.filter((e) => (e.editsByType?.[type].length ?? 0) > 0);
+    const fixes = withType.reduce((n, e) => n + e.f2p, 0);
+    const hits = withType.reduce((n, e) => n + Math.round((e.hitRate ?? 0) * e.f2p), 0);
+    return { type, rcs: withType.length, hits, fixes };
+  });
 }

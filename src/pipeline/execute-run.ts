@@ -2,7 +2,8 @@ import { judgeOnce } from '../stages/critic/judge-once.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { blueprintRoot, readManifest } from '../blueprint/load.ts';
+import { blueprintRoot, readBlueprintFiles, readManifest } from '../blueprint/load.ts';
+import { rubricWithBlueprint } from '../domain/blueprint-shown.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Split } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -81,6 +82,11 @@ export interface RunContext {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   /** Where case-trials run: on workers through a queue, or (absent) in this process. */
   readonly executor?: CaseTrialExecutor;
+  /**
+   * The `critic-sees-blueprint` ablation: the critic is shown the blueprint of the version it
+   * judges. Only `iterate --ablate` on a scratch line sets it; everywhere else the critic is blind.
+   */
+  readonly criticSeesBlueprint?: boolean;
 }
 
 export function newRunId(clock: Clock): string {
@@ -154,7 +160,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       simulated: provenance.simulated,
     };
     const cacheKey = createHash('sha256')
-      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0 }))
+      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0, ...(context.criticSeesBlueprint ? { criticSeesBlueprint: true } : {}) }))
       .digest('hex');
 
     // Confirmation trials are fresh draws by definition, run beside the other version's: never an earlier run's.
@@ -187,7 +193,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           trials: request.trials,
           ...(request.firstTrial === undefined ? {} : { firstTrial: request.firstTrial }),
           concurrency,
-          rubric: task.rubric,
+          rubric: context.criticSeesBlueprint ? rubricWithBlueprint(task.rubric, await readBlueprintFiles(dir, config.blueprint)) : task.rubric,
           requirements: task.requirements,
           scorers: task.manifest.scorers,
           taskRoot: task.root,

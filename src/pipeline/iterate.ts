@@ -3,11 +3,18 @@ import { loadSplit, loadTask } from '../task/load.ts';
 import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
 import { readBlueprintBrief } from '../blueprint/brief.ts';
+import type { CaseRecord } from '../domain/record.ts';
+import { zeroUsage, type SymptomEntry } from '../domain/model-port.ts';
 import { readBlueprintFiles } from '../blueprint/load.ts';
 import type { CreditDocument } from '../domain/credit.ts';
 import { recordCredit } from './credit.ts';
 import { diagnose, type DiagnoseResult } from '../stages/diagnose/diagnose.ts';
 import { synthesize } from '../stages/synthesize/synthesize.ts';
+import { rawRecordsReport } from '../stages/diagnose/raw-records.ts';
+import { symptomVocabulary } from '../domain/symptoms.ts';
+import { ABLATION_TEXT, type Ablation } from '../domain/ablation.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { scratchName } from './scratch-line.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
 import { pendingReleases, type PendingRelease } from './approval.ts';
 import { concludeCandidate } from './conclude.ts';
@@ -15,6 +22,7 @@ import { baselineRecordCount, recordBaseline, withCheckout, type RunContext, typ
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { stopReason, type IterationResult } from './stop.ts';
 import { readTaskBrief } from './task-brief.ts';
+import { recordGradient } from './gradient.ts';
 import { auditRef, currentRelease, nextIteration, tagName } from './versions.ts';
 import { lineTip } from './workspace.ts';
 
@@ -23,7 +31,10 @@ export interface IterationSummary extends IterationResult {
   readonly tag: string | null;
   readonly reasons: readonly string[];
   readonly targets: readonly string[];
-  readonly diagnosisSource: 'generated' | 'builtin';
+  readonly diagnosisSource: 'generated' | 'builtin' | 'none';
+  readonly ablation: Ablation | null;
+  /** Model-phrased gradient claims dropped this iteration because their evidence did not resolve. */
+  readonly gradientDropped?: number;
 }
 
 export interface IterateOutcome {
@@ -31,6 +42,23 @@ export interface IterateOutcome {
   readonly stopReason: string;
   readonly release: string;
   readonly simulated: boolean;
+  readonly ablation: Ablation | null;
+}
+
+export interface IterateOptions {
+  readonly maxIterations: number | null;
+  /** An experiment's switch (paper Table 3); only on a scratch line. */
+  readonly ablation?: Ablation | null;
+}
+
+/** An ablated iteration may never release on the real line: refused before anything runs. */
+export function refuseAblationOnRealLine(config: RunContext['workspace']['config'], ablation: Ablation | null): void {
+  if (ablation === null || scratchName(config) !== null) return;
+  throw new AgentdevelError(
+    'USAGE',
+    `--ablate ${ablation}: refused on the real line (${config.line.branch}); ${ABLATION_TEXT[ablation]}, so it runs only on a scratch line`,
+    { hint: `Name one: \`agentdevel iterate --ablate ${ablation} --line scratch\` (its releases go to agentdevel/scratch/scratch, never to ${config.line.branch}).` },
+  );
 }
 
 /** Cases with at least one failing graded trial. */
@@ -41,9 +69,14 @@ function failingCases(run: RunResult): number {
 }
 
 /** The AgentDevel loop (Algorithm 1): the one place that knows the order of the stages. */
-export async function iterate(context: RunContext, options: { maxIterations: number | null }): Promise<IterateOutcome> {
+export async function iterate(parent: RunContext, options: IterateOptions): Promise<IterateOutcome> {
+  const ablation = options.ablation ?? null;
+  refuseAblationOnRealLine(parent.workspace.config, ablation);
+  // The critic's switch reaches the runs through the context; the other two act here and in the gate.
+  const context: RunContext = ablation === 'critic-sees-blueprint' ? { ...parent, criticSeesBlueprint: true } : parent;
   const { workspace, reporter } = context;
   const { config, store, repo } = workspace;
+  if (ablation) reporter.emit({ type: 'warning', message: `ablation ${ablation} on scratch line ${config.line.branch}: ${ABLATION_TEXT[ablation]}` });
   const stopPolicy = { ...config.stop, maxIterations: options.maxIterations ?? config.stop.maxIterations };
   const results: IterationSummary[] = [];
   let simulated = false;
@@ -53,46 +86,56 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     const release = await currentRelease(repo, config, tip);
     // A release waiting for a person's approval holds the line: nothing more is built on it until then.
     const waiting = await pendingReleases(workspace);
-    if (waiting.length > 0) return { iterations: results, stopReason: awaitingApproval(waiting, tip), release: release.label, simulated };
+    if (waiting.length > 0) return { iterations: results, stopReason: awaitingApproval(waiting, tip), release: release.label, simulated, ablation };
     const iteration = await nextIteration(repo, config);
     context.usageScope.iteration = iteration;
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
-    // One checkout of the current release serves both the baseline run and the synthesizer's view of the blueprint.
-    const { screen, files, brief, task, credit } = await withCheckout(workspace, tip, async (source) => {
+    // One checkout of the current release serves the baseline run, the synthesizer's view of
+    // the blueprint, the credit per component and the gradient records (the task's requirements).
+    const { screen, files, brief, task, stop, gradient, credit } = await withCheckout(workspace, tip, async (source) => {
       const recorded = await recordBaseline(context, source, release.label, baselineRecordCount(config));
+      const blueprintFiles = await readBlueprintFiles(source.dir, config.blueprint);
+      // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
+      const first = recorded.records[0] as RunResult;
+      const stopNow = stopReason(results, stopPolicy, failingCases(first));
       return {
         screen: recorded,
-        files: await readBlueprintFiles(source.dir, config.blueprint),
+        files: blueprintFiles,
         brief: await readBlueprintBrief(source.dir, config.blueprint),
         task: await readTaskBrief(workspace, source.dir),
+        stop: stopNow,
+        gradient: stopNow
+          ? null
+          : (await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir })).document,
         // Credit per component, read from the release's ordinary run (and the judge, when on).
-        credit: await recordCredit(context, { iteration, run: recorded.records[0] as RunResult, sourceDir: source.dir, history: await readRcHistory(workspace) }),
+        credit: stopNow ? null : await recordCredit(context, { iteration, run: first, sourceDir: source.dir, history: await readRcHistory(workspace) }),
       };
     });
-    // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
     const baseline = screen.records[0] as RunResult;
     if (credit) reporter.emit({ type: 'stage', stage: 'credit', message: creditLine(iteration, credit) });
     simulated ||= baseline.simulated;
-    const stop = stopReason(results, stopPolicy, failingCases(baseline));
-    if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated };
+    if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated, ablation };
 
     // Earlier RCs, from git: what was tried, what it fixed and broke, and how the gate judged it.
     const history = await readRcHistory(workspace);
     reporter.emit({ type: 'stage', stage: 'diagnose', message: `iteration ${iteration}: diagnosing ${failingCases(baseline)} failing cases` });
-    const diagnosis = await diagnose(
-      {
-        runId: baseline.runId,
-        tracesRoot: workspace.tracesRoot,
-        workDir: path.join(workspace.stateDir, 'diagnose', `iter-${String(iteration).padStart(3, '0')}`),
-        previousScript: await previousScript(context, iteration),
-        ...(await previousDiagnosis(workspace, history)),
-        model: config.models.diagnostician,
-        taxonomy: store.taxonomy(),
-        limits: config.sandbox,
-        maxRepairs: config.repairs.diagnosis,
-      },
-      { model: context.model, reporter, records: store },
-    );
+    const diagnosis: Diagnosed = ablation === 'no-diagnosis'
+      ? undiagnosed(store.records(baseline.runId), store.taxonomy())
+      : await diagnose(
+          {
+            runId: baseline.runId,
+            tracesRoot: workspace.tracesRoot,
+            workDir: path.join(workspace.stateDir, 'diagnose', `iter-${String(iteration).padStart(3, '0')}`),
+            previousScript: await previousScript(context, iteration),
+            ...(await previousDiagnosis(workspace, history)),
+            model: config.models.diagnostician,
+            taxonomy: store.taxonomy(),
+            limits: config.sandbox,
+            maxRepairs: config.repairs.diagnosis,
+            gradient,
+          },
+          { model: context.model, reporter, records: store },
+        );
 
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
@@ -100,7 +143,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
     const evidence = await synthesisEvidence(diagnosis.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
     let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, brief, diagnosis: diagnosis.report, evidence, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+      { blueprint: config.blueprint, files, brief, diagnosis: diagnosis.report, evidence, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },
       {
         model: context.model,
         reporter,
@@ -122,16 +165,16 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         baselineRun: baseline.runId,
         candidateRun: null,
         outcome: 'no_candidate',
-        reasons: [synthesis.reason, ...synthesis.attempts, diagnosisNote(diagnosis)],
+        reasons: [synthesis.reason, ...synthesis.attempts, diagnosisNote(diagnosis), ...(ablation ? [`ablation ${ablation}: ${ABLATION_TEXT[ablation]}`] : [])],
         intent: null,
         tag: null,
         auditRef: null,
         f2p: [],
         p2f: [],
       });
-      results.push({ iteration, kind: 'no_candidate', f2p: [], p2f: [], p2fRate: 0, rc: null, tag: null, reasons: [synthesis.reason, diagnosisNote(diagnosis)], targets: [], diagnosisSource: diagnosis.source });
+      results.push({ iteration, kind: 'no_candidate', f2p: [], p2f: [], p2fRate: 0, rc: null, tag: null, reasons: [synthesis.reason, diagnosisNote(diagnosis)], targets: [], diagnosisSource: diagnosis.source, ablation, gradientDropped: gradient?.dropped.count ?? 0 });
       const stopNow = stopReason(results, stopPolicy, failingCases(baseline)) ?? synthesis.reason;
-      return { iterations: results, stopReason: stopNow, release: release.label, simulated };
+      return { iterations: results, stopReason: stopNow, release: release.label, simulated, ablation };
     }
 
     const candidate = built as unknown as BuiltCandidate;
@@ -145,8 +188,9 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         nextRelease: tagName(config, release.version + 1),
         intent: synthesis.candidate.intent,
         fingerprint: synthesis.fingerprint,
-        diagnosis,
+        diagnosis: diagnosis.source === 'none' ? null : diagnosis,
         credit,
+        ablation,
         edits: await repo.changedPaths(tip, candidate.commit),
         outside: [],
         changeBase: tip,
@@ -168,13 +212,15 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         reasons: decision.reasons,
         targets: synthesis.candidate.intent.targets,
         diagnosisSource: diagnosis.source,
+        ablation,
+        gradientDropped: gradient?.dropped.count ?? 0,
       });
-      if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(await pendingReleases(workspace), tip), release: release.label, simulated };
+      if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(await pendingReleases(workspace), tip), release: release.label, simulated, ablation };
       const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;
       const stopAfter = stopReason(results, stopPolicy, failingCases(after));
       if (stopAfter) {
         const final = await currentRelease(repo, config, await lineTip(workspace));
-        return { iterations: results, stopReason: stopAfter, release: final.label, simulated };
+        return { iterations: results, stopReason: stopAfter, release: final.label, simulated, ablation };
       }
     } finally {
       await discardCandidate(workspace, candidate);
@@ -206,7 +252,15 @@ function awaitingApproval(waiting: readonly PendingRelease[], tip: string): stri
     .join('; ');
 }
 
-function diagnosisNote(diagnosis: DiagnoseResult): string {
+/** The `no-diagnosis` ablation: the raw records stand in for the report, and no script runs. */
+type Diagnosed = DiagnoseResult | (Omit<DiagnoseResult, 'source' | 'script'> & { readonly source: 'none' });
+
+function undiagnosed(records: readonly CaseRecord[], taxonomy: readonly SymptomEntry[]): Diagnosed {
+  return { report: rawRecordsReport(records), source: 'none', attempts: [], usage: zeroUsage, vocabulary: symptomVocabulary(taxonomy, records) };
+}
+
+function diagnosisNote(diagnosis: Diagnosed): string {
+  if (diagnosis.source === 'none') return 'diagnosis: none (ablation no-diagnosis: the synthesizer read the raw records)';
   if (diagnosis.source === 'generated') return 'diagnosis: the generated script was used';
   const failed = diagnosis.attempts.filter((a) => !a.ok);
   return failed.length === 0

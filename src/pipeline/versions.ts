@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.ts';
 import type { GitRepo } from '../git/git.ts';
+import { SCRATCH_BRANCH_PREFIX } from '../domain/ablation.ts';
 
 export interface Release {
   readonly commit: string;
@@ -13,21 +14,32 @@ export function tagName(config: Config, version: number): string {
   return `${config.line.tagPrefix}${config.blueprint}/v${version}`;
 }
 
+/** A scratch line keeps its audit and pending refs apart (refs/agentdevel/scratch/NAME/…), so it numbers its own iterations. */
+function refNamespace(config: Config): string {
+  const { branch } = config.line;
+  return branch.startsWith(SCRATCH_BRANCH_PREFIX) ? `refs/agentdevel/scratch/${branch.slice(SCRATCH_BRANCH_PREFIX.length)}/` : 'refs/agentdevel/';
+}
+
 export function auditRefPrefix(config: Config): string {
-  return `refs/agentdevel/rc/${config.blueprint}/`;
+  return `${refNamespace(config)}rc/${config.blueprint}/`;
 }
 
 export function auditRef(config: Config, iteration: number): string {
   return `${auditRefPrefix(config)}iter-${String(iteration).padStart(3, '0')}`;
 }
 
+/** Where an iteration's gradient records live (gradient.json), written whatever the iteration then does. */
+export function gradientRef(config: Config, iteration: number): string {
+  return `${refNamespace(config)}gradient/${config.blueprint}/iter-${String(iteration).padStart(3, '0')}`;
+}
+
 /** Where an accepted RC waits for a person's approval (the approval layer). */
 export function pendingRef(config: Config, iteration: number): string {
-  return `refs/agentdevel/pending/${config.blueprint}/iter-${String(iteration).padStart(3, '0')}`;
+  return `${pendingRefPrefix(config)}iter-${String(iteration).padStart(3, '0')}`;
 }
 
 export function pendingRefPrefix(config: Config): string {
-  return `refs/agentdevel/pending/${config.blueprint}/`;
+  return `${refNamespace(config)}pending/${config.blueprint}/`;
 }
 
 export function iterationOf(ref: string): number | null {

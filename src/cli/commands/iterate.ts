@@ -1,4 +1,5 @@
 import { AgentdevelError } from '../../domain/errors.ts';
+import { ABLATION_TEXT, ablations, isAblation, type Ablation } from '../../domain/ablation.ts';
 import { iterate, type IterateOutcome } from '../../pipeline/iterate.ts';
 import { refuseDirtyTree } from '../../pipeline/workspace.ts';
 import { openCommand, type CommandContext, type CommonOptions, type Io } from '../context.ts';
@@ -6,6 +7,13 @@ import { simulationNote } from './notes.ts';
 
 export interface IterateOptions extends CommonOptions {
   readonly maxIterations?: string;
+  readonly ablate?: string;
+}
+
+export function parseAblation(value: string | undefined): Ablation | null {
+  if (value === undefined) return null;
+  if (!isAblation(value)) throw new AgentdevelError('USAGE', `--ablate: expected one of ${ablations.join(', ')}, got "${value}"`);
+  return value;
 }
 
 export function parseMaxIterations(value: string | undefined): number | null {
@@ -17,12 +25,13 @@ export function parseMaxIterations(value: string | undefined): number | null {
 
 export function printIterations(command: CommandContext, outcome: IterateOutcome): void {
   for (const it of outcome.iterations) {
+    if (it.gradientDropped) command.output.line(`iteration ${it.iteration}: gradient records: ${it.gradientDropped} model-phrased claim${it.gradientDropped === 1 ? '' : 's'} dropped (evidence that does not resolve)`);
     const what = it.kind === 'promoted' ? `promoted ${it.tag}` : it.kind === 'rejected' ? 'rejected' : 'no release candidate';
     if (it.kind === 'no_candidate') {
       command.output.line(`iteration ${it.iteration}: ${what}: ${it.reasons.join('; ')}`);
       continue;
     }
-    command.output.line(`iteration ${it.iteration}: ${what}  F→P ${it.f2p.length}  P→F ${it.p2f.length}${it.targets.length ? `  targets ${it.targets.join(', ')}` : ''}`);
+    command.output.line(`iteration ${it.iteration}: ${what}  F→P ${it.f2p.length}  P→F ${it.p2f.length}${it.targets.length ? `  targets ${it.targets.join(', ')}` : ''}${it.ablation ? `  ABLATED: ${it.ablation}` : ''}`);
   }
   command.output.line(`current release: ${outcome.release}`);
   command.output.line(`stopped: ${outcome.stopReason}`);
@@ -31,10 +40,17 @@ export function printIterations(command: CommandContext, outcome: IterateOutcome
 
 export async function iterateCommand(io: Io, options: IterateOptions): Promise<number> {
   const maxIterations = parseMaxIterations(options.maxIterations);
+  const ablation = parseAblation(options.ablate);
+  // Refused before the workspace is opened: nothing is written, not even a scratch branch.
+  if (ablation !== null && options.line === undefined) {
+    throw new AgentdevelError('USAGE', `--ablate ${ablation}: refused on the real line; ${ABLATION_TEXT[ablation]}, so it runs only on a scratch line`, {
+      hint: `Name one: \`agentdevel iterate --ablate ${ablation} --line scratch\`.`,
+    });
+  }
   const command = await openCommand(io, options, 'iterate');
   try {
     await refuseDirtyTree(command.workspace);
-    const outcome = await iterate(command.run, { maxIterations });
+    const outcome = await iterate(command.run, { maxIterations, ablation });
     if (command.output.json) command.output.result(outcome);
     else printIterations(command, outcome);
     return 0;

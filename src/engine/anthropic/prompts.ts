@@ -3,6 +3,7 @@
 // `agentdevel prompts --role R` prints it rendered. This module only builds the values the
 // templates show. Long, stable parts (instructions, the rubric, the task's API) are system
 // blocks and carry cache_control, so repeated calls read them from the prompt cache.
+import type { GradientDocument } from '../../domain/gradient.ts';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +118,7 @@ export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: Role
       caseChanges: request.caseChanges,
       previousScript: request.previousScript,
       repair: request.repair,
+      gradient: request.gradient ? pretty(gradientView(request.gradient)) : null,
     }),
   };
 }
@@ -139,6 +141,24 @@ export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): 
       },
       history: request.history.length === 0 ? 'none: this is the first release candidate' : pretty(request.history.map(rcView)),
       repair: request.repair,
+      gradient: request.gradient ? pretty(gradientView(request.gradient)) : null,
     }),
   };
+}
+
+/**
+ * The gradient records as a model reads them: per component, what it fulfilled, the errors it
+ * introduced (case and message) and the missing sub-tasks, without the pointers (they stay in
+ * git for whoever checks a claim).
+ */
+function gradientView(gradient: GradientDocument) {
+  return gradient.components
+    .filter((c) => c.fulfilled.length + c.introducedErrors.length + c.missing.length + c.claims.length > 0)
+    .map((c) => ({
+      component: c.component,
+      fulfilled: c.fulfilled,
+      introducedErrors: c.introducedErrors.slice(0, 10).map((e) => `${e.caseId}#${e.trial}: ${e.message}`),
+      missing: c.missing.map((m) => `${m.text} (cases ${m.caseIds.join(', ')})`),
+      ...(c.claims.length > 0 ? { claims: c.claims.map((claim) => `${claim.field}: ${claim.text}`) } : {}),
+    }));
 }

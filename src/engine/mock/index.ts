@@ -8,6 +8,7 @@ import { simulatedAgentTurn } from './agent.ts';
 import { simulatedHelpfulness } from './helpfulness.ts';
 import { simulatedSynthesis } from './synthesizer.ts';
 import { mockUsage } from './usage.ts';
+import { blueprintAwareExcuses } from './blueprint-aware-critic.ts';
 
 const builtinScript = fileURLToPath(new URL('../../stages/diagnose/builtin-diagnosis.mjs', import.meta.url));
 
@@ -15,7 +16,7 @@ export function createMockEngine(): ModelPort {
   return {
     agentTurn: async (request) => simulatedAgentTurn(request),
     criticize: async (request) => ({
-      value: heuristicCritic(request.rubric, request.trace, request.scorer, request.requirements ?? []),
+      value: heuristicCritic(request.rubric, request.trace, request.scorer, request.requirements ?? [], blueprintAwareExcuses(request.rubric)),
       usage: mockUsage(request.rubric, JSON.stringify(request.trace), ''),
     }),
     // The simulated diagnostician keeps the previous iteration's script when there is one

@@ -6,6 +6,7 @@
 // the gate has real regressions to catch.
 import type { RcHistoryEntry, SynthesisRequest } from '../../domain/model-port.ts';
 import type { FileEdit, ReleaseCandidate } from '../../domain/release-candidate.ts';
+import { changedComponents } from '../../stages/synthesize/typed-edits.ts';
 
 type Files = ReadonlyMap<string, string>;
 
@@ -182,9 +183,41 @@ export function simulatedSynthesis(request: SynthesisRequest): ReleaseCandidate 
     for (const repair of repairs[symptom.label] ?? []) {
       if (tried(request.history, repair)) continue;
       const edits = repair.edits(files, root);
-      if (edits && edits.length > 0) return { edits, intent: { targets: targetsOf(repair, symptom.label, request), rationale: repair.rationale } };
+      if (edits && edits.length > 0) return { edits: typeEdits(request, edits), intent: { targets: targetsOf(repair, symptom.label, request), rationale: repair.rationale } };
     }
   }
   const top = request.diagnosis.dominantSymptoms[0]?.label ?? 'none';
   return { edits: [], intent: { targets: [top], rationale: 'The simulated synthesizer knows no untried repair for the remaining symptoms.' } };
+}
+
+/**
+ * Types each edit as EvoMAC's updating operator would (remove, revise or add a component) by
+ * what it changes: a helper module that is no component of its own is typed with the component
+ * of the RC's other edits that uses it.
+ */
+function typeEdits(request: SynthesisRequest, edits: readonly FileEdit[]): FileEdit[] {
+  const root = request.blueprintRoot;
+  const apply = (subset: readonly FileEdit[]) => {
+    const files = new Map(request.files.map((f) => [f.path, f.content]));
+    for (const e of subset) {
+      if (e.content === null) files.delete(e.path);
+      else files.set(e.path, e.content);
+    }
+    return [...files].map(([path, content]) => ({ path, content }));
+  };
+  const after = apply(edits);
+  const named = edits.map((edit) => changedComponents(request.files, apply([edit]), root)[0] ?? null);
+  const fallback = named.find((c) => c !== null) ?? null;
+  return edits.map((edit, i) => {
+    const component = named[i] ?? fallback;
+    if (!component) return edit;
+    const existed = existsIn(request.files, component, root);
+    const exists = existsIn(after, component, root);
+    return { ...edit, type: !existed ? 'add' : exists ? 'revise' : 'remove', component };
+  });
+}
+
+/** Whether a version has the component (against an empty blueprint, every component it has differs). */
+function existsIn(files: ReadonlyArray<{ path: string; content: string }>, component: string, root: string): boolean {
+  return changedComponents(files, [], root).includes(component);
 }

@@ -1,3 +1,4 @@
+import { editsByType } from '../../domain/release-candidate.ts';
 import type { CaseEvidence, CaseEvidenceDocument, SideEvidence, TrialEvidence } from '../../domain/case-evidence.ts';
 import type { CaseTest, DecisionDocument } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
@@ -143,7 +144,13 @@ ${mock}</table>`;
   const diagnosisHtml = diagnosis
     ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>`
     : '<p class="muted">No diagnosis (the candidate came from outside the loop).</p>';
-  const intent = doc.intent ? `<p>Targets: ${doc.intent.targets.map((t) => `<code>${esc(t)}</code>`).join(', ')}</p><p>${esc(doc.intent.rationale)}</p>` : '<p class="muted">No intent was given.</p>';
+  const typed = doc.intent?.edits?.length
+    ? `<ul class="edits-by-type">${Object.entries(editsByType(doc.intent.edits))
+        .filter(([, components]) => components.length > 0)
+        .map(([type, components]) => `<li><strong>${esc(type)}</strong>: ${components.map((c) => `<code>${esc(c)}</code>`).join(', ')}</li>`)
+        .join('')}</ul>`
+    : '';
+  const intent = doc.intent ? `<p>Targets: ${doc.intent.targets.map((t) => `<code>${esc(t)}</code>`).join(', ')}</p><p>${esc(doc.intent.rationale)}</p>${typed}` : '<p class="muted">No intent was given.</p>';
   const body = `<header><h1>${esc(input.title)}</h1>${simulated}</header>
 ${decision}
 <h2 id="flips">What changed</h2>${flipList('Regressions', gate.p2f, reasons)}${flipList('Fixes', gate.f2p, reasons)}${flipList('Moved within noise', gate.flaky, reasons)}

@@ -117,9 +117,16 @@ const passing: CriticVerdict = { pass: true, label: PASSING_LABEL, description: 
  * The offline critic's verdict. A requirement it judges breaks when the trace shows one of the
  * requirement's listed symptoms; the scorer, when it decides, decides the rest.
  */
-export function heuristicCritic(rubric: string, trace: readonly TraceEvent[], scorer: ScorerResult | null, requirements: readonly CriticRequirement[] = []): CriticVerdict {
+export function heuristicCritic(
+  rubric: string,
+  trace: readonly TraceEvent[],
+  scorer: ScorerResult | null,
+  requirements: readonly CriticRequirement[] = [],
+  /** Findings the critic talks itself out of (the mock's blueprint-aware critic); none for a blind one. */
+  excused: (label: string) => boolean = () => false,
+): CriticVerdict {
   const rules = rubricRules(rubric);
-  const findings = checks.map((check) => check(trace, rules)).filter((f): f is Finding => f !== null);
+  const findings = checks.map((check) => check(trace, rules)).filter((f): f is Finding => f !== null && !excused(f.label));
   const judged = requirements.map((r) => {
     const hit = findings.find((f) => r.symptoms.includes(f.label));
     return { id: r.id, pass: !hit, reason: hit ? short(hit.description, 280) : 'the trace shows no sign of a violation' };

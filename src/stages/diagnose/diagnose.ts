@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { GradientDocument } from '../../domain/gradient.ts';
 import { diagnosisReportSchema, vocabularyProblems, type DiagnosisReport } from '../../domain/diagnosis.ts';
 import { firstIssue } from '../../domain/schema-issue.ts';
 import {
@@ -42,6 +43,8 @@ export interface DiagnoseInput {
   readonly taxonomy: readonly SymptomEntry[];
   readonly limits: SandboxLimits;
   readonly maxRepairs: number;
+  /** This iteration's gradient records, handed to the diagnostician. */
+  readonly gradient?: GradientDocument | null;
 }
 
 /** A run's records in case and trial order, one at a time (the store). */
@@ -110,6 +113,7 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
         lastRc: input.lastRc,
         caseChanges: input.caseChanges,
         repair,
+        gradient: input.gradient ?? null,
       });
       usage = addUsage(usage, written.usage);
       script = written.value.script;

@@ -5,8 +5,9 @@ import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
 import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-document.ts';
 import type { Role } from '../../domain/model-port.ts';
-import type { ChangeIntent } from '../../domain/release-candidate.ts';
+import { editsByType, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
+import type { Ablation } from '../../domain/ablation.ts';
 import { reportTemplate } from '../../report/handlebars-templates.ts';
 import { aggregateText } from '../../report/gate-text.ts';
 import { renderFlipReportHtml } from '../../report/html/flip-report.ts';
@@ -52,6 +53,8 @@ export interface ReleaseEvidence {
   readonly diagnosis: DiagnosisEvidence | null;
   /** The iteration's credit per component (absent outside the loop). */
   readonly credit?: CreditDocument | null;
+  /** The ablation this decision ran under (scratch lines only), or null. */
+  readonly ablation?: Ablation | null;
   readonly simulated: boolean;
   readonly mockRoles: readonly Role[];
   readonly models: Readonly<Record<string, string>>;
@@ -114,6 +117,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     costUsd: evidence.cost?.costUsd ?? null,
     diagnosis: evidence.diagnosis ? { source: evidence.diagnosis.source, folder: diagnosticsFolder(evidence.blueprint, evidence.iteration) } : null,
     approval: null,
+    ablation: evidence.ablation ?? null,
   };
 }
 
@@ -225,6 +229,14 @@ export interface LineHistory {
   readonly releases: readonly ReleasePoint[];
 }
 
+/** The intent's typed edits, one row per type that has any (remove, revise, add). */
+function typedEditRows(intent: ChangeIntent | null): Array<{ type: string; components: string[] }> | null {
+  if (!intent?.edits?.length) return null;
+  return Object.entries(editsByType(intent.edits))
+    .filter(([, components]) => components.length > 0)
+    .map(([type, components]) => ({ type, components }));
+}
+
 export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHistory | null = null): ArtifactFile[] {
   const folder = releaseFolder(evidence);
   const { decision } = evidence;
@@ -262,6 +274,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     f2p: f2p.map(mdFlipRow),
     p2f: p2f.map(mdFlipRow),
     flaky: flakyRows(evidence).map((row) => ({ ...row, caseId: code(row.caseId) })),
+    editsByType: typedEditRows(evidence.intent),
+    ablation: evidence.ablation ?? null,
     stochastic: decision.policy === 'stochastic',
     aggregate: { text: aggregateText(decision.aggregate) },
     procedure: { text: cell(decision.procedure.text), guarantee: decision.procedure.guarantee ? cell(decision.procedure.guarantee) : null },

@@ -12,11 +12,13 @@ import {
   type TaskBrief,
   type Usage,
 } from '../../domain/model-port.ts';
+import type { GradientDocument } from '../../domain/gradient.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
 import type { Reporter } from '../../domain/progress.ts';
 import { blueprintPrefix, editProblems, editsFingerprint } from './edits.ts';
 import { repeatProblem } from './repeat.ts';
+import { typedChanges, typedEditProblems } from './typed-edits.ts';
 
 export interface SynthesizeInput {
   readonly blueprint: string;
@@ -32,6 +34,8 @@ export interface SynthesizeInput {
   readonly task: TaskBrief;
   readonly model: string;
   readonly maxRepairs: number;
+  /** This iteration's gradient records, handed to the synthesizer. */
+  readonly gradient?: GradientDocument | null;
 }
 
 export interface SynthesizeDeps {
@@ -71,6 +75,7 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
         taxonomy: input.taxonomy,
         task: input.task,
         repair,
+        gradient: input.gradient ?? null,
       });
       usage = addUsage(usage, answer.usage);
       candidate = answer.value;
@@ -87,6 +92,7 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
     }
     const fingerprint = editsFingerprint(candidate.edits);
     const problems = editProblems(candidate.edits, input.blueprint);
+    if (problems.length === 0) problems.push(...typedEditProblems(input.files, candidate.edits, blueprintPrefix(input.blueprint).slice(0, -1)));
     if (labels.size > 0) {
       for (const target of candidate.intent.targets.filter((t) => !labels.has(t))) {
         problems.push(`intent.targets: "${target}" is not a symptom label of the taxonomy (one of: ${[...labels].join(', ')})`);
@@ -96,7 +102,11 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
     if (repeat) problems.push(repeat);
     const loadError = problems.length === 0 ? await deps.validate(candidate) : null;
     if (loadError) problems.push(loadError);
-    if (problems.length === 0) return { kind: 'candidate', candidate, fingerprint, attempts, usage };
+    if (problems.length === 0) {
+      const typed = typedChanges(candidate.edits);
+      const intent = typed.length > 0 ? { ...candidate.intent, edits: typed } : candidate.intent;
+      return { kind: 'candidate', candidate: { ...candidate, intent }, fingerprint, attempts, usage };
+    }
     attempts.push(problems.join('; '));
     deps.reporter.emit({ type: 'warning', message: `RC attempt ${attempt + 1} refused: ${problems.join('; ')}` });
     repair = { previousOutput: JSON.stringify(candidate, null, 2), error: problems.join('\n') };

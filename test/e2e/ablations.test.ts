@@ -1,0 +1,80 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ablations, type Ablation } from '../../src/domain/ablation.ts';
+import { systemClock } from '../../src/domain/clock.ts';
+import type { ModelPort } from '../../src/domain/model-port.ts';
+import { silentReporter } from '../../src/domain/progress.ts';
+import { createMockEngine } from '../../src/engine/mock/index.ts';
+import { iterate } from '../../src/pipeline/iterate.ts';
+import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/scratch-line.ts';
+import { openWorkspace } from '../../src/pipeline/workspace.ts';
+import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
+
+describe('iterate --ablate', () => {
+  it('is refused on the real line (exit 2, nothing written); on a scratch line it runs, records the ablation in every decision, and log marks them', async () => {
+    const dir = await exampleWorkspace();
+    const before = lineState(dir);
+    const refused = cli(['iterate', '--ablate', 'no-gate', '-C', dir]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--ablate no-gate: refused on the real line/);
+    expect(lineState(dir)).toBe(before);
+    expect(cli(['iterate', '--ablate', 'no-such', '--line', 'x', '-C', dir]).code).toBe(2);
+
+    const ran = cli(['iterate', '--ablate', 'no-gate', '--line', 'scratch', '--max-iterations', '2', '-C', dir]);
+    expect(ran.stderr).not.toMatch(/internal error/);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/ABLATED: no-gate/);
+    // The real line, its tags and its audit refs did not move; the scratch line has its own.
+    const after = lineState(dir).split('\n');
+    for (const line of before.split('\n')) expect(after).toContain(line);
+    expect(after.filter((l) => !before.includes(l)).every((l) => /refs\/(heads\/agentdevel\/scratch\/scratch|tags\/scratch\/scratch\/|agentdevel\/scratch\/scratch\/)/.test(l))).toBe(true);
+    expect(git(dir, 'tag', '--list', 'support-agent/*')).toBe('');
+
+    const logged = cli(['log', '--json', '--line', 'scratch', '-C', dir]);
+    expect(logged.code).toBe(0);
+    const entries = logged.stdout.trim().split('\n').map((l) => JSON.parse(l) as { ablation: string; decision: string });
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) expect(entry.ablation).toBe('no-gate');
+    // Ungated: every RC that ran was promoted.
+    expect(entries.every((e) => e.decision === 'promoted')).toBe(true);
+    const text = cli(['log', '--line', 'scratch', '-C', dir]).stdout;
+    expect(text.split('\n').filter((l) => l.startsWith('agentdevel/rc/')).every((l) => l.includes('ABLATED: no-gate'))).toBe(true);
+    expect(cli(['log', '-C', dir]).stdout).not.toMatch(/ABLATED/);
+  }, 120_000);
+
+  it('keeps the critic blind under every setting but critic-sees-blueprint (canary in the prompt)', async () => {
+    const dir = await exampleWorkspace();
+    const canary = 'CANARY-ablation-5b1e-not-for-the-critic';
+    const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
+    writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nHouse rule ${canary}.\n`);
+    git(dir, 'commit', '-qam', 'canary');
+    const seen = new Map<Ablation | 'none', { critic: number; withCanary: number }>();
+    for (const ablation of [null, ...ablations]) {
+      const opened = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: systemClock });
+      const workspace = { ...opened, config: scratchConfig(opened.config, `canary-${ablation ?? 'none'}`) };
+      try {
+        await ensureScratchBranch(workspace, opened.config.line.branch);
+        const mock = createMockEngine();
+        const tally = { critic: 0, withCanary: 0 };
+        const model: ModelPort = {
+          ...mock,
+          criticize: async (request) => {
+            tally.critic += 1;
+            if (JSON.stringify(request).includes(canary)) tally.withCanary += 1;
+            return mock.criticize(request);
+          },
+        };
+        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, usageScope: { iteration: null, runId: null } }, { maxIterations: 1, ablation });
+        seen.set(ablation ?? 'none', tally);
+      } finally {
+        await workspace.close();
+      }
+    }
+    for (const setting of ['none', 'no-gate', 'no-diagnosis'] as const) {
+      expect(seen.get(setting)?.critic).toBeGreaterThan(0);
+      expect(seen.get(setting)?.withCanary).toBe(0);
+    }
+    expect(seen.get('critic-sees-blueprint')?.withCanary).toBeGreaterThan(0);
+  }, 180_000);
+});

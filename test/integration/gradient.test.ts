@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/domain/clock.ts';
+import type { EvidencePointer, GradientClaim } from '../../src/domain/gradient.ts';
+import { zeroUsage, type ModelPort, type SynthesisRequest } from '../../src/domain/model-port.ts';
+import { silentReporter } from '../../src/domain/progress.ts';
+import type { TraceEvent } from '../../src/domain/trace.ts';
+import { createMockEngine } from '../../src/engine/mock/index.ts';
+import { readGradient } from '../../src/pipeline/gradient.ts';
+import { iterate } from '../../src/pipeline/iterate.ts';
+import { openWorkspace } from '../../src/pipeline/workspace.ts';
+import { buildGradient } from '../../src/stages/gradient/build.ts';
+import { blueprintComponents } from '../../src/stages/gradient/components.ts';
+import { readTrace } from '../../src/stages/run/trace-file.ts';
+import { exampleWorkspace, git } from '../helpers/workspace.ts';
+
+describe('gradient records', () => {
+  it('are written to git each iteration from executed evidence; a model-phrased claim without resolvable evidence is dropped and counted; the diagnostician and synthesizer get them', async () => {
+    const dir = await exampleWorkspace();
+    const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: systemClock });
+    try {
+      const mock = createMockEngine();
+      const handed: { synthesizer: SynthesisRequest['gradient'][]; diagnostician: number } = { synthesizer: [], diagnostician: 0 };
+      let supported: GradientClaim | null = null;
+      const model: ModelPort = {
+        ...mock,
+        writeDiagnosisScript: async (request) => {
+          if (request.gradient) handed.diagnostician += 1;
+          return mock.writeDiagnosisScript(request);
+        },
+        synthesize: async (request) => {
+          handed.synthesizer.push(request.gradient);
+          return mock.synthesize(request);
+        },
+        // A scripted model: one claim that cites a real tool error, one that cites an event no
+        // trace has, and one that cites nothing.
+        phraseGradient: async ({ gradient }) => {
+          const erring = gradient.components.find((c) => c.introducedErrors.length > 0);
+          const error = erring?.introducedErrors[0];
+          if (!erring || !error) throw new Error('the example should have a failing tool call');
+          supported = { component: erring.component, field: 'introducedError', text: `${erring.component} fails on ids written with a "#"`, pointers: [error.pointer] };
+          const planted: EvidencePointer = { kind: 'trace_event', runId: gradient.runId, caseId: error.caseId, trial: error.trial, event: 9_999 };
+          return {
+            value: {
+              claims: [
+                supported,
+                { component: erring.component, field: 'introducedError', text: 'it silently refunds the wrong card', pointers: [planted] },
+                { component: 'section:you-are-the', field: 'missing', text: 'nobody handles gift cards', pointers: [] },
+              ],
+            },
+            usage: zeroUsage,
+          };
+        },
+      };
+      await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, usageScope: { iteration: null, runId: null } }, { maxIterations: 1 });
+
+      // In git, on its own ref, whatever the iteration did.
+      expect(git(dir, 'cat-file', '-t', 'refs/agentdevel/gradient/support-agent/iter-001')).toBe('commit');
+      const document = await readGradient({ workspace }, 1);
+      expect(document).not.toBeNull();
+      if (!document) return;
+      expect(document.schema).toBe('agentdevel/gradient@1');
+      expect(document.dropped.count).toBe(2);
+      expect(document.dropped.claims.map((c) => c.text)).toEqual(['it silently refunds the wrong card', 'nobody handles gift cards']);
+      expect(document.dropped.claims[0]?.reason).toMatch(/does not resolve: .* event 9999/);
+      const kept = document.components.flatMap((c) => c.claims);
+      expect(kept).toEqual([supported]);
+
+      // One record per component: tool wrappers and prompt sections (no partials, no members in the example).
+      const ids = document.components.map((c) => c.component);
+      expect(ids).toEqual(expect.arrayContaining(['tool:find_customer', 'tool:get_order', 'tool:cancel_order', 'tool:return_items', 'tool:list_orders', 'section:you-are-the']));
+      expect(document.components.some((c) => c.introducedErrors.length > 0)).toBe(true);
+      expect(document.components.some((c) => c.fulfilled.length > 0)).toBe(true);
+      expect(document.components.some((c) => c.missing.length > 0)).toBe(true);
+
+      // Every pointer resolves to a trace event or a verdict in the store.
+      const records = new Map(workspace.store.records(document.runId).map((r) => [`${r.caseId}#${r.trial}`, r]));
+      const pointers = document.components.flatMap((c) => [...c.evidence.pointers, ...c.introducedErrors.map((e) => e.pointer), ...c.missing.flatMap((m) => m.pointers), ...c.claims.flatMap((k) => k.pointers)]);
+      expect(pointers.length).toBeGreaterThan(0);
+      for (const pointer of pointers) {
+        const record = records.get(`${pointer.caseId}#${pointer.trial}`);
+        expect(record, JSON.stringify(pointer)).toBeDefined();
+        if (!record) continue;
+        if (pointer.kind === 'trace_event') expect((await readTrace(workspace.tracesRoot, record.traceRef))?.length ?? 0).toBeGreaterThan(pointer.event);
+        if (pointer.kind === 'scorer') expect(record.scorer).not.toBeNull();
+        if (pointer.kind === 'requirement') {
+          const judged = record.critic?.requirements?.some((r) => r.id === pointer.requirement) ?? false;
+          expect(judged || record.scorer !== null).toBe(true);
+        }
+      }
+      expect(handed.diagnostician).toBeGreaterThan(0);
+      expect(handed.synthesizer.length).toBeGreaterThan(0);
+      expect(handed.synthesizer.every((g) => g?.runId === document.runId && g.dropped.count === 2)).toBe(true);
+    } finally {
+      await workspace.close();
+    }
+  }, 120_000);
+
+  it('make members a component kind, attributed from the member name a crew trace carries', () => {
+    const files = [
+      { path: 'blueprints/crew/blueprint.json', content: JSON.stringify({ prompt: 'system.hbs', tools: ['tools/search.ts'] }) },
+      { path: 'blueprints/crew/system.hbs', content: '# Role\nYou lead.\n\n# Rules\nBe brief.\n' },
+      { path: 'blueprints/crew/partials/house.hbs', content: 'House style.' },
+      { path: 'blueprints/crew/tools/search.ts', content: "export default { name: 'search' }" },
+    ];
+    const trace = [
+      { type: 'start', caseId: 'c1', trial: 0 },
+      { type: 'message', role: 'assistant', text: 'plan', member: 'planner' },
+      { type: 'tool_call', id: 't1', name: 'search', args: {}, member: 'coder' },
+      { type: 'tool_result', id: 't1', ok: false, error: 'boom', member: 'coder' },
+      { type: 'final', output: 'x' },
+    ] as unknown as TraceEvent[];
+    const components = blueprintComponents(files, 'blueprints/crew', ['planner', 'coder']);
+    expect(components.map((c) => c.id)).toEqual(['member:coder', 'member:planner', 'tool:search', 'partial:partials/house', 'section:role', 'section:rules']);
+    const document = buildGradient({
+      iteration: 1,
+      blueprint: 'crew',
+      release: 'r',
+      runId: 'run-1',
+      components,
+      trials: [
+        {
+          record: { caseId: 'c1', trial: 0, status: 'ok', output: 'x', traceRef: 'x', scorer: { pass: false, checks: [] } as never, critic: { pass: true, label: 'ok', description: '', requirements: [{ id: 'brief', pass: true, reason: '' }] }, pass: false, error: null },
+          trace,
+          requirements: [{ id: 'brief', text: 'answer briefly', symptoms: [] }],
+        },
+      ],
+    });
+    const byId = new Map(document.components.map((c) => [c.component, c]));
+    expect(byId.get('tool:search')?.introducedErrors.map((e) => e.pointer)).toEqual([{ kind: 'trace_event', runId: 'run-1', caseId: 'c1', trial: 0, event: 3 }]);
+    expect(byId.get('member:planner')?.fulfilled).toEqual(['brief']);
+    expect(byId.get('member:coder')?.evidence.caseIds).toEqual(['c1']);
+    expect(byId.get('member:coder')?.fulfilled).toEqual([]);
+    expect(byId.get('member:coder')?.introducedErrors.map((e) => e.message)).toEqual(['boom']);
+  });
+});
