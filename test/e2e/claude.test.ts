@@ -22,6 +22,9 @@ async function claudeWorkspace(edit?: (dir: string) => void): Promise<string> {
   config.models = { agent: CLAUDE, critic: CLAUDE, diagnostician: CLAUDE, synthesizer: CLAUDE };
   // Every case-trial goes to the critic (not only those a scorer failed), so these tests see all its traffic.
   config.critic = 'all';
+  // 16 cases are kept: the must-pass tag (train-025) would name none, which is refused at load.
+  const gate = config.gate as { layers: Array<{ layer: string }> };
+  gate.layers = gate.layers.map((layer) => (layer.layer === 'checks' ? { layer: 'checks' } : layer));
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   const train = path.join(dir, 'rubrics/orders/train.jsonl');
   writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').slice(0, 16).join('\n')}\n`);

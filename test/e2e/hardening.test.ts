@@ -196,6 +196,9 @@ describe('untrusted code cannot signal, starve or outlive agentdevel', () => {
       config.models = { agent: 'mock', critic: 'mock', diagnostician: 'claude-sonnet-5-5', synthesizer: 'claude-sonnet-5-5' };
       config.sandbox = { timeoutMs: 4000, memoryMb: 64 };
       config.repairs = { diagnosis: 2, synthesis: 2 };
+      // Only the first ten cases are kept: the must-pass tag (train-025) would name none.
+      const gate = config.gate as { layers: Array<{ layer: string }> };
+      gate.layers = gate.layers.map((layer) => (layer.layer === 'checks' ? { layer: 'checks' } : layer));
       return `${JSON.stringify(config, null, 2)}\n`;
     });
     editFile(dir, 'rubrics/orders/train.jsonl', (t) => `${t.trim().split('\n').slice(0, 10).join('\n')}\n`);
