@@ -12,6 +12,7 @@ import { renderTemplate } from '../../template/handlebars.ts';
 import { mdCode, mdCodeBlock, mdText } from '../../report/escape/markdown.ts';
 import { commitText } from '../../report/escape/commit-message.ts';
 import { decisionHeadline } from '../../report/headline.ts';
+import { renderChangelog, type ChangelogEntry } from '../../report/changelog.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
 /** promoted / rejected / pending when recorded in git; accepted / rejected by a dry gate (written to its report folder only). */
@@ -208,6 +209,15 @@ function lineIndexPoints(history: LineHistory, evidence: ReleaseEvidence, folder
 export interface LineHistory {
   readonly initialPassRate: number | null;
   readonly releases: readonly ReleasePoint[];
+  /** The earlier releases' changelog entries (CHANGELOG.md). */
+  readonly changelog?: readonly ChangelogEntry[];
+  /** The date (YYYY-MM-DD) of this release's candidate commit, for its changelog entry. */
+  readonly candidateDate?: string | null;
+}
+
+/** This release's changelog entry, from its evidence. */
+export function changelogEntry(evidence: Pick<ReleaseEvidence, 'release' | 'intent' | 'decision' | 'simulated'>, date: string | null, approvedBy: string | null): ChangelogEntry {
+  return { release: evidence.release ?? '', date, intent: evidence.intent, f2p: [...evidence.decision.f2p], p2f: [...evidence.decision.p2f], approvedBy, simulated: evidence.simulated };
 }
 
 export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHistory | null = null): ArtifactFile[] {
@@ -290,6 +300,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
   if (lineHistory && evidence.outcome === 'promoted') {
     files.push({ path: `releases/${evidence.blueprint}/index.html`, content: renderLineIndexHtml({ blueprint: evidence.blueprint, ...lineIndexPoints(lineHistory, evidence, folder) }) });
+    const entries = [...(lineHistory.changelog ?? []), changelogEntry(evidence, lineHistory.candidateDate ?? null, null)];
+    files.push({ path: `releases/${evidence.blueprint}/CHANGELOG.md`, content: renderChangelog(evidence.blueprint, entries) });
   }
   if (evidence.diagnosis) {
     const dir = diagnosticsFolder(evidence.blueprint, evidence.iteration);
