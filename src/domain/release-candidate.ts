@@ -58,3 +58,16 @@ export function releaseCandidateSchemaFor(vocabulary: readonly string[]) {
     }),
   });
 }
+
+/**
+ * The intent a commit message states: a `Targets: a, b` line (symptom labels) in its body,
+ * with the message's subject and other body lines as the rationale. Null without such a line.
+ */
+export function intentFromCommitMessage(message: string): ChangeIntent | null {
+  const lines = message.replace(/\r\n?/g, '\n').split('\n');
+  const line = lines.find((l) => /^targets:\s*\S/i.test(l.trim()));
+  if (!line) return null;
+  const targets = line.trim().replace(/^targets:\s*/i, '').split(',').map((t) => t.trim()).filter(Boolean);
+  const rationale = lines.filter((l) => l !== line).join(' ').replace(/\s+/g, ' ').trim() || 'stated in the commit message';
+  return targets.length > 0 ? { targets, rationale } : null;
+}

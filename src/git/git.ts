@@ -348,6 +348,12 @@ export class GitRepo {
       });
   }
 
+  /** The full message of a commit (subject and body), or null when REV names none. */
+  async commitMessage(rev: string): Promise<string | null> {
+    const found = await this.probe(['log', '-1', '--format=%B', `${rev}^{commit}`, '--']);
+    return found.found ? found.stdout : null;
+  }
+
   /** The committer date of a commit (ISO 8601), or null when REV names none. */
   async commitDate(rev: string): Promise<string | null> {
     const found = await this.probe(['log', '-1', '--format=%cI', `${rev}^{commit}`, '--']);

@@ -12,7 +12,8 @@ import { commitText } from '../report/escape/commit-message.ts';
 import { mdCode, mdText } from '../report/escape/markdown.ts';
 import { renderFlipReportHtml } from '../report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../report/html/line-index.ts';
-import { releaseFolder, reportTitle, tagMessage } from '../stages/release/artifacts.ts';
+import { changelogEntry, releaseFolder, reportTitle, tagMessage } from '../stages/release/artifacts.ts';
+import { renderChangelog } from '../report/changelog.ts';
 import { readLineHistory } from './line-history.ts';
 import { applyPromotion, clearJournal, PromotionBlocked, writeJournal, type PromotionJournalInput } from '../stages/release/journal.ts';
 import { withCheckout } from './execute-run.ts';
@@ -116,6 +117,11 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
       const index = `releases/${config.blueprint}/index.html`;
       await writeFile(path.join(dir, index), renderLineIndexHtml({ blueprint: config.blueprint, initialPassRate: history.initialPassRate ?? document.gate.passRates.baseline, releases: [...history.releases, own] }));
       paths.push(index);
+      const changelog = `releases/${config.blueprint}/CHANGELOG.md`;
+      const date = (await repo.commitDate(document.candidate.commit))?.slice(0, 10) ?? null;
+      const entries = [...(history.changelog ?? []), changelogEntry({ ...document, decision: document.gate }, date, verdict.by)];
+      await writeFile(path.join(dir, changelog), renderChangelog(config.blueprint, entries));
+      paths.push(changelog);
     }
     const message =
       verdict.verdict === 'approved'

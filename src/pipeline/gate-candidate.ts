@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { GateDecision } from '../domain/decision.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import type { ChangeIntent } from '../domain/release-candidate.ts';
+import { intentFromCommitMessage, type ChangeIntent } from '../domain/release-candidate.ts';
 import { outsideBlueprint } from '../stages/synthesize/edits.ts';
 import { candidateBranch, candidateDir, discardCandidate, linksLeavingBlueprint } from './candidate.ts';
 import type { ReleaseEvidence } from '../stages/release/artifacts.ts';
@@ -64,8 +64,11 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   }
   const iteration = await nextIteration(repo, config);
   context.usageScope.iteration = request.promote ? iteration : null;
+  // The intent: --targets, else a `Targets: a, b` line in the candidate's commit message.
   const intent: ChangeIntent | null =
-    request.targets.length > 0 ? { targets: [...request.targets], rationale: `targets given on the command line for ${request.ref}` } : null;
+    request.targets.length > 0
+      ? { targets: [...request.targets], rationale: `targets given on the command line for ${request.ref}` }
+      : intentFromCommitMessage((await repo.commitMessage(commit)) ?? '');
 
   const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
   const baseline = outside.length > 0 ? null : await withCheckout(workspace, tip, (source) => recordBaseline(context, source, release.label, baselineRecordCount(config)));

@@ -5,6 +5,7 @@ import type { GitRepo } from '../git/git.ts';
 import type { ReleasePoint } from '../report/html/line-index.ts';
 import type { LineHistory } from '../stages/release/artifacts.ts';
 import { readSeal } from './test-seal.ts';
+import type { ChangelogEntry } from '../report/changelog.ts';
 
 /** The line's releases `<prefix><blueprint>/vN`, oldest first. */
 export async function releaseTags(repo: GitRepo, config: Config): Promise<Array<{ tag: string; version: number }>> {
@@ -23,6 +24,7 @@ export async function releaseTags(repo: GitRepo, config: Config): Promise<Array<
  */
 export async function readLineHistory(repo: GitRepo, config: Config): Promise<LineHistory> {
   const releases: ReleasePoint[] = [];
+  const changelog: ChangelogEntry[] = [];
   let initialPassRate: number | null = null;
   const tags = await releaseTags(repo, config);
   const folderOf = (version: number) => `releases/${config.blueprint}/v${version}`;
@@ -40,6 +42,16 @@ export async function readLineHistory(repo: GitRepo, config: Config): Promise<Li
     const seal = commit ? await readSeal(repo, config, commit).catch(() => null) : null;
     const intent = decision.document?.intent ?? null;
     if (releases.length === 0) initialPassRate = passRates?.baseline ?? null;
+    const candidateCommit = decision.document?.candidate.commit ?? null;
+    changelog.push({
+      release: tag,
+      date: candidateCommit ? ((await repo.commitDate(candidateCommit))?.slice(0, 10) ?? null) : null,
+      intent,
+      f2p: [...decision.f2p],
+      p2f: [...decision.p2f],
+      approvedBy: decision.document?.approval?.verdict === 'approved' ? decision.document.approval.by : null,
+      simulated: decision.simulated,
+    });
     const passRate = passRates?.candidate ?? cases?.runs.candidate?.passRate ?? null;
     if (passRate === null) continue;
     releases.push({
@@ -58,5 +70,5 @@ export async function readLineHistory(repo: GitRepo, config: Config): Promise<Li
       testSplit: seal ? { passRate: seal.passRate, passed: seal.passed, graded: seal.graded } : null,
     });
   }
-  return { initialPassRate, releases };
+  return { initialPassRate, releases, changelog };
 }

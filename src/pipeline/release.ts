@@ -32,7 +32,9 @@ async function commitArtifacts(workspace: Workspace, dir: string, evidence: Rele
 export async function promote(workspace: Workspace, candidateDir: string, oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
   const { repo, config } = workspace;
   // The line's index (releases/<bp>/index.html) is rewritten with every release, from what the earlier ones recorded.
-  const releaseCommit = await commitArtifacts(workspace, candidateDir, evidence, await readLineHistory(repo, config));
+  // So is CHANGELOG.md, dated by the candidate's commit (a rebuild from git gives the same bytes).
+  const history = { ...(await readLineHistory(repo, config)), candidateDate: (await repo.commitDate(evidence.candidate.commit))?.slice(0, 10) ?? null };
+  const releaseCommit = await commitArtifacts(workspace, candidateDir, evidence, history);
   const tag = evidence.release as string;
   const tagObject = await repo.createTagObject(tag, releaseCommit, tagMessage(evidence));
   const checkedOut = (await repo.currentBranch()) === config.line.branch;

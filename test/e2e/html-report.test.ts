@@ -1,7 +1,7 @@
 // The HTML flip report in a real browser: Debian's chromium (installed by .ci/run), driven by
 // playwright-core. The page must show the flipped cases, a side-by-side trace and the RC's
 // diff with no network; a screenshot is kept in test-artifacts/ (git-ignored).
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,5 +127,20 @@ describe('the HTML flip report', () => {
       await page.screenshot({ path: path.join(artifacts, `rejected-report-${width}px.png`) });
       await page.close();
     }
+  });
+
+  it('keeps a CHANGELOG.md of the promotions, newest first, which `report` rebuilds identically', () => {
+    const tags = git(dir, 'tag', '--list', 'support-agent/v*').split('\n').filter(Boolean);
+    expect(tags.length).toBeGreaterThanOrEqual(2);
+    const file = path.join(dir, 'releases/support-agent/CHANGELOG.md');
+    const committed = git(dir, 'show', `${tags.at(-1)}:releases/support-agent/CHANGELOG.md`);
+    const headings = [...committed.matchAll(/^## `(support-agent\/v\d+)` \((\d{4}-\d{2}-\d{2})\)$/gm)].map((m) => m[1]);
+    expect(headings).toEqual([...tags].reverse());
+    expect(committed).toMatch(/- Fixed: `train-\d+`/);
+    expect(readFileSync(file, 'utf8')).toBe(`${committed}\n`);
+    rmSync(file);
+    expect(cli(['report', '-C', dir]).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(`${committed}\n`);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 });

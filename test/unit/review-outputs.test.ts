@@ -2,6 +2,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { failingCases, recordReason } from '../../src/report/case-reasons.ts';
+import { intentFromCommitMessage } from '../../src/domain/release-candidate.ts';
 import type { GateDecision } from '../../src/domain/decision.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
 import { decisionHeadline } from '../../src/report/headline.ts';
@@ -123,5 +124,15 @@ describe('the agent error alarm', () => {
   it('stays quiet at a fifth or less', () => {
     const records = [broken(0), broken(1), ...Array.from({ length: 8 }, (_, i) => record(`ok${i}`, 0, true))];
     expect(agentErrorAlarm(records, 'run')).toBeNull();
+  });
+});
+
+describe('the intent of a commit message', () => {
+  it('is its Targets line (symptom labels), with the rest of the message as the rationale', () => {
+    expect(intentFromCommitMessage('Ask before cancelling\n\nThe agent cancelled without a yes.\nTargets: missing_confirmation, wrong_tool\n')).toEqual({
+      targets: ['missing_confirmation', 'wrong_tool'],
+      rationale: 'Ask before cancelling The agent cancelled without a yes.',
+    });
+    expect(intentFromCommitMessage('Refactor the prompt\n\nNo behaviour change.\n')).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import { readLineHistory } from '../../pipeline/line-history.ts';
 import { readRecordedDecision } from '../../pipeline/recorded-report.ts';
 import { renderFlipReportHtml } from '../../report/html/flip-report.ts';
 import { renderLineIndexHtml } from '../../report/html/line-index.ts';
+import { renderChangelog } from '../../report/changelog.ts';
 import { reportTitle } from '../../stages/release/artifacts.ts';
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 import { openFile } from '../open-file.ts';
@@ -33,8 +34,14 @@ export async function reportCommand(io: Io, options: ReportOptions, target: stri
     const index = path.join(outDir, workspace.config.blueprint, 'index.html');
     const history = await readLineHistory(workspace.repo, workspace.config);
     await writeFile(index, renderLineIndexHtml({ blueprint: workspace.config.blueprint, ...history }));
+    // The changelog lives in git (releases/<bp>/CHANGELOG.md): rebuilt in the working tree from the decisions.
+    const changelog = path.join(workspace.root, 'releases', workspace.config.blueprint, 'CHANGELOG.md');
+    if (history.releases.length > 0) {
+      await mkdir(path.dirname(changelog), { recursive: true });
+      await writeFile(changelog, renderChangelog(workspace.config.blueprint, history.changelog ?? []));
+    }
     if (options.open) await openFile(file);
-    if (output.json) output.result({ ref: recorded.ref, report: file, index, outcome: doc.outcome, release: doc.release });
+    if (output.json) output.result({ ref: recorded.ref, report: file, index, changelog, outcome: doc.outcome, release: doc.release });
     else {
       output.line(`${recorded.ref}: ${doc.outcome}${doc.release ? ` as ${doc.release}` : ''}`);
       output.line(`report: ${file}`);

@@ -16,6 +16,7 @@ import { renderTemplate } from '../../template/handlebars.ts';
 import { mdCode, mdCodeBlock, mdText } from '../../report/escape/markdown.ts';
 import { commitText } from '../../report/escape/commit-message.ts';
 import { decisionHeadline } from '../../report/headline.ts';
+import { renderChangelog, type ChangelogEntry } from '../../report/changelog.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
 /** promoted / rejected / pending when recorded in git; accepted / rejected by a dry gate (written to its report folder only). */
@@ -227,6 +228,15 @@ function lineIndexPoints(history: LineHistory, evidence: ReleaseEvidence, folder
 export interface LineHistory {
   readonly initialPassRate: number | null;
   readonly releases: readonly ReleasePoint[];
+  /** The earlier releases' changelog entries (CHANGELOG.md). */
+  readonly changelog?: readonly ChangelogEntry[];
+  /** The date (YYYY-MM-DD) of this release's candidate commit, for its changelog entry. */
+  readonly candidateDate?: string | null;
+}
+
+/** This release's changelog entry, from its evidence. */
+export function changelogEntry(evidence: Pick<ReleaseEvidence, 'release' | 'intent' | 'decision' | 'simulated'>, date: string | null, approvedBy: string | null): ChangelogEntry {
+  return { release: evidence.release ?? '', date, intent: evidence.intent, f2p: [...evidence.decision.f2p], p2f: [...evidence.decision.p2f], approvedBy, simulated: evidence.simulated };
 }
 
 /** The intent's typed edits, one row per type that has any (remove, revise, add). */
@@ -328,6 +338,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   }
   if (lineHistory && evidence.outcome === 'promoted') {
     files.push({ path: `releases/${evidence.blueprint}/index.html`, content: renderLineIndexHtml({ blueprint: evidence.blueprint, ...lineIndexPoints(lineHistory, evidence, folder) }) });
+    const entries = [...(lineHistory.changelog ?? []), changelogEntry(evidence, lineHistory.candidateDate ?? null, null)];
+    files.push({ path: `releases/${evidence.blueprint}/CHANGELOG.md`, content: renderChangelog(evidence.blueprint, entries) });
   }
   if (evidence.credit) {
     files.push({ path: `${diagnosticsFolder(evidence.blueprint, evidence.iteration)}/credit.json`, content: `${JSON.stringify(evidence.credit, null, 2)}\n` });
