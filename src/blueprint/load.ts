@@ -133,6 +133,13 @@ export const BLUEPRINT_CHECKS: { readonly [K in RuntimeKind]: readonly string[] 
     'every .hbs template compiles and every partial it names exists',
     'the executable in "command", when it is a path (it contains a "/"), is a file of the blueprint folder',
   ],
+  crew: [
+    'no symbolic link leads out of the blueprint folder',
+    'blueprint.json is valid for its runtime (every member named once, its tools among the blueprint\'s)',
+    'every .hbs template compiles and every partial it names exists',
+    'the orchestrator\'s and every member\'s system prompt render with their tools',
+    'the tool wrappers bundle and import, each exporting { name, description, inputSchema, run }',
+  ],
 };
 
 /**

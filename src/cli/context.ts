@@ -64,13 +64,20 @@ async function refuseConfigNamingNoCase(workspace: Workspace): Promise<void> {
 }
 
 /** Opens the workspace named by -C (default: the current directory) for one command. */
-export async function openCommand(io: Io, options: CommonOptions, lockFor: string | null, models: 'at_start' | 'at_first_call' = 'at_start'): Promise<CommandContext> {
+export async function openCommand(
+  io: Io,
+  options: CommonOptions,
+  lockFor: string | null,
+  models: 'at_start' | 'at_first_call' = 'at_start',
+  store: 'reads' | 'unused' = 'reads',
+): Promise<CommandContext> {
   const { output, reporter, redact } = presentation(io, options);
   const waitMs = parseWait(options.wait);
   const trials = parseTrials(options.trials);
   const opened = await openWorkspace(workspaceDir(io, options), {
     lock: lockFor ? { command: lockFor, waitMs } : null,
     clock: io.clock,
+    readsStore: store === 'reads',
   });
   let workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.

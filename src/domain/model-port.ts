@@ -142,7 +142,7 @@ export interface TaskBrief {
  * list). Never fixed text, so the request is true for the blueprint at hand.
  */
 export interface BlueprintBrief {
-  readonly runtime: 'tool-loop' | 'command';
+  readonly runtime: 'tool-loop' | 'command' | 'crew';
   readonly keys: ReadonlyArray<{ readonly key: string; readonly required: boolean; readonly description: string }>;
   readonly checks: readonly string[];
 }

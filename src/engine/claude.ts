@@ -60,6 +60,7 @@ export function claudeEngines(options: ClaudeOptions, when: 'at_start' | 'at_fir
       writeDiagnosisScript: (request) => open().writeDiagnosisScript(request),
       synthesize: (request) => open().synthesize(request),
       reviewRequirements: (request) => open().reviewRequirements(request),
+      judgeHelpfulness: (request) => open().judgeHelpfulness(request),
     };
   };
   const factory = () => {

@@ -50,7 +50,7 @@ export class GitRepo {
     private readonly git: SimpleGit,
     private readonly identity: readonly string[],
     /** The repository's common git folder (shared by its worktrees), absolute. */
-    private readonly commonDir: string,
+    readonly commonDir: string,
   ) {}
 
   static async open(dir: string): Promise<GitRepo> {
@@ -158,11 +158,6 @@ export class GitRepo {
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => line.slice(3));
-  }
-
-  /** The repository's common git directory (the .git folder shared by all its worktrees). */
-  async commonDir(): Promise<string> {
-    return path.resolve(this.root, (await this.raw(['rev-parse', '--git-common-dir'])).trim());
   }
 
   /** Keeps agentdevel's own state out of `git status` even when .gitignore does not mention it. */

@@ -153,7 +153,7 @@ async function synthesizerRequest(workspace: Workspace): Promise<RoleRequestPrev
         blueprint: await readBlueprintBrief(root, config.blueprint),
         files: await readBlueprintFiles(root, config.blueprint),
         diagnosis: previousReport ?? noDiagnosis,
-        evidence: await synthesisEvidence(previousReport ?? noDiagnosis, records, await loadSplit(await loadTask(root, config.task), 'train'), async (record) => (await traceOf(workspace, record)) ?? [], config.evidence),
+        evidence: await synthesisEvidence(previousReport ?? noDiagnosis, records, await loadSplit(await loadTask(root, config.task), 'train'), async (record) => { const trace = await traceOf(workspace, record); return Array.isArray(trace) ? trace : []; }, config.evidence),
         history,
         taxonomy: vocabulary,
         task: await readTaskBrief(workspace, root),

@@ -1,3 +1,7 @@
+import { readBlueprintBrief } from '../blueprint/brief.ts';
+import { readTraceOrNote } from '../stages/run/trace-file.ts';
+import { loadSplit, loadTask } from '../task/load.ts';
+import { synthesisEvidence } from './synthesis-evidence.ts';
 // Shadow mode (AutoEvolve, section 4.2.2): agentdevel works beside the people on the same
 // change. For a human's change to the blueprint (a PR branch, a tag, a commit) it synthesizes the
 // RC it would have proposed from the same base, gates both against that base, and reports them
@@ -91,9 +95,10 @@ export async function shadow(context: RunContext, request: { readonly against: s
   const label = base === tip ? release.label : `${config.line.branch}@${base.slice(0, 10)}`;
   const iteration = await nextIteration(repo, config);
   reporter.emit({ type: 'stage', stage: 'run', message: `shadow: running the base (${label}) on the train split` });
-  const { screen, files, task } = await withCheckout(workspace, base, async (source) => ({
+  const { screen, files, brief, task } = await withCheckout(workspace, base, async (source) => ({
     screen: await recordBaseline(context, source, label, baselineRecordCount(config)),
     files: await readBlueprintFiles(source.dir, config.blueprint),
+    brief: await readBlueprintBrief(source.dir, config.blueprint),
     task: await readTaskBrief(workspace, source.dir),
   }));
   const baseline = screen.records[0] as RunResult;
@@ -131,6 +136,7 @@ export async function shadow(context: RunContext, request: { readonly against: s
       previousScript: null,
       previousReport: null,
       lastRc: null,
+      caseChanges: null,
       model: config.models.diagnostician,
       taxonomy: store.taxonomy(),
       limits: config.sandbox,
@@ -139,8 +145,11 @@ export async function shadow(context: RunContext, request: { readonly against: s
     { model: context.model, reporter, records: store },
   );
   let built: BuiltCandidate | null = null;
+  // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
+  const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
+  const evidence = await synthesisEvidence(diagnosis.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
   const synthesis = await synthesize(
-    { blueprint: config.blueprint, files, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+    { blueprint: config.blueprint, files, brief, evidence, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
     {
       model: context.model,
       reporter,

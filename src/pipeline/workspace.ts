@@ -28,6 +28,12 @@ export interface OpenOptions {
   /** Commands that change the store or the line take the workspace lock. */
   readonly lock: { readonly command: string; readonly waitMs: number } | null;
   readonly clock: Clock;
+  /**
+   * Whether the command reads the store (default yes): such a command opens it at once and first
+   * brings it up to date with git (a fresh clone rebuilds it). One that does not (`log`) never
+   * opens it, unless something asks for it anyway, and then as it is.
+   */
+  readonly readsStore?: boolean;
 }
 
 export async function openWorkspace(dir: string, options: OpenOptions): Promise<Workspace> {
@@ -46,24 +52,26 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
   // traces/README.md (what agentdevel writes there) stays addable: only the traces are excluded.
   await repo.excludeFromStatus([`/${STATE_DIR}/`, '/traces/*', '!/traces/README.md']);
   let lock: WorkspaceLock | null = null;
-  // Writers open the store at once; a reader opens it at its first use (`log` never does).
-  let store: Store | null = options.lock ? Store.open(root, options.clock) : null;
+  // Writers and readers of the store open it at once; `log` never does.
+  let store: Store | null = options.lock || options.readsStore !== false ? Store.open(root, options.clock) : null;
   try {
     if (options.lock) {
       lock = await acquireLock(stateDir, options.lock.command, options.lock.waitMs, () => options.clock.now());
       // Git's own locks a killed command left (its git killed mid-write) would fail every write.
-      await clearStaleGitLocks(root, await repo.commonDir());
+      await clearStaleGitLocks(root, repo.commonDir);
       // A promotion interrupted by a crash is finished before anything else looks at the line,
       // and checkouts a killed command left behind are removed (the lock says none is in use).
       await recoverPromotion(repo, stateDir);
       await removeLeftovers(repo, stateDir);
     }
-    // The store reads the decisions in git it has not read yet (all of them in a fresh clone).
-    // A CI checkout may hold the line only as the remote's branch.
-    const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
-    await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);
-    // The curated vocabulary: merged labels read as one everywhere the store is read.
-    store.useAliases(aliasMap((await readLabelAliases(repo, config)).aliases));
+    if (store) {
+      // The store reads the decisions in git it has not read yet (all of them in a fresh clone).
+      // A CI checkout may hold the line only as the remote's branch.
+      const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
+      await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);
+      // The curated vocabulary: merged labels read as one everywhere the store is read.
+      store.useAliases(aliasMap((await readLabelAliases(repo, config)).aliases));
+    }
   } catch (error) {
     store?.close();
     await lock?.release();

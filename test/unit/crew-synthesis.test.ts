@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { blueprintBrief } from '../../src/blueprint/brief.ts';
 import { blueprintManifestSchema } from '../../src/blueprint/manifest.ts';
 import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
 import { repoRoot } from '../helpers/workspace.ts';
@@ -12,6 +13,8 @@ describe('the simulated synthesizer on a crew', () => {
       model: 'mock',
       blueprintName: 'orders-crew',
       blueprintRoot: root,
+      blueprint: blueprintBrief('crew'),
+      evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] },
       files: [
         { path: `${root}/blueprint.json`, content: manifest },
         { path: `${root}/system.hbs`, content: readFileSync(`${repoRoot}examples/orders-crew/${root}/system.hbs`, 'utf8') },

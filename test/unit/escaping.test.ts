@@ -78,7 +78,7 @@ function gateOn(caseIds: readonly string[], output: string, branch: string, appr
     blueprint: 'bp',
     outcome: 'rejected',
     release: null,
-    candidate: { ref: branch, commit: 'c'.repeat(40) },
+    candidate: { ref: branch, commit: 'c'.repeat(40), tree: 'd'.repeat(40), parent: 'b'.repeat(40) },
     baseline: { commit: 'b'.repeat(40), label: `bp/v1 ${approver}`, runId: 'run-1', recordRunIds: ['run-1'] },
     candidateRunId: 'run-2',
     confirmationRunIds: [],

@@ -2,7 +2,7 @@ import { hitRateByEditType, readDecisionLog } from '../../pipeline/decision-log.
 import { openCommand, type CommonOptions, type Io } from '../context.ts';
 
 export async function logCommand(io: Io, options: CommonOptions): Promise<number> {
-  const command = await openCommand(io, options, null);
+  const command = await openCommand(io, options, null, 'at_start', 'unused');
   try {
     const entries = await readDecisionLog(command.workspace);
     for (const entry of entries) {
