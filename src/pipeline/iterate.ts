@@ -137,7 +137,7 @@ export async function iterate(context: RunContext, options: { maxIterations: num
         nextRelease: tagName(config, release.version + 1),
         intent: synthesis.candidate.intent,
         fingerprint: synthesis.fingerprint,
-        diagnosis,
+        diagnosis: { ...diagnosis, synthesisAttempts: synthesis.attempts },
         edits: await repo.changedPaths(tip, candidate.commit),
         outside: [],
         changeBase: tip,

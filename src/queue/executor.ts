@@ -7,7 +7,7 @@ import { loadBlueprint } from '../blueprint/load.ts';
 import type { CaseOutcome, Runtime, TraceSink } from '../blueprint/runtimes/runtime.ts';
 import type { Case } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { InfraError, type Role, type Usage } from '../domain/model-port.ts';
+import { InfraError, type CallRole, type Usage } from '../domain/model-port.ts';
 import { bundleSnapshot } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../pipeline/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
@@ -29,7 +29,7 @@ export const defaultCoordinatorSettings: CoordinatorSettings = {
 
 export interface QueueExecutorDeps {
   /** Model calls the workers made for the agent role, charged in the coordinator's cost ledger. */
-  readonly ledger: (role: Role, model: string, usage: Usage) => void;
+  readonly ledger: (role: CallRole, model: string, usage: Usage) => void;
 }
 
 /** The queue errors a command reports: an infrastructure failure, never an agent's. */

@@ -45,7 +45,7 @@ export const caseTrialJobSchema = z
 export type CaseTrialJob = z.infer<typeof caseTrialJobSchema>;
 
 const usageSchema = z.object({
-  role: z.enum(['agent', 'critic', 'diagnostician', 'synthesizer']),
+  role: z.enum(['agent', 'critic', 'diagnostician', 'synthesizer', 'reviewer']),
   model: z.string(),
   usage: z.object({
     inputTokens: z.number(),
