@@ -7,6 +7,11 @@ import type { GradientClaim, GradientDocument } from './gradient.ts';
 
 export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer', 'judge'] as const;
 export type Role = (typeof roles)[number];
+/**
+ * Who a model call is for: a configured role, or the requirements reviewer (a gate layer that
+ * runs on the critic's model but is its own caller, so proxies and the ledger can tell them apart).
+ */
+export type CallRole = Role | 'reviewer';
 
 /** Token usage of one model call; cost is computed by the engine from its price table. */
 export interface Usage {
@@ -236,6 +241,8 @@ export interface RequirementViolation {
 export interface WithUsage<T> {
   readonly value: T;
   readonly usage: Usage;
+  /** What was wrong with each answer refused before this one (the engine's in-place repair turns). */
+  readonly repairs?: readonly string[];
 }
 
 /**
@@ -273,8 +280,8 @@ export function addUsage(a: Usage, b: Usage): Usage {
 
 /** A model call that failed for infrastructure reasons (after retries). Never a fail of the agent. */
 export class InfraError extends Error {
-  readonly role: Role;
-  constructor(role: Role, message: string, options?: { cause?: unknown }) {
+  readonly role: CallRole;
+  constructor(role: CallRole, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'InfraError';
     this.role = role;
@@ -286,7 +293,7 @@ export class StructuredOutputError extends InfraError {
   readonly output: string;
   /** The rule the answer broke, in the schema's or the validation's words. */
   readonly problem: string;
-  constructor(role: Role, message: string, output = '(no answer)', problem = message) {
+  constructor(role: CallRole, message: string, output = '(no answer)', problem = message) {
     super(role, message);
     this.name = 'StructuredOutputError';
     this.output = output;

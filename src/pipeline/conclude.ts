@@ -19,6 +19,7 @@ import type { CaseEvidenceDocument } from '../domain/case-evidence.ts';
 import type { CreditDocument } from '../domain/credit.ts';
 import { loadSplit, loadTask } from '../task/load.ts';
 import { recordedRuns, taxonomyDocument } from './decision-record.ts';
+import { blueprintRoot, readManifest } from '../blueprint/load.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
 export interface GateSubject {
@@ -159,7 +160,8 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     ablation,
     simulated,
     mockRoles,
-    models: { ...config.models },
+    // The agent's model is what ran: a command agent is its own program, whatever models.agent says.
+    models: { ...config.models, ...((await readManifest(subject.candidate.dir, blueprintRoot(subject.candidate.dir, config.blueprint)).catch(manifestUnreadable))?.runtime === 'command' ? { agent: 'command' } : {}) },
     cost: subject.record ? store.costOfIteration(subject.iteration) : null,
     screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label) : null,
     // The release's first record and the candidate's run keep their traces: one of them is the
@@ -247,4 +249,10 @@ function recordsOnce(store: RecordReader): RecordReader {
       return cached;
     },
   };
+}
+
+/** A candidate whose blueprint.json does not load was rejected for it already: its runtime is then unknown (null). */
+function manifestUnreadable(error: unknown): null {
+  if (error instanceof AgentdevelError && error.code === 'BLUEPRINT_INVALID') return null;
+  throw error;
 }

@@ -188,7 +188,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         nextRelease: tagName(config, release.version + 1),
         intent: synthesis.candidate.intent,
         fingerprint: synthesis.fingerprint,
-        diagnosis: diagnosis.source === 'none' ? null : diagnosis,
+        diagnosis: diagnosis.source === 'none' ? null : { ...diagnosis, synthesisAttempts: synthesis.attempts },
         credit,
         ablation,
         edits: await repo.changedPaths(tip, candidate.commit),

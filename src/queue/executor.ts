@@ -8,7 +8,7 @@ import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../
 import { expectedStateReader } from '../blueprint/runtimes/tool-loop.ts';
 import { splitNames, type Case } from '../domain/case.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { InfraError, type Role, type Usage } from '../domain/model-port.ts';
+import { InfraError, type CallRole, type Usage } from '../domain/model-port.ts';
 import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../pipeline/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
@@ -34,7 +34,7 @@ export interface QueueExecutorDeps {
   /** The key shared with the workers (AGENTDEVEL_QUEUE_KEY): jobs and results are tagged with it; it never reaches Redis. */
   readonly key: Buffer;
   /** Model calls the workers made for the agent role, charged in the coordinator's cost ledger. */
-  readonly ledger: (role: Role, model: string, usage: Usage) => void;
+  readonly ledger: (role: CallRole, model: string, usage: Usage) => void;
 }
 
 /** The queue errors a command reports: an infrastructure failure, never an agent's. */

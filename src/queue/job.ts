@@ -50,7 +50,7 @@ export const caseTrialJobSchema = z
 export type CaseTrialJob = z.infer<typeof caseTrialJobSchema>;
 
 const usageSchema = z.object({
-  role: z.enum(roles),
+  role: z.enum([...roles, 'reviewer']),
   model: z.string(),
   usage: z.object({
     inputTokens: z.number(),

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../domain/clock.ts';
-import type { Role, SymptomEntry, Usage } from '../domain/model-port.ts';
+import type { CallRole, Role, SymptomEntry, Usage } from '../domain/model-port.ts';
 import type { CaseRecord, CriticVerdict, ScorerResult } from '../domain/record.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { migrate, StoreTooNew } from './migrations.ts';
@@ -446,7 +446,7 @@ export class Store {
     });
   }
 
-  recordModelCall(role: Role, model: string, usage: Usage, context: { iteration: number | null; runId: string | null }): void {
+  recordModelCall(role: CallRole, model: string, usage: Usage, context: { iteration: number | null; runId: string | null }): void {
     this.sql.run(
       `INSERT INTO model_calls (role, model, iteration, run_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

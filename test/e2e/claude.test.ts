@@ -231,6 +231,10 @@ describe('one symptom vocabulary', () => {
     // The coined target was refused by the tool's schema (an enum of the taxonomy) and repaired in place.
     expect(synthesizerBodies).toHaveLength(2);
     expect(JSON.stringify(synthesizerBodies[1]?.messages)).toMatch(/intent\.targets\.0: Invalid option: expected one of/);
+    // That repair is warned about and recorded with the iteration, like the diagnosis repair.
+    expect(result.stderr).toMatch(/RC attempt 1: the synthesizer's answer was refused and repaired: intent\.targets\.0: Invalid option/);
+    const recorded = JSON.parse(git(dir, 'show', 'refs/agentdevel/rc/support-agent/iter-001:diagnostics/support-agent/iter-001/synthesis-attempts.json')) as { refused: string[] };
+    expect(recorded.refused[0]).toMatch(/intent\.targets\.0: Invalid option/);
 
     const [entry] = await log(dir);
     expect(entry).toMatchObject({ decision: 'promoted', targets: ['tool_error'] });

@@ -168,6 +168,7 @@ export const mockBrain: Responder = (request) => {
     case 'agent':
       return agent(request);
     case 'critic':
+    case 'reviewer':
       return critic(request);
     case 'diagnostician':
       return toolAnswer('submit_script', { script: builtinScript }, { input_tokens: 3000, output_tokens: 1500 });
@@ -191,6 +192,8 @@ export const minimalBrain: Responder = (request) => {
       const requirements = listedRequirements(text, '').map((r) => ({ id: r.id, pass: false, reason: '' }));
       return toolAnswer('submit_verdict', { pass: false, label: 'aa', description: '', ...(requirements.length > 0 ? { requirements } : {}) });
     }
+    case 'reviewer':
+      return toolAnswer('report_violations', { violations: [] });
     case 'diagnostician':
       return toolAnswer('submit_script', { script: '' });
     case 'synthesizer':

@@ -2,7 +2,7 @@ import { blueprintBrief } from '../../src/blueprint/brief.ts';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InfraError, type Role, type Usage } from '../../src/domain/model-port.ts';
+import { InfraError, type CallRole, type Usage } from '../../src/domain/model-port.ts';
 import { createClaudeEngine, StructuredOutputError } from '../../src/engine/anthropic/adapter.ts';
 import { createMessagesClient } from '../../src/engine/anthropic/messages-client.ts';
 import { claudeEngines } from '../../src/engine/claude.ts';
@@ -50,7 +50,7 @@ const synthesisRequest = {
 async function engineAgainst(replies: FakeReply[], maxRetries = 3) {
   let next = 0;
   server = await startFakeAnthropic(() => replies[Math.min(next++, replies.length - 1)] as FakeReply);
-  const ledger: Array<{ role: Role; model: string; usage: Usage }> = [];
+  const ledger: Array<{ role: CallRole; model: string; usage: Usage }> = [];
   const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries, timeoutMs: 10_000 });
   return { engine: createClaudeEngine(send, (role, model, usage) => ledger.push({ role, model, usage }), facts), ledger, server };
 }
@@ -201,6 +201,14 @@ describe('the Claude engine against a fake Messages API', () => {
     const repair = JSON.stringify(fake.requests[1]?.body.messages);
     expect(repair).toContain('order_id_not_canonical');
     expect(repair).toMatch(/intent\.targets\.0: Invalid option: expected one of \\"missing_required_step\\"\|\\"tool_error\\"/);
+  });
+
+  it('sends the requirements reviewer with its own role header, charged to it in the ledger', async () => {
+    const { engine, ledger, server: fake } = await engineAgainst([toolAnswer('report_violations', { violations: [] })]);
+    const review = await engine.reviewRequirements({ model: 'claude-sonnet-5-5', rubric: 'R', requirements: [{ id: 'r1', text: 'confirm first', symptoms: [] }], cases: [{ caseId: 'c1', trace: [] }] });
+    expect(review.value).toEqual({ violations: [] });
+    expect(fake.requests[0]?.headers['x-agentdevel-role']).toBe('reviewer');
+    expect(ledger.map((l) => l.role)).toEqual(['reviewer']);
   });
 
   it('asks the critic only for what it can accept: no "pass" where the scorer decided, and a repair names the rule', async () => {

@@ -7,7 +7,7 @@ import {
   type AssistantBlock,
   type ConversationMessage,
   type ModelPort,
-  type Role,
+  type CallRole,
   type Usage,
   type WithUsage,
 } from '../../domain/model-port.ts';
@@ -16,7 +16,7 @@ import type { MessageParams, MessageResult, SendMessage } from './messages-clien
 import { criticCall, diagnosticianCall, judgeCall, messagesParams, requirementsReviewCall, synthesizerCall, type StructuredCall } from './requests.ts';
 
 /** Receives the usage and cost of every call, failed or not (the cost ledger). */
-export type UsageLedger = (role: Role, model: string, usage: Usage) => void;
+export type UsageLedger = (role: CallRole, model: string, usage: Usage) => void;
 
 export { StructuredOutputError };
 
@@ -58,7 +58,7 @@ function toApiMessages(messages: readonly ConversationMessage[]): unknown[] {
  * Every role's request tells it the date and the runtime (`facts`).
  */
 export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts: RoleFacts): ModelPort {
-  const call = async (role: Role, params: MessageParams, stream: boolean): Promise<{ result: MessageResult; usage: Usage }> => {
+  const call = async (role: CallRole, params: MessageParams, stream: boolean): Promise<{ result: MessageResult; usage: Usage }> => {
     const result = await send(role, params, { stream });
     const usage = usageOf(params.model, result);
     ledger(role, params.model, usage);
@@ -79,7 +79,7 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts
       );
       if (use) {
         const parsed = spec.tool.schema.safeParse(use.input);
-        if (parsed.success) return { value: parsed.data, usage };
+        if (parsed.success) return { value: parsed.data, usage, ...(attempt > 0 ? { repairs: [problem] } : {}) };
         problem = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
         output = JSON.stringify(use.input, null, 2);
         messages.push(

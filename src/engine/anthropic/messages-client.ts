@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type Anthropic from '@anthropic-ai/sdk';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { AgentRequestRejected, InfraError, type Role } from '../../domain/model-port.ts';
+import { AgentRequestRejected, InfraError, type CallRole } from '../../domain/model-port.ts';
 import { replayMiss } from './cassette.ts';
 import { backoffMs, RateLimitWaitExceeded, retryAfterMs, sharedRateLimiter, type Permit, type RateLimiter } from './rate-limits.ts';
 
@@ -46,7 +46,7 @@ export interface MessagesClientOptions {
   readonly random?: () => number;
 }
 
-export type SendMessage = (role: Role, params: MessageParams, options: { stream: boolean }) => Promise<MessageResult>;
+export type SendMessage = (role: CallRole, params: MessageParams, options: { stream: boolean }) => Promise<MessageResult>;
 
 /** A response the SDK could not read (a malformed body): retried here, since the SDK does not. */
 const MALFORMED_RETRIES = 2;
@@ -157,7 +157,7 @@ const TRANSIENT = (status: number): boolean => status === 408 || status === 409 
  * model (the user's configuration: exit 2), or a request the API refused as invalid (for the
  * agent role, the blueprint's fault: the case fails; for the other roles, an InfraError).
  */
-function toInfraError({ APIError, APIConnectionError }: Sdk, role: Role, error: unknown, retries: number, model: string): Error {
+function toInfraError({ APIError, APIConnectionError }: Sdk, role: CallRole, error: unknown, retries: number, model: string): Error {
   const miss = error instanceof APIError ? replayMiss(error.headers) : null;
   if (miss) return miss;
   if (error instanceof APIConnectionError) {

@@ -1,7 +1,7 @@
 // Each role's call as data: the system blocks, the user message, the forced tool and its
 // schema. The engine sends these; `agentdevel prompts` prints them. One builder for both, so
 // what a reviewer reads is byte for byte what the model is sent.
-import type { CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, HelpfulnessVerdict, RequirementViolation, RequirementsReviewRequest, Role, SynthesisRequest } from '../../domain/model-port.ts';
+import type { CallRole, CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, HelpfulnessVerdict, RequirementViolation, RequirementsReviewRequest, SynthesisRequest } from '../../domain/model-port.ts';
 import { criticAnswerSchema } from '../../domain/critic-answer.ts';
 import type { CriticVerdict } from '../../domain/record.ts';
 import { releaseCandidateSchemaFor, type ReleaseCandidate } from '../../domain/release-candidate.ts';
@@ -11,7 +11,7 @@ import type { MessageParams } from './messages-client.ts';
 import { criticPrompt, diagnosticianPrompt, judgePrompt, requirementsPrompt, synthesizerPrompt } from './prompts.ts';
 
 export interface StructuredCall<T> {
-  readonly role: Role;
+  readonly role: CallRole;
   readonly model: string;
   readonly system: readonly string[];
   readonly user: string;
@@ -39,7 +39,7 @@ export function requirementsReviewCall(request: RequirementsReviewRequest, facts
   const oneOf = (values: readonly string[], what: string) =>
     z.string().refine((v) => values.includes(v), { message: `expected one of the ${what}: ${values.join(', ')}` });
   return {
-    role: 'critic',
+    role: 'reviewer',
     model: request.model,
     ...requirementsPrompt(request, facts),
     tool: {

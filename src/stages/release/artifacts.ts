@@ -27,6 +27,8 @@ export interface DiagnosisEvidence {
   readonly script: string;
   readonly source: 'generated' | 'builtin';
   readonly attempts: ReadonlyArray<{ readonly ok: boolean; readonly error: string | null }>;
+  /** The synthesizer's refused attempts of the iteration, each with what was wrong (its repairs). */
+  readonly synthesisAttempts?: readonly string[];
 }
 
 /** Everything a release decision rests on; artifacts are a pure function of it. */
@@ -351,6 +353,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
       { path: `${dir}/report.json`, content: `${JSON.stringify(evidence.diagnosis.report, null, 2)}\n` },
       { path: `${dir}/attempts.json`, content: `${JSON.stringify({ source: evidence.diagnosis.source, attempts: evidence.diagnosis.attempts }, null, 2)}\n` },
     );
+    const repairs = evidence.diagnosis.synthesisAttempts ?? [];
+    if (repairs.length > 0) files.push({ path: `${dir}/synthesis-attempts.json`, content: `${JSON.stringify({ refused: repairs }, null, 2)}\n` });
   }
   return files;
 }

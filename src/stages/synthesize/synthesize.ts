@@ -79,10 +79,17 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
       });
       usage = addUsage(usage, answer.usage);
       candidate = answer.value;
+      // An answer repaired in place by the engine is warned about and recorded, like a diagnosis repair.
+      for (const problem of answer.repairs ?? []) {
+        attempts.push(`the synthesizer's answer was refused and repaired: ${problem}`);
+        deps.reporter.emit({ type: 'warning', message: `RC attempt ${attempt + 1}: the synthesizer's answer was refused and repaired: ${problem}` });
+      }
     } catch (error) {
       // An output that stays invalid is the synthesizer's failure; an outage is not (it propagates).
       if (!(error instanceof StructuredOutputError)) throw error;
       attempts.push(`the synthesizer's output was invalid: ${error.message}`);
+      // Warned about like a refused proposal (and recorded with the iteration through `attempts`).
+      deps.reporter.emit({ type: 'warning', message: `RC attempt ${attempt + 1} refused: the synthesizer's output was invalid: ${error.problem}` });
       repair = { previousOutput: error.output, error: error.message };
       continue;
     }
