@@ -387,8 +387,9 @@ describe('--record and --replay through the queue', () => {
       writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
       const git = (cwd: string, ...args: string[]) => expect(spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd, encoding: 'utf8' }).status).toBe(0);
       git(dir, 'commit', '-qam', 'the agent on Claude');
-      const copy = path.join(scratch, 'replay-copy');
-      git(scratch, 'clone', '-q', dir, copy);
+      // Workspaces live outside the scratch folder, which holds only what workers and Redis write.
+      const copy = path.join(tempDir(), 'replay-copy');
+      git(path.dirname(copy), 'clone', '-q', dir, copy);
       // The coordinator never calls the agent's model: a dead address proves it.
       const coordinatorEnv = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'sk-ant-coordinator-0123456789', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY };
 

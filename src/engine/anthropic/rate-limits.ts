@@ -9,10 +9,6 @@
 //     retry-after. So a burst of calls before any header was read cannot all be refused;
 //   - the retry of a failed call waits a jittered delay (backoffMs), so calls refused together
 //     do not come back together.
-//   - an API that sends no rate-limit headers (only 429 with retry-after, as some gateways do)
-//     gets a learned bucket instead: at each 429 its rate becomes what the API accepted over the
-//     last minute (never below the limit, and closer to it as the run goes on), and it creeps up
-//     with each success (probing), so the pace settles at the limit instead of bursting into it.
 // The pace is computed here from the clock it is given; waiting is the only effect, and every
 // wait is bounded by the caller's deadline.
 
@@ -73,17 +69,6 @@ const FIRST_WINDOW = 4;
 const TOKEN_SMOOTHING = 0.2;
 /** The API's limits are per minute: a bucket's refill rate until a reset time tells better. */
 const MINUTE_MS = 60_000;
-/** A learned bucket's rate grows by this share per accepted call until the next 429. */
-const PROBE_GROWTH = 0.0005;
-/** How much of a second's worth of calls a learned bucket lets start at once. */
-const LEARNED_BURST_MS = 1000;
-
-/** The pace of an API that sends no rate-limit headers, learned from its 429s. */
-interface LearnedBucket {
-  perMs: number;
-  level: number;
-  at: number;
-}
 
 export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock): RateLimiter {
   let window = FIRST_WINDOW;
@@ -96,9 +81,6 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
   const tokens = { input: 0, output: 0, seen: false };
   /** When each call still in flight or recently started began, by sequence number. */
   const startedAt = new Map<number, number>();
-  /** When each call the API accepted started, over the last minute (the learned bucket's evidence). */
-  const accepted: number[] = [];
-  let learned: LearnedBucket | null = null;
   const queue: Array<() => void> = [];
   let pumping = false;
 
@@ -122,29 +104,8 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
       const wanted = Math.min(need(name), bucket.limit);
       if (available < wanted) wait = Math.max(wait, (wanted - available) / perMs);
     }
-    if (learned && buckets.size === 0) {
-      const level = learnedLevel(learned, now);
-      if (level < 1) wait = Math.max(wait, Math.max(0, learned.at - now) + (1 - Math.max(0, level)) / learned.perMs);
-    }
     return Math.ceil(wait);
   };
-
-  function learnedLevel(bucket: LearnedBucket, now: number): number {
-    return Math.min(bucket.perMs * LEARNED_BURST_MS, bucket.level + bucket.perMs * Math.max(0, now - bucket.at));
-  }
-
-  /**
-   * A 429 from an API that sends no headers: the learned rate becomes what the API accepted over
-   * the last minute. For a token bucket that is never below its rate (it was just emptied), and
-   * above it by at most its burst over the span, so the estimate tightens as the run goes on. The
-   * bucket restarts empty now, so it holds what the API refilled by the end of the retry-after pause.
-   */
-  function learnFrom429(now: number): void {
-    while (accepted.length > 0 && (accepted[0] as number) < now - MINUTE_MS) accepted.shift();
-    const first = accepted[0];
-    if (first === undefined || now - first < 1000) return;
-    learned = { perMs: accepted.length / (now - first), level: 0, at: now };
-  }
 
   /** Admits the calls at the head of the queue, in order, as the pace allows. */
   const pump = async (): Promise<void> => {
@@ -158,10 +119,6 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
         if (wait > 0) {
           await clock.sleep(wait);
           continue;
-        }
-        if (learned && buckets.size === 0) {
-          learned.level = learnedLevel(learned, now) - 1;
-          learned.at = Math.max(now, learned.at);
         }
         queue.shift()?.();
       }
@@ -207,11 +164,6 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
         tokens.input = tokens.seen ? tokens.input + TOKEN_SMOOTHING * (used.input - tokens.input) : used.input;
         tokens.output = tokens.seen ? tokens.output + TOKEN_SMOOTHING * (used.output - tokens.output) : used.output;
         tokens.seen = true;
-        const at = startedAt.get(permitSeq);
-        if (at !== undefined && buckets.size === 0) {
-          accepted.push(at);
-          if (learned) learned.perMs *= 1 + PROBE_GROWTH;
-        }
         window = Math.min(MAX_WINDOW, window + (slowStart ? 1 : 1 / Math.max(1, window)));
         release(permitSeq);
       },
@@ -224,7 +176,6 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
         if (permitSeq > lastDecreaseSeq) {
           window = Math.max(1, Math.floor(Math.min(window, inFlight) / 2));
           lastDecreaseSeq = seq - 1;
-          if (buckets.size === 0) learnFrom429(now);
         }
         release(permitSeq);
       },
