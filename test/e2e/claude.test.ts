@@ -76,7 +76,7 @@ describe('iterate with every role on Claude (fake Messages API)', () => {
       expect(iteration.diagnosisSource).toBe('generated');
     }
     const roles = new Set(server.requests.slice(before).map((r) => r.role));
-    expect([...roles].sort()).toEqual(['agent', 'critic', 'diagnostician', 'synthesizer']);
+    expect([...roles].sort()).toEqual(['agent', 'critic', 'diagnostician', 'reviewer', 'synthesizer']);
     for (const request of server.requests.slice(before)) expect(request.raw).not.toContain(KEY);
     // The synthesizer sees, for each dominant symptom, a failing case as it happened.
     const synthesisRequests = server.requests.slice(before).filter((r) => r.role === 'synthesizer');
@@ -288,7 +288,7 @@ describe('the critic is implementation-blind', () => {
     const reviews = server.requests.slice(gateFrom).filter((r) => r.raw.includes('report_violations'));
     expect(reviews.length).toBeGreaterThan(0);
     for (const review of reviews) {
-      expect(review.role).toBe('critic');
+      expect(review.role).toBe('reviewer');
       expect(review.raw).not.toContain(canary);
       expect(review.raw).toContain('<requirements>');
     }
