@@ -97,7 +97,9 @@ export async function openCommand(
     // Only writers call models; `log` must work without an API key.
     const claude = lockFor ? await claudeFor(io, options, workspace, usageScope, models) : null;
     const model = claude ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
-    const usesClaude = Object.values(workspace.config.models).some((m) => m !== 'mock');
+    // The judge is asked only when credit.helpfulness is on; its default model needs no key otherwise.
+    const { judge, ...asked } = workspace.config.models;
+    const usesClaude = Object.values(asked).some((m) => m !== 'mock') || (workspace.config.credit.helpfulness && judge !== 'mock');
     const queueUrl = options.queue ?? workspace.config.queue;
     // The queue (bullmq, Redis) is loaded only when one is named.
     const executor = queueUrl

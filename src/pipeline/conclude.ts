@@ -12,6 +12,7 @@ import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidat
 import type { CaseRecord } from '../domain/record.ts';
 import { recordBaseline, screenSourceText, type BaselineScreen, type RunContext, type RunResult } from './execute-run.ts';
 import { runBlueprintChecks } from './gate-layers.ts';
+import type { Config } from '../config/schema.ts';
 import { checksConfig, decideLayers } from './layered-gate.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
 import { gatherCaseEvidence } from './case-evidence.ts';
@@ -161,7 +162,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     simulated,
     mockRoles,
     // The agent's model is what ran: a command agent is its own program, whatever models.agent says.
-    models: { ...config.models, ...((await readManifest(subject.candidate.dir, blueprintRoot(subject.candidate.dir, config.blueprint)).catch(manifestUnreadable))?.runtime === 'command' ? { agent: 'command' } : {}) },
+    models: { ...modelsAsked(config), ...((await readManifest(subject.candidate.dir, blueprintRoot(subject.candidate.dir, config.blueprint)).catch(manifestUnreadable))?.runtime === 'command' ? { agent: 'command' } : {}) },
     cost: subject.record ? store.costOfIteration(subject.iteration) : null,
     screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label) : null,
     // The release's first record and the candidate's run keep their traces: one of them is the
@@ -255,4 +256,10 @@ function recordsOnce(store: RecordReader): RecordReader {
 function manifestUnreadable(error: unknown): null {
   if (error instanceof AgentdevelError && error.code === 'BLUEPRINT_INVALID') return null;
   throw error;
+}
+
+/** The models of the roles this workspace asks: the judge only when credit.helpfulness is on. */
+function modelsAsked(config: Config): Record<string, string> {
+  const { judge, ...asked } = config.models;
+  return config.credit.helpfulness ? { ...asked, judge } : asked;
 }

@@ -13,13 +13,14 @@ import { gradientRef } from './versions.ts';
 /**
  * Builds this iteration's gradient records from the release's run (its records, traces and
  * verdicts in the store), lets the model phrase claims over them when its engine can (claims
- * whose pointers do not resolve are dropped and counted), and writes the document to git on
- * its own ref, whatever the iteration then does.
+ * whose pointers do not resolve are dropped and counted). `write` puts the document in git on
+ * its own ref: the loop calls it once the iteration has an outcome, so an iteration that ends in
+ * an infrastructure failure leaves nothing in git.
  */
 export async function recordGradient(
   context: RunContext,
   input: { readonly iteration: number; readonly release: string; readonly releaseCommit: string; readonly runId: string; readonly files: readonly BlueprintFile[]; readonly checkout: string },
-): Promise<{ document: GradientDocument; ref: string; usage: Usage }> {
+): Promise<{ document: GradientDocument; ref: string; usage: Usage; write: () => Promise<void> }> {
   const { workspace } = context;
   const { config, store, repo } = workspace;
   const task = await loadTask(input.checkout, config.task);
@@ -47,9 +48,12 @@ export async function recordGradient(
     }
   }
   const ref = gradientRef(config, input.iteration);
-  const commit = await repo.documentCommit(input.releaseCommit, [{ name: GRADIENT_FILE, content: `${JSON.stringify(document, null, 2)}\n` }], `gradient records of iteration ${input.iteration} (${input.release})\n`);
-  await repo.updateRefs([{ ref, newValue: commit, oldValue: await repo.refValue(ref) }]);
-  return { document, ref, usage };
+  const content = `${JSON.stringify(document, null, 2)}\n`;
+  const write = async (): Promise<void> => {
+    const commit = await repo.documentCommit(input.releaseCommit, [{ name: GRADIENT_FILE, content }], `gradient records of iteration ${input.iteration} (${input.release})\n`);
+    await repo.updateRefs([{ ref, newValue: commit, oldValue: await repo.refValue(ref) }]);
+  };
+  return { document, ref, usage, write };
 }
 
 /** The gradient document recorded for an iteration, or null when it has none. */

@@ -92,7 +92,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     // One checkout of the current release serves the baseline run, the synthesizer's view of
     // the blueprint, the credit per component and the gradient records (the task's requirements).
-    const { screen, files, brief, task, stop, gradient, credit } = await withCheckout(workspace, tip, async (source) => {
+    const { screen, files, brief, task, stop, gradient: gradientRecord, credit } = await withCheckout(workspace, tip, async (source) => {
       const recorded = await recordBaseline(context, source, release.label, baselineRecordCount(config));
       const blueprintFiles = await readBlueprintFiles(source.dir, config.blueprint);
       // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
@@ -106,7 +106,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         stop: stopNow,
         gradient: stopNow
           ? null
-          : (await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir })).document,
+          : await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir }),
         // Credit per component, read from the release's ordinary run (and the judge, when on).
         credit: stopNow ? null : await recordCredit(context, { iteration, run: first, sourceDir: source.dir, history: await readRcHistory(workspace) }),
       };
@@ -115,6 +115,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     if (credit) reporter.emit({ type: 'stage', stage: 'credit', message: creditLine(iteration, credit) });
     simulated ||= baseline.simulated;
     if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated, ablation };
+    const gradient = gradientRecord?.document ?? null;
 
     // Earlier RCs, from git: what was tried, what it fixed and broke, and how the gate judged it.
     const history = await readRcHistory(workspace);
@@ -153,6 +154,8 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         },
       },
     );
+    // The iteration has an outcome now (an outage would have thrown): its gradient records go to git.
+    await gradientRecord?.write();
 
     if (synthesis.kind === 'no_candidate') {
       if (built) await discardCandidate(workspace, built);

@@ -373,8 +373,10 @@ export class Store {
     this.sql.run(`INSERT OR IGNORE INTO git_documents (blob, path, imported_at) VALUES (?, ?, ?)`, blob, file, this.now());
   }
 
-  runCount(): number {
-    return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`)?.n ?? 0);
+  /** Runs in the store; with `origin`, only those run here ('local') or read from git ('git'). */
+  runCount(origin?: 'local' | 'git'): number {
+    const row = origin ? this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE origin = ?`, origin) : this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`);
+    return Number(row?.n ?? 0);
   }
 
   /** The labels the critic is shown and the roles may use: aliased labels read as their target, listed once. */

@@ -71,10 +71,11 @@ describe('iterate --ablate', () => {
         await workspace.close();
       }
     }
-    for (const setting of ['none', 'no-gate', 'no-diagnosis'] as const) {
-      expect(seen.get(setting)?.critic).toBeGreaterThan(0);
-      expect(seen.get(setting)?.withCanary).toBe(0);
-    }
+    // The first setting asks the critic; the next two may be answered from the verdict cache,
+    // which is keyed by the content judged, so a request they did not send was one already sent
+    // without the canary.
+    expect(seen.get('none')?.critic).toBeGreaterThan(0);
+    for (const setting of ['none', 'no-gate', 'no-diagnosis'] as const) expect(seen.get(setting)?.withCanary).toBe(0);
     expect(seen.get('critic-sees-blueprint')?.withCanary).toBeGreaterThan(0);
   }, 180_000);
 });

@@ -1,16 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliAsync, exampleWorkspace, git } from '../helpers/workspace.ts';
+import { cliAsync, exampleWorkspace, git, keepTrainCases } from '../helpers/workspace.ts';
 
 describe('attribute', () => {
   it('traces each flip of an RC with two independent edits to the edit that caused it', async () => {
     const dir = await exampleWorkspace();
     // Six cases: three late returns the return-window rule fixes, two searches a crippled
     // list_orders breaks, and one status question neither edit touches.
-    const train = path.join(dir, 'rubrics/orders/train.jsonl');
     const keep = ['train-002', 'train-008', 'train-018', 'train-003', 'train-019', 'train-005'];
-    writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').filter((l) => keep.includes((JSON.parse(l) as { id: string }).id)).join('\n')}\n`);
+    keepTrainCases(dir, (id) => keep.includes(id));
     git(dir, 'commit', '-qam', 'six train cases');
     const line = git(dir, 'rev-parse', 'HEAD').trim();
 

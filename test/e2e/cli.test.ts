@@ -9,10 +9,11 @@ import { cli, exampleWorkspace, git, lineState, tempDir } from '../helpers/works
 
 const clock = { now: () => new Date() };
 
+/** Runs recorded in this workspace (not those a fresh clone reads from git). */
 function runCount(dir: string): number {
   const store = Store.open(dir, clock);
   try {
-    return store.runCount();
+    return store.runCount('local');
   } finally {
     store.close();
   }
@@ -301,7 +302,7 @@ describe('agentdevel init', () => {
     const run = cli(['run', '--json', '--junit', junit, '-C', dir]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ passRate: 1, failing: [], simulated: false, mockRoles: ['critic', 'diagnostician', 'synthesizer'] });
-    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="agentdevel\.my-agent" tests="6" failures="0" errors="0">/);
+    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="agentdevel\.my-agent" tests="6" failures="0" errors="0" skipped="0">/);
     expect(cli(['run', '-C', dir]).stdout).not.toMatch(/simulated/);
     for (const readme of ['releases/README.md', 'diagnostics/README.md', 'traces/README.md']) expect(existsSync(path.join(dir, readme))).toBe(true);
     // traces/ is ignored but its README is kept; a second init refuses and writes nothing.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaffoldExample } from '../../src/pipeline/example.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
-import { cliAsync, git, tempDir } from '../helpers/workspace.ts';
+import { cliAsync, git, keepTrainCases, tempDir } from '../helpers/workspace.ts';
 
 const CLAUDE = 'claude-sonnet-5-5';
 const CANARY = 'CANARY-5be0c1-crew-prompt';
@@ -25,8 +25,7 @@ async function crewOnClaude(): Promise<string> {
   const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   config.models = { agent: CLAUDE, critic: CLAUDE, diagnostician: CLAUDE, synthesizer: CLAUDE, judge: CLAUDE };
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
-  const train = path.join(dir, 'rubrics/orders/train.jsonl');
-  writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').slice(0, 12).join('\n')}\n`);
+  keepTrainCases(dir, (_id, index) => index < 12);
   for (const prompt of ['system.hbs', 'members/lookup.hbs', 'members/refunds.hbs', 'members/delivery-notes.hbs', 'partials/answer-format.hbs']) {
     const file = path.join(dir, 'blueprints/orders-crew', prompt);
     writeFileSync(file, `${readFileSync(file, 'utf8')}\nInternal note ${CANARY}.\n`);

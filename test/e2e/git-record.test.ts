@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
-import { cliAsync, exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
+import { cliAsync, exampleWorkspace, git, keepTrainCases, tempDir } from '../helpers/workspace.ts';
 
 const CLAUDE = 'claude-sonnet-5-5';
 const KEY = 'sk-ant-test-0123456789abcdef';
@@ -23,8 +23,7 @@ beforeAll(async () => {
   const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   config.models = { agent: CLAUDE, critic: CLAUDE, diagnostician: CLAUDE, synthesizer: CLAUDE };
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
-  const train = path.join(original, 'rubrics/orders/train.jsonl');
-  writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').slice(0, 16).join('\n')}\n`);
+  keepTrainCases(original, (_id, index) => index < 16);
   git(original, 'add', '-A');
   git(original, 'commit', '-qm', 'every role on Claude; 16 train cases');
   cassette = path.join(tempDir(), 'cassette');

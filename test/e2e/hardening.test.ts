@@ -20,7 +20,7 @@ function runCount(dir: string): number {
   if (!existsSync(file)) return 0;
   const sql = openSql(file);
   try {
-    return Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`)?.n ?? 0);
+    return Number(sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE origin = 'local'`)?.n ?? 0);
   } finally {
     sql.close();
   }

@@ -175,7 +175,8 @@ describe('confirmation on fresh trials', () => {
       const test = decision.gate.tests.find((t) => t.caseId === id);
       expect(test?.confirmation.baseline.graded).toBe(sides[0]);
     }
-    const report = git(dir, 'show', `${ref}:${folder}/report.md`);
+    // report.md escapes every punctuation mark of the text it quotes; read it as it renders.
+    const report = git(dir, 'show', `${ref}:${folder}/report.md`).replace(/\\([!-/:-@[-`{-~])/g, '$1');
     expect(report).toMatch(/## How the gate decided/);
     expect(report).toMatch(/\*\*Guarantee:\*\* an unchanged agent is rejected at most 5\.0% of the time/);
     expect(report).toMatch(/\| case \| tested for \| screening \(baseline → candidate\) \| fresh trials \(baseline → candidate\) \| p \| Holm-adjusted p \| verdict \|/);

@@ -1,5 +1,5 @@
 import { spawn as spawnChild, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,20 @@ export interface CliResult {
 }
 
 /** Runs the real CLI in a subprocess, as a user would. */
+/**
+ * Keeps only the train cases `keep` accepts (by id and position) and drops the example's
+ * must-pass entry, which would name no case of a cut split (refused at load, as it should be).
+ */
+export function keepTrainCases(dir: string, keep: (id: string, index: number) => boolean): void {
+  const train = path.join(dir, 'rubrics/orders/train.jsonl');
+  const lines = readFileSync(train, 'utf8').trim().split('\n');
+  writeFileSync(train, `${lines.filter((line, index) => keep((JSON.parse(line) as { id: string }).id, index)).join('\n')}\n`);
+  const configFile = path.join(dir, 'agentdevel.config.json');
+  const config = JSON.parse(readFileSync(configFile, 'utf8')) as { gate?: { layers?: Array<{ layer: string; mustPass?: string[] }> } };
+  for (const layer of config.gate?.layers ?? []) delete layer.mustPass;
+  writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+}
+
 export function cli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd: options.cwd ?? repoRoot,
