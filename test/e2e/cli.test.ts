@@ -129,7 +129,7 @@ describe('agentdevel prompts', () => {
     expect(Object.values(history.find((h) => h.decision === 'promoted')?.fixed ?? {})).toContain('missing_required_step');
     // The targets' enum is the vocabulary: it holds the symptom the last RC targeted.
     const lastTarget = (logLines(demo).at(-1)?.targets as string[] | undefined)?.[0] ?? 'none';
-    expect(text).toMatch(new RegExp(`"enum": \\[[^\\]]*"${lastTarget}"`));
+    expect(text).toMatch(new RegExp(`"targets": \\{[^{]*"items": \\{\\s*"type": "string",\\s*"enum": \\[[^\\]]*"${lastTarget}"`));
     expect(runCount(copy)).toBe(0);
   }, 120_000);
 

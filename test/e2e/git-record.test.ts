@@ -134,9 +134,11 @@ describe('CI reuses the release’s recorded screen', () => {
     expect([0, 1]).toContain(gated.code);
     const result = JSON.parse(gated.stdout) as { baselineScreen: string; reports: string[] };
     expect(result.baselineScreen).toMatch(/3 records, 3 recorded in git with earlier decisions .*; no baseline case-trial ran/);
-    expect(readFileSync(summary, 'utf8')).toMatch(/no baseline case-trial ran/);
+    // The summary and report.md escape every punctuation mark of the text they quote; read them as they render.
+    const rendered = (file: string) => readFileSync(file, 'utf8').replace(/\\([!-/:-@[-`{-~])/g, '$1');
+    expect(rendered(summary)).toMatch(/no baseline case-trial ran/);
     const report = result.reports.find((f) => f.endsWith('report.md'));
-    expect(readFileSync(String(report), 'utf8')).toMatch(/\| Baseline screen \| .*no baseline case-trial ran \|/);
+    expect(rendered(String(report))).toMatch(/\| Baseline screen \| .*no baseline case-trial ran \|/);
 
     // Every agent conversation the server saw starts with one user message: one per case-trial.
     // They are exactly the candidate's screen and both sides' fresh confirmation trials.
@@ -211,7 +213,8 @@ describe('one vocabulary that can be curated', () => {
     expect(after.find((l) => l.label === 'merged_symptom')).toMatchObject({ aliases: [a, b] });
     const prompt = await cliAsync(['prompts', '--role', 'synthesizer', '-C', dir], { env: OFFLINE });
     expect(prompt.code, prompt.stderr).toBe(0);
-    const enumText = /"enum": \[([^\]]*)\]/.exec(prompt.stdout)?.[1] ?? '';
+    // The intent's targets: the vocabulary (the edits' types have an enum of their own).
+    const enumText = /"targets": \{[^{]*"items": \{\s*"type": "string",\s*"enum": \[([^\]]*)\]/.exec(prompt.stdout)?.[1] ?? '';
     expect(enumText).toContain('"merged_symptom"');
     expect(enumText).not.toContain(`"${a}"`);
     expect(enumText).not.toContain(`"${b}"`);
