@@ -4,6 +4,7 @@
 // bounds on every wait, so a lost Redis ends a command (exit 3) instead of hanging it.
 import { Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type RedisClient } from 'bullmq';
 import type { QueueAddress } from './url.ts';
+import { systemClock } from '../domain/clock.ts';
 
 export const QUEUE_NAME = 'agentdevel-case-trials';
 const BUNDLE_PREFIX = 'agentdevel:bundle:';
@@ -165,16 +166,16 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
   // One watchdog for every pending job: Redis lost too long, or no worker activity too long.
   let failure: Error | null = null;
   const waiting = new Set<(error: Error) => void>();
-  let lastActivity = Date.now();
-  let lastReachable = Date.now();
-  for (const event of ['active', 'completed', 'failed', 'stalled', 'progress', 'waiting'] as const) events.on(event, () => (lastActivity = Date.now()));
+  let lastActivity = systemClock.now().getTime();
+  let lastReachable = systemClock.now().getTime();
+  for (const event of ['active', 'completed', 'failed', 'stalled', 'progress', 'waiting'] as const) events.on(event, () => (lastActivity = systemClock.now().getTime()));
   const watchdog = setInterval(() => {
     void (async () => {
       const statuses = await Promise.all([queue.client, events.client]).then(
         (clients) => clients.map((c) => c.status),
         () => ['closed'],
       );
-      const now = Date.now();
+      const now = systemClock.now().getTime();
       if (statuses.every((s) => s === 'ready')) lastReachable = now;
       if (waiting.size === 0) lastActivity = now;
       failure ??=
@@ -203,7 +204,7 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
   }
 
   async function collect(jobId: string, data: unknown): Promise<Collected> {
-    const submittedAt = Date.now();
+    const submittedAt = systemClock.now().getTime();
     const add = () =>
       queue.add('case-trial', data, {
         jobId,
