@@ -1,6 +1,7 @@
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
+import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument } from '../../domain/git-documents.ts';
 import type { Role } from '../../domain/model-port.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
@@ -256,8 +257,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   const document = decisionDocument(evidence);
   const files: ArtifactFile[] = [
     { path: `${folder}/decision.json`, content: `${JSON.stringify(document, null, 2)}\n` },
-    { path: `${folder}/flips.json`, content: `${JSON.stringify({ f2p, p2f, flaky: flakyRows(evidence) }, null, 2)}\n` },
-    { path: `${folder}/intent.json`, content: `${JSON.stringify(evidence.intent, null, 2)}\n` },
+    { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
+    { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
     { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
   ];
@@ -269,8 +270,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     const dir = diagnosticsFolder(evidence.blueprint, evidence.iteration);
     files.push(
       { path: `${dir}/diagnosis.mjs`, content: evidence.diagnosis.script },
-      { path: `${dir}/report.json`, content: `${JSON.stringify(evidence.diagnosis.report, null, 2)}\n` },
-      { path: `${dir}/attempts.json`, content: `${JSON.stringify({ source: evidence.diagnosis.source, attempts: evidence.diagnosis.attempts }, null, 2)}\n` },
+      { path: `${dir}/report.json`, content: `${JSON.stringify(diagnosisReportDocument(evidence.diagnosis.report), null, 2)}\n` },
+      { path: `${dir}/attempts.json`, content: `${JSON.stringify(attemptsDocument({ source: evidence.diagnosis.source, attempts: [...evidence.diagnosis.attempts] }), null, 2)}\n` },
     );
   }
   return files;
