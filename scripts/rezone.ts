@@ -218,12 +218,21 @@ export function rewriteSpecifiers(
   });
 }
 
-/** Rewrites mentions of a moved file by its repository path (`src/cli/main.ts`). */
-export function rewriteRootedPaths(text: string, moves: ReadonlyMap<string, string>): string {
+/**
+ * Rewrites mentions of a moved file by its repository path (`src/cli/main.ts`), and of a folder
+ * whose files all move by one folder rule (`src/engine/anthropic/prompts/`, with its slash).
+ */
+export function rewriteRootedPaths(
+  text: string,
+  moves: ReadonlyMap<string, string>,
+  rules: readonly MoveRule[] = MOVES,
+  isOldFolder: (folder: string) => boolean = () => false,
+): string {
   if (moves.size === 0) return text;
   const olds = [...moves.keys()].sort((a, b) => b.length - a.length).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const pattern = new RegExp(`(?<![\\w./-])(${olds.join('|')})(?![\\w.-])`, 'g');
-  return text.replace(pattern, (old) => moves.get(old) ?? old);
+  const files = text.replace(pattern, (old) => moves.get(old) ?? old);
+  return files.replace(/(?<![\w./-])src\/[\w./-]*\//g, (folder) => (isOldFolder(folder) ? folderDestination(folder, rules) : folder));
 }
 
 export function renameIdentifiers(text: string, renames: Readonly<Record<string, string>> = RENAMES): string {
@@ -262,6 +271,11 @@ export function rezone(root: string, options: { readonly dryRun: boolean; readon
     return statSync(abs).isDirectory() ? 'folder' : 'file';
   };
 
+  // A folder of the old layout whose files all leave it (so a mention of it must follow them).
+  const isOldFolder = (folder: string): boolean => {
+    const inside = srcFiles.filter((f) => f.startsWith(folder));
+    return inside.length > 0 && inside.every((f) => plan.moves.has(f));
+  };
   const rewritten: string[] = [];
   const writes = new Map<string, string>(); // new path → text
   for (const file of tracked) {
@@ -271,7 +285,7 @@ export function rezone(root: string, options: { readonly dryRun: boolean; readon
     const before = readFileSync(path.join(root, file), 'utf8');
     let after = before;
     if (isCode) after = renameIdentifiers(rewriteSpecifiers(after, file, newFile, plan.moves, MOVES, exists));
-    after = rewriteRootedPaths(after, plan.moves);
+    after = rewriteRootedPaths(after, plan.moves, MOVES, isOldFolder);
     if (after !== before) {
       rewritten.push(newFile);
       writes.set(newFile, after);

@@ -22,7 +22,7 @@ const files: Record<string, string> = {
   'src/pipeline/brand-new-from-another-branch.ts': "import { packageRoot } from './example.ts';\nexport const again = packageRoot;\n",
   'test/unit/evaluate.test.ts': "import { gateCandidateRuns } from '../../src/pipeline/evaluate-candidate.ts';\nexport const loaded = () => import('../../src/pipeline/example.ts');\nexport { gateCandidateRuns };\n",
   'bin/agentdevel.mjs': "await loadEntry('agentdevel', 'src/pipeline/evaluate-candidate.ts');\n",
-  'docs/architecture.md': 'See `src/pipeline/example.ts` (and `src/pipeline/example.tsx`, which is no file of ours).\n',
+  'docs/architecture.md': 'See `src/pipeline/example.ts` (and `src/pipeline/example.tsx`, which is no file of ours), the prompts in `src/engine/anthropic/prompts/` and `src/pipeline/`.\n',
 };
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
@@ -70,7 +70,10 @@ describe('scripts/rezone.ts', () => {
     expect(read('src/adapters/engines/mock/synthesizer.ts')).toBe(files['src/engine/mock/synthesizer.ts']);
     // Paths from the repository's root, in code and docs.
     expect(read('bin/agentdevel.mjs')).toContain("'src/pipeline/gate/evaluate-candidate.ts'");
-    expect(read('docs/architecture.md')).toBe('See `src/pipeline/workspace/example.ts` (and `src/pipeline/example.tsx`, which is no file of ours).\n');
+    // A folder all of whose files moved follows them; one that keeps a file (pipeline/) stays.
+    expect(read('docs/architecture.md')).toBe(
+      'See `src/pipeline/workspace/example.ts` (and `src/pipeline/example.tsx`, which is no file of ours), the prompts in `src/adapters/engines/anthropic/prompts/` and `src/pipeline/`.\n',
+    );
   });
 
   it('does nothing when run again on the re-zoned tree', () => {
