@@ -22,7 +22,7 @@
 // specifier changes (a specifier is only rewritten when its importer or its target moves), and
 // the renamed identifiers are gone; it prints "nothing to move" and writes nothing.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -303,6 +303,15 @@ export function rezone(root: string, options: { readonly dryRun: boolean; readon
       git(root, ['mv', from, to]);
     }
     for (const [file, text] of writes) writeFileSync(path.join(root, file), text);
+    // git tracks no folders: remove the ones the moves emptied, deepest first.
+    const emptied = [...new Set([...plan.moves.keys()].map((f) => path.posix.dirname(f)))].sort((x, y) => y.length - x.length);
+    for (const folder of emptied) {
+      for (let dir = folder; dir.startsWith('src/'); dir = path.posix.dirname(dir)) {
+        const abs = path.join(root, dir);
+        if (!existsSync(abs) || readdirSync(abs).length > 0) break;
+        rmdirSync(abs);
+      }
+    }
   }
   return { moves: plan.moves, unplaced: plan.unplaced, rewritten };
 }

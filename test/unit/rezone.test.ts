@@ -1,6 +1,6 @@
 // The re-zone codemod (scripts/rezone.ts) on a small real git repository laid out the old way.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,9 @@ describe('scripts/rezone.ts', () => {
     expect(first.moves.get('src/report/templates/flip-report.md.hbs')).toBe('src/adapters/template/templates/flip-report.md.hbs');
     expect(first.unplaced).toEqual(['src/pipeline/brand-new-from-another-branch.ts']);
     expect(lines).toContain('not placed (no rule; stays): src/pipeline/brand-new-from-another-branch.ts');
+    // The folders it emptied are gone; the one that keeps a file stays.
+    expect(existsSync(path.join(root, 'src/engine'))).toBe(false);
+    expect(existsSync(path.join(root, 'src/pipeline'))).toBe(true);
     const staged = git(root, 'status', '--porcelain');
     expect(staged).toContain('R  src/process/spawner-entry.mjs -> src/adapters/process/spawner-entry.mjs');
   });
