@@ -1,5 +1,6 @@
 import type { ProgressEvent, Reporter } from '../domain/progress.ts';
 import type { Redactor } from '../process/environment.ts';
+import { systemClock } from '../domain/clock.ts';
 
 export interface Output {
   /** Machine-readable result (stdout). */
@@ -28,9 +29,9 @@ const infraText = (n: number): string => `${n} infrastructure error${n === 1 ? '
  */
 export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, options: { tty: boolean; heartbeatMs?: number }): Reporter {
   const runs = new Map<string, { label: string; total: number; done: number; passed: number; infra: number }>();
-  let lastWrite = Date.now();
+  let lastWrite = systemClock.now().getTime();
   const write = (text: string) => {
-    lastWrite = Date.now();
+    lastWrite = systemClock.now().getTime();
     stderr.write(redact(text));
   };
   // Without a terminal there is no bar: a line at least every heartbeatMs while a run is under
@@ -38,7 +39,7 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   let heartbeat: NodeJS.Timeout | null = null;
   const beat = () => {
-    if (Date.now() - lastWrite < heartbeatMs) return;
+    if (systemClock.now().getTime() - lastWrite < heartbeatMs) return;
     for (const run of runs.values()) write(`  ${run.label}: ${run.done}/${run.total} case-trials done, ${run.passed} passing${run.infra > 0 ? `, ${infraText(run.infra)}` : ''}\n`);
   };
   const watch = () => {

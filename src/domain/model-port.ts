@@ -4,6 +4,7 @@ import type { DiagnosisReport } from './diagnosis.ts';
 import type { ReleaseCandidate } from './release-candidate.ts';
 import type { TraceEvent } from './trace.ts';
 import type { GradientClaim, GradientDocument } from './gradient.ts';
+import type { SymptomEntry } from './symptoms.ts';
 
 export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer', 'judge'] as const;
 export type Role = (typeof roles)[number];
@@ -72,10 +73,8 @@ export interface CriticRequest {
   readonly requirements?: readonly CriticRequirement[];
 }
 
-export interface SymptomEntry {
-  readonly label: string;
-  readonly description: string;
-}
+// Declared beside the vocabulary it belongs to, so symptoms.ts needs nothing of this port.
+export type { SymptomEntry } from './symptoms.ts';
 
 /** A repair turn shows the model what it answered and exactly what was wrong with it. */
 export interface RepairRequest {

@@ -3,8 +3,13 @@
 // gate's hit rate compares the critic's baseline labels with the targets, so a label coined by
 // any other role could never be hit: the schemas of the diagnostician's report and the
 // synthesizer's intent only accept labels from this vocabulary.
-import type { SymptomEntry } from './model-port.ts';
 import type { CaseRecord } from './record.ts';
+
+/** One entry of the symptom vocabulary: a label and what it means. */
+export interface SymptomEntry {
+  readonly label: string;
+  readonly description: string;
+}
 
 /** A failing record without a critic verdict (the critic was unreachable; the scorer failed it). */
 export const NO_VERDICT_LABEL = 'unlabelled';

@@ -4,6 +4,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
+import { ambientEnvironment } from '../process/ambient-environment.ts';
 import { runProcess, type ProcessOutcome } from '../process/runner.ts';
 
 export function gitFailure(action: string, error: unknown): AgentdevelError {
@@ -19,16 +20,17 @@ export const GIT_TIMEOUT_MS = 10 * 60_000;
 
 /** The environment of git plumbing: enough to find git and the user's git config, nothing else. */
 export function gitEnvironment(): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0' };
+  const ambient = ambientEnvironment();
+  const env: Record<string, string> = { PATH: ambient.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0' };
   for (const name of ['HOME', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'XDG_CONFIG_HOME']) {
-    const value = process.env[name];
+    const value = ambient[name];
     if (value !== undefined) env[name] = value;
   }
   return env;
 }
 
 export function definedEnvironment(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(Object.entries(ambientEnvironment()).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 /** A git command whose exit 1 means "no" or "absent" (rev-parse --verify --quiet, merge-base, …). */

@@ -7,6 +7,7 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit, type SimpleGit, type SimpleGitOptions } from 'simple-git';
 import { AgentdevelError } from '../domain/errors.ts';
+import { ambientEnvironment } from '../process/ambient-environment.ts';
 import { atExit } from '../process/exit-hooks.ts';
 import { runProcess } from '../process/runner.ts';
 import {
@@ -397,7 +398,7 @@ export class GitRepo {
       args: ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec],
       cwd: this.root,
       // The user's own environment (SSH agent, credential helpers), but never a prompt.
-      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
       timeoutMs,
     });
     if (outcome.exitCode === 0) return null;
@@ -414,7 +415,7 @@ export class GitRepo {
       command: 'git',
       args,
       cwd: this.root,
-      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
       timeoutMs,
     });
     if (outcome.exitCode === 0) return null;

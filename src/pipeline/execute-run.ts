@@ -14,7 +14,7 @@ import { provenanceOf, type Provenance } from '../domain/provenance.ts';
 import { effectiveCriticPolicy } from '../domain/record.ts';
 import { criticJudged } from '../domain/requirements.ts';
 import { declaredSymptoms } from '../domain/symptoms.ts';
-import type { Redactor } from '../process/environment.ts';
+import { childEnvironment, type Redactor } from '../process/environment.ts';
 import { runCases, type RunTally } from '../stages/run/run.ts';
 import { openRunTraces } from '../stages/run/trace-file.ts';
 import type { RunPurpose } from '../store/store.ts';
@@ -197,6 +197,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
           requirements: task.requirements,
           scorers: task.manifest.scorers,
           taskRoot: task.root,
+          scriptEnvironment: childEnvironment(context.parentEnv),
           criticModel: config.models.critic,
           criticPolicy,
           growTaxonomy: request.split !== 'test',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { systemClock } from '../domain/clock.ts';
 import { AgentdevelError } from '../domain/errors.ts';
 import { nullWhenAbsent } from '../domain/absent.ts';
 import { parseStateDocument } from '../domain/json-document.ts';
@@ -55,7 +56,7 @@ const ignoreCode =
  */
 export async function acquireLock(stateDir: string, command: string, waitMs: number, now: () => Date): Promise<WorkspaceLock> {
   const file = path.join(stateDir, 'lock');
-  const deadline = Date.now() + waitMs;
+  const deadline = systemClock.now().getTime() + waitMs;
   for (;;) {
     const owner: LockOwner = { ...selfIdentity(), command, since: now().toISOString() };
     const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
@@ -104,7 +105,7 @@ export async function acquireLock(stateDir: string, command: string, waitMs: num
       }
       continue;
     }
-    if (Date.now() >= deadline) {
+    if (systemClock.now().getTime() >= deadline) {
       const who = holder ? `\`agentdevel ${holder.command}\` (pid ${holder.pid}) has held it since ${holder.since}` : 'another agentdevel command holds it';
       throw new AgentdevelError('WORKSPACE_LOCKED', `this workspace is busy: ${who}`);
     }

@@ -2,9 +2,9 @@
 // synthesizer, per RC its intent, the gate's reasons, the files it edited, its scope and the
 // cases it fixed and broke with their symptoms; for the diagnostician, the previous report and
 // the last RC, so it can check whether that change took effect.
-import { affectedCases, diagnosisReportSchema, type DiagnosisReport } from '../domain/diagnosis.ts';
+import { affectedCases, type DiagnosisReport } from '../domain/diagnosis.ts';
+import { readDiagnosisReportDocument, readFlipsDocument } from '../domain/git-documents.ts';
 import type { FlipSymptom, RcHistoryEntry } from '../domain/model-port.ts';
-import { z } from '../domain/zod.ts';
 import type { Case } from '../domain/case.ts';
 import { caseChanges, comparable, type CaseChanges } from '../domain/case-changes.ts';
 import { AgentdevelError } from '../domain/errors.ts';
@@ -15,28 +15,17 @@ import { readDecisionLog, type LogEntry } from './decision-log.ts';
 import { auditRef } from './versions.ts';
 import type { Workspace } from './workspace.ts';
 
-const flipRow = z.object({ caseId: z.string(), symptom: z.string().nullable() });
-const flipsFileSchema = z.object({ f2p: z.array(flipRow), p2f: z.array(flipRow) });
-
-async function readJson(workspace: Workspace, ref: string, file: string): Promise<unknown> {
+/** A document of the history, parsed by its versioned reader; null when the commit has no such file. */
+async function readDocument<T>(workspace: Workspace, ref: string, file: string, read: (text: string, file: string) => T): Promise<T | null> {
   const text = await workspace.repo.readFileAt(ref, file);
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    // A file that is not JSON tells the roles nothing; the decision log still holds the case ids.
-    return null;
-  }
+  // Absent is an answer (a candidate gated by hand has no diagnosis); damaged history is an error.
+  return text === null ? null : read(text, `${ref}:${file}`);
 }
 
-/**
- * The diagnosis report recorded with an iteration, or null when it has none (a candidate
- * gated by hand) or was written in a shape this version no longer reads: it is context for
- * the roles, never a required input.
- */
+/** The diagnosis report recorded with an iteration, or null when it has none (a candidate gated by hand). */
 export async function recordedReport(workspace: Workspace, iteration: number): Promise<DiagnosisReport | null> {
-  const parsed = diagnosisReportSchema.safeParse(await readJson(workspace, auditRef(workspace.config, iteration), `${diagnosticsFolder(workspace.config.blueprint, iteration)}/report.json`));
-  return parsed.success ? parsed.data : null;
+  const file = `${diagnosticsFolder(workspace.config.blueprint, iteration)}/report.json`;
+  return readDocument(workspace, auditRef(workspace.config, iteration), file, readDiagnosisReportDocument);
 }
 
 function withSymptoms(ids: readonly string[], rows: ReadonlyArray<{ caseId: string; symptom: string | null }>): FlipSymptom[] {
@@ -48,8 +37,7 @@ async function historyEntry(workspace: Workspace, entry: LogEntry): Promise<RcHi
   const { config, repo } = workspace;
   const ref = auditRef(config, entry.iteration);
   const folder = releaseFolder({ blueprint: config.blueprint, outcome: entry.decision, release: entry.tag, iteration: entry.iteration });
-  const flips = flipsFileSchema.safeParse(await readJson(workspace, ref, `${folder}/flips.json`));
-  const rows = flips.success ? flips.data : { f2p: [], p2f: [] };
+  const rows = (await readDocument(workspace, ref, `${folder}/flips.json`, readFlipsDocument)) ?? { f2p: [], p2f: [] };
   const report = await recordedReport(workspace, entry.iteration);
   // An RC built by iterate is one commit on its base; its edits are that commit's changes.
   const edited = (await repo.changedPaths(`${entry.commit}^`, entry.commit)).map((c) => c.path).filter((p) => p.startsWith(`blueprints/${config.blueprint}/`));

@@ -1,8 +1,8 @@
 import { parseCaseEvidence, type CaseEvidenceDocument } from '../domain/case-evidence.ts';
 import { parseDecisionDocument, type DecisionDocument } from '../domain/decision.ts';
-import { diagnosisReportSchema, type DiagnosisReport } from '../domain/diagnosis.ts';
+import type { DiagnosisReport } from '../domain/diagnosis.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import { parseJsonDocument } from '../domain/json-document.ts';
+import { readDiagnosisReportDocument } from '../domain/git-documents.ts';
 import { releaseTags } from './line-history.ts';
 import { auditRef } from './versions.ts';
 import type { Workspace } from './workspace.ts';
@@ -72,6 +72,6 @@ export async function readRecordedDecision(workspace: Workspace, target: string 
     folder,
     document: summary.document,
     cases: casesText === null ? null : parseCaseEvidence(casesText, `${ref}:${folder}/cases.json`),
-    diagnosis: diagnosisText === null ? null : parseJsonDocument(diagnosisText, `${ref}:${diagnosisFile}`, diagnosisReportSchema, 'HISTORY_INVALID'),
+    diagnosis: diagnosisText === null ? null : readDiagnosisReportDocument(diagnosisText, `${ref}:${diagnosisFile}`),
   };
 }

@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type JobJsonRaw, type RedisClient } from 'bullmq';
 import { jobTag, jobTagHolds, resultTag, resultTagHolds } from './queue-key.ts';
 import type { QueueAddress } from './url.ts';
+import { systemClock } from '../domain/clock.ts';
 
 export const QUEUE_NAME = 'agentdevel-case-trials';
 const BUNDLE_PREFIX = 'agentdevel:bundle:';
@@ -196,16 +197,16 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
   // One watchdog for every pending job: Redis lost too long, or no worker activity too long.
   let failure: Error | null = null;
   const waiting = new Set<(error: Error) => void>();
-  let lastActivity = Date.now();
-  let lastReachable = Date.now();
-  for (const event of ['active', 'completed', 'failed', 'stalled', 'progress', 'waiting'] as const) events.on(event, () => (lastActivity = Date.now()));
+  let lastActivity = systemClock.now().getTime();
+  let lastReachable = systemClock.now().getTime();
+  for (const event of ['active', 'completed', 'failed', 'stalled', 'progress', 'waiting'] as const) events.on(event, () => (lastActivity = systemClock.now().getTime()));
   const watchdog = setInterval(() => {
     void (async () => {
       const statuses = await Promise.all([queue.client, events.client]).then(
         (clients) => clients.map((c) => c.status),
         () => ['closed'],
       );
-      const now = Date.now();
+      const now = systemClock.now().getTime();
       if (statuses.every((s) => s === 'ready')) lastReachable = now;
       if (waiting.size === 0) lastActivity = now;
       failure ??=
@@ -249,7 +250,7 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
   }
 
   async function collectOnce(jobId: string, entry: Tagged): Promise<Collected> {
-    const submittedAt = Date.now();
+    const submittedAt = systemClock.now().getTime();
     const checked = (returned: unknown): Collected => {
       const collected = unwrap(key, jobId, returned, submittedAt);
       if (typeof collected === 'string') throw new ResultRefused(`refused ${collected}`);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
 import { startRuntime } from '../blueprint/runtimes/index.ts';
 import type { Runtime } from '../blueprint/runtimes/runtime.ts';
-import type { Clock } from '../domain/clock.ts';
+import { systemClock, type Clock } from '../domain/clock.ts';
 import { isAgentdevelError } from '../domain/errors.ts';
 import { InfraError } from '../domain/model-port.ts';
 import type { TraceEvent } from '../domain/trace.ts';
@@ -89,7 +89,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     const key = JSON.stringify([job.snapshot.tree, job.blueprint, job.task, job.agentModel, job.callTimeoutMs, job.memoryMb, job.passEnv]);
     let kept = runtimes.get(key);
     if (!kept) {
-      const buildDir = path.join(deps.cacheDir, 'build', `${job.snapshot.tree.slice(0, 12)}-${runtimes.size}-${Date.now()}`);
+      const buildDir = path.join(deps.cacheDir, 'build', `${job.snapshot.tree.slice(0, 12)}-${runtimes.size}-${systemClock.now().getTime()}`);
       const started = (async () => {
         const blueprint = await loadBlueprint(dir, job.blueprint, buildDir);
         const task = await loadTask(dir, job.task);
@@ -108,12 +108,12 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           gradesHere: false,
         });
       })();
-      kept = { started, buildDir, inFlight: 0, lastUsed: Date.now() };
+      kept = { started, buildDir, inFlight: 0, lastUsed: systemClock.now().getTime() };
       runtimes.set(key, kept);
       started.catch(() => runtimes.delete(key));
       await evictIdle();
     }
-    kept.lastUsed = Date.now();
+    kept.lastUsed = systemClock.now().getTime();
     return kept;
   }
 

@@ -9,7 +9,7 @@ import { writeScaleWorkspace } from '../../bench/lib/scale-workspace.ts';
 import { cliWatched } from '../helpers/processes.ts';
 import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
-import { cliAsync, exampleWorkspace, git, repoRoot, tempDir } from '../helpers/workspace.ts';
+import { cliAsync, decisionLogAsync, exampleWorkspace, git, repoRoot, tempDir } from '../helpers/workspace.ts';
 
 const CLAUDE = 'claude-sonnet-5-5';
 const KEY = 'sk-ant-test-0123456789abcdef';
@@ -44,11 +44,7 @@ afterAll(async () => {
 
 const env = () => ({ ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY });
 
-async function log(dir: string): Promise<Array<Record<string, unknown>>> {
-  const result = await cliAsync(['log', '--json', '-C', dir]);
-  expect(result.code).toBe(0);
-  return result.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-}
+const log = decisionLogAsync;
 
 function infraErrors(dir: string): number {
   const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));

@@ -5,7 +5,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSql } from '../../src/store/sqlite.ts';
 import { Store } from '../../src/store/store.ts';
-import { cli, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
+import { cli, decisionLog, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date() };
 
@@ -19,15 +19,7 @@ function runCount(dir: string): number {
   }
 }
 
-function logLines(dir: string): Array<Record<string, unknown>> {
-  const result = cli(['log', '--json', '-C', dir]);
-  expect(result.code).toBe(0);
-  return result.stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const logLines = decisionLog;
 
 let demo: string;
 let demoResult: ReturnType<typeof cli>;

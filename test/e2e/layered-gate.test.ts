@@ -9,7 +9,7 @@ import { openWorkspace } from '../../src/pipeline/workspace.ts';
 import { prepareApproval } from '../../src/pipeline/approval.ts';
 import { XMLParser } from 'fast-xml-parser';
 import MarkdownIt from 'markdown-it';
-import { cli, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
+import { cli, decisionLog, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
 
 function setGate(dir: string, gate: Record<string, unknown>, message: string): void {
   const file = path.join(dir, 'agentdevel.config.json');
@@ -19,11 +19,7 @@ function setGate(dir: string, gate: Record<string, unknown>, message: string): v
   git(dir, 'commit', '-qam', message);
 }
 
-function log(dir: string): Array<Record<string, unknown>> {
-  const result = cli(['log', '--json', '-C', dir]);
-  expect(result.code).toBe(0);
-  return result.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-}
+const log = decisionLog;
 
 describe('the checks layer', () => {
   it('vetoes a candidate that breaks a must-pass case, even when the flips layer would accept it', async () => {

@@ -4,6 +4,7 @@ import { silentReporter, type Reporter } from '../../src/domain/progress.ts';
 import type { ModelPort } from '../../src/domain/model-port.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import type { Runtime } from '../../src/blueprint/runtimes/runtime.ts';
+import { childEnvironment } from '../../src/process/environment.ts';
 import { runCases, type RunInput, type RunTally } from '../../src/stages/run/run.ts';
 import { openRunTraces } from '../../src/stages/run/trace-file.ts';
 import { tempDir } from './workspace.ts';
@@ -15,14 +16,14 @@ export interface CollectedRun extends RunTally {
 }
 
 export async function runCollected(
-  input: Omit<RunInput, 'label' | 'criticPolicy'> & { readonly label?: string; readonly criticPolicy?: RunInput['criticPolicy'] },
+  input: Omit<RunInput, 'label' | 'criticPolicy' | 'scriptEnvironment'> & { readonly label?: string; readonly criticPolicy?: RunInput['criticPolicy']; readonly scriptEnvironment?: RunInput['scriptEnvironment'] },
   deps: { readonly runtime: Runtime; readonly model: ModelPort; readonly redact?: (text: string) => string; readonly reporter?: Reporter },
 ): Promise<CollectedRun> {
   const records: CaseRecord[] = [];
   const tracesRoot = tempDir('agentdevel-traces-');
   const traces = openRunTraces(tracesRoot, input.runId);
   const tally = await runCases(
-    { label: input.runId, criticPolicy: 'all', ...input },
+    { label: input.runId, criticPolicy: 'all', scriptEnvironment: childEnvironment(process.env), ...input },
     {
       runtime: deps.runtime,
       model: deps.model,

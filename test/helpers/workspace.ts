@@ -81,6 +81,30 @@ export function startCli(args: readonly string[], options: { cwd?: string; env?:
   return { child, done };
 }
 
+/** The objects of NDJSON output (`--json`), one a line. */
+export function parseJsonLines(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function decisionLogOf(dir: string, result: CliResult): Array<Record<string, unknown>> {
+  if (result.code !== 0) throw new Error(`agentdevel log --json -C ${dir} exited ${result.code}: ${result.stderr}`);
+  return parseJsonLines(result.stdout);
+}
+
+/** The workspace's decision log as `agentdevel log --json` prints it, one object per decision. */
+export function decisionLog(dir: string): Array<Record<string, unknown>> {
+  return decisionLogOf(dir, cli(['log', '--json', '-C', dir]));
+}
+
+/** decisionLog without blocking this process (for tests that serve HTTP themselves). */
+export async function decisionLogAsync(dir: string): Promise<Array<Record<string, unknown>>> {
+  return decisionLogOf(dir, await cliAsync(['log', '--json', '-C', dir]));
+}
+
 /** Runs the real CLI without blocking this process (needed when the test serves HTTP itself). */
 export function cliAsync(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
   return startCli(args, options).done;

@@ -93,7 +93,7 @@ describe('the trace cost (R_cost)', () => {
   });
 
   it('is a scorer that decides only when given a threshold', async () => {
-    const input = { testCase: { id: 'c' }, output: 'done', trace, observation: null, taskRoot: '/nowhere' };
+    const input = { testCase: { id: 'c' }, output: 'done', trace, observation: null, taskRoot: '/nowhere', scriptEnvironment: {} };
     const measured = await score([{ kind: 'cost' }], input);
     expect(measured).toMatchObject({ decides: false, checks: [{ scorer: 'cost', pass: true, value: 0.28, decides: false }] });
     // A measuring check leaves the verdict to the critic (paper eq. 6).

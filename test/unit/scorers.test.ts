@@ -12,6 +12,7 @@ const base: ScorerInput = {
   trace: [{ type: 'message', role: 'assistant', text: 'Refund of $54.10 done' }],
   observation: { state: { orders: { W1: { status: 'returned' } } }, expectedState: { orders: { W1: { status: 'returned' } } } },
   taskRoot: '/tmp',
+  scriptEnvironment: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
 };
 
 const scorer = (config: Record<string, unknown>): ScorerConfig => taskManifestSchema.parse({ scorers: [config] }).scorers[0] as ScorerConfig;

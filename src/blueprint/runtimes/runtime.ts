@@ -1,6 +1,13 @@
 import type { Case } from '../../domain/case.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
-import type { Observation } from '../../stages/score/scorers.ts';
+
+/** What a runtime saw of the task environment at the end of a case-trial (the scorers grade it). */
+export interface Observation {
+  /** The environment's final state, when the runtime has an environment. */
+  readonly state: unknown;
+  /** The state the case's expected actions produce. */
+  readonly expectedState: unknown;
+}
 
 export interface TraceSink {
   emit(event: TraceEvent): void;

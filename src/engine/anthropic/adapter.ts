@@ -14,6 +14,7 @@ import {
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import type { MessageParams, MessageResult, SendMessage } from './messages-client.ts';
 import { criticCall, diagnosticianCall, judgeCall, messagesParams, requirementsReviewCall, synthesizerCall, type StructuredCall } from './requests.ts';
+import { systemClock } from '../../domain/clock.ts';
 
 /** Receives the usage and cost of every call, failed or not (the cost ledger). */
 export type UsageLedger = (role: CallRole, model: string, usage: Usage) => void;
@@ -104,7 +105,7 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts
         input_schema: tool.inputSchema,
         ...(index === request.tools.length - 1 ? { cache_control: CACHE } : {}),
       }));
-      const started = Date.now();
+      const started = systemClock.now().getTime();
       const { result, usage } = await call(
         'agent',
         {
@@ -125,7 +126,7 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts
           content.push({ type: 'tool_use', id: use.id, name: use.name, input: use.input });
         }
       }
-      return { content, stopReason: result.stop_reason ?? 'unknown', usage, latencyMs: Date.now() - started };
+      return { content, stopReason: result.stop_reason ?? 'unknown', usage, latencyMs: systemClock.now().getTime() - started };
     },
 
     criticize: (request) => structured(criticCall(request, facts)),

@@ -10,6 +10,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { AgentRequestRejected, InfraError, type CallRole } from '../../domain/model-port.ts';
 import { replayMiss } from './cassette.ts';
 import { backoffMs, RateLimitWaitExceeded, retryAfterMs, sharedRateLimiter, type Permit, type RateLimiter } from './rate-limits.ts';
+import { systemClock } from '../../domain/clock.ts';
 
 export type MessageParams = Record<string, unknown> & { model: string; max_tokens: number };
 
@@ -88,7 +89,7 @@ export function createMessagesClient(options: MessagesClientOptions): SendMessag
   return async (role, params, { stream }) => {
     const { sdk, client } = await load();
     const { APIError, APIConnectionError } = sdk;
-    const deadline = Date.now() + rateLimitWaitMs;
+    const deadline = systemClock.now().getTime() + rateLimitWaitMs;
     let failures = 0;
     let malformed = 0;
     for (let attempt = 0; ; attempt += 1) {
@@ -110,12 +111,12 @@ export function createMessagesClient(options: MessagesClientOptions): SendMessag
         permit.succeeded({ input: message.usage.input_tokens + (message.usage.cache_creation_input_tokens ?? 0), output: message.usage.output_tokens });
         return message;
       } catch (error) {
-        const hint = error instanceof APIError ? retryAfterMs(error.headers, Date.now()) : null;
+        const hint = error instanceof APIError ? retryAfterMs(error.headers, systemClock.now().getTime()) : null;
         if (error instanceof APIError && error.status === 429) {
           permit.rateLimited(hint);
           // Refused for going too fast: the API works. Try again until the deadline.
           retryIn = backoffMs(attempt, hint, random());
-          if (Date.now() + retryIn > deadline) throw toInfraError(sdk, role, error, attempt, params.model);
+          if (systemClock.now().getTime() + retryIn > deadline) throw toInfraError(sdk, role, error, attempt, params.model);
         } else {
           permit.failed();
           if (error instanceof APIError || error instanceof APIConnectionError) {

@@ -11,6 +11,7 @@
 //     do not come back together.
 // The pace is computed here from the clock it is given; waiting is the only effect, and every
 // wait is bounded by the caller's deadline.
+import { systemClock } from '../../domain/clock.ts';
 
 /** A call could not start before its deadline: the limits left no room for it. */
 export class RateLimitWaitExceeded extends Error {
@@ -26,7 +27,7 @@ export interface RateLimitClock {
 }
 
 export const systemRateLimitClock: RateLimitClock = {
-  now: () => Date.now(),
+  now: () => systemClock.now().getTime(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 

@@ -4,6 +4,7 @@ import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecisio
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
 import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-document.ts';
+import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument } from '../../domain/git-documents.ts';
 import type { Role } from '../../domain/model-port.ts';
 import { editsByType, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../git/git.ts';
@@ -325,8 +326,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   });
   const files: ArtifactFile[] = [
     { path: `${folder}/decision.json`, content: `${JSON.stringify(document, null, 2)}\n` },
-    { path: `${folder}/flips.json`, content: `${JSON.stringify({ f2p, p2f, flaky: flakyRows(evidence) }, null, 2)}\n` },
-    { path: `${folder}/intent.json`, content: `${JSON.stringify(evidence.intent, null, 2)}\n` },
+    { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
+    { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
     { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
   ];
@@ -350,8 +351,8 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     const dir = diagnosticsFolder(evidence.blueprint, evidence.iteration);
     files.push(
       { path: `${dir}/diagnosis.mjs`, content: evidence.diagnosis.script },
-      { path: `${dir}/report.json`, content: `${JSON.stringify(evidence.diagnosis.report, null, 2)}\n` },
-      { path: `${dir}/attempts.json`, content: `${JSON.stringify({ source: evidence.diagnosis.source, attempts: evidence.diagnosis.attempts }, null, 2)}\n` },
+      { path: `${dir}/report.json`, content: `${JSON.stringify(diagnosisReportDocument(evidence.diagnosis.report), null, 2)}\n` },
+      { path: `${dir}/attempts.json`, content: `${JSON.stringify(attemptsDocument({ source: evidence.diagnosis.source, attempts: [...evidence.diagnosis.attempts] }), null, 2)}\n` },
     );
     const repairs = evidence.diagnosis.synthesisAttempts ?? [];
     if (repairs.length > 0) files.push({ path: `${dir}/synthesis-attempts.json`, content: `${JSON.stringify({ refused: repairs }, null, 2)}\n` });

@@ -26,6 +26,8 @@ export interface RunInput {
   readonly requirements?: readonly Requirement[];
   readonly scorers: readonly ScorerConfig[];
   readonly taskRoot: string;
+  /** The environment scorer scripts run in: only what a child may see of agentdevel's own. */
+  readonly scriptEnvironment: Readonly<Record<string, string>>;
   readonly criticModel: string;
   /** Which case-trials the critic grades ("failing": only those a scorer failed; "off": none, scorers decide). */
   readonly criticPolicy: CriticPolicy;
@@ -210,7 +212,7 @@ export type GradedCaseTrial = Omit<CaseRecord, 'traceRef'>;
 export async function gradeCaseTrial(
   execution: CaseTrialExecution,
   testCase: Case,
-  input: Pick<RunInput, 'rubric' | 'requirements' | 'scorers' | 'taskRoot' | 'criticModel' | 'criticPolicy'>,
+  input: Pick<RunInput, 'rubric' | 'requirements' | 'scorers' | 'taskRoot' | 'scriptEnvironment' | 'criticModel' | 'criticPolicy'>,
   model: ModelPort,
   taxonomy: SymptomEntry[],
 ): Promise<GradedCaseTrial> {
@@ -229,7 +231,7 @@ export async function gradeCaseTrial(
 
   const agentFailure = trace.find((e) => e.type === 'error' && e.kind === 'agent');
   const agentError = agentFailure?.type === 'error' ? agentFailure.message : null;
-  const scorerInput: ScorerInput = { testCase, output: outcome.output, trace: [...trace], observation: outcome.observation, taskRoot: input.taskRoot };
+  const scorerInput: ScorerInput = { testCase, output: outcome.output, trace: [...trace], observation: outcome.observation, taskRoot: input.taskRoot, scriptEnvironment: input.scriptEnvironment };
   let scorer: ScorerResult | null;
   try {
     scorer = await score(input.scorers, scorerInput);

@@ -4,17 +4,11 @@ import { atPath, canonicalJson } from '../../domain/json.ts';
 import { z } from '../../domain/zod.ts';
 import { clipValue, scorerCheckSchema, type ScorerCheck, type ScorerResult } from '../../domain/record.ts';
 import { facesUser, type TraceEvent } from '../../domain/trace.ts';
-import { childEnvironment } from '../../process/environment.ts';
 import { runProcess } from '../../process/runner.ts';
+import type { Observation } from '../../blueprint/runtimes/runtime.ts';
 import type { ScorerConfig, ScorerKind } from '../../task/manifest.ts';
 import { PAPER_COST_WEIGHTS, traceCost } from './trace-cost.ts';
 
-export interface Observation {
-  /** The environment's final state, when the runtime has an environment. */
-  readonly state: unknown;
-  /** The state the case's expected actions produce. */
-  readonly expectedState: unknown;
-}
 
 export interface ScorerInput {
   readonly testCase: Case;
@@ -22,6 +16,8 @@ export interface ScorerInput {
   readonly trace: readonly TraceEvent[];
   readonly observation: Observation | null;
   readonly taskRoot: string;
+  /** The environment a scorer script runs in (passed in: a stage never reads process.env). */
+  readonly scriptEnvironment: Readonly<Record<string, string>>;
 }
 
 type Handler<K extends ScorerKind> = (config: Extract<ScorerConfig, { kind: K }>, input: ScorerInput) => Promise<Omit<ScorerCheck, 'scorer'>>;
@@ -166,7 +162,7 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
       command: command as string,
       args,
       cwd: input.taskRoot,
-      env: childEnvironment(process.env),
+      env: { ...input.scriptEnvironment },
       input: JSON.stringify({ case: input.testCase, output: input.output }),
       timeoutMs: config.timeoutMs,
     });

@@ -1,0 +1,259 @@
+// The import rules of src/ (docs/architecture.md) as data, and the checker that reads the sources.
+// Files are put in zones by their path in the re-zoned layout: before scripts/rezone.ts has run,
+// a file's zone is that of the place the re-zone table sends it, so the same rules hold on both
+// layouts and new files from other branches are judged where they will land.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { destinationOf } from '../../scripts/rezone.ts';
+
+export type Zone = 'domain' | 'config' | 'stages' | 'pipeline' | 'adapters' | 'app' | 'cli' | 'api';
+
+/** The zone of a path of the re-zoned layout. */
+export function zoneOf(file: string): Zone | null {
+  if (file === 'src/api.ts') return 'api';
+  const top = /^src\/([^/]+)\//.exec(file)?.[1];
+  switch (top) {
+    case 'domain':
+    case 'config':
+    case 'stages':
+    case 'pipeline':
+    case 'adapters':
+    case 'app':
+    case 'cli':
+      return top;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Which zones each zone may import. Domain imports nothing of ours; stages compute from domain
+ * values (a stage may use another stage's pure functions, never in a circle); adapters implement
+ * domain ports; the pipeline composes stages over ports; only app/ (and the library entry) wires
+ * adapters into it; the CLI parses, calls app and the pipeline, and renders.
+ */
+export const ALLOWED: Readonly<Record<Zone, readonly Zone[]>> = {
+  domain: ['domain'],
+  config: ['config', 'domain'],
+  stages: ['stages', 'domain'],
+  adapters: ['adapters', 'domain', 'config'],
+  pipeline: ['pipeline', 'stages', 'domain', 'config'],
+  app: ['app', 'pipeline', 'stages', 'adapters', 'domain', 'config'],
+  cli: ['cli', 'app', 'pipeline', 'stages', 'domain', 'config'],
+  api: ['app', 'pipeline', 'stages', 'domain', 'config'],
+};
+
+/**
+ * Imports that break the rules today, named one by one (re-zoned paths; `*` matches within one
+ * folder, `**` across folders). Each is debt with a reason: a new import that breaks the rules
+ * fails the test, and removing an entry that no import uses any more fails it too (stale).
+ */
+// The reasons, each a named piece of the re-zone still to do.
+const GIT_STORE = 'Workspace hands out the concrete GitRepo and Store (issue 18, item 7): the pipeline should see narrow ports (refs, record sinks) from domain/ports.';
+const TASK = "The pipeline loads the task file itself, several times on one decision's path (issue 18): load it once in app/ and pass the Task along.";
+const BLUEPRINT = 'The pipeline loads blueprints and starts runtimes: a runtime-factory port, wired in app/, would take their place.';
+const PROCESS = "Blueprint checks and the lock's exit hooks reach the process adapter; a process-runner port is the fix.";
+const STAGE_ADAPTER = 'Stages that reach adapters (issue 18, item 4): the score stage spawns scripts, diagnose runs the sandbox, release renders templates and reads git. Each needs its port in deps.';
+const QUEUE_PORT = 'The CaseTrialExecutor port is declared in pipeline/run (issue 18, item 5); it belongs in domain/ports.';
+const MOCK = "The mock engine simulates the critic and the diagnostician with the stages' own heuristics (issue 18, item 5).";
+const IMPORTER = "The tau-bench importer writes traces in the run stage's trace-file format; the format belongs in domain.";
+const APP_CLI = "compose.ts (formerly cli/context.ts) still builds the CLI's presentation from its Io; the presentation half belongs in cli/.";
+const CLI_ADAPTER = "Commands that open adapters themselves (worker, show, prompts, import, the error mapper, main's queue URL and bundle check) instead of asking app/compose.";
+
+export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; readonly why: string }[] = [
+  { from: 'src/pipeline/gate/conclude.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
+  { from: 'src/pipeline/run/fingerprint.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/example.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/init-workspace.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/line-history.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/store-workspace.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/sync.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/test-seal.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/versions.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/workspace.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
+  { from: 'src/pipeline/workspace/workspace.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
+  { from: 'src/pipeline/gate/calibrate.ts', to: 'src/adapters/task/load.ts', why: TASK },
+  { from: 'src/pipeline/gate/conclude.ts', to: 'src/adapters/task/load.ts', why: TASK },
+  { from: 'src/pipeline/gate/decide-layers.ts', to: 'src/adapters/task/load.ts', why: TASK },
+  { from: 'src/pipeline/loop/role-requests.ts', to: 'src/adapters/task/load.ts', why: TASK },
+  { from: 'src/pipeline/loop/task-brief.ts', to: 'src/adapters/task/environment-api.ts', why: TASK },
+  { from: 'src/pipeline/loop/task-brief.ts', to: 'src/adapters/task/load.ts', why: TASK },
+  { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/task/load.ts', why: TASK },
+  { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/task/load.ts', why: TASK },
+  { from: 'src/pipeline/loop/candidate.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/loop/candidate.ts', to: 'src/adapters/runtimes/tool-host/client.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/loop/iterate.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/loop/role-requests.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/loop/task-brief.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/runtimes/index.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/gate/layer-evidence.ts', to: 'src/adapters/process/runner.ts', why: PROCESS },
+  { from: 'src/pipeline/workspace/lock.ts', to: 'src/adapters/process/exit-hooks.ts', why: PROCESS },
+  { from: 'src/stages/diagnose/diagnose.ts', to: 'src/adapters/process/sandbox.ts', why: STAGE_ADAPTER },
+  { from: 'src/stages/release/artifacts.ts', to: 'src/adapters/git/git.ts', why: STAGE_ADAPTER },
+  { from: 'src/stages/release/artifacts.ts', to: 'src/adapters/template/handlebars.ts', why: STAGE_ADAPTER },
+  { from: 'src/stages/release/artifacts.ts', to: 'src/adapters/template/report-templates.ts', why: STAGE_ADAPTER },
+  { from: 'src/stages/release/journal.ts', to: 'src/adapters/git/git.ts', why: STAGE_ADAPTER },
+  { from: 'src/stages/score/scorers.ts', to: 'src/adapters/process/runner.ts', why: STAGE_ADAPTER },
+  { from: 'src/adapters/queue/executor.ts', to: 'src/pipeline/run/case-trial-executor.ts', why: QUEUE_PORT },
+  { from: 'src/adapters/engines/mock/index.ts', to: 'src/stages/critic/heuristic.ts', why: MOCK },
+  { from: 'src/adapters/engines/mock/index.ts', to: 'src/stages/diagnose/builtin-diagnosis.mjs', why: MOCK },
+  { from: 'src/adapters/importers/taubench.ts', to: 'src/stages/run/trace-file.ts', why: IMPORTER },
+  { from: 'src/app/compose.ts', to: 'src/cli/io.ts', why: APP_CLI },
+  { from: 'src/app/compose.ts', to: 'src/cli/render.ts', why: APP_CLI },
+  { from: 'src/cli/commands/import.ts', to: 'src/adapters/importers/taubench.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/anthropic/requests.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/runtime-facts.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/commands/show.ts', to: 'src/adapters/store/store.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/commands/show.ts', to: 'src/adapters/task/load.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/bullmq.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/url.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/worker.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/failures.ts', to: 'src/adapters/store/sqlite.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/main.ts', to: 'src/adapters/blueprint/bundle.ts', why: CLI_ADAPTER },
+  { from: 'src/cli/main.ts', to: 'src/adapters/queue/url.ts', why: CLI_ADAPTER },
+];
+
+export interface ImportEdge {
+  readonly from: string;
+  readonly to: string;
+  /** `import type` only (erased at run time; still a layering dependency). */
+  readonly typeOnly: boolean;
+}
+
+function listSources(root: string, dir = 'src'): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...listSources(root, rel));
+    else if (/\.(ts|mts|mjs)$/.test(entry.name)) out.push(rel);
+  }
+  return out;
+}
+
+const FILE_URL = /new URL\(\s*['"`](\.{1,2}\/[^'"`$]+)['"`]\s*,\s*import\.meta\.url/g;
+
+/** Every import between files of src/ (static, dynamic, re-exports, and files read through `new URL(…, import.meta.url)`). */
+export function readImports(root: string): { files: string[]; edges: ImportEdge[] } {
+  const files = listSources(root);
+  const known = new Set(files);
+  const edges: ImportEdge[] = [];
+  for (const file of files) {
+    const text = readFileSync(path.join(root, file), 'utf8');
+    const specifiers: { spec: string; typeOnly: boolean }[] = [];
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false);
+    const visit = (node: ts.Node): void => {
+      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+        const typeOnly = ts.isImportDeclaration(node) ? (node.importClause?.isTypeOnly ?? false) : node.isTypeOnly;
+        specifiers.push({ spec: node.moduleSpecifier.text, typeOnly });
+      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        const arg = node.arguments[0];
+        if (arg && ts.isStringLiteralLike(arg)) specifiers.push({ spec: arg.text, typeOnly: false });
+      } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+        specifiers.push({ spec: node.argument.literal.text, typeOnly: true });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    for (const match of text.matchAll(FILE_URL)) specifiers.push({ spec: match[1]!, typeOnly: false });
+    for (const { spec, typeOnly } of specifiers) {
+      if (!spec.startsWith('.')) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
+      if (known.has(target)) edges.push({ from: file, to: target, typeOnly });
+    }
+  }
+  return { files, edges };
+}
+
+/** A path's place in the re-zoned layout (itself once re-zoned). */
+const rezoned = (file: string): string => destinationOf(file) ?? file;
+
+function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .split(/(\*\*|\*)/)
+    .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${body}$`);
+}
+
+export interface Violation {
+  readonly from: string;
+  readonly to: string;
+  readonly rule: string;
+}
+
+export interface ImportCheck {
+  readonly violations: readonly Violation[];
+  readonly cycles: readonly (readonly string[])[];
+  /** Exceptions that no import needs any more. */
+  readonly stale: readonly string[];
+}
+
+/** Strongly connected components of more than one file (or a file importing itself). */
+function findCycles(files: readonly string[], edges: readonly ImportEdge[]): string[][] {
+  const next = new Map<string, string[]>(files.map((f) => [f, []]));
+  for (const edge of edges) next.get(edge.from)?.push(edge.to);
+  let index = 0;
+  const indexOf = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const strongConnect = (v: string): void => {
+    indexOf.set(v, index);
+    low.set(v, index);
+    index += 1;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!indexOf.has(w)) {
+        strongConnect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indexOf.get(w)!));
+    }
+    if (low.get(v) === indexOf.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (next.get(v) ?? []).includes(v)) cycles.push(component.sort());
+    }
+  };
+  for (const file of files) if (!indexOf.has(file)) strongConnect(file);
+  return cycles;
+}
+
+export function checkImports(
+  root: string,
+  rules: { readonly allowed: typeof ALLOWED; readonly exceptions: typeof EXCEPTIONS } = { allowed: ALLOWED, exceptions: EXCEPTIONS },
+): ImportCheck {
+  const { files, edges } = readImports(root);
+  const exceptions = rules.exceptions.map((e) => ({ ...e, fromRe: globToRegExp(e.from), toRe: globToRegExp(e.to), used: false }));
+  const violations: Violation[] = [];
+  for (const edge of edges) {
+    const from = rezoned(edge.from);
+    const to = rezoned(edge.to);
+    const fromZone = zoneOf(from);
+    const toZone = zoneOf(to);
+    if (fromZone === null || toZone === null) {
+      violations.push({ from, to, rule: `${fromZone === null ? from : to} lies in no zone of the layout` });
+      continue;
+    }
+    if (rules.allowed[fromZone].includes(toZone)) continue;
+    const excused = exceptions.find((e) => e.fromRe.test(from) && e.toRe.test(to));
+    if (excused) {
+      excused.used = true;
+      continue;
+    }
+    violations.push({ from, to, rule: `${fromZone} may not import ${toZone}` });
+  }
+  const cycles = findCycles(files, edges).map((c) => c.map(rezoned));
+  const stale = exceptions.filter((e) => !e.used).map((e) => `${e.from} -> ${e.to}`);
+  return { violations, cycles, stale };
+}
