@@ -20,17 +20,17 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { systemClock } from '../src/domain/clock.ts';
+import { systemClock } from '../src/domain/ports/clock.ts';
 import type { Ablation } from '../src/domain/ablation.ts';
-import { silentReporter } from '../src/domain/progress.ts';
-import { createMockEngine } from '../src/engine/mock/index.ts';
-import { readDecisionLog } from '../src/pipeline/decision-log.ts';
-import { runVersion, withCheckout, type RunContext } from '../src/pipeline/execute-run.ts';
-import { scaffoldExample } from '../src/pipeline/example.ts';
-import { iterate } from '../src/pipeline/iterate.ts';
-import { releaseTags } from '../src/pipeline/line-history.ts';
-import { ensureScratchBranch, scratchConfig } from '../src/pipeline/scratch-line.ts';
-import { openWorkspace, type Workspace } from '../src/pipeline/workspace.ts';
+import { silentReporter } from '../src/domain/ports/reporter.ts';
+import { createMockEngine } from '../src/adapters/engines/mock/index.ts';
+import { readDecisionLog } from '../src/pipeline/workspace/decision-log.ts';
+import { runVersion, withCheckout, type RunContext } from '../src/pipeline/run/execute-run.ts';
+import { scaffoldExample } from '../src/pipeline/workspace/example.ts';
+import { iterate } from '../src/pipeline/loop/iterate.ts';
+import { releaseTags } from '../src/pipeline/workspace/line-history.ts';
+import { ensureScratchBranch, scratchConfig } from '../src/pipeline/workspace/scratch-line.ts';
+import { openWorkspace, type Workspace } from '../src/pipeline/workspace/workspace.ts';
 
 const BAD_RELEASE_P2F_RATE = 0.02;
 

@@ -6,9 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../src/cli/main.ts';
-import { systemClock } from '../src/domain/clock.ts';
-import { scaffoldExample } from '../src/pipeline/example.ts';
-import { openSql } from '../src/store/sqlite.ts';
+import { systemClock } from '../src/domain/ports/clock.ts';
+import { scaffoldExample } from '../src/pipeline/workspace/example.ts';
+import { openSql } from '../src/adapters/store/sqlite.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';

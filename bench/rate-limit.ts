@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openSql } from '../src/store/sqlite.ts';
+import { openSql } from '../src/adapters/store/sqlite.ts';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.ts';
 import { lookupThenAnswer } from '../test/helpers/fake-brain.ts';
 import { cliAsync } from '../test/helpers/workspace.ts';

@@ -5,8 +5,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { dataLimitKb, launcher } from '../src/process/memory-limit.ts';
-import { runSandboxed } from '../src/process/sandbox.ts';
+import { dataLimitKb, launcher } from '../src/adapters/process/memory-limit.ts';
+import { runSandboxed } from '../src/adapters/process/sandbox.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-sandbox-'));
 const script = path.join(dir, 'fill.mjs');

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openSql } from '../src/store/sqlite.ts';
+import { openSql } from '../src/adapters/store/sqlite.ts';
 import { agentdevel, load, measure, median, repoRoot } from './lib/measure.ts';
 
 const { values } = parseArgs({ options: { repeats: { type: 'string', default: '7' } } });

@@ -3,15 +3,15 @@
 // CLI would, and closes it. Progress goes nowhere unless `progress` is given.
 import { Writable } from 'node:stream';
 import type * as Declared from '../lib/index.mjs';
-import { openCommand, processIo, type Io } from './cli/context.ts';
+import { openCommand, processIo, type Io } from './app/compose.ts';
 import type { GateDecision } from './domain/decision.ts';
 import { passRateOf } from './domain/case-summary.ts';
 import { AgentdevelError } from './domain/errors.ts';
-import { runVersion, withCheckout, workingTreeSource } from './pipeline/execute-run.ts';
-import { gateCandidate } from './pipeline/gate-candidate.ts';
-import { iterate as iterateLine, type IterateOutcome } from './pipeline/iterate.ts';
-import { openStoreWorkspace } from './pipeline/store-workspace.ts';
-import { failingCases, type CaseReason } from './report/case-reasons.ts';
+import { runVersion, withCheckout, workingTreeSource } from './pipeline/run/execute-run.ts';
+import { gateCandidate } from './pipeline/gate/submitted-candidate.ts';
+import { iterate as iterateLine, type IterateOutcome } from './pipeline/loop/iterate.ts';
+import { openStoreWorkspace } from './pipeline/workspace/store-workspace.ts';
+import { failingCases, type CaseReason } from './stages/report/case-reasons.ts';
 import { compareRuns } from './stages/gate/compare.ts';
 
 export interface WorkspaceOptions {

@@ -4,7 +4,7 @@
 // Shared by bench/gate-trust.ts (fresh randomness) and the unit tests (fixed seeds).
 import type { ChangeIntent } from '../../src/domain/release-candidate.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
-import { gateCandidateRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
+import { compareCandidateRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
 import { caseId, drawAgent, sampleRecords, type Mix } from './simulated-agent.ts';
 
 /** Cases whose pass chance changes: each from `before` (baseline) to `after` (candidate). */
@@ -63,7 +63,7 @@ export async function simulatePair(input: {
   const baseline = summarizeCases(sampleRecords(recorded, ids, records * trials, 0, random));
   const candidate = summarizeCases(sampleRecords(now.candidate, ids, trials, 0, random));
   const next = new Map<string, number>();
-  const gated = await gateCandidateRuns(
+  const gated = await compareCandidateRuns(
     { baseline, candidate, policy, noise: { variedCases: 0 }, intent: scenario.intent ? INTENT : null, screeningTrials: trials, records },
     {
       runner: async (request) => {

@@ -1,6 +1,6 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Io } from './context.ts';
+import type { Io } from '../app/compose.ts';
 
 export interface CiOptions {
   /** Write a markdown summary here (besides $GITHUB_STEP_SUMMARY when that is set). */

@@ -27,7 +27,7 @@ const SQLITE_FILE_SYSTEM = new Set(['SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READO
 export async function machineFailure(error: unknown): Promise<AgentdevelError | null> {
   // Imported here, on the way out, so that a command that never opened the store (`--help`)
   // never loads the SQLite driver.
-  const { sqliteFailure } = await import('../store/sqlite.ts');
+  const { sqliteFailure } = await import('../adapters/store/sqlite.ts');
   const sqlite = sqliteFailure(error);
   if (sqlite) {
     const family = sqlite.code.replace(/^(SQLITE_[A-Z]+).*$/, '$1');

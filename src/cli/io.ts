@@ -2,7 +2,7 @@
 // to all commands. Kept apart from the workspace and the engines, so that `--help` and the
 // command line's parsing load nothing heavy.
 import { AgentdevelError } from '../domain/errors.ts';
-import { systemClock, type Clock } from '../domain/clock.ts';
+import { systemClock, type Clock } from '../domain/ports/clock.ts';
 
 export interface CommonOptions {
   readonly C?: string;

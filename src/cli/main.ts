@@ -1,8 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
-import { stopBundler } from '../blueprint/bundle.ts';
+import { stopBundler } from '../adapters/blueprint/bundle.ts';
 import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
-import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/model-port.ts';
-import { makeRedactor, secretValues } from '../process/environment.ts';
+import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/ports/model.ts';
+import { makeRedactor, secretValues } from '../domain/environment.ts';
 import { parseWait, processIo, type CommonOptions, type Io } from './io.ts';
 import type { LabelsOptions } from './commands/labels.ts';
 import type { ApprovalOptions } from './commands/approval.ts';
@@ -13,7 +13,7 @@ import type { AttributeOptions } from './commands/attribute.ts';
 import type { SyncOptions } from './commands/sync.ts';
 import { packageVersion } from './version.ts';
 import type { WorkerOptions } from './commands/worker.ts';
-import { queueSecrets } from '../queue/url.ts';
+import { queueSecrets } from '../adapters/queue/url.ts';
 import { machineFailure } from './failures.ts';
 
 // Each command's module is imported when that command runs, not before: `--help`, `--version`

@@ -1,6 +1,6 @@
-import type { ProgressEvent, Reporter } from '../domain/progress.ts';
-import type { Redactor } from '../process/environment.ts';
-import { systemClock } from '../domain/clock.ts';
+import type { ProgressEvent, Reporter } from '../domain/ports/reporter.ts';
+import type { Redactor } from '../domain/environment.ts';
+import { systemClock } from '../domain/ports/clock.ts';
 
 export interface Output {
   /** Machine-readable result (stdout). */

@@ -1,6 +1,6 @@
 import { z } from '../domain/zod.ts';
-import { blueprintManifestSchema } from '../blueprint/manifest.ts';
-import { taskManifestSchema } from '../task/manifest.ts';
+import { blueprintManifestSchema } from '../domain/blueprint-manifest.ts';
+import { taskManifestSchema } from '../domain/task-manifest.ts';
 import { configSchema } from './schema.ts';
 
 /** The JSON Schema of agentdevel.config.json, for editors (completion, inline errors). */

@@ -2,7 +2,7 @@
 // ablation (paper Table 3). The blueprint travels inside the rubric text of the critic's
 // request, under a heading no rubric uses, so the CriticRequest type keeps no blueprint field and
 // every other setting stays blind (the canary test).
-import type { BlueprintFile } from './model-port.ts';
+import type { BlueprintFile } from './ports/model.ts';
 
 export const BLUEPRINT_SHOWN_HEADING = '## The agent\'s blueprint (shown to the critic by the critic-sees-blueprint ablation)';
 

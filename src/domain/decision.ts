@@ -3,7 +3,7 @@
 // normalize it to a DecisionSummary, so a workspace written by an older agentdevel still reads.
 import { AgentdevelError } from './errors.ts';
 import { parseJsonDocument } from './json-document.ts';
-import { roles } from './model-port.ts';
+import { roles } from './ports/model.ts';
 import { changeIntentSchema } from './release-candidate.ts';
 import { ablations } from './ablation.ts';
 import { z } from './zod.ts';

@@ -1,5 +1,5 @@
 import { MOCK_MODEL } from './models.ts';
-import { roles, type Role } from './model-port.ts';
+import { roles, type Role } from './ports/model.ts';
 
 /**
  * Where a run's results come from. They are simulated only when the mock engine played the

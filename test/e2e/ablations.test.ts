@@ -2,13 +2,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ablations, type Ablation } from '../../src/domain/ablation.ts';
-import { systemClock } from '../../src/domain/clock.ts';
-import type { ModelPort } from '../../src/domain/model-port.ts';
-import { silentReporter } from '../../src/domain/progress.ts';
-import { createMockEngine } from '../../src/engine/mock/index.ts';
-import { iterate } from '../../src/pipeline/iterate.ts';
-import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/scratch-line.ts';
-import { openWorkspace } from '../../src/pipeline/workspace.ts';
+import { systemClock } from '../../src/domain/ports/clock.ts';
+import type { ModelPort } from '../../src/domain/ports/model.ts';
+import { silentReporter } from '../../src/domain/ports/reporter.ts';
+import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
+import { iterate } from '../../src/pipeline/loop/iterate.ts';
+import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/workspace/scratch-line.ts';
+import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
 
 describe('iterate --ablate', () => {

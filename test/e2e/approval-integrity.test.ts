@@ -5,8 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { holdForApproval } from '../../src/pipeline/release.ts';
-import { openWorkspace } from '../../src/pipeline/workspace.ts';
+import { holdForApproval } from '../../src/pipeline/gate/release.ts';
+import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import type { CaseSummary } from '../../src/stages/gate/flips.ts';
 import { decideGate } from '../../src/stages/gate/gate.ts';

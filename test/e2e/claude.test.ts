@@ -1,13 +1,13 @@
-import { blueprintBrief } from '../../src/blueprint/brief.ts';
+import { blueprintBrief } from '../../src/adapters/blueprint/brief.ts';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSql } from '../../src/store/sqlite.ts';
+import { openSql } from '../../src/adapters/store/sqlite.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { between, lookupThenAnswer, minimalBrain, mockBrain, userText, withFaults } from '../helpers/fake-brain.ts';
 import { writeScaleWorkspace } from '../../bench/lib/scale-workspace.ts';
 import { cliWatched } from '../helpers/processes.ts';
-import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
+import { simulatedSynthesis } from '../../src/adapters/engines/mock/synthesizer.ts';
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
 import { cliAsync, decisionLogAsync, exampleWorkspace, git, repoRoot, tempDir } from '../helpers/workspace.ts';
 

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openSql } from '../../src/store/sqlite.ts';
-import { Store } from '../../src/store/store.ts';
+import { openSql } from '../../src/adapters/store/sqlite.ts';
+import { Store } from '../../src/adapters/store/store.ts';
 import { cli, decisionLog, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date() };

@@ -143,7 +143,7 @@ describe('CI reuses the release’s recorded screen', () => {
     // Every agent conversation the server saw starts with one user message: one per case-trial.
     // They are exactly the candidate's screen and both sides' fresh confirmation trials.
     const conversations = server.requests.slice(from).filter((r) => r.role === 'agent' && (r.body as { messages: unknown[] }).messages.length === 1).length;
-    const { openSql } = await import('../../src/store/sqlite.ts');
+    const { openSql } = await import('../../src/adapters/store/sqlite.ts');
     const sql = openSql(path.join(ci, '.agentdevel', 'state.db'));
     try {
       const local = sql.all<{ purpose: string; n: number }>(

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSql } from '../../src/store/sqlite.ts';
+import { openSql } from '../../src/adapters/store/sqlite.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeRequest } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
 import { cli, cliWithin, exampleWorkspace, git, lineState, processesMentioning, tempDir } from '../helpers/workspace.ts';

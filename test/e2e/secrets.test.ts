@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openCommand } from '../../src/cli/context.ts';
+import { openCommand } from '../../src/app/compose.ts';
 import { cli, git, tempDir } from '../helpers/workspace.ts';
 
 const PASSWORD = 'hunter2-Orders';

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSql } from '../../src/store/sqlite.ts';
+import { openSql } from '../../src/adapters/store/sqlite.ts';
 import { cli, exampleWorkspace, git, repoRoot, tempDir } from '../helpers/workspace.ts';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/taubench');

@@ -2,13 +2,13 @@
 // the SDK and HTTP are exercised end to end with realistic behaviour: the agent role acts like
 // the simulated orders agent, the critic like the heuristic critic, the diagnostician returns the
 // built-in script, the synthesizer proposes the simulated repairs.
-import { blueprintBrief } from '../../src/blueprint/brief.ts';
+import { blueprintBrief } from '../../src/adapters/blueprint/brief.ts';
 import { readFileSync } from 'node:fs';
-import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry, SymptomEntry } from '../../src/domain/model-port.ts';
+import type { AgentTurnRequest, ConversationMessage, RcHistoryEntry, SymptomEntry } from '../../src/domain/ports/model.ts';
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
-import { simulatedAgentTurn } from '../../src/engine/mock/agent.ts';
-import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
-import { simulatedHelpfulness } from '../../src/engine/mock/helpfulness.ts';
+import { simulatedAgentTurn } from '../../src/adapters/engines/mock/agent.ts';
+import { simulatedSynthesis } from '../../src/adapters/engines/mock/synthesizer.ts';
+import { simulatedHelpfulness } from '../../src/adapters/engines/mock/helpfulness.ts';
 import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
 import { rubricRequirements } from '../../src/domain/requirements.ts';
 import type { FakeReply, FakeRequest, Responder } from './fake-anthropic.ts';

@@ -1,10 +1,10 @@
 // The run stage with its records collected in memory and its traces in a temp folder, for
 // stage tests that look at each record.
-import { silentReporter, type Reporter } from '../../src/domain/progress.ts';
-import type { ModelPort } from '../../src/domain/model-port.ts';
+import { silentReporter, type Reporter } from '../../src/domain/ports/reporter.ts';
+import type { ModelPort } from '../../src/domain/ports/model.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
-import type { Runtime } from '../../src/blueprint/runtimes/runtime.ts';
-import { childEnvironment } from '../../src/process/environment.ts';
+import type { Runtime } from '../../src/domain/ports/runtime.ts';
+import { childEnvironment } from '../../src/domain/environment.ts';
 import { runCases, type RunInput, type RunTally } from '../../src/stages/run/run.ts';
 import { openRunTraces } from '../../src/stages/run/trace-file.ts';
 import { tempDir } from './workspace.ts';

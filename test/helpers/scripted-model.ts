@@ -1,5 +1,5 @@
-import { zeroUsage, type DiagnosisScriptRequest, type ModelPort } from '../../src/domain/model-port.ts';
-import { createMockEngine } from '../../src/engine/mock/index.ts';
+import { zeroUsage, type DiagnosisScriptRequest, type ModelPort } from '../../src/domain/ports/model.ts';
+import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 
 /** The mock engine with some roles replaced by scripted answers (an injected engine for stage tests). */
 export function scriptedModel(overrides: Partial<ModelPort>): ModelPort {

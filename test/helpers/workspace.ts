@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scaffoldExample } from '../../src/pipeline/example.ts';
+import { scaffoldExample } from '../../src/pipeline/workspace/example.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');

@@ -1,12 +1,12 @@
-import { blueprintBrief } from '../../src/blueprint/brief.ts';
+import { blueprintBrief } from '../../src/adapters/blueprint/brief.ts';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InfraError, type CallRole, type Usage } from '../../src/domain/model-port.ts';
-import { createClaudeEngine, StructuredOutputError } from '../../src/engine/anthropic/adapter.ts';
-import { createMessagesClient } from '../../src/engine/anthropic/messages-client.ts';
-import { claudeEngines } from '../../src/engine/claude.ts';
-import { createRateLimiter } from '../../src/engine/anthropic/rate-limits.ts';
+import { InfraError, type CallRole, type Usage } from '../../src/domain/ports/model.ts';
+import { createClaudeEngine, StructuredOutputError } from '../../src/adapters/engines/anthropic/adapter.ts';
+import { createMessagesClient } from '../../src/adapters/engines/anthropic/messages-client.ts';
+import { claudeEngines } from '../../src/adapters/engines/claude.ts';
+import { createRateLimiter } from '../../src/adapters/engines/anthropic/rate-limits.ts';
 import { tempDir } from '../helpers/workspace.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeReply, type FakeRequest } from '../helpers/fake-anthropic.ts';
 import { schemaOnlyAnswer } from '../helpers/schema-only-answer.ts';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { silentReporter } from '../../src/domain/progress.ts';
+import { silentReporter } from '../../src/domain/ports/reporter.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { diagnose } from '../../src/stages/diagnose/diagnose.ts';
 import { scriptedDiagnostician, scriptedModel } from '../helpers/scripted-model.ts';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { aliasMap, mergeAliases } from '../../src/domain/label-aliases.ts';
 import { hitRateOf } from '../../src/stages/gate/gate.ts';
-import { Store } from '../../src/store/store.ts';
+import { Store } from '../../src/adapters/store/store.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };

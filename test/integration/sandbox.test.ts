@@ -1,8 +1,8 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runSandboxed } from '../../src/process/sandbox.ts';
-import { permissionArgs, permissionFlag } from '../../src/process/node-permissions.ts';
+import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
+import { permissionArgs, permissionFlag } from '../../src/adapters/process/node-permissions.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 let dir: string;

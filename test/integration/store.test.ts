@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { zeroUsage } from '../../src/domain/model-port.ts';
-import { openSql } from '../../src/store/sqlite.ts';
-import { migrations } from '../../src/store/migrations.ts';
-import { Store } from '../../src/store/store.ts';
+import { zeroUsage } from '../../src/domain/ports/model.ts';
+import { openSql } from '../../src/adapters/store/sqlite.ts';
+import { migrations } from '../../src/adapters/store/migrations.ts';
+import { Store } from '../../src/adapters/store/store.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { blueprintBrief } from '../../src/blueprint/brief.ts';
-import { blueprintManifestSchema } from '../../src/blueprint/manifest.ts';
-import { simulatedSynthesis } from '../../src/engine/mock/synthesizer.ts';
+import { blueprintBrief } from '../../src/adapters/blueprint/brief.ts';
+import { blueprintManifestSchema } from '../../src/domain/blueprint-manifest.ts';
+import { simulatedSynthesis } from '../../src/adapters/engines/mock/synthesizer.ts';
 import { repoRoot } from '../helpers/workspace.ts';
 
 describe('the simulated synthesizer on a crew', () => {

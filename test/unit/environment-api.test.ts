@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeEnvironmentApi, sourceSignature } from '../../src/task/environment-api.ts';
+import { describeEnvironmentApi, sourceSignature } from '../../src/adapters/task/environment-api.ts';
 
 const source = {
   file: 'index.ts',

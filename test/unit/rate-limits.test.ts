@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, retryAfterMs } from '../../src/engine/anthropic/rate-limits.ts';
+import { backoffMs, retryAfterMs } from '../../src/adapters/engines/anthropic/rate-limits.ts';
 
 describe('retry delays', () => {
   it.each<[string, number, number | null, number, number]>([

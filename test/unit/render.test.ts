@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createOutput, createReporter } from '../../src/cli/render.ts';
-import { makeRedactor } from '../../src/process/environment.ts';
+import { makeRedactor } from '../../src/domain/environment.ts';
 
 function capture(): NodeJS.WriteStream & { text: string } {
   const sink = { text: '', write(chunk: string) { sink.text += chunk; return true; } };

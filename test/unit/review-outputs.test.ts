@@ -1,12 +1,12 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
-import { failingCases, recordReason } from '../../src/report/case-reasons.ts';
+import { failingCases, recordReason } from '../../src/stages/report/case-reasons.ts';
 import { intentFromCommitMessage } from '../../src/domain/release-candidate.ts';
 import type { GateDecision } from '../../src/domain/decision.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
-import { decisionHeadline } from '../../src/report/headline.ts';
-import { renderJunit, type JunitGate } from '../../src/report/junit.ts';
+import { decisionHeadline } from '../../src/stages/report/headline.ts';
+import { renderJunit, type JunitGate } from '../../src/stages/report/junit.ts';
 import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
 import { agentErrorAlarm, agentErrorTally } from '../../src/stages/run/agent-errors.ts';
 

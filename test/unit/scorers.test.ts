@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { score, ScorerCrash, type ScorerInput } from '../../src/stages/score/scorers.ts';
-import type { ScorerConfig } from '../../src/task/manifest.ts';
-import { taskManifestSchema } from '../../src/task/manifest.ts';
+import type { ScorerConfig } from '../../src/domain/task-manifest.ts';
+import { taskManifestSchema } from '../../src/domain/task-manifest.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 const base: ScorerInput = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { declareSecrets, makeRedactor, secretValues } from '../../src/process/environment.ts';
+import { declareSecrets, makeRedactor, secretValues } from '../../src/domain/environment.ts';
 
 describe('what counts as a secret', () => {
   it('recognises password-like names beyond the old patterns, and not the shell working directory', () => {

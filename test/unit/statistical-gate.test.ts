@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
-import { compareRuns, gateCandidateRuns, type ComparePolicy, type ConfirmationRunner } from '../../src/stages/gate/compare.ts';
+import { compareRuns, compareCandidateRuns, type ComparePolicy, type ConfirmationRunner } from '../../src/stages/gate/compare.ts';
 import { addConfirmation, caseState, designCase, designConfirmation, freshPairs, nextStep, UNANIMOUS_WEIGHT, type CaseTally, type Tallies } from '../../src/stages/gate/confirmation.ts';
 import { summarizeCases } from '../../src/stages/gate/flips.ts';
 import { screen, selectionOf } from '../../src/stages/gate/screening.ts';
@@ -68,7 +68,7 @@ function scriptedRunner(script: Record<'baseline' | 'candidate', Record<string, 
 }
 
 const gate = (baseline: Record<string, string>, candidate: Record<string, string>, runner: ConfirmationRunner, overrides: Partial<ComparePolicy> = {}, intent: { targets: string[]; rationale: string } | null = null, label = 'x') =>
-  gateCandidateRuns(
+  compareCandidateRuns(
     { baseline: summaries(baseline, label), candidate: summaries(candidate), policy: { ...policy, ...overrides }, noise: quiet, intent, screeningTrials: 1, records: 3 },
     { runner },
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stopReason, type IterationResult } from '../../src/pipeline/stop.ts';
+import { stopReason, type IterationResult } from '../../src/pipeline/loop/stop.ts';
 
 const policy = { maxIterations: 10, maxConsecutiveRejections: 3, minF2P: 2, patience: 2 };
 const it_ = (kind: IterationResult['kind'], f2p: string[] = [], p2fRate = 0): IterationResult => ({ iteration: 0, kind, f2p, p2f: [], p2fRate });

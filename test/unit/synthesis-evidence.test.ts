@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
-import { estimateTokens, synthesisEvidence } from '../../src/pipeline/synthesis-evidence.ts';
+import { estimateTokens, synthesisEvidence } from '../../src/pipeline/loop/synthesis-evidence.ts';
 
 const report = {
   summary: 's',

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/pipeline/lock.ts';
-import { bootId, processState } from '../../src/process/liveness.ts';
+import { acquireLock } from '../../src/pipeline/workspace/lock.ts';
+import { bootId, processState } from '../../src/adapters/process/liveness.ts';
 
 const now = () => new Date('2026-11-23T12:00:00Z');
 const started: ChildProcess[] = [];

@@ -1,6 +1,6 @@
-import { ablate } from '../../pipeline/ablate.ts';
+import { ablate } from '../../pipeline/loop/ablate.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
 export interface AblateOptions extends CommonOptions {

@@ -1,7 +1,7 @@
 import { AgentdevelError } from '../../domain/errors.ts';
-import { approvePending, declinePending, pendingIteration } from '../../pipeline/approval.ts';
-import { refuseDirtyTree } from '../../pipeline/workspace.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { approvePending, declinePending, pendingIteration } from '../../pipeline/workspace/approval.ts';
+import { refuseDirtyTree } from '../../pipeline/workspace/workspace.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface ApprovalOptions extends CommonOptions {
   readonly reason?: string;

@@ -1,5 +1,5 @@
-import { attribute } from '../../pipeline/attribute.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { attribute } from '../../pipeline/gate/attribute.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
 export interface AttributeOptions extends CommonOptions {

@@ -1,6 +1,6 @@
 import { AgentdevelError } from '../../domain/errors.ts';
-import { calibrateAgent, calibrateCritic } from '../../pipeline/calibrate.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { calibrateAgent, calibrateCritic } from '../../pipeline/gate/calibrate.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
 export interface CalibrateOptions extends CommonOptions {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { upsertStickyComment } from '../../github/sticky-comment.ts';
-import { SUMMARY_MARKER } from '../../report/pr-summary.ts';
+import { upsertStickyComment } from '../../adapters/github/sticky-comment.ts';
+import { SUMMARY_MARKER } from '../../stages/report/pr-summary.ts';
 import type { CommonOptions, Io } from '../io.ts';
 
 export interface CommentOptions extends CommonOptions {

@@ -1,9 +1,9 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { RunStats } from '../../stages/gate/compare.ts';
 import { compareRuns } from '../../stages/gate/compare.ts';
-import { aggregateText } from '../../report/gate-text.ts';
-import { openStoreWorkspace } from '../../pipeline/store-workspace.ts';
-import { presentation, workspaceDir, type CommonOptions, type Io } from '../context.ts';
+import { aggregateText } from '../../stages/report/gate-text.ts';
+import { openStoreWorkspace } from '../../pipeline/workspace/store-workspace.ts';
+import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const table = (t: Record<string, number>): string => Object.entries(t).map(([k, v]) => `${k}:${v.toFixed(3)}`).join(' ');

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { EXAMPLES, scaffoldExample, type ExampleName } from '../../pipeline/example.ts';
-import { iterate } from '../../pipeline/iterate.ts';
-import { openCommand, presentation, type CommonOptions, type Io } from '../context.ts';
+import { EXAMPLES, scaffoldExample, type ExampleName } from '../../pipeline/workspace/example.ts';
+import { iterate } from '../../pipeline/loop/iterate.ts';
+import { openCommand, presentation, type CommonOptions, type Io } from '../../app/compose.ts';
 import { evaluateTestCommand } from './evaluate-test.ts';
 import { parseMaxIterations, printIterations } from './iterate.ts';
 

@@ -1,11 +1,11 @@
 import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { TestSeal } from '../../domain/test-seal.ts';
-import { runVersion, withCheckout } from '../../pipeline/execute-run.ts';
-import { fetchSeals, readSeal, writeSeal } from '../../pipeline/test-seal.ts';
-import { currentRelease } from '../../pipeline/versions.ts';
-import { lineTip } from '../../pipeline/workspace.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { runVersion, withCheckout } from '../../pipeline/run/execute-run.ts';
+import { fetchSeals, readSeal, writeSeal } from '../../pipeline/workspace/test-seal.ts';
+import { currentRelease } from '../../pipeline/workspace/versions.ts';
+import { lineTip } from '../../pipeline/workspace/workspace.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
 /**

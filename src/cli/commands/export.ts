@@ -3,10 +3,10 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
-import { otlpJson, runSpans, sendOtlp } from '../../export/otel-spans.ts';
-import { releaseTags } from '../../pipeline/line-history.ts';
+import { otlpJson, runSpans, sendOtlp } from '../../adapters/export/otel-spans.ts';
+import { releaseTags } from '../../pipeline/workspace/line-history.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface ExportOptions extends CommonOptions {
   readonly run?: string;

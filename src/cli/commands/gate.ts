@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { gateCandidate, type GateOutcome } from '../../pipeline/gate-candidate.ts';
-import { flipReasons } from '../../report/case-reasons.ts';
-import { renderJunit } from '../../report/junit.ts';
-import { renderPrSummary } from '../../report/pr-summary.ts';
-import { decisionHeadline, type DecisionHeadline } from '../../report/headline.ts';
+import { gateCandidate, type GateOutcome } from '../../pipeline/gate/submitted-candidate.ts';
+import { flipReasons } from '../../stages/report/case-reasons.ts';
+import { renderJunit } from '../../stages/report/junit.ts';
+import { renderPrSummary } from '../../stages/report/pr-summary.ts';
+import { decisionHeadline, type DecisionHeadline } from '../../stages/report/headline.ts';
 import { artifactPage, writeJunit, writeSummary, type CiOptions } from '../ci-outputs.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
 export interface GateOptions extends CommonOptions, CiOptions {

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { newRunId } from '../../pipeline/execute-run.ts';
-import { importTaubench } from '../../pipeline/import-taubench.ts';
-import { openStoreWorkspace } from '../../pipeline/store-workspace.ts';
+import { newRunId } from '../../pipeline/run/execute-run.ts';
+import { importTaubench } from '../../adapters/importers/taubench.ts';
+import { openStoreWorkspace } from '../../pipeline/workspace/store-workspace.ts';
 import { estimateTables } from '../../stages/gate/estimators.ts';
 import { summarizeCases } from '../../stages/gate/flips.ts';
-import { presentation, workspaceDir, type CommonOptions, type Io } from '../context.ts';
+import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface ImportOptions extends CommonOptions {
   readonly name?: string;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { initWorkspace, type InitRuntime } from '../../pipeline/init-workspace.ts';
-import { presentation, workspaceDir, type CommonOptions, type Io } from '../context.ts';
+import { initWorkspace, type InitRuntime } from '../../pipeline/workspace/init-workspace.ts';
+import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface InitOptions extends CommonOptions {
   readonly runtime?: string;

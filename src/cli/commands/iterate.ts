@@ -1,8 +1,8 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { ABLATION_TEXT, ablations, isAblation, type Ablation } from '../../domain/ablation.ts';
-import { iterate, type IterateOutcome } from '../../pipeline/iterate.ts';
-import { refuseDirtyTree } from '../../pipeline/workspace.ts';
-import { openCommand, type CommandContext, type CommonOptions, type Io } from '../context.ts';
+import { iterate, type IterateOutcome } from '../../pipeline/loop/iterate.ts';
+import { refuseDirtyTree } from '../../pipeline/workspace/workspace.ts';
+import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
 export interface IterateOptions extends CommonOptions {

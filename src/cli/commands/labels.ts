@@ -1,9 +1,9 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { mergeAliases } from '../../domain/label-aliases.ts';
 import { LABEL_PATTERN } from '../../domain/symptoms.ts';
-import { readLabelAliases, writeLabelAliases } from '../../pipeline/label-aliases.ts';
-import { lineTip } from '../../pipeline/workspace.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { readLabelAliases, writeLabelAliases } from '../../pipeline/workspace/label-aliases.ts';
+import { lineTip } from '../../pipeline/workspace/workspace.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface LabelsOptions extends CommonOptions {
   readonly into?: string;

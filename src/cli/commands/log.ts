@@ -1,5 +1,5 @@
-import { hitRateByEditType, readDecisionLog } from '../../pipeline/decision-log.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { hitRateByEditType, readDecisionLog } from '../../pipeline/workspace/decision-log.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export async function logCommand(io: Io, options: CommonOptions): Promise<number> {
   const command = await openCommand(io, options, null, 'at_start', 'unused');

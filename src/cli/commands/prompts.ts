@@ -1,10 +1,10 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { MOCK_MODEL } from '../../domain/models.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
-import { criticCall, diagnosticianCall, messagesParams, synthesizerCall, type StructuredCall } from '../../engine/anthropic/requests.ts';
-import { currentRoleFacts } from '../../engine/runtime-facts.ts';
-import { currentRoleRequest, promptRoles, type PromptRole, type RoleRequest } from '../../pipeline/role-requests.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { criticCall, diagnosticianCall, messagesParams, synthesizerCall, type StructuredCall } from '../../adapters/engines/anthropic/requests.ts';
+import { currentRoleFacts } from '../../adapters/engines/runtime-facts.ts';
+import { currentRoleRequest, promptRoles, type PromptRole, type RoleRequest } from '../../pipeline/loop/role-requests.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface PromptsOptions extends CommonOptions {
   readonly role?: string;

@@ -1,12 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { readLineHistory } from '../../pipeline/line-history.ts';
-import { readRecordedDecision } from '../../pipeline/recorded-report.ts';
-import { renderFlipReportHtml } from '../../report/html/flip-report.ts';
-import { renderLineIndexHtml } from '../../report/html/line-index.ts';
-import { renderChangelog } from '../../report/changelog.ts';
+import { readLineHistory } from '../../pipeline/workspace/line-history.ts';
+import { readRecordedDecision } from '../../pipeline/workspace/recorded-report.ts';
+import { renderFlipReportHtml } from '../../stages/report/html/flip-report.ts';
+import { renderLineIndexHtml } from '../../stages/report/html/line-index.ts';
+import { renderChangelog } from '../../stages/report/changelog.ts';
 import { reportTitle } from '../../stages/release/artifacts.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { openFile } from '../open-file.ts';
 import { DEFAULT_REPORT_DIR } from './gate.ts';
 

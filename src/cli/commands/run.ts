@@ -1,11 +1,11 @@
 import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/execute-run.ts';
-import { failingCases } from '../../report/case-reasons.ts';
+import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/run/execute-run.ts';
+import { failingCases } from '../../stages/report/case-reasons.ts';
 import { agentErrorTally, countingAgentErrors } from '../../stages/run/agent-errors.ts';
-import { renderJunit } from '../../report/junit.ts';
+import { renderJunit } from '../../stages/report/junit.ts';
 import { writeJunit, type CiOptions } from '../ci-outputs.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
 export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'> {

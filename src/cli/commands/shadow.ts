@@ -1,6 +1,6 @@
 import { AgentdevelError } from '../../domain/errors.ts';
-import { shadow, type ShadowOutcome, type ShadowSide } from '../../pipeline/shadow.ts';
-import { openCommand, type CommandContext, type CommonOptions, type Io } from '../context.ts';
+import { shadow, type ShadowOutcome, type ShadowSide } from '../../pipeline/loop/shadow.ts';
+import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
 export interface ShadowOptions extends CommonOptions {

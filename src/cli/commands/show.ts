@@ -1,16 +1,16 @@
-import type { RunPurpose } from '../../store/store.ts';
-import { visibleCase } from '../../blueprint/runtimes/runtime.ts';
+import type { RunPurpose } from '../../adapters/store/store.ts';
+import { visibleCase } from '../../domain/ports/runtime.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { checkReason, type CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
-import { withCheckout } from '../../pipeline/execute-run.ts';
-import { folderFingerprint } from '../../pipeline/fingerprint.ts';
-import type { Workspace } from '../../pipeline/workspace.ts';
-import { recordReason } from '../../report/case-reasons.ts';
+import { withCheckout } from '../../pipeline/run/execute-run.ts';
+import { folderFingerprint } from '../../pipeline/run/fingerprint.ts';
+import type { Workspace } from '../../pipeline/workspace/workspace.ts';
+import { recordReason } from '../../stages/report/case-reasons.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
-import type { RunSummary } from '../../store/store.ts';
-import { loadSplit, loadTask } from '../../task/load.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import type { RunSummary } from '../../adapters/store/store.ts';
+import { loadSplit, loadTask } from '../../adapters/task/load.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { indented, traceLine } from '../render-trace.ts';
 
 export interface ShowOptions extends CommonOptions {

@@ -1,6 +1,6 @@
 import { AgentdevelError } from '../../domain/errors.ts';
-import { DEFAULT_SYNC_TIMEOUT_S, syncLine } from '../../pipeline/sync.ts';
-import { openCommand, type CommonOptions, type Io } from '../context.ts';
+import { DEFAULT_SYNC_TIMEOUT_S, syncLine } from '../../pipeline/workspace/sync.ts';
+import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface SyncOptions extends CommonOptions {
   readonly fetchOnly?: boolean;

@@ -1,12 +1,12 @@
 import { homedir, hostname } from 'node:os';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { makeRedactor, secretValues } from '../../process/environment.ts';
-import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../../queue/bullmq.ts';
-import { caseTrialHandler } from '../../queue/worker.ts';
-import { queueKeyFrom, withoutQueueKey } from '../../queue/queue-key.ts';
-import { parseQueueUrl, queueSecrets } from '../../queue/url.ts';
-import type { Io } from '../context.ts';
+import { makeRedactor, secretValues } from '../../domain/environment.ts';
+import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../../adapters/queue/bullmq.ts';
+import { caseTrialHandler } from '../../adapters/queue/worker.ts';
+import { queueKeyFrom, withoutQueueKey } from '../../adapters/queue/queue-key.ts';
+import { parseQueueUrl, queueSecrets } from '../../adapters/queue/url.ts';
+import type { Io } from '../../app/compose.ts';
 
 export interface WorkerOptions {
   readonly queue?: string;

@@ -1,4 +1,4 @@
-import type { CrewManifest } from '../../blueprint/manifest.ts';
+import type { CrewManifest } from '../../domain/blueprint-manifest.ts';
 import { passRateOf, type RunCounts } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { computeFlips, type CaseSummary } from '../gate/flips.ts';

@@ -1,5 +1,5 @@
 import type { ComponentCredit, ComponentKind } from '../../domain/credit.ts';
-import type { HelpfulnessRequest, HelpfulnessVerdict, ModelPort } from '../../domain/model-port.ts';
+import type { HelpfulnessRequest, HelpfulnessVerdict, ModelPort } from '../../domain/ports/model.ts';
 import { ORCHESTRATOR, type TraceEvent } from '../../domain/trace.ts';
 
 /** A component of the blueprint as credit sees it: its name, kind, description and, for a partial, the agents whose prompts include it. */

@@ -3,7 +3,7 @@
 // model), so an identical trace is not sent again within a workspace. Confirmation trials of a
 // deterministic agent, and cases a split keeps across iterations, cost no second call.
 import { createHash } from 'node:crypto';
-import { zeroUsage, type CriticRequest, type ModelPort, type WithUsage } from '../../domain/model-port.ts';
+import { zeroUsage, type CriticRequest, type ModelPort, type WithUsage } from '../../domain/ports/model.ts';
 import type { CriticVerdict } from '../../domain/record.ts';
 import { criticView } from '../../domain/trace.ts';
 

@@ -15,11 +15,11 @@ import {
   type RepairRequest,
   type SymptomEntry,
   type Usage,
-} from '../../domain/model-port.ts';
+} from '../../domain/ports/model.ts';
 import { symptomVocabulary } from '../../domain/symptoms.ts';
-import type { Reporter } from '../../domain/progress.ts';
+import type { Reporter } from '../../domain/ports/reporter.ts';
 import type { CaseRecord } from '../../domain/record.ts';
-import { runSandboxed, type SandboxLimits } from '../../process/sandbox.ts';
+import { runSandboxed, type SandboxLimits } from '../../adapters/process/sandbox.ts';
 import { nullWhenAbsent } from '../../domain/absent.ts';
 import { readTraceOrNote } from '../run/trace-file.ts';
 import type { DiagnosisEvidence } from '../release/artifacts.ts';

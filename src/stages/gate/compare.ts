@@ -133,7 +133,7 @@ export interface GatedComparison extends Comparison {
  * ends: every round adds trials to a live case, and no case takes more than 2K trials a side (K
  * graded, K failed).
  */
-export async function gateCandidateRuns(
+export async function compareCandidateRuns(
   input: CompareInput & {
     /** Trials per case in each screening run. */
     readonly screeningTrials: number;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ComponentKind } from '../../domain/gradient.ts';
-import type { BlueprintFile } from '../../domain/model-port.ts';
+import type { BlueprintFile } from '../../domain/ports/model.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 
 /** One part of a blueprint a gradient record and a typed edit can name. */

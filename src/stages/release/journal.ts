@@ -4,7 +4,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { nullWhenAbsent } from '../../domain/absent.ts';
 import { parseStateDocument } from '../../domain/json-document.ts';
 import { z } from '../../domain/zod.ts';
-import type { GitRepo, RefUpdate } from '../../git/git.ts';
+import type { GitRepo, RefUpdate } from '../../adapters/git/git.ts';
 
 const sha = z.string().regex(/^[0-9a-f]{40,64}$/);
 

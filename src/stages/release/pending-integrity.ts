@@ -3,7 +3,7 @@
 // would promote is held against what the decision recorded at decision time: the candidate
 // commit, its tree and its parent, with the line's head beneath it, edits inside the blueprint
 // only, and nothing on top of it but the decision's own report. Pure: the pipeline gathers the
-// facts from git (src/pipeline/pending-integrity.ts).
+// facts from git (src/pipeline/workspace/pending-integrity.ts).
 import { outsideBlueprint } from '../synthesize/edits.ts';
 import { diagnosticsFolder, releaseFolder } from './artifacts.ts';
 

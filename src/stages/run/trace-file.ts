@@ -11,7 +11,7 @@ import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseJson } from '../../domain/json.ts';
 import { traceEventSchema, type TraceEvent } from '../../domain/trace.ts';
-import type { Redactor } from '../../process/environment.ts';
+import type { Redactor } from '../../domain/environment.ts';
 
 /** Receives a case-trial's events as they happen (the runtimes' sink). */
 export interface TraceSink {

@@ -4,9 +4,9 @@ import { atPath, canonicalJson } from '../../domain/json.ts';
 import { z } from '../../domain/zod.ts';
 import { clipValue, scorerCheckSchema, type ScorerCheck, type ScorerResult } from '../../domain/record.ts';
 import { facesUser, type TraceEvent } from '../../domain/trace.ts';
-import { runProcess } from '../../process/runner.ts';
-import type { Observation } from '../../blueprint/runtimes/runtime.ts';
-import type { ScorerConfig, ScorerKind } from '../../task/manifest.ts';
+import { runProcess } from '../../adapters/process/runner.ts';
+import type { Observation } from '../../domain/ports/runtime.ts';
+import type { ScorerConfig, ScorerKind } from '../../domain/task-manifest.ts';
 import { PAPER_COST_WEIGHTS, traceCost } from './trace-cost.ts';
 
 

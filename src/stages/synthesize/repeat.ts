@@ -1,5 +1,5 @@
 import { affectedCases, type DiagnosisReport } from '../../domain/diagnosis.ts';
-import type { RcHistoryEntry } from '../../domain/model-port.ts';
+import type { RcHistoryEntry } from '../../domain/ports/model.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 
 const sameSet = (a: readonly string[], b: readonly string[]): boolean => {

@@ -11,11 +11,11 @@ import {
   type SynthesisEvidence,
   type TaskBrief,
   type Usage,
-} from '../../domain/model-port.ts';
+} from '../../domain/ports/model.ts';
 import type { GradientDocument } from '../../domain/gradient.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
-import type { Reporter } from '../../domain/progress.ts';
+import type { Reporter } from '../../domain/ports/reporter.ts';
 import { blueprintPrefix, editProblems, editsFingerprint } from './edits.ts';
 import { repeatProblem } from './repeat.ts';
 import { typedChanges, typedEditProblems } from './typed-edits.ts';

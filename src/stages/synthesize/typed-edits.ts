@@ -1,4 +1,4 @@
-import type { BlueprintFile } from '../../domain/model-port.ts';
+import type { BlueprintFile } from '../../domain/ports/model.ts';
 import type { FileEdit, TypedChange } from '../../domain/release-candidate.ts';
 import { blueprintComponents, type BlueprintComponent } from '../gradient/components.ts';
 

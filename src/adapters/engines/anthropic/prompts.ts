@@ -1,0 +1,164 @@
+// What each role is told. The wording lives in Handlebars templates in ./prompts/ (files
+// starting with "_" are partials), so reviewers read what the model reads, and
+// `agentdevel prompts --role R` prints it rendered. This module only builds the values the
+// templates show. Long, stable parts (instructions, the rubric, the task's API) are system
+// blocks and carry cache_control, so repeated calls read them from the prompt cache.
+import type { GradientDocument } from '../../../domain/gradient.ts';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, RcHistoryEntry, RequirementsReviewRequest, SynthesisRequest } from '../../../domain/ports/model.ts';
+import type { RoleFacts } from '../../../domain/role-facts.ts';
+import { scorerDecides } from '../../../domain/record.ts';
+import { UNEXPLAINED_FAILURE_LABEL } from '../../../domain/symptoms.ts';
+import { criticView } from '../../../domain/trace.ts';
+import { compileTemplates, type Render } from '../../template/handlebars.ts';
+
+const folder = fileURLToPath(new URL('./prompts/', import.meta.url));
+
+type TemplateName =
+  | 'critic-system'
+  | 'critic-user'
+  | 'rubric'
+  | 'diagnostician-system'
+  | 'diagnostician-user'
+  | 'synthesizer-system'
+  | 'synthesizer-user'
+  | 'task'
+  | 'requirements-system'
+  | 'requirements-user'
+  | 'judge-system'
+  | 'judge-user';
+
+let compiled: Map<string, Render> | null = null;
+
+/** The templates are read and compiled once, when first used. */
+function render(name: TemplateName, context: unknown): string {
+  if (!compiled) {
+    const sources = new Map(readdirSync(folder).filter((f) => f.endsWith('.hbs')).map((f) => [f.slice(0, -'.hbs'.length), readFileSync(path.join(folder, f), 'utf8')]));
+    const partials = Object.fromEntries([...sources].filter(([n]) => n.startsWith('_')));
+    compiled = new Map([...sources].filter(([n]) => !n.startsWith('_')).map(([n, source]) => [n, compileTemplates({ main: source, partials }, `${n}.hbs`)]));
+  }
+  const template = compiled.get(name);
+  if (!template) throw new Error(`no prompt template ${name}.hbs in ${folder}`);
+  return template(context).trim();
+}
+
+export interface RolePrompt {
+  /** System blocks, each cached. */
+  readonly system: readonly string[];
+  readonly user: string;
+}
+
+/** What the critic sees of a trace (see criticView): only what happened. */
+export const criticTrace = criticView;
+
+export function criticPrompt(request: CriticRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('critic-system', { facts, unexplained: UNEXPLAINED_FAILURE_LABEL }), render('rubric', { rubric: request.rubric })],
+    user: render('critic-user', {
+      taxonomy: request.taxonomy,
+      scorer: request.scorer ? JSON.stringify(request.scorer) : 'none (no deterministic scorer for this task)',
+      decided: scorerDecides(request.scorer),
+      scorerPassed: request.scorer?.pass === true,
+      requirements: (request.requirements ?? []).map((r) => ({ id: r.id, text: r.text })),
+      trace: JSON.stringify(criticTrace(request.trace)),
+    }),
+  };
+}
+
+export function requirementsPrompt(request: RequirementsReviewRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('requirements-system', { facts }), render('rubric', { rubric: request.rubric })],
+    user: render('requirements-user', {
+      requirements: request.requirements.map((r) => ({ id: r.id, text: r.text })),
+      cases: request.cases.map((c) => ({ caseId: c.caseId, trace: JSON.stringify(criticTrace(c.trace)) })),
+    }),
+  };
+}
+
+/** The helpfulness judge: the trajectory and the component's name and description, nothing of the blueprint. */
+export function judgePrompt(request: HelpfulnessRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('judge-system', { facts })],
+    user: render('judge-user', { component: request.component, trace: JSON.stringify(criticTrace(request.trace)), callIds: request.callIds.join(', ') }),
+  };
+}
+
+/** Indented JSON with lists of plain values kept on one line: readable, and not three tokens a case id. */
+const pretty = (value: unknown): string =>
+  JSON.stringify(value, null, 2).replace(/\[\n\s*([^[\]{}]*?)\n\s*\]/g, (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`);
+
+/** An earlier RC as the diagnostician and the synthesizer read it. */
+function rcView(entry: RcHistoryEntry) {
+  return {
+    iteration: entry.iteration,
+    decision: entry.decision,
+    targets: entry.targets,
+    rationale: entry.rationale,
+    gate: entry.reasons,
+    edited: entry.edited,
+    scope: entry.scope,
+    /** case id → the symptom it failed with before the RC */
+    fixed: Object.fromEntries(entry.fixed.map((f) => [f.caseId, f.symptom])),
+    /** case id → the symptom it failed with under the RC */
+    broken: Object.fromEntries(entry.broken.map((b) => [b.caseId, b.symptom])),
+  };
+}
+
+export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('diagnostician-system', { facts, limits: { timeoutSeconds: Math.round(request.limits.timeoutMs / 1000), memoryMb: request.limits.memoryMb } })],
+    user: render('diagnostician-user', {
+      recordSchema: request.recordSchema,
+      taxonomy: request.taxonomy,
+      sampleRecords: request.sampleRecords.map((r) => JSON.stringify(r)).join('\n'),
+      previousReport: request.previousReport ? pretty(request.previousReport) : null,
+      lastRc: request.lastRc ? pretty(rcView(request.lastRc)) : null,
+      caseChanges: request.caseChanges,
+      previousScript: request.previousScript,
+      repair: request.repair,
+      gradient: request.gradient ? pretty(gradientView(request.gradient)) : null,
+    }),
+  };
+}
+
+export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): RolePrompt {
+  // Each statement about the blueprint follows its runtime: a command agent has no prompt template or wrappers.
+  const toolLoop = request.blueprint.runtime === 'tool-loop';
+  return {
+    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, toolLoop }), render('task', { ...request.task, toolLoop })],
+    user: render('synthesizer-user', {
+      taxonomy: request.taxonomy,
+      blueprintName: request.blueprintName,
+      files: request.files,
+      diagnosis: pretty(request.diagnosis),
+      evidence: {
+        budgetTokens: request.evidence.budgetTokens,
+        usedTokens: request.evidence.usedTokens,
+        shown: request.evidence.symptoms.some((s) => s.cases.length > 0),
+        symptoms: pretty(request.evidence.symptoms),
+      },
+      history: request.history.length === 0 ? 'none: this is the first release candidate' : pretty(request.history.map(rcView)),
+      repair: request.repair,
+      gradient: request.gradient ? pretty(gradientView(request.gradient)) : null,
+    }),
+  };
+}
+
+/**
+ * The gradient records as a model reads them: per component, what it fulfilled, the errors it
+ * introduced (case and message) and the missing sub-tasks, without the pointers (they stay in
+ * git for whoever checks a claim).
+ */
+function gradientView(gradient: GradientDocument) {
+  return gradient.components
+    .filter((c) => c.fulfilled.length + c.introducedErrors.length + c.missing.length + c.claims.length > 0)
+    .map((c) => ({
+      component: c.component,
+      fulfilled: c.fulfilled,
+      introducedErrors: c.introducedErrors.slice(0, 10).map((e) => `${e.caseId}#${e.trial}: ${e.message}`),
+      missing: c.missing.map((m) => `${m.text} (cases ${m.caseIds.join(', ')})`),
+      ...(c.claims.length > 0 ? { claims: c.claims.map((claim) => `${claim.field}: ${claim.text}`) } : {}),
+    }));
+}

@@ -1,0 +1,90 @@
+// git as a process: the bounded plumbing calls of src/adapters/git/git.ts that need the exit code (where
+// exit 1 is an answer: absent, no) or standard input, and the small parsers they share. Only
+// src/adapters/git/ uses it.
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { ambientEnvironment } from '../process/ambient-environment.ts';
+import { runProcess, type ProcessOutcome } from '../process/runner.ts';
+
+export function gitFailure(action: string, error: unknown): AgentdevelError {
+  const message = error instanceof Error ? error.message.trim().split('\n').slice(0, 3).join(' ') : String(error);
+  return new AgentdevelError('GIT_FAILED', `git ${action} failed: ${message}`, { cause: error });
+}
+
+/**
+ * A bound on every git command: no wait on a child is unbounded. Generous, since a checkout of
+ * a large repository can be silent for a while; simple-git counts it from the last output.
+ */
+export const GIT_TIMEOUT_MS = 10 * 60_000;
+
+/** The environment of git plumbing: enough to find git and the user's git config, nothing else. */
+export function gitEnvironment(): Record<string, string> {
+  const ambient = ambientEnvironment();
+  const env: Record<string, string> = { PATH: ambient.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0' };
+  for (const name of ['HOME', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'XDG_CONFIG_HOME']) {
+    const value = ambient[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+export function definedEnvironment(): Record<string, string> {
+  return Object.fromEntries(Object.entries(ambientEnvironment()).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
+/** A git command whose exit 1 means "no" or "absent" (rev-parse --verify --quiet, merge-base, …). */
+export type Probe = { readonly found: true; readonly stdout: string } | { readonly found: false };
+
+export interface WorktreeEntry {
+  readonly path: string;
+  readonly locked: boolean;
+}
+
+/** Runs git with the plumbing environment, bounded; the outcome, whatever the exit. */
+export function execGit(args: readonly string[], dir: string, identity: readonly string[], input?: string): Promise<ProcessOutcome> {
+  const config = identity.flatMap((c) => ['-c', c]);
+  return runProcess({ command: 'git', args: [...config, ...args], cwd: dir, env: gitEnvironment(), ...(input === undefined ? {} : { input }), timeoutMs: GIT_TIMEOUT_MS });
+}
+
+export function probeOutcome(args: readonly string[], outcome: ProcessOutcome): Probe {
+  if (outcome.exitCode === 0) return { found: true, stdout: outcome.stdout };
+  if (outcome.exitCode === 1 && !outcome.timedOut) return { found: false };
+  const why = outcome.spawnError ?? (outcome.timedOut ? `timed out after ${GIT_TIMEOUT_MS / 1000} s` : outcome.stderr.trim() || `exit ${outcome.exitCode ?? outcome.signal}`);
+  throw gitFailure(args[0] ?? 'command', new Error(why));
+}
+
+export function parseWorktrees(porcelain: string): WorktreeEntry[] {
+  return porcelain
+    .split('\n\n')
+    .map((block) => block.split('\n').filter(Boolean))
+    .filter((lines) => lines.length > 0)
+    .map((lines) => ({
+      path: (lines.find((l) => l.startsWith('worktree ')) ?? 'worktree ').slice('worktree '.length),
+      locked: lines.some((l) => l === 'locked' || l.startsWith('locked ')),
+    }));
+}
+
+export async function pathExists(file: string): Promise<boolean> {
+  try {
+    await realpath(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** A path as git and we both spell it: symlinks in its existing part resolved (/tmp on macOS). */
+export async function comparablePath(file: string): Promise<string> {
+  const absolute = path.resolve(file);
+  const missing: string[] = [];
+  for (let existing = absolute; ; existing = path.dirname(existing)) {
+    try {
+      return path.join(await realpath(existing), ...missing.reverse());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existing === path.dirname(existing)) throw error;
+      missing.push(path.basename(existing));
+    }
+  }
+}

@@ -1,0 +1,504 @@
+// The one module that imports simple-git (house rule 6). Plumbing that needs standard input
+// (mktag, update-ref --stdin) or the exit code (absent versus failed) goes through the process
+// runner, via git-process.ts, so every git call agentdevel makes is in src/adapters/git/.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { simpleGit, type SimpleGit, type SimpleGitOptions } from 'simple-git';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { ambientEnvironment } from '../process/ambient-environment.ts';
+import { atExit } from '../process/exit-hooks.ts';
+import { runProcess } from '../process/runner.ts';
+import {
+  comparablePath,
+  definedEnvironment,
+  execGit,
+  GIT_TIMEOUT_MS,
+  gitEnvironment,
+  gitFailure,
+  parseWorktrees,
+  pathExists,
+  probeOutcome,
+  type Probe,
+  type WorktreeEntry,
+} from './git-process.ts';
+
+export type { WorktreeEntry };
+
+/** Used only when the repository has no identity configured (fresh CI machines). */
+const FALLBACK_IDENTITY = ['user.name=agentdevel', 'user.email=agentdevel@localhost'];
+
+export interface RefUpdate {
+  readonly ref: string;
+  /** The value the ref gets; null deletes it. */
+  readonly newValue: string | null;
+  /** The value the ref must have now; null means it must not exist yet. */
+  readonly oldValue: string | null;
+}
+
+export interface ChangedPath {
+  readonly status: string;
+  readonly path: string;
+}
+
+export class GitRepo {
+  /** Exit hooks of the worktrees this process added and has not removed yet, by folder. */
+  private readonly exitCleanups = new Map<string, () => void>();
+
+  private constructor(
+    readonly root: string,
+    private readonly git: SimpleGit,
+    private readonly identity: readonly string[],
+    /** The repository's common git folder (shared by its worktrees), absolute. */
+    readonly commonDir: string,
+  ) {}
+
+  static async open(dir: string): Promise<GitRepo> {
+    // One git process answers both: the top of the work tree, and the common git folder.
+    const top = await execGit(['rev-parse', '--show-toplevel', '--git-common-dir'], dir, []);
+    if (top.exitCode !== 0) {
+      if (top.spawnError) throw gitFailure('rev-parse', new Error(top.spawnError));
+      throw new AgentdevelError('NOT_A_REPOSITORY', `${dir} is not inside a git repository`, { cause: new Error(top.stderr.trim()) });
+    }
+    const [root = '', common = '.git'] = top.stdout.trim().split('\n');
+    const email = probeOutcome(['config', '--get', 'user.email'], await execGit(['config', '--get', 'user.email'], root, []));
+    const identity = email.found && email.stdout.trim() ? [] : FALLBACK_IDENTITY;
+    // --git-common-dir is relative to the folder git ran in.
+    return new GitRepo(root, simpleGit(gitOptions(root, identity)), identity, path.resolve(dir, common));
+  }
+
+  /** A git handle on another worktree of the same repository, with the same identity. */
+  private at(dir: string): SimpleGit {
+    return simpleGit(gitOptions(dir, this.identity));
+  }
+
+  /** Runs git where exit 1 is an answer (absent, no), and anything else but 0 is a failure. */
+  private async probe(args: string[], dir = this.root): Promise<Probe> {
+    return probeOutcome(args, await execGit(args, dir, this.identity));
+  }
+
+  private async raw(args: string[], action = args[0] ?? 'command', dir?: string): Promise<string> {
+    try {
+      return await (dir ? this.at(dir) : this.git).raw(args);
+    } catch (error) {
+      throw gitFailure(action, error);
+    }
+  }
+
+  /** Runs a git plumbing command that reads standard input. */
+  private async plumbing(args: string[], input: string): Promise<string> {
+    const outcome = await execGit(args, this.root, this.identity, input);
+    if (outcome.exitCode !== 0) throw gitFailure(args[0] ?? 'plumbing', new Error(outcome.stderr || outcome.spawnError || (outcome.timedOut ? 'timed out' : 'failed')));
+    return outcome.stdout;
+  }
+
+  /** The branch checked out in the main worktree, or null when HEAD is detached. */
+  async currentBranch(): Promise<string | null> {
+    const name = await this.probe(['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    return name.found ? name.stdout.trim() || null : null;
+  }
+
+  /** The value of `rev-parse --verify --quiet REV`, or null when REV names nothing. */
+  private async revParse(rev: string): Promise<string | null> {
+    const sha = await this.probe(['rev-parse', '--verify', '--quiet', rev]);
+    return sha.found ? sha.stdout.trim() || null : null;
+  }
+
+  /** The commit a ref names, or null when it names none. A broken repository throws. */
+  async resolve(ref: string): Promise<string | null> {
+    return this.revParse(`${ref}^{commit}`);
+  }
+
+  async refValue(ref: string): Promise<string | null> {
+    return this.revParse(ref);
+  }
+
+  /** The tree id of a folder at a commit (a content hash of the folder), or null if absent. */
+  async treeId(commit: string, folder: string): Promise<string | null> {
+    return this.revParse(`${commit}:${folder}`);
+  }
+
+  /** A file's content at a commit, or null when the commit or the file is absent. */
+  async readFileAt(commit: string, file: string): Promise<string | null> {
+    const blob = await this.revParse(`${commit}:${file}`);
+    if (blob === null) return null;
+    return this.raw(['cat-file', 'blob', blob], 'cat-file');
+  }
+
+  /** The files under `folder` at a commit, with their blob ids (none when the folder is absent). */
+  async filesUnder(commit: string, folder: string): Promise<Array<{ path: string; blob: string }>> {
+    const listing = await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree');
+    const files: Array<{ path: string; blob: string }> = [];
+    for (const entry of listing.split('\0')) {
+      const match = /^\d+ blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+      if (match) files.push({ path: match[2] as string, blob: match[1] as string });
+    }
+    return files;
+  }
+
+  async objectExists(sha: string): Promise<boolean> {
+    return (await this.probe(['cat-file', '-e', sha])).found;
+  }
+
+  /** The symbolic links under `folder` at a commit, with their targets (git stores a link as a blob of its target). */
+  async symlinks(commit: string, folder: string): Promise<Array<{ path: string; target: string }>> {
+    const listing = await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree');
+    const links: Array<{ path: string; target: string }> = [];
+    for (const entry of listing.split('\0')) {
+      const match = /^120000 blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+      if (match) links.push({ path: match[2] as string, target: await this.raw(['cat-file', 'blob', match[1] as string], 'cat-file') });
+    }
+    return links;
+  }
+
+  /** Paths with uncommitted changes (tracked or untracked, ignored files excluded). */
+  async uncommittedPaths(dir = this.root): Promise<string[]> {
+    const out = await this.raw(['status', '--porcelain', '--untracked-files=all'], 'status', dir);
+    return out
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.slice(3));
+  }
+
+  /** Keeps agentdevel's own state out of `git status` even when .gitignore does not mention it. */
+  async excludeFromStatus(patterns: readonly string[]): Promise<void> {
+    const file = path.join(this.commonDir, 'info', 'exclude');
+    const current = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      return '';
+    });
+    const missing = patterns.filter((p) => !current.split('\n').includes(p));
+    if (missing.length === 0) return;
+    await mkdir(path.dirname(file), { recursive: true });
+    await appendFile(file, `${current.endsWith('\n') || current === '' ? '' : '\n'}# agentdevel state\n${missing.join('\n')}\n`);
+  }
+
+  /**
+   * Adds a linked worktree (on a new branch, or detached). Until it is removed, an exit of this
+   * process (an interrupt included) removes it, and its branch, on the way out.
+   */
+  async addWorktree(dir: string, commit: string, branch: string | null): Promise<void> {
+    const args = branch ? ['worktree', 'add', '-B', branch, dir, commit] : ['worktree', 'add', '--detach', dir, commit];
+    this.exitCleanups.get(dir)?.();
+    this.exitCleanups.set(dir, atExit(() => this.cleanupSync(dir, branch)));
+    // Synchronously: an interrupt is handled once git has finished (or given up), never while a
+    // half-made worktree is being written, which the cleanup at exit could not remove (git would
+    // go on writing into it after agentdevel is gone).
+    const result = spawnSync('git', [...this.identity.flatMap((c) => ['-c', c]), ...args], { cwd: this.root, env: gitEnvironment(), encoding: 'utf8', timeout: GIT_TIMEOUT_MS });
+    if (result.status !== 0) throw gitFailure('worktree add', new Error((result.stderr ?? '').trim() || result.error?.message || 'no exit status'));
+  }
+
+  /** The linked worktrees of the repository (not the main one), as git records them. */
+  async worktrees(): Promise<WorktreeEntry[]> {
+    return parseWorktrees(await this.raw(['worktree', 'list', '--porcelain'], 'worktree list')).slice(1);
+  }
+
+  /**
+   * Removes a linked worktree, locked or not, with its files; a worktree that is already gone
+   * is fine. Entries whose folder was deleted behind git's back are pruned.
+   */
+  async removeWorktree(dir: string): Promise<void> {
+    this.exitCleanups.get(dir)?.();
+    this.exitCleanups.delete(dir);
+    const wanted = await comparablePath(dir);
+    for (const entry of await this.worktrees()) {
+      if ((await comparablePath(entry.path)) !== wanted) continue;
+      if (entry.locked) await this.raw(['worktree', 'unlock', entry.path], 'worktree unlock');
+      // Twice --force: also when it has changes, or a lock appeared meanwhile.
+      if (await pathExists(entry.path)) await this.raw(['worktree', 'remove', '--force', '--force', entry.path], 'worktree remove');
+    }
+    await this.raw(['worktree', 'prune'], 'worktree prune');
+  }
+
+  /** Removes every linked worktree under `folder` (agentdevel's own), locked ones included, and only those. */
+  async removeWorktreesUnder(folder: string): Promise<void> {
+    const root = await comparablePath(folder);
+    for (const entry of await this.worktrees()) {
+      if (!(await comparablePath(entry.path)).startsWith(`${root}${path.sep}`)) continue;
+      if (entry.locked) await this.raw(['worktree', 'unlock', entry.path], 'worktree unlock');
+      if (await pathExists(entry.path)) await this.raw(['worktree', 'remove', '--force', '--force', entry.path], 'worktree remove');
+    }
+    await this.raw(['worktree', 'prune'], 'worktree prune');
+  }
+
+  /** Deletes a local branch; one that does not exist is fine. */
+  async deleteBranch(name: string): Promise<void> {
+    if ((await this.refValue(`refs/heads/${name}`)) === null) return;
+    await this.raw(['branch', '-D', name], 'branch -D');
+  }
+
+  /**
+   * The same cleanup, synchronously, for exit hooks (an interrupt): removes the worktree at
+   * `dir` and deletes `branch`. Failures are reported by the caller; the next command's
+   * leftover sweep finishes the job.
+   */
+  cleanupSync(dir: string, branch: string | null): void {
+    const run = (args: string[]) => {
+      const result = spawnSync('git', [...this.identity.flatMap((c) => ['-c', c]), ...args], { cwd: this.root, env: gitEnvironment(), encoding: 'utf8', timeout: 30_000 });
+      if (result.status !== 0) throw new Error(`git ${args.slice(0, 2).join(' ')} failed: ${(result.stderr ?? '').trim() || result.error?.message || 'no exit status'}`);
+    };
+    if (existsSync(dir)) run(['worktree', 'remove', '--force', '--force', dir]);
+    run(['worktree', 'prune']);
+    if (branch && spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: this.root, env: gitEnvironment(), timeout: 30_000 }).status === 0) run(['branch', '-D', branch]);
+  }
+
+  /** Stages everything in a worktree and commits it; returns the new commit. */
+  async commitAll(dir: string, message: string): Promise<string> {
+    await this.raw(['add', '--all'], 'add', dir);
+    await this.raw(['commit', '--quiet', '--allow-empty', '-m', message], 'commit', dir);
+    return (await this.raw(['rev-parse', 'HEAD'], 'rev-parse', dir)).trim();
+  }
+
+  /**
+   * Commits exactly these paths of a worktree (added, changed or deleted) and nothing else, so
+   * files a run left in the worktree can never slip into a release.
+   */
+  async commitPaths(dir: string, paths: readonly string[], message: string): Promise<string> {
+    if (paths.length > 0) await this.raw(['add', '--all', '--', ...paths], 'add', dir);
+    await this.raw(['commit', '--quiet', '--allow-empty', '-m', message, '--', ...paths], 'commit', dir);
+    return (await this.raw(['rev-parse', 'HEAD'], 'rev-parse', dir)).trim();
+  }
+
+  async changedPaths(from: string, to: string): Promise<ChangedPath[]> {
+    const out = await this.raw(['diff', '--name-status', '--no-renames', from, to], 'diff');
+    return out
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const [status, ...rest] = line.split('\t');
+        return { status: status ?? '', path: rest.join('\t') };
+      });
+  }
+
+  /**
+   * What each commit changed against its parent, for many commits in one git process (`log`
+   * reads every RC's: one process each would be most of its time). A merge lists its first
+   * parent's changes first.
+   */
+  async changedPathsOfCommits(commits: readonly string[]): Promise<Map<string, ChangedPath[]>> {
+    const changes = new Map(commits.map((commit) => [commit, [] as ChangedPath[]]));
+    if (commits.length === 0) return changes;
+    const out = await this.plumbing(['diff-tree', '--stdin', '-m', '-r', '--name-status', '--no-renames'], `${commits.join('\n')}\n`);
+    let current: ChangedPath[] | undefined;
+    for (const line of out.split('\n')) {
+      if (line.trim() === '') continue;
+      const [status, ...rest] = line.split('\t');
+      // A line without a tab names the commit whose changes follow.
+      if (rest.length === 0) current = changes.get(line.trim());
+      else current?.push({ status: status ?? '', path: rest.join('\t') });
+    }
+    return changes;
+  }
+
+  /**
+   * The text of several files at commits, in one git process (`cat-file --batch`); null for a
+   * file absent at its commit. For UTF-8 text only (the sizes git gives are in bytes).
+   */
+  async readTextFilesAt(files: ReadonlyArray<{ readonly commit: string; readonly path: string }>): Promise<Array<string | null>> {
+    if (files.length === 0) return [];
+    for (const file of files) if (/[\n\r]/.test(file.path)) throw gitFailure('cat-file', new Error(`a path with a line break: ${JSON.stringify(file.path)}`));
+    const out = Buffer.from(await this.plumbing(['cat-file', '--batch'], files.map((f) => `${f.commit}:${f.path}\n`).join('')), 'utf8');
+    const texts: Array<string | null> = [];
+    let at = 0;
+    for (let i = 0; i < files.length; i += 1) {
+      const end = out.indexOf(0x0a, at);
+      const header = out.subarray(at, end).toString('utf8');
+      at = end + 1;
+      const blob = /^[0-9a-f]+ blob (\d+)$/.exec(header);
+      if (!blob) {
+        texts.push(null);
+        continue;
+      }
+      const size = Number(blob[1]);
+      texts.push(out.subarray(at, at + size).toString('utf8'));
+      at += size + 1;
+    }
+    return texts;
+  }
+
+  /** The patch from one commit to another, limited to `paths` (plain text, no colour). */
+  async diff(from: string, to: string, paths: readonly string[]): Promise<string> {
+    return this.raw(['diff', '--no-color', '--no-ext-diff', '--no-renames', from, to, '--', ...paths], 'diff');
+  }
+
+  /** The best common ancestor of two commits, or null when they share none. */
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const base = await this.probe(['merge-base', a, b]);
+    return base.found ? base.stdout.trim() || null : null;
+  }
+
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return (await this.probe(['merge-base', '--is-ancestor', ancestor, descendant])).found;
+  }
+
+  /** Refs under a prefix with the objects they point at, sorted by name. */
+  async refs(prefix: string): Promise<Array<{ ref: string; sha: string }>> {
+    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname)', prefix], 'for-each-ref');
+    return out
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const [ref, sha] = line.split(' ');
+        return { ref: ref ?? '', sha: sha ?? '' };
+      });
+  }
+
+  /** The full message of a commit (subject and body), or null when REV names none. */
+  async commitMessage(rev: string): Promise<string | null> {
+    const found = await this.probe(['log', '-1', '--format=%B', `${rev}^{commit}`, '--']);
+    return found.found ? found.stdout : null;
+  }
+
+  /** The committer date of a commit (ISO 8601), or null when REV names none. */
+  async commitDate(rev: string): Promise<string | null> {
+    const found = await this.probe(['log', '-1', '--format=%cI', `${rev}^{commit}`, '--']);
+    return found.found ? found.stdout.trim() || null : null;
+  }
+
+  /** Who this repository commits as ("Name <email>"), for records of who approved a release. */
+  async committer(): Promise<string> {
+    const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
+    return ident.replace(/\s+\d+\s+[+-]\d{4}$/, '');
+  }
+
+  /** Creates an annotated tag object (no ref yet), so the tag ref can move with the line atomically. */
+  async createTagObject(name: string, target: string, message: string): Promise<string> {
+    const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
+    const body = `object ${target}\ntype commit\ntag ${name}\ntagger ${ident}\n\n${message.trimEnd()}\n`;
+    return (await this.plumbing(['mktag'], body)).trim();
+  }
+
+  /**
+   * Writes a commit that holds just these files (at the top of its tree), on top of `parent`,
+   * without touching any worktree or index: a document recorded in git.
+   */
+  async documentCommit(parent: string, files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
+    const entries: string[] = [];
+    for (const file of files) {
+      const blob = (await this.plumbing(['hash-object', '-w', '--stdin'], file.content)).trim();
+      entries.push(`100644 blob ${blob}\t${file.name}`);
+    }
+    const tree = (await this.plumbing(['mktree'], `${entries.join('\n')}\n`)).trim();
+    return (await this.plumbing(['commit-tree', tree, '-p', parent, '-F', '-'], message)).trim();
+  }
+
+  /** The names of the configured remotes. */
+  async remotes(): Promise<string[]> {
+    return (await this.raw(['remote'], 'remote')).split('\n').filter((name) => name.trim() !== '');
+  }
+
+  /**
+   * Fetches refs matching `refspec` from a remote, without prompting for credentials and within
+   * `timeoutMs`. Returns why it failed (git's words), or null.
+   */
+  async fetchRefs(remote: string, refspec: string, timeoutMs: number): Promise<string | null> {
+    const outcome = await runProcess({
+      command: 'git',
+      args: ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec],
+      cwd: this.root,
+      // The user's own environment (SSH agent, credential helpers), but never a prompt.
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
+      timeoutMs,
+    });
+    if (outcome.exitCode === 0) return null;
+    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+  }
+
+  /**
+   * Fetches or pushes refspecs (no "+": a ref that would move backwards is refused, not
+   * overwritten), without a prompt and within `timeoutMs`. Returns why it failed, or null.
+   */
+  async transferRefs(verb: 'fetch' | 'push', remote: string, refspecs: readonly string[], timeoutMs: number): Promise<string | null> {
+    const args = verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', remote, ...refspecs];
+    const outcome = await runProcess({
+      command: 'git',
+      args,
+      cwd: this.root,
+      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
+      timeoutMs,
+    });
+    if (outcome.exitCode === 0) return null;
+    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+  }
+
+  /** Moves several refs in one transaction: all of them move, or none does. */
+  async updateRefs(updates: readonly RefUpdate[]): Promise<void> {
+    const lines = ['start'];
+    for (const u of updates) {
+      if (u.newValue === null) lines.push(u.oldValue === null ? `delete ${u.ref}` : `delete ${u.ref} ${u.oldValue}`);
+      else lines.push(u.oldValue === null ? `create ${u.ref} ${u.newValue}` : `update ${u.ref} ${u.newValue} ${u.oldValue}`);
+    }
+    lines.push('prepare', 'commit', '');
+    await this.plumbing(['update-ref', '--stdin'], lines.join('\n'));
+  }
+
+  /** Deletes a ref; one that does not exist is fine. */
+  async deleteRef(ref: string): Promise<void> {
+    if ((await this.refValue(ref)) === null) return;
+    await this.raw(['update-ref', '-d', ref], 'update-ref -d');
+  }
+
+  /** The tree the index of the main worktree holds now (written as an object, as `git write-tree` does). */
+  async indexTree(): Promise<string> {
+    return (await this.raw(['write-tree'], 'write-tree')).trim();
+  }
+
+  /** The parents of a commit, first parent first (none for a root commit). */
+  async parents(commit: string): Promise<string[]> {
+    const out = await this.raw(['rev-list', '--parents', '-n', '1', commit], 'rev-list');
+    return out.trim().split(/\s+/).slice(1);
+  }
+
+  async treeOf(commit: string): Promise<string> {
+    return (await this.raw(['rev-parse', `${commit}^{tree}`], 'rev-parse')).trim();
+  }
+
+  /**
+   * Moves the main worktree's index and files from one commit to another, as a fast-forward
+   * does: local changes to files the move does not touch are kept; a conflict changes nothing.
+   */
+  async moveCheckout(from: string, to: string): Promise<void> {
+    await this.raw(['read-tree', '-m', '-u', from, to], 'read-tree');
+  }
+
+  /** Why moving the checkout from one commit to another would fail (git's words), or null when it would not. */
+  async checkoutMoveConflict(from: string, to: string): Promise<string | null> {
+    const outcome = await execGit(['read-tree', '-m', '-u', '--dry-run', from, to], this.root, this.identity);
+    if (outcome.exitCode === 0) return null;
+    if (outcome.exitCode === 128 && /not uptodate|would be overwritten|Cannot merge/i.test(outcome.stderr)) {
+      return outcome.stderr.trim().split('\n').slice(0, 3).join('; ');
+    }
+    throw gitFailure('read-tree', new Error(outcome.stderr.trim() || outcome.spawnError || `exit ${outcome.exitCode}`));
+  }
+
+  /** Refreshes the index's stat data, so files whose times changed but whose content did not count as unchanged. */
+  async refreshIndex(): Promise<void> {
+    // Exit 1 lists files that really changed: an answer, not a failure.
+    await this.probe(['update-index', '-q', '--refresh']);
+  }
+
+}
+
+function gitOptions(baseDir: string, config: readonly string[] = []): Partial<SimpleGitOptions> {
+  return { baseDir, config: [...config], timeout: { block: GIT_TIMEOUT_MS } };
+}
+
+export async function initRepository(dir: string, branch: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  try {
+    await simpleGit(gitOptions(dir)).raw(['init', '--quiet', `--initial-branch=${branch}`]);
+  } catch (error) {
+    throw gitFailure('init', error);
+  }
+}
+
+/** Files git would track under `folder` of the worktree at `dir` (committed or not, ignored excluded). */
+export async function trackedFiles(dir: string, folder: string): Promise<string[]> {
+  try {
+    const out = await simpleGit(gitOptions(dir)).raw(['ls-files', '--cached', '--others', '--exclude-standard', '--', folder]);
+    return [...new Set(out.split('\n').filter((l) => l.trim() !== ''))].sort();
+  } catch (error) {
+    throw gitFailure('ls-files', error);
+  }
+}

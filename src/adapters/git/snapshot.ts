@@ -1,0 +1,153 @@
+// A version of the blueprint and the task as one self-contained git commit, carried to workers
+// as a git bundle. The commit is built in a scratch repository (the workspace's own refs, index
+// and object store are never touched), from the files as they are in the checkout, committed or
+// not: what a local run would run is what a worker runs. Fixed author and dates make the same
+// files give the same commit, so workers cache checkouts by content.
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { runProcess } from '../process/runner.ts';
+import { gitEnvironment, GIT_TIMEOUT_MS, pathExists } from './git-process.ts';
+
+export interface SnapshotBundle {
+  readonly commit: string;
+  /** The content fingerprint of the snapshot (its root tree). */
+  readonly tree: string;
+  readonly bytes: Buffer;
+}
+
+const FIXED_IDENTITY = {
+  GIT_AUTHOR_NAME: 'agentdevel',
+  GIT_AUTHOR_EMAIL: 'agentdevel@localhost',
+  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+  GIT_COMMITTER_NAME: 'agentdevel',
+  GIT_COMMITTER_EMAIL: 'agentdevel@localhost',
+  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+};
+
+async function git(args: readonly string[], env: Record<string, string>, cwd: string): Promise<string> {
+  const outcome = await runProcess({ command: 'git', args, cwd, env: { ...gitEnvironment(), ...env }, timeoutMs: GIT_TIMEOUT_MS });
+  if (outcome.exitCode !== 0) {
+    const why = outcome.spawnError ?? (outcome.timedOut ? 'timed out' : outcome.stderr.trim().split('\n').slice(0, 2).join(' '));
+    throw new AgentdevelError('GIT_FAILED', `git ${args[0] ?? ''} failed while carrying a version to the workers: ${why}`);
+  }
+  return outcome.stdout.trim();
+}
+
+/** Bundles the folders `paths` (relative to `dir`) as one commit with no parent. */
+export async function bundleSnapshot(dir: string, paths: readonly string[], scratchRoot: string): Promise<SnapshotBundle> {
+  await mkdir(scratchRoot, { recursive: true });
+  const scratch = await mkdtemp(path.join(scratchRoot, 'snapshot-'));
+  try {
+    const gitDir = path.join(scratch, 'git');
+    await git(['init', '-q', '--bare', gitDir], {}, scratch);
+    const env = { GIT_DIR: gitDir, GIT_WORK_TREE: dir, GIT_INDEX_FILE: path.join(scratch, 'index') };
+    // The workspace's .gitignore applies (git reads it from the work tree): ignored files stay home.
+    await git(['add', '-A', '--', ...paths], env, dir);
+    const tree = await git(['write-tree'], env, dir);
+    const commit = await git(['commit-tree', tree, '-m', 'agentdevel snapshot'], { ...env, ...FIXED_IDENTITY }, dir);
+    await git(['update-ref', 'refs/heads/snapshot', commit], env, dir);
+    const file = path.join(scratch, 'snapshot.bundle');
+    await git(['bundle', 'create', '-q', file, 'refs/heads/snapshot'], env, dir);
+    return { commit, tree, bytes: await readFile(file) };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Checks the snapshot out into `target` (made atomically: a folder there is complete). Returns
+ * at once when `target` exists, which is the cache: its name is the snapshot's tree.
+ */
+export async function checkoutSnapshot(bytes: Buffer, commit: string, target: string): Promise<void> {
+  if (await pathExists(target)) return;
+  await mkdir(path.dirname(target), { recursive: true });
+  const scratch = await mkdtemp(`${target}.partial-`);
+  try {
+    const gitDir = path.join(scratch, 'git');
+    const files = path.join(scratch, 'files');
+    await mkdir(files);
+    await git(['init', '-q', '--bare', gitDir], {}, scratch);
+    const bundle = path.join(scratch, 'snapshot.bundle');
+    await writeFile(bundle, bytes);
+    await git(['bundle', 'unbundle', bundle], { GIT_DIR: gitDir }, scratch);
+    const env = { GIT_DIR: gitDir, GIT_WORK_TREE: files, GIT_INDEX_FILE: path.join(scratch, 'index') };
+    await git(['read-tree', commit], env, files);
+    await git(['checkout-index', '-a', '-f'], env, files);
+    try {
+      await rename(files, target);
+    } catch (error) {
+      // Another worker on this machine checked out the same snapshot first: theirs is as good.
+      if (!(await pathExists(target))) throw error;
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The workspace's remote as a worker may be handed it: `origin`'s URL with any password taken
+ * out (a worker uses its own credentials), a local path made absolute; null when there is none.
+ */
+export async function remoteOf(dir: string): Promise<string | null> {
+  const outcome = await runProcess({ command: 'git', args: ['remote', 'get-url', 'origin'], cwd: dir, env: gitEnvironment(), timeoutMs: GIT_TIMEOUT_MS });
+  const url = outcome.exitCode === 0 ? outcome.stdout.trim() : '';
+  if (url === '') return null;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    try {
+      const parsed = new URL(url);
+      parsed.password = '';
+      return parsed.href;
+    } catch {
+      return null;
+    }
+  }
+  // scp-like (git@host:path) stays as it is; anything else is a path on this machine.
+  return /^[^/\\]+@[^/\\]+:/.test(url) || /^[^/\\:]+:[^/\\]/.test(url) ? url : path.resolve(dir, url);
+}
+
+/**
+ * Checks a snapshot out from the workspace's remote instead of its bundle: fetches `commit`
+ * (the workspace commit the snapshot was taken from) into `gitDir`, a bare repository kept
+ * between jobs, rebuilds the snapshot's folders from it (the splits left out, as the bundle
+ * leaves them out) and checks them out into `target` only when the result is exactly the
+ * snapshot's tree. False when the remote cannot serve it (unreachable, the commit not pushed,
+ * other contents): the caller then uses the bundle.
+ */
+export async function checkoutFromRemote(
+  remote: { readonly url: string; readonly commit: string },
+  folders: readonly string[],
+  excluded: readonly string[],
+  tree: string,
+  gitDir: string,
+  target: string,
+): Promise<boolean> {
+  if (await pathExists(target)) return true;
+  await mkdir(path.dirname(target), { recursive: true });
+  if (!(await pathExists(path.join(gitDir, 'HEAD')))) await git(['init', '-q', '--bare', gitDir], {}, path.dirname(gitDir));
+  const scratch = await mkdtemp(`${target}.remote-`);
+  try {
+    const files = path.join(scratch, 'files');
+    await mkdir(files);
+    // The index is built in memory of the scratch folder; the work tree is written only once it matches.
+    const env = { GIT_DIR: gitDir, GIT_INDEX_FILE: path.join(scratch, 'index'), GIT_WORK_TREE: files };
+    try {
+      await git(['fetch', '-q', '--depth', '1', '--no-tags', '--', remote.url, remote.commit], env, scratch);
+      await git(['read-tree', '--empty'], env, scratch);
+      for (const folder of folders) await git(['read-tree', `--prefix=${folder}/`, `${remote.commit}:${folder}`], env, scratch);
+      if (excluded.length > 0) await git(['update-index', '--force-remove', '--', ...excluded], env, scratch);
+      if ((await git(['write-tree'], env, scratch)) !== tree) return false;
+    } catch {
+      return false;
+    }
+    await git(['checkout-index', '-a', '-f'], env, files);
+    try {
+      await rename(files, target);
+    } catch (error) {
+      if (!(await pathExists(target))) throw error;
+    }
+    return true;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,148 @@
+// The coordinator's executor: case-trials run on workers through the queue. The version is
+// published once per run as a git bundle in Redis; each case-trial is one job; the results come
+// back as trace events and an outcome, which the caller grades and records as if they had run
+// here. The coordinator alone writes the store, the traces and git.
+import path from 'node:path';
+import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
+import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
+import { expectedStateReader } from '../runtimes/tool-loop.ts';
+import { splitNames, type Case } from '../../domain/case.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { InfraError, type CallRole, type Usage } from '../../domain/ports/model.ts';
+import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
+import type { CaseTrialExecutor, VersionToRun } from '../../pipeline/run/case-trial-executor.ts';
+import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
+import { caseTrialJobId, caseTrialResultSchema, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
+import type { QueueAddress } from './url.ts';
+
+export { queueKeyFrom } from './queue-key.ts';
+
+/** Case-trials in flight through the queue at once: enough to keep many workers busy. */
+export const QUEUE_IN_FLIGHT = 256;
+/** Bundles above this size are refused: Redis holds them in memory. */
+export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
+const BUNDLE_TTL_SECONDS = 7 * 24 * 3600;
+
+export const defaultCoordinatorSettings: CoordinatorSettings = {
+  lostAfterMs: 10_000,
+  idleLimitMs: 10 * 60_000,
+  attempts: 3,
+  keepResultsSeconds: 24 * 3600,
+};
+
+export interface QueueExecutorDeps {
+  /** The key shared with the workers (AGENTDEVEL_QUEUE_KEY): jobs and results are tagged with it; it never reaches Redis. */
+  readonly key: Buffer;
+  /** Model calls the workers made for the agent role, charged in the coordinator's cost ledger. */
+  readonly ledger: (role: CallRole, model: string, usage: Usage) => void;
+}
+
+/** The queue errors a command reports: an infrastructure failure, never an agent's. */
+function commandError(error: unknown): unknown {
+  if (error instanceof QueueUnreachable) return new AgentdevelError('QUEUE_UNAVAILABLE', error.message, { cause: error });
+  if (error instanceof NoWorkerAnswered) return new AgentdevelError('QUEUE_NO_WORKERS', `${error.message}: are workers running on this queue?`, { cause: error });
+  return error;
+}
+
+/**
+ * Connects to the queue at the first version it starts (a command that runs nothing, or reuses
+ * every run, never connects). An unreachable Redis is QUEUE_UNAVAILABLE, before anything is recorded.
+ */
+export function queueExecutor(address: QueueAddress, settings: CoordinatorSettings, deps: QueueExecutorDeps): CaseTrialExecutor {
+  let opening: Promise<CaseTrialQueue> | null = null;
+  const queue = async (): Promise<CaseTrialQueue> => {
+    opening ??= openCaseTrialQueue(address, settings, deps.key);
+    try {
+      return await opening;
+    } catch (error) {
+      opening = null;
+      throw commandError(error);
+    }
+  };
+
+  async function start(version: VersionToRun) {
+    const { config } = version;
+    // Bad input is the coordinator's to report (exit 2), before any job is sent.
+    await loadBlueprint(version.dir, config.blueprint, version.buildDir);
+    // Grading stays here: the expected state is computed from the full case by the task's code in
+    // this process, and the splits (expected answers, the sealed test split) never enter the bundle.
+    const environmentBundle = version.task.environmentModule ? await bundleEnvironment(version.task.environmentModule, version.buildDir, version.dir) : null;
+    const expectedStateOf = await expectedStateReader(environmentBundle);
+    const splits = splitNames.map((split) => `:(exclude)rubrics/${config.task}/${split}.jsonl`);
+    const bundle = await bundleSnapshot(version.dir, [`blueprints/${config.blueprint}`, `rubrics/${config.task}`, ...splits], path.join(version.buildDir, 'snapshots'));
+    if (bundle.bytes.length > MAX_BUNDLE_BYTES) {
+      const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+      throw new AgentdevelError('QUEUE_BUNDLE_TOO_LARGE', `blueprints/${config.blueprint} and rubrics/${config.task} make a bundle of ${mb(bundle.bytes.length)}, above the limit of ${mb(MAX_BUNDLE_BYTES)}`);
+    }
+    const connected = await queue();
+    try {
+      await connected.putBundle(bundle.tree, bundle.bytes, BUNDLE_TTL_SECONDS);
+    } catch (error) {
+      throw commandError(error);
+    }
+    // A committed version can come from the workspace's remote, where a worker can reach it; the bundle stays the fallback.
+    const url = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(version.commit) ? await remoteOf(version.dir) : null;
+    const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit, remote: url ? { url, commit: version.commit } : null };
+    const runtime: Runtime = {
+      runCase: async (testCase, trial, sink) => {
+        const outcome = await runOnWorker(connected, deps, sink, {
+          schema: JOB_SCHEMA,
+          snapshot,
+          blueprint: config.blueprint,
+          task: config.task,
+          testCase: visibleCase(testCase) as Case,
+          trial,
+          agentModel: config.models.agent,
+          callTimeoutMs: config.sandbox.timeoutMs,
+          memoryMb: config.sandbox.memoryMb,
+          passEnv: [...config.command.passEnv],
+        });
+        return outcome.observation === null ? outcome : { output: outcome.output, observation: { state: outcome.observation.state, expectedState: expectedStateOf(testCase) } };
+      },
+      close: async () => undefined,
+    };
+    return { runtime, concurrency: QUEUE_IN_FLIGHT };
+  }
+
+  return {
+    ready: async () => {
+      await queue();
+    },
+    start,
+    close: async () => {
+      const connected = opening ? await opening.then((q) => q, () => null) : null;
+      await connected?.close();
+    },
+  };
+}
+
+/**
+ * One case-trial's result from the workers, and whether this run paid for it. A result an earlier
+ * run left behind (a coordinator restarted) is reused, except an infrastructure error: the store
+ * never reuses such a run either, so that case-trial runs again, once.
+ */
+export async function collectCaseTrial(queue: CaseTrialQueue, job: CaseTrialJob): Promise<{ readonly result: CaseTrialResult; readonly paidHere: boolean }> {
+  let collected: Collected;
+  try {
+    const id = caseTrialJobId(job);
+    collected = await queue.submit(id, job);
+    if (collected.earlier && caseTrialResultSchema.safeParse(collected.value).data?.kind === 'infra_error') collected = await queue.submit(id, job, { afresh: true });
+  } catch (error) {
+    // A job BullMQ gave up on (a worker crashed on it, its checkout failed, its stalls ran out)
+    // is an infrastructure error of this case-trial, never a fail.
+    if (error instanceof JobGaveUp) throw new InfraError('agent', `on the workers: ${error.message}`);
+    throw commandError(error);
+  }
+  const result = caseTrialResultSchema.safeParse(collected.value);
+  if (!result.success) throw new InfraError('agent', 'a worker sent back something that is not a case-trial result (another agentdevel version?)');
+  return { result: result.data, paidHere: !collected.earlier };
+}
+
+async function runOnWorker(queue: CaseTrialQueue, deps: QueueExecutorDeps, sink: TraceSink, job: CaseTrialJob): Promise<CaseOutcome> {
+  const { result, paidHere } = await collectCaseTrial(queue, job);
+  // An earlier run already paid for (and recorded) the model calls of a result it left behind.
+  if (paidHere) for (const call of result.usage) deps.ledger(call.role, call.model, call.usage);
+  for (const event of result.events) sink.emit(event);
+  if (result.kind === 'infra_error') throw new InfraError('agent', result.message);
+  return { output: result.output, observation: result.observation as CaseOutcome['observation'] };
+}

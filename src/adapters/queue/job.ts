@@ -1,0 +1,96 @@
+// What travels through the queue, in both directions: one case-trial job and its result. Both
+// are tagged with the shared key (queue-key.ts) and parsed on arrival (a worker and a coordinator
+// may run different agentdevel versions). Neither carries a secret (the worker reads its own
+// credentials), and a job carries only what the agent's runtime needs: the case as the agent
+// sees it, never its grading fields, which stay with the coordinator.
+import { createHash } from 'node:crypto';
+import { roles } from '../../domain/ports/model.ts';
+import { caseSchema } from '../../domain/case.ts';
+import { traceEventSchema } from '../../domain/trace.ts';
+import { z } from '../../domain/zod.ts';
+
+/** Bumped when a job or its result changes shape; a worker refuses jobs of another version. */
+export const JOB_SCHEMA = 3;
+
+const objectId = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'expected a git object id');
+
+/** The version a job runs: a snapshot commit holding the blueprint and task folders, named by its tree. */
+export const snapshotSchema = z
+  .object({
+    commit: objectId,
+    /** The content fingerprint a worker caches the checkout by. */
+    tree: objectId,
+    /** The Redis key of the git bundle that holds the commit. */
+    bundleKey: z.string().min(1),
+    /** The workspace commit the snapshot was taken from ("+dirty": uncommitted files), for messages. */
+    source: z.string(),
+    /** Where a worker may fetch that commit instead of reading the bundle: the workspace's remote (no password); null when dirty or none. */
+    remote: z.object({ url: z.string().min(1), commit: objectId }).strict().nullable(),
+  })
+  .strict();
+export type Snapshot = z.infer<typeof snapshotSchema>;
+
+export const caseTrialJobSchema = z
+  .object({
+    schema: z.literal(JOB_SCHEMA),
+    snapshot: snapshotSchema,
+    blueprint: z.string().min(1),
+    task: z.string().min(1),
+    /** The case as the agent sees it (`visibleCase`): no grading field travels. */
+    testCase: caseSchema,
+    trial: z.number().int().min(0),
+    /** The agent's model id ("mock" or a Claude model); the worker's own key pays for it. */
+    agentModel: z.string().min(1),
+    callTimeoutMs: z.number().int().min(1),
+    memoryMb: z.number().int().min(1),
+    /** Names only: a `command` agent gets these variables from the worker's environment. */
+    passEnv: z.array(z.string()),
+  })
+  .strict();
+export type CaseTrialJob = z.infer<typeof caseTrialJobSchema>;
+
+const usageSchema = z.object({
+  role: z.enum([...roles, 'reviewer']),
+  model: z.string(),
+  usage: z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheReadTokens: z.number(),
+    cacheWriteTokens: z.number(),
+    costUsd: z.number(),
+  }),
+});
+export type ModelCallUsage = z.infer<typeof usageSchema>;
+
+const observationSchema = z.object({ state: z.unknown(), expectedState: z.unknown() }).nullable();
+
+/**
+ * What a worker sends back: the trace events the runtime emitted (the coordinator writes the
+ * trace) and the outcome, or the infrastructure error the runtime reported (a model API down).
+ */
+export const caseTrialResultSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('ran'),
+    events: z.array(traceEventSchema),
+    output: z.unknown(),
+    observation: observationSchema,
+    usage: z.array(usageSchema),
+    worker: z.string(),
+  }),
+  z.object({
+    kind: z.literal('infra_error'),
+    events: z.array(traceEventSchema),
+    message: z.string(),
+    usage: z.array(usageSchema),
+    worker: z.string(),
+  }),
+]);
+export type CaseTrialResult = z.infer<typeof caseTrialResultSchema>;
+
+/**
+ * A job's id is its content: the same case-trial of the same snapshot and settings is one job,
+ * so a coordinator that restarts finds the results already collected instead of running them again.
+ */
+export function caseTrialJobId(job: CaseTrialJob): string {
+  return createHash('sha256').update(JSON.stringify(job)).digest('hex');
+}

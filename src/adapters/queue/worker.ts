@@ -1,0 +1,185 @@
+// What a worker does with one case-trial job: check the version out (cached by its content
+// fingerprint), start the blueprint's runtime for it (kept while jobs of that version come), run
+// the case-trial with the runtimes as they are, sandbox rules included, and send back the trace
+// events and the outcome. Grading stays with the coordinator; a worker holds no workspace state.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
+import { startRuntime } from '../runtimes/index.ts';
+import type { Runtime } from '../../domain/ports/runtime.ts';
+import { systemClock, type Clock } from '../../domain/ports/clock.ts';
+import { isAgentdevelError } from '../../domain/errors.ts';
+import { InfraError } from '../../domain/ports/model.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
+import { claudeEngines, type Cassette } from '../engines/claude.ts';
+import { createModelPort } from '../engines/index.ts';
+import { currentRoleFacts } from '../engines/runtime-facts.ts';
+import { checkoutFromRemote, checkoutSnapshot } from '../git/snapshot.ts';
+import { splitNames } from '../../domain/case.ts';
+import type { Redactor } from '../../domain/environment.ts';
+import { loadTask } from '../task/load.ts';
+import { JobRefused, type JobContext } from './bullmq.ts';
+import { caseTrialJobSchema, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type ModelCallUsage } from './job.ts';
+
+export interface WorkerDeps {
+  /** The worker's own environment: its credentials (for the agent role only) and what `passEnv` names. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where checkouts of snapshots are kept, one folder per content fingerprint. */
+  readonly cacheDir: string;
+  readonly redact: Redactor;
+  readonly name: string;
+  readonly cassette: Cassette;
+  readonly clock: Clock;
+  /** Case-trials the worker runs at once (a `command` runtime sizes its spawners by it). */
+  readonly concurrency: number;
+}
+
+/** Runtimes kept at once; a worker serving many versions closes the least recently used. */
+const KEPT_RUNTIMES = 4;
+
+interface KeptRuntime {
+  readonly started: Promise<Runtime>;
+  readonly buildDir: string;
+  inFlight: number;
+  lastUsed: number;
+}
+
+export interface CaseTrialHandler {
+  handle(data: unknown, context: JobContext): Promise<CaseTrialResult>;
+  close(): Promise<void>;
+}
+
+export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
+  const usageOfJob = new AsyncLocalStorage<ModelCallUsage[]>();
+  // Model calls are charged to the job they were made for; the coordinator writes the ledger.
+  const claude = claudeEngines({
+    env: deps.env,
+    settings: { maxRetries: 4, timeoutMs: 600_000 },
+    cassette: deps.cassette,
+    ledger: (role, model, usage) => usageOfJob.getStore()?.push({ role, model, usage }),
+    facts: currentRoleFacts(deps.clock),
+  });
+  const runtimes = new Map<string, KeptRuntime>();
+  const checkouts = new Map<string, Promise<string>>();
+
+  function checkout(job: CaseTrialJob, context: JobContext): Promise<string> {
+    const dir = path.join(deps.cacheDir, 'snapshots', job.snapshot.tree);
+    let pending = checkouts.get(dir);
+    if (!pending) {
+      pending = (async () => {
+        const { remote } = job.snapshot;
+        const folders = [`blueprints/${job.blueprint}`, `rubrics/${job.task}`];
+        const splits = splitNames.map((split) => `rubrics/${job.task}/${split}.jsonl`);
+        // The workspace's remote first, when it has the commit; the bundle in Redis otherwise.
+        if (remote && (await checkoutFromRemote(remote, folders, splits, job.snapshot.tree, path.join(deps.cacheDir, 'remote.git'), dir))) return dir;
+        const bytes = await context.bundle(job.snapshot.bundleKey);
+        if (bytes === null) throw new Error(`the bundle of ${job.snapshot.source.slice(0, 12)} is not in the queue (expired?); run the command again`);
+        await checkoutSnapshot(bytes, job.snapshot.commit, dir);
+        return dir;
+      })();
+      checkouts.set(dir, pending);
+      // A failed checkout is tried again by the next job (the job itself is retried by BullMQ).
+      pending.catch(() => checkouts.delete(dir));
+    }
+    return pending;
+  }
+
+  async function runtimeFor(job: CaseTrialJob, dir: string): Promise<KeptRuntime> {
+    const key = JSON.stringify([job.snapshot.tree, job.blueprint, job.task, job.agentModel, job.callTimeoutMs, job.memoryMb, job.passEnv]);
+    let kept = runtimes.get(key);
+    if (!kept) {
+      const buildDir = path.join(deps.cacheDir, 'build', `${job.snapshot.tree.slice(0, 12)}-${runtimes.size}-${systemClock.now().getTime()}`);
+      const started = (async () => {
+        const blueprint = await loadBlueprint(dir, job.blueprint, buildDir);
+        const task = await loadTask(dir, job.task);
+        const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir, dir) : null;
+        const roles = { agent: job.agentModel, critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock' };
+        return startRuntime({
+          blueprint,
+          environmentBundle,
+          model: createModelPort(roles, { claude }),
+          agentModel: job.agentModel,
+          callTimeoutMs: job.callTimeoutMs,
+          memoryMb: job.memoryMb,
+          passEnv: job.passEnv,
+          parentEnv: deps.env,
+          concurrency: deps.concurrency,
+          gradesHere: false,
+        });
+      })();
+      kept = { started, buildDir, inFlight: 0, lastUsed: systemClock.now().getTime() };
+      runtimes.set(key, kept);
+      started.catch(() => runtimes.delete(key));
+      await evictIdle();
+    }
+    kept.lastUsed = systemClock.now().getTime();
+    return kept;
+  }
+
+  async function evictIdle(): Promise<void> {
+    const idle = [...runtimes].filter(([, kept]) => kept.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    while (runtimes.size > KEPT_RUNTIMES && idle.length > 0) {
+      const [key, kept] = idle.shift() as [string, KeptRuntime];
+      runtimes.delete(key);
+      await closeKept(kept);
+    }
+  }
+
+  async function closeKept(kept: KeptRuntime): Promise<void> {
+    try {
+      const runtime = await kept.started.then((r) => r, () => null);
+      await runtime?.close();
+    } finally {
+      await rm(kept.buildDir, { recursive: true, force: true });
+    }
+  }
+
+  async function handle(data: unknown, context: JobContext): Promise<CaseTrialResult> {
+    const parsed = caseTrialJobSchema.safeParse(data);
+    if (!parsed.success) {
+      const version = (data as { schema?: unknown } | null)?.schema;
+      throw new JobRefused(version !== JOB_SCHEMA ? `a job of schema ${String(version)}; this worker takes schema ${JOB_SCHEMA} (run the same agentdevel version as the coordinator)` : 'not a case-trial job');
+    }
+    const job = parsed.data;
+    const dir = await checkout(job, context);
+    let kept: KeptRuntime;
+    let runtime: Runtime;
+    try {
+      kept = await runtimeFor(job, dir);
+      runtime = await kept.started;
+    } catch (error) {
+      // A blueprint or task that does not load fails on every worker alike: retrying cannot help.
+      if (isAgentdevelError(error) && error.exitCode === 2) throw new JobRefused(error.message);
+      throw error;
+    }
+    const events: TraceEvent[] = [];
+    const usage: ModelCallUsage[] = [];
+    kept.inFlight += 1;
+    try {
+      const outcome = await usageOfJob.run(usage, () => runtime.runCase(job.testCase, job.trial, { emit: (event) => events.push(event) }));
+      return redacted({ kind: 'ran', events, output: outcome.output, observation: outcome.observation, usage, worker: deps.name });
+    } catch (error) {
+      if (!(error instanceof InfraError)) throw error;
+      return redacted({ kind: 'infra_error', events, message: error.message, usage, worker: deps.name });
+    } finally {
+      kept.inFlight -= 1;
+    }
+  }
+
+  // Secrets of the worker's environment never leave it, in a trace or an output.
+  function redacted(result: CaseTrialResult): CaseTrialResult {
+    const text = JSON.stringify(result);
+    const clean = deps.redact(text);
+    return clean === text ? result : (JSON.parse(clean) as CaseTrialResult);
+  }
+
+  return {
+    handle,
+    close: async () => {
+      const all = [...runtimes.values()];
+      runtimes.clear();
+      await Promise.all(all.map(closeKept));
+    },
+  };
+}

@@ -1,0 +1,259 @@
+import { pathToFileURL } from 'node:url';
+import type { Case } from '../../domain/case.ts';
+import { AgentRequestRejected, InfraError, type ConversationMessage, type ModelPort, type ToolSpec, type UserBlock } from '../../domain/ports/model.ts';
+import { MEMBER_INPUT_SCHEMA, VIEW_HEADINGS } from '../../domain/crew.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
+import { renderMemberPrompt, renderOrchestratorPrompt, toolNameOf, type LoadedBlueprint } from '../blueprint/load.ts';
+import { CONTEXT_VIEW, ORCHESTRATOR, REQUEST_VIEW, type CrewManifest, type CrewMember } from '../../domain/blueprint-manifest.ts';
+import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
+import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
+import { startFirstHost } from './tool-loop.ts';
+
+export interface CrewOptions {
+  readonly blueprint: LoadedBlueprint;
+  readonly manifest: CrewManifest;
+  readonly environmentBundle: string | null;
+  readonly model: ModelPort;
+  readonly agentModel: string;
+  readonly callTimeoutMs: number;
+  readonly memoryMb: number;
+}
+
+interface MemberRuntime {
+  readonly member: CrewMember;
+  readonly system: string;
+  readonly tools: readonly ToolSpec[];
+}
+
+/** What a crew member answered the orchestrator: its last text, or why it has none. */
+type MemberAnswer = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: string };
+
+/** What one case-trial has seen so far, from which each member's view is cut. */
+interface CaseState {
+  readonly session: string;
+  readonly seed: string;
+  readonly host: ToolHost;
+  readonly sink: TraceSink;
+  readonly userTexts: string[];
+  readonly results: Map<string, string[]>;
+  readonly calls: Map<string, number>;
+}
+
+/** The part of the conversation a member receives, by its `sees` list; never the orchestrator's history. */
+export function memberInput(member: CrewMember, context: string, state: { userTexts: readonly string[]; results: ReadonlyMap<string, readonly string[]> }): string {
+  const parts: string[] = [];
+  for (const view of member.sees) {
+    if (view === CONTEXT_VIEW) parts.push(`${VIEW_HEADINGS.context}\n${context}`);
+    else if (view === REQUEST_VIEW) parts.push(`${VIEW_HEADINGS.request}\n${state.userTexts.join('\n')}`);
+    else {
+      const results = state.results.get(view) ?? [];
+      parts.push(`${VIEW_HEADINGS.member(view)}\n${results.length > 0 ? results.join('\n') : '(none yet)'}`);
+    }
+  }
+  return parts.join('\n\n');
+}
+
+/**
+ * The crew runtime: an orchestrator runs the tool-use loop with the user, and calls its members
+ * as tools. A member runs its own short loop with its own prompt and tool subset, and receives
+ * only what its `sees` list grants (BOAD: sub-agents never see the orchestrator's history).
+ * The runtime enforces each agent's tool subset, each member's turns per call and calls per
+ * case. Every trace event names the agent that produced it.
+ */
+export async function startCrew(options: CrewOptions): Promise<Runtime> {
+  const { blueprint, manifest } = options;
+  const hostBundles = { wrappers: blueprint.wrappersBundle as string, environment: options.environmentBundle };
+  const hostLimits = { callTimeoutMs: options.callTimeoutMs, memoryMb: options.memoryMb };
+  const environment = options.environmentBundle
+    ? ((await import(pathToFileURL(options.environmentBundle).href)) as { expectedState?: (c: unknown) => unknown })
+    : null;
+  const first = await startFirstHost(() => startToolHost(hostBundles, hostLimits));
+  const nameOf = toolNameOf(blueprint, first.tools);
+  const pick = (files: readonly string[]): ToolSpec[] => files.flatMap((file) => first.tools.filter((t) => t.name === nameOf(file)));
+  let orchestratorSystem: string;
+  const members = new Map<string, MemberRuntime>();
+  try {
+    orchestratorSystem = renderOrchestratorPrompt(blueprint, pick(manifest.orchestrator.tools));
+    for (const member of manifest.members) {
+      const tools = pick(member.tools);
+      members.set(member.name, { member, tools, system: renderMemberPrompt(blueprint, member, tools) });
+    }
+  } catch (error) {
+    first.stop();
+    throw error;
+  }
+  const orchestratorTools: ToolSpec[] = [
+    ...pick(manifest.orchestrator.tools),
+    ...manifest.members.map((m) => ({ name: m.name, description: m.description, inputSchema: { ...MEMBER_INPUT_SCHEMA } })),
+  ];
+  const idle: ToolHost[] = [first];
+  const live = new Set<ToolHost>(idle);
+  const acquire = async (): Promise<ToolHost> => {
+    const reused = idle.pop();
+    if (reused) return reused;
+    try {
+      const host = await startToolHost(hostBundles, hostLimits);
+      live.add(host);
+      return host;
+    } catch (error) {
+      if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
+      throw error;
+    }
+  };
+
+  const emitAs = (sink: TraceSink, agent: string) => (event: TraceEvent) => sink.emit({ ...event, agent });
+
+  /** Runs one tool call of `agent` against the host, if the tool is in its subset. */
+  async function useTool(state: CaseState, agent: string, allowed: readonly ToolSpec[], id: string, name: string, input: unknown): Promise<UserBlock> {
+    const emit = emitAs(state.sink, agent);
+    emit({ type: 'tool_call', id, name, args: input });
+    if (!allowed.some((t) => t.name === name)) {
+      const error = `${name} is not one of ${agent}'s tools (${allowed.map((t) => t.name).join(', ') || 'it has none'})`;
+      emit({ type: 'tool_result', id, ok: false, error });
+      return { type: 'tool_result', toolUseId: id, content: error, isError: true };
+    }
+    const outcome = await state.host.call(state.session, name, input);
+    const changed = outcome.stateChanged === undefined ? {} : { stateChanged: outcome.stateChanged };
+    emit(
+      outcome.ok
+        ? { type: 'tool_result', id, ok: true, result: outcome.result, ...changed }
+        : { type: 'tool_result', id, ok: false, error: outcome.error ?? 'error', ...changed },
+    );
+    return { type: 'tool_result', toolUseId: id, content: outcome.ok ? JSON.stringify(outcome.result ?? null) : (outcome.error ?? 'error'), isError: !outcome.ok };
+  }
+
+  /** One call of a member: its own loop, on its own view, within its budget. */
+  async function callMember(state: CaseState, runtime: MemberRuntime, context: string): Promise<MemberAnswer> {
+    const { member } = runtime;
+    const emit = emitAs(state.sink, member.name);
+    const callNumber = (state.calls.get(member.name) ?? 0) + 1;
+    if (callNumber > member.maxCalls) return { ok: false, error: `${member.name} was already called ${member.maxCalls} times in this conversation (its call budget)` };
+    state.calls.set(member.name, callNumber);
+    const input = memberInput(member, context, state);
+    const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: input }] }];
+    let lastText: string | null = null;
+    for (let step = 0; step < member.maxSteps; step += 1) {
+      const turn = await options.model.agentTurn({
+        model: options.agentModel,
+        system: runtime.system,
+        tools: runtime.tools,
+        messages,
+        maxTokens: manifest.maxTokens,
+        ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
+        seed: `${state.seed}:${member.name}:${callNumber}`,
+      });
+      emit({ type: 'llm', model: options.agentModel, inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, latencyMs: turn.latencyMs, stopReason: turn.stopReason });
+      messages.push({ role: 'assistant', content: turn.content });
+      const results: UserBlock[] = [];
+      for (const block of turn.content) {
+        if (block.type === 'text') {
+          if (block.text.trim() === '') continue;
+          lastText = block.text;
+          emit({ type: 'message', role: 'assistant', text: block.text });
+          continue;
+        }
+        results.push(await useTool(state, member.name, runtime.tools, block.id, block.name, block.input));
+      }
+      if (results.length === 0) {
+        const text = lastText ?? '';
+        state.results.set(member.name, [...(state.results.get(member.name) ?? []), text]);
+        return { ok: true, text };
+      }
+      messages.push({ role: 'user', content: results });
+    }
+    const error = `${member.name} exhausted its step budget: ${member.maxSteps} model turns without an answer`;
+    emit({ type: 'error', kind: 'agent', message: error });
+    return { ok: false, error };
+  }
+
+  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    const session = `${testCase.id}#${trial}`;
+    const emit = emitAs(sink, ORCHESTRATOR);
+    let current: ToolHost | null = null;
+    try {
+      current = await acquire();
+      live.add(current);
+      const { opening } = await current.open(session, visibleCase(testCase));
+      const input = visibleCase(testCase).input;
+      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase)));
+      const state: CaseState = { session, seed: `${testCase.id}:${trial}`, host: current, sink, userTexts: [firstText], results: new Map(), calls: new Map() };
+      emit({ type: 'message', role: 'user', text: firstText });
+      const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
+      let lastText: string | null = null;
+      let finished: SessionEnd | null = null;
+      for (let step = 0; step < manifest.orchestrator.maxSteps && !finished; step += 1) {
+        const turn = await options.model.agentTurn({
+          model: options.agentModel,
+          system: orchestratorSystem,
+          tools: orchestratorTools,
+          messages,
+          maxTokens: manifest.maxTokens,
+          ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
+          seed: state.seed,
+        });
+        emit({ type: 'llm', model: options.agentModel, inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, latencyMs: turn.latencyMs, stopReason: turn.stopReason });
+        messages.push({ role: 'assistant', content: turn.content });
+        const results: UserBlock[] = [];
+        for (const block of turn.content) {
+          if (block.type === 'text') {
+            if (block.text.trim() === '') continue;
+            lastText = block.text;
+            emit({ type: 'message', role: 'assistant', text: block.text });
+            continue;
+          }
+          const member = members.get(block.name);
+          if (!member) {
+            results.push(await useTool(state, ORCHESTRATOR, orchestratorTools.filter((t) => !members.has(t.name)), block.id, block.name, block.input));
+            continue;
+          }
+          emit({ type: 'tool_call', id: block.id, name: block.name, args: block.input });
+          const context = (block.input as { context?: unknown } | null)?.context;
+          const answer =
+            typeof context === 'string'
+              ? await callMember(state, member, context)
+              : ({ ok: false, error: `invalid arguments for ${block.name}: expected {"context": string}` } as const);
+          emit(answer.ok ? { type: 'tool_result', id: block.id, ok: true, result: answer.text } : { type: 'tool_result', id: block.id, ok: false, error: answer.error });
+          results.push({ type: 'tool_result', toolUseId: block.id, content: answer.ok ? answer.text : answer.error, isError: !answer.ok });
+        }
+        if (results.length > 0) {
+          messages.push({ role: 'user', content: results });
+          continue;
+        }
+        const reply = await current.reply(session, lastText ?? '');
+        if (reply.reply === null) {
+          finished = reply.end;
+          break;
+        }
+        state.userTexts.push(reply.reply);
+        emit({ type: 'message', role: 'user', text: reply.reply });
+        messages.push({ role: 'user', content: [{ type: 'text', text: reply.reply }] });
+      }
+      if (!finished) {
+        emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.orchestrator.maxSteps} orchestrator turns without finishing` });
+      }
+      const end = finished ?? (await current.close(session));
+      idle.push(current);
+      emit({ type: 'final', output: lastText });
+      const expectedState = environment?.expectedState ? JSON.parse(JSON.stringify(environment.expectedState(testCase) ?? null)) : null;
+      return { output: lastText, observation: { state: end.state, expectedState } };
+    } catch (error) {
+      if (current) {
+        current.stop();
+        live.delete(current);
+      }
+      if (!(error instanceof ToolHostError || error instanceof AgentRequestRejected)) throw error;
+      emit({ type: 'error', kind: 'agent', message: error.message });
+      emit({ type: 'final', output: null });
+      return { output: null, observation: null };
+    }
+  }
+
+  return {
+    runCase,
+    close: async () => {
+      for (const host of live) host.stop();
+      live.clear();
+      idle.length = 0;
+    },
+  };
+}

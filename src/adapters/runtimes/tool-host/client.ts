@@ -1,0 +1,167 @@
+import { fileURLToPath } from 'node:url';
+import type { ToolSpec } from '../../../domain/ports/model.ts';
+import { brokenLimit, sandboxInvocation } from '../../process/sandbox.ts';
+import { stderrCause } from '../../process/stderr-tail.ts';
+import { startIpcProcess, type IpcProcess, type ProcessOutcome } from '../../process/runner.ts';
+
+const hostEntry = fileURLToPath(new URL('./host-entry.mjs', import.meta.url));
+
+export interface HostBundles {
+  readonly wrappers: string;
+  readonly environment: string | null;
+}
+
+export interface ToolCallOutcome {
+  readonly ok: boolean;
+  readonly result?: unknown;
+  readonly error?: string;
+  /** Whether the environment's state changed with the call (absent when the task exposes no state). */
+  readonly stateChanged?: boolean;
+}
+
+export interface SessionEnd {
+  readonly state: unknown;
+}
+
+/** The host died or stopped answering: blueprint code (a wrapper) is the usual cause. */
+export class ToolHostError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ToolHostError';
+  }
+}
+
+/** The host process could not be started at all (no Node, no shell): not the blueprint's doing. */
+export class ToolHostStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolHostStartError';
+  }
+}
+
+export interface ToolHost {
+  readonly tools: readonly ToolSpec[];
+  open(session: string, caseData: unknown): Promise<{ opening: string | null }>;
+  call(session: string, name: string, args: unknown): Promise<ToolCallOutcome>;
+  /** The user's reply; null when the user has nothing more to say, which also ends the session. */
+  reply(session: string, text: string): Promise<{ readonly reply: string } | { readonly reply: null; readonly end: SessionEnd }>;
+  close(session: string): Promise<SessionEnd>;
+  stop(): void;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/** How a host that ended tells its story: the limit it broke, or its exit and last words. */
+function endOf(outcome: ProcessOutcome, limits: { callTimeoutMs: number; memoryMb: number }): string {
+  const broken = brokenLimit(outcome, { timeoutMs: limits.callTimeoutMs, memoryMb: limits.memoryMb });
+  if (broken) return `the tool host ${/^(killed|stopped)/.test(broken) ? 'was ' : ''}${broken}`;
+  // Its error's first line and where (file:line), so a crash keeps its cause.
+  const cause = stderrCause(outcome.stderr);
+  const tail = cause === null ? '' : `: ${cause}`;
+  return `the tool host exited (${outcome.signal ?? `code ${outcome.exitCode}`})${tail}`;
+}
+
+/**
+ * Starts a sandboxed tool host over the given bundles and waits until its wrappers are loaded
+ * and checked. Throws ToolHostError when they do not load (the message names the file), and
+ * ToolHostStartError when no process could be started. Every wait is bounded by
+ * `callTimeoutMs`, and the host is stopped on every failure path.
+ */
+export async function startToolHost(
+  bundles: HostBundles,
+  options: { callTimeoutMs: number; memoryMb: number },
+): Promise<ToolHost> {
+  const readable = [bundles.wrappers, ...(bundles.environment ? [bundles.environment] : [])];
+  const invocation = await sandboxInvocation(hostEntry, { readable, writable: [] }, [bundles.wrappers, bundles.environment ?? '-'], options.memoryMb);
+  const child: IpcProcess = startIpcProcess(invocation);
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let dead: string | null = null;
+  let spawnError: string | null = null;
+  let ready!: () => void;
+  const readyPromise = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
+
+  child.onMessage((raw) => {
+    const message = raw as { id: number; ok: boolean; value?: unknown; error?: string };
+    if (message.id === 0) {
+      ready();
+      return;
+    }
+    const waiting = pending.get(message.id);
+    if (!waiting) return;
+    pending.delete(message.id);
+    clearTimeout(waiting.timer);
+    if (message.ok) waiting.resolve(message.value);
+    else waiting.reject(new ToolHostError(message.error ?? 'tool host error'));
+  });
+  void child.exited.then((outcome) => {
+    spawnError = outcome.spawnError;
+    dead = endOf(outcome, options);
+    for (const waiting of pending.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new ToolHostError(dead));
+    }
+    pending.clear();
+    ready();
+  });
+
+  const request = async (op: string, payload: Record<string, unknown> = {}): Promise<unknown> => {
+    if (dead) throw new ToolHostError(dead);
+    const id = nextId++;
+    const answer = new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new ToolHostError(`the tool host did not answer "${op}" within ${options.callTimeoutMs} ms (the time limit)`));
+        child.kill();
+      }, options.callTimeoutMs);
+      pending.set(id, { resolve, reject, timer });
+    });
+    child.send({ id, op, ...payload }).catch((cause: unknown) => {
+      // The channel is closed: the host is gone or going. Fail this call now rather than at its timer.
+      const waiting = pending.get(id);
+      if (!waiting) return;
+      pending.delete(id);
+      clearTimeout(waiting.timer);
+      waiting.reject(new ToolHostError(dead ?? 'the tool host stopped listening', { cause }));
+      child.kill();
+    });
+    return answer;
+  };
+
+  let tools: ToolSpec[];
+  try {
+    let startTimer: NodeJS.Timeout | undefined;
+    const started = await Promise.race([
+      readyPromise.then(() => true),
+      new Promise<false>((resolve) => {
+        startTimer = setTimeout(() => resolve(false), options.callTimeoutMs);
+      }),
+    ]);
+    clearTimeout(startTimer);
+    if (spawnError) throw new ToolHostStartError(`the tool host could not start: ${spawnError}`);
+    if (dead) throw new ToolHostError(dead);
+    if (!started) throw new ToolHostError(`the tool host did not start within ${options.callTimeoutMs} ms (the time limit)`);
+    tools = ((await request('init')) as { tools: ToolSpec[] }).tools;
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
+
+  return {
+    tools,
+    open: async (session, caseData) => (await request('open', { session, case: caseData })) as { opening: string | null },
+    call: async (session, name, args) => (await request('call', { session, name, args })) as ToolCallOutcome,
+    reply: async (session, text) => {
+      const answer = (await request('reply', { session, text })) as { reply: string | null; state?: unknown };
+      return answer.reply === null ? { reply: null, end: { state: answer.state ?? null } } : { reply: answer.reply };
+    },
+    close: async (session) => (await request('close', { session })) as SessionEnd,
+    stop: () => child.kill(),
+  };
+}

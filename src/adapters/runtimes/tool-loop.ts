@@ -1,0 +1,183 @@
+import { pathToFileURL } from 'node:url';
+import type { Case } from '../../domain/case.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { AgentRequestRejected, InfraError, type ConversationMessage, type ModelPort, type UserBlock } from '../../domain/ports/model.ts';
+import { renderPromptFor, type LoadedBlueprint } from '../blueprint/load.ts';
+import type { ToolLoopManifest } from '../../domain/blueprint-manifest.ts';
+import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
+import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
+
+export interface ToolLoopOptions {
+  readonly blueprint: LoadedBlueprint;
+  readonly manifest: ToolLoopManifest;
+  readonly environmentBundle: string | null;
+  readonly model: ModelPort;
+  readonly agentModel: string;
+  readonly callTimeoutMs: number;
+  readonly memoryMb: number;
+  /** False on a queue worker: the case it gets has no grading fields, and the coordinator fills the expected state in. */
+  readonly gradesHere?: boolean;
+}
+
+/** The task's expected state for a case, from its trusted code in this process; null without an environment. */
+export async function expectedStateReader(environmentBundle: string | null): Promise<(testCase: Case) => unknown> {
+  const environment = environmentBundle
+    ? ((await import(pathToFileURL(environmentBundle).href)) as { expectedState?: (c: unknown) => unknown })
+    : null;
+  const expectedState = environment?.expectedState;
+  return (testCase) => (expectedState ? JSON.parse(JSON.stringify(expectedState(testCase) ?? null)) : null);
+}
+
+/**
+ * The built-in tool-use loop: the model proposes tool calls, the sandboxed tool host runs the
+ * blueprint's wrappers against the task environment, and text turns go to the (simulated)
+ * user until the user has nothing more to say or the step budget runs out.
+ */
+export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> {
+  const { blueprint, manifest } = options;
+  const hostBundles = { wrappers: blueprint.wrappersBundle as string, environment: options.environmentBundle };
+  const hostLimits = { callTimeoutMs: options.callTimeoutMs, memoryMb: options.memoryMb };
+  // The expected state comes from the task's trusted code in this process: the sandboxed host
+  // (where the blueprint's wrappers run) never sees a case's expected answers.
+  const expectedStateOf = options.gradesHere === false ? () => null : await expectedStateReader(options.environmentBundle);
+  // One host per case in flight, so a wrapper that hangs or crashes takes down its own case
+  // only. The first starts eagerly: a wrapper that does not import fails the load, not every case.
+  const first = await startFirstHost(() => startToolHost(hostBundles, hostLimits));
+  const tools = first.tools;
+  let system: string;
+  try {
+    system = renderPromptFor(blueprint, tools);
+  } catch (error) {
+    first.stop();
+    throw error;
+  }
+  const idle: ToolHost[] = [first];
+  const live = new Set<ToolHost>(idle);
+
+  const acquire = async (): Promise<ToolHost> => {
+    const reused = idle.pop();
+    if (reused) {
+      live.add(reused);
+      return reused;
+    }
+    try {
+      const host = await startToolHost(hostBundles, hostLimits);
+      live.add(host);
+      return host;
+    } catch (error) {
+      // No host process at all is an outage of this machine, never the agent's failure.
+      if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
+      throw error;
+    }
+  };
+
+  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    const session = `${testCase.id}#${trial}`;
+    let current: ToolHost | null = null;
+    try {
+      current = await acquire();
+      const { opening } = await current.open(session, visibleCase(testCase));
+      const input = visibleCase(testCase).input;
+      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase)));
+      sink.emit({ type: 'message', role: 'user', text: firstText });
+      const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
+      let lastText: string | null = null;
+      let finished: SessionEnd | null = null;
+      for (let step = 0; step < manifest.maxSteps && !finished; step += 1) {
+        const turn = await options.model.agentTurn({
+          model: options.agentModel,
+          system,
+          tools,
+          messages,
+          maxTokens: manifest.maxTokens,
+          ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
+          seed: `${testCase.id}:${trial}`,
+        });
+        sink.emit({
+          type: 'llm',
+          model: options.agentModel,
+          inputTokens: turn.usage.inputTokens,
+          outputTokens: turn.usage.outputTokens,
+          latencyMs: turn.latencyMs,
+          stopReason: turn.stopReason,
+        });
+        messages.push({ role: 'assistant', content: turn.content });
+        const results: UserBlock[] = [];
+        for (const block of turn.content) {
+          if (block.type === 'text') {
+            if (block.text.trim() === '') continue;
+            lastText = block.text;
+            sink.emit({ type: 'message', role: 'assistant', text: block.text });
+            continue;
+          }
+          sink.emit({ type: 'tool_call', id: block.id, name: block.name, args: block.input });
+          const outcome = await current.call(session, block.name, block.input);
+          const changed = outcome.stateChanged === undefined ? {} : { stateChanged: outcome.stateChanged };
+          sink.emit(
+            outcome.ok
+              ? { type: 'tool_result', id: block.id, ok: true, result: outcome.result, ...changed }
+              : { type: 'tool_result', id: block.id, ok: false, error: outcome.error ?? 'error', ...changed },
+          );
+          results.push({
+            type: 'tool_result',
+            toolUseId: block.id,
+            content: outcome.ok ? JSON.stringify(outcome.result ?? null) : (outcome.error ?? 'error'),
+            isError: !outcome.ok,
+          });
+        }
+        if (results.length > 0) {
+          messages.push({ role: 'user', content: results });
+          continue;
+        }
+        const answer = await current.reply(session, lastText ?? '');
+        if (answer.reply === null) {
+          finished = answer.end;
+          break;
+        }
+        sink.emit({ type: 'message', role: 'user', text: answer.reply });
+        messages.push({ role: 'user', content: [{ type: 'text', text: answer.reply }] });
+      }
+      if (!finished) {
+        sink.emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.maxSteps} model turns without finishing` });
+      }
+      const end = finished ?? (await current.close(session));
+      idle.push(current);
+      sink.emit({ type: 'final', output: lastText });
+      return { output: lastText, observation: { state: end.state, expectedState: expectedStateOf(testCase) } };
+    } catch (error) {
+      if (current) {
+        // A host that failed is never reused; one in a good state would have been returned above.
+        current.stop();
+        live.delete(current);
+      }
+      if (!(error instanceof ToolHostError || error instanceof AgentRequestRejected)) throw error;
+      // The host runs blueprint code and the request is built from the blueprint, so either
+      // failing is the agent's failure on this case.
+      sink.emit({ type: 'error', kind: 'agent', message: error.message });
+      sink.emit({ type: 'final', output: null });
+      return { output: null, observation: null };
+    }
+  }
+
+  return {
+    runCase,
+    close: async () => {
+      for (const host of live) host.stop();
+      live.clear();
+      idle.length = 0;
+    },
+  };
+}
+
+/** Starts the first tool host: wrappers that do not load are the blueprint's error (exit 2). */
+export async function startFirstHost(start: () => Promise<ToolHost>): Promise<ToolHost> {
+  try {
+    return await start();
+  } catch (error) {
+    if (error instanceof ToolHostError) {
+      throw new AgentdevelError('BLUEPRINT_INVALID', `the tool wrappers do not load: ${error.message}`, { cause: error });
+    }
+    if (error instanceof ToolHostStartError) throw new AgentdevelError('INFRA', error.message, { cause: error });
+    throw error;
+  }
+}

@@ -1,0 +1,576 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Clock } from '../../domain/ports/clock.ts';
+import type { CallRole, Role, SymptomEntry, Usage } from '../../domain/ports/model.ts';
+import type { CaseRecord, CriticVerdict, ScorerResult } from '../../domain/record.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { migrate, StoreTooNew } from './migrations.ts';
+import { caseSummarizer, type CaseSummary } from '../../domain/case-summary.ts';
+import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
+
+/** Records read per query when a run's records are walked. */
+const RECORD_PAGE = 512;
+
+export const STATE_DIR = '.agentdevel';
+export const DATABASE_FILE = 'state.db';
+
+/** Why a model call was not made. */
+export type SpareReason = 'policy' | 'reused';
+
+export type RunPurpose = 'baseline' | 'candidate' | 'run' | 'test' | 'confirm';
+
+export interface RunIdentity {
+  readonly cacheKey: string;
+  readonly blueprint: string;
+  readonly commit: string;
+  readonly blueprintTree: string;
+  readonly taskTree: string;
+  readonly split: string;
+  readonly trials: number;
+  readonly agentModel: string;
+  readonly criticModel: string;
+  readonly simulated: boolean;
+}
+
+export interface RunSummary extends RunIdentity {
+  readonly id: string;
+  readonly purpose: RunPurpose;
+  readonly status: 'running' | 'complete' | 'failed';
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
+  readonly cases: number | null;
+  readonly passed: number | null;
+  readonly infraErrors: number | null;
+  readonly name: string | null;
+  /** 'local' when this store ran it; 'git' when it was rebuilt from the runs recorded in git with a decision. */
+  readonly origin: 'local' | 'git';
+}
+
+export interface IterationCost {
+  readonly costUsd: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Model calls made (spared calls excluded). */
+  readonly calls: number;
+  /** Critic calls the critic policy spared. */
+  readonly skippedCriticCalls: number;
+  /** Critic calls not made because an identical trace was already judged. */
+  readonly reusedCriticCalls: number;
+  /** Their estimated cost at the mean billed critic call; null when none was billed (the mock is free). */
+  readonly savedUsd: number | null;
+}
+
+export interface DecisionRow {
+  readonly id: number;
+  readonly blueprint: string;
+  readonly iteration: number | null;
+  readonly candidateRef: string;
+  readonly candidateCommit: string | null;
+  readonly baselineRun: string | null;
+  readonly candidateRun: string | null;
+  readonly outcome: string;
+  readonly reasons: string[];
+  readonly intent: unknown;
+  readonly tag: string | null;
+  readonly auditRef: string | null;
+  readonly createdAt: string;
+  readonly f2p: string[];
+  readonly p2f: string[];
+}
+
+const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+const parse = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
+
+/** The SQLite index of runs, records, decisions, the symptom taxonomy and the cost ledger. */
+export class Store {
+  /** Label aliases recorded in git (see domain/label-aliases): applied when labels are read, never written. */
+  private aliases: ReadonlyMap<string, string> = new Map();
+
+  private constructor(
+    private readonly sql: Sql,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Opens (or creates) the store of a workspace. Damaged or foreign state is a clear error
+   * with its fix: a file where the folder should be, a file that is not a database or is
+   * truncated, a store written by a newer agentdevel.
+   */
+  static open(workspace: string, clock: Clock): Store {
+    const dir = path.join(workspace, STATE_DIR);
+    const file = path.join(dir, DATABASE_FILE);
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'ENOTDIR') throw error;
+      throw new AgentdevelError('STORE_DAMAGED', `${dir} is a file, but agentdevel keeps its store in a folder there`, {
+        cause: error,
+        hint: `Move the file aside (mv ${dir} ${dir}.bad) and run the command again; history stays in git.`,
+      });
+    }
+    let sql: Sql | null = null;
+    try {
+      sql = openSql(file);
+      migrate(sql);
+      sql.get(`SELECT COUNT(*) AS n FROM runs`);
+      return new Store(sql, clock);
+    } catch (error) {
+      sql?.close();
+      if (error instanceof StoreTooNew) throw new AgentdevelError('STORE_TOO_NEW', `${file}: ${error.message}`, { cause: error });
+      const failure = sqliteFailure(error);
+      if (failure === null) throw error;
+      throw new AgentdevelError('STORE_DAMAGED', `${file} cannot be used as agentdevel's store: ${failure.message} (${failure.code})`, { cause: error });
+    }
+  }
+
+  close(): void {
+    this.sql.close();
+  }
+
+  /** Reads every label through these aliases from now on (records keep what they were given). */
+  useAliases(aliases: ReadonlyMap<string, string>): void {
+    this.aliases = aliases;
+  }
+
+  /** The label a recorded label reads as. */
+  canonicalLabel(label: string): string {
+    return this.aliases.get(label) ?? label;
+  }
+
+  private throughAliases(critic: CriticVerdict | null): CriticVerdict | null {
+    if (!critic || !this.aliases.has(critic.label)) return critic;
+    return { ...critic, label: this.canonicalLabel(critic.label) };
+  }
+
+  /** Failing case-trials and their cases per label (through the aliases), over every run of the train split. */
+  labelCounts(): Array<{ label: string; caseTrials: number; cases: number }> {
+    const counts = new Map<string, { caseTrials: number; cases: Set<string> }>();
+    const rows = this.sql.all(`SELECT r.case_id AS case_id, r.symptom AS symptom FROM records r JOIN runs ON runs.id = r.run_id WHERE runs.split = 'train' AND r.pass = 0 AND r.symptom IS NOT NULL`);
+    for (const row of rows) {
+      const label = this.canonicalLabel(String(row.symptom));
+      const entry = counts.get(label) ?? { caseTrials: 0, cases: new Set<string>() };
+      entry.caseTrials += 1;
+      entry.cases.add(String(row.case_id));
+      counts.set(label, entry);
+    }
+    return [...counts].map(([label, c]) => ({ label, caseTrials: c.caseTrials, cases: c.cases.size }));
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  findCompleteRun(cacheKey: string): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'complete' ORDER BY started_at DESC LIMIT 1`, cacheKey);
+    return row ? toRun(row) : undefined;
+  }
+
+  run(id: string): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE id = ?`, id);
+    return row ? toRun(row) : undefined;
+  }
+
+  createRun(id: string, identity: RunIdentity, purpose: RunPurpose, name: string | null = null): void {
+    this.sql.run(
+      `INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at, name)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
+      id,
+      identity.cacheKey,
+      identity.blueprint,
+      identity.commit,
+      identity.blueprintTree,
+      identity.taskTree,
+      identity.split,
+      identity.trials,
+      identity.agentModel,
+      identity.criticModel,
+      purpose,
+      identity.simulated ? 1 : 0,
+      this.now(),
+      name,
+    );
+  }
+
+  /** The newest finished run of one blueprint version (by content) over a whole split (not a confirmation of a few cases), or undefined. */
+  latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined {
+    const row = this.sql.get(
+      `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC LIMIT 1`,
+      blueprintTree,
+      taskTree,
+      split,
+    );
+    return row ? toRun(row) : undefined;
+  }
+
+  /** A run by its name (imports, calibration) or its id. */
+  /** The newest finished train run (confirmation runs, which hold only moved cases, left out). */
+  newestRun(): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE split = 'train' AND purpose != 'confirm' AND status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT 1`);
+    return row ? toRun(row) : undefined;
+  }
+
+  findRun(nameOrId: string): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE name = ? OR id = ? ORDER BY name IS NULL LIMIT 1`, nameOrId, nameOrId);
+    return row ? toRun(row) : undefined;
+  }
+
+  /**
+   * Evidence that this task's agent is noisy: the number of cases that both passed and failed
+   * within one version (same blueprint content and models) in any run recorded so far. The
+   * statistical gate needs no such history; the paper-faithful gate warns when it is not zero.
+   */
+  variedCases(taskTree: string): number {
+    const row = this.sql.get<{ n: number }>(
+      `SELECT COUNT(DISTINCT case_id) AS n FROM (
+         SELECT r.case_id AS case_id, SUM(r.pass) AS passes, COUNT(r.pass) AS graded
+         FROM records r JOIN runs ON runs.id = r.run_id
+         WHERE runs.task_tree = ? AND r.status = 'ok' AND r.pass IS NOT NULL
+         GROUP BY runs.blueprint_tree, runs.agent_model, runs.critic_model, r.case_id)
+       WHERE passes > 0 AND passes < graded`,
+      taskTree,
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * The newest run of the train split that graded a case, optionally of one blueprint content
+   * (a version); confirmation runs, which hold only cases that moved, are left out.
+   */
+  latestRunWithCase(caseId: string, blueprintTree: string | null): RunSummary | undefined {
+    const row = this.sql.get(
+      `SELECT runs.* FROM runs WHERE split = 'train' AND purpose != 'confirm' AND (? IS NULL OR blueprint_tree = ?)
+         AND EXISTS (SELECT 1 FROM records r WHERE r.run_id = runs.id AND r.case_id = ?)
+       ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+      blueprintTree,
+      blueprintTree,
+      caseId,
+    );
+    return row ? toRun(row) : undefined;
+  }
+
+  finishRun(id: string, status: 'complete' | 'failed'): void {
+    const stats = this.sql.get<{ cases: number; passed: number; infra: number }>(
+      `SELECT COUNT(*) AS cases, COALESCE(SUM(pass = 1), 0) AS passed, COALESCE(SUM(status = 'infra_error'), 0) AS infra FROM records WHERE run_id = ?`,
+      id,
+    );
+    this.sql.run(
+      `UPDATE runs SET status = ?, finished_at = ?, cases = ?, passed = ?, infra_errors = ? WHERE id = ?`,
+      status,
+      this.now(),
+      stats?.cases ?? 0,
+      stats?.passed ?? 0,
+      stats?.infra ?? 0,
+      id,
+    );
+  }
+
+  /** Saves records, and the symptoms they brought (in order), as one transaction. */
+  saveRecords(runId: string, records: readonly CaseRecord[], symptoms: ReadonlyArray<{ label: string; description: string }> = []): void {
+    this.sql.transaction(() => {
+      for (const record of records) this.insertRecord(runId, record);
+      for (const symptom of symptoms) this.addSymptom(symptom.label, symptom.description, runId);
+    });
+  }
+
+  saveRecord(runId: string, record: CaseRecord): void {
+    this.insertRecord(runId, record);
+  }
+
+  private insertRecord(runId: string, record: CaseRecord): void {
+    this.sql.run(
+      `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error, agent_error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      runId,
+      record.caseId,
+      record.trial,
+      record.status,
+      json(record.output),
+      record.traceRef,
+      json(record.scorer),
+      json(record.critic),
+      record.pass === null ? null : record.pass ? 1 : 0,
+      record.critic?.label ?? null,
+      record.error,
+      record.agentError ?? null,
+    );
+  }
+
+  /**
+   * A run's records in case and trial order, read a page at a time so that a run of any size
+   * is never held whole (and no query stays open between pages, so the store stays usable).
+   * `only.failing` keeps the failing ones.
+   */
+  *eachRecord(runId: string, only: { readonly failing?: boolean } = {}): Generator<CaseRecord> {
+    const filter = only.failing ? ' AND pass = 0' : '';
+    let after: { caseId: string; trial: number } | null = null;
+    for (;;) {
+      const rows: Row[] = after
+        ? this.sql.all(`SELECT * FROM records WHERE run_id = ?${filter} AND (case_id, trial) > (?, ?) ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId, after.caseId, after.trial)
+        : this.sql.all(`SELECT * FROM records WHERE run_id = ?${filter} ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId);
+      for (const row of rows) {
+        const record = toRecord(row);
+        yield this.aliases.size === 0 ? record : { ...record, critic: this.throughAliases(record.critic) };
+      }
+      const last = rows.at(-1);
+      if (rows.length < RECORD_PAGE || !last) return;
+      after = { caseId: String(last.case_id), trial: Number(last.trial) };
+    }
+  }
+
+  /** A run's records, all at once: for small runs (tests, imports, one case's trials). */
+  records(runId: string): CaseRecord[] {
+    return [...this.eachRecord(runId)];
+  }
+
+  /** Per-case pass counts of a run, in case order, without holding its records. */
+  caseSummaries(runId: string): Map<string, CaseSummary> {
+    const summarizer = caseSummarizer();
+    let after: { caseId: string; trial: number } | null = null;
+    for (;;) {
+      const columns = `SELECT case_id, trial, status, pass, critic FROM records WHERE run_id = ?`;
+      const rows: Row[] = after
+        ? this.sql.all(`${columns} AND (case_id, trial) > (?, ?) ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId, after.caseId, after.trial)
+        : this.sql.all(`${columns} ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId);
+      for (const row of rows) {
+        const pass = row.pass === null ? null : Number(row.pass) === 1;
+        summarizer.add({
+          caseId: String(row.case_id),
+          trial: Number(row.trial),
+          status: row.status === 'infra_error' ? 'infra_error' : 'ok',
+          pass,
+          // Only a failing trial's verdict is read (its symptom); the others need no parsing.
+          critic: pass === false ? this.throughAliases(parse<CriticVerdict>(row.critic)) : null,
+        });
+      }
+      const last = rows.at(-1);
+      if (rows.length < RECORD_PAGE || !last) return summarizer.summaries();
+      after = { caseId: String(last.case_id), trial: Number(last.trial) };
+    }
+  }
+
+  /**
+   * Adds a run recorded in git (a clone rebuilding its store), with its records, as one
+   * transaction; a run already here is left as it is. Returns whether it was added.
+   */
+  importRun(id: string, identity: RunIdentity, purpose: RunPurpose, status: 'complete' | 'failed', records: readonly CaseRecord[]): boolean {
+    return this.sql.transaction(() => {
+      if (this.sql.get(`SELECT 1 AS found FROM runs WHERE id = ?`, id)) return false;
+      this.createRun(id, identity, purpose);
+      this.sql.run(`UPDATE runs SET origin = 'git' WHERE id = ?`, id);
+      for (const record of records) this.insertRecord(id, record);
+      this.finishRun(id, status);
+      return true;
+    });
+  }
+
+  /** The git blobs (runs.json, taxonomy.json) already read into this store. */
+  importedDocuments(): Set<string> {
+    return new Set(this.sql.all(`SELECT blob FROM git_documents`).map((row) => String(row.blob)));
+  }
+
+  markImported(blob: string, file: string): void {
+    this.sql.run(`INSERT OR IGNORE INTO git_documents (blob, path, imported_at) VALUES (?, ?, ?)`, blob, file, this.now());
+  }
+
+  /** Runs in the store; with `origin`, only those run here ('local') or read from git ('git'). */
+  runCount(origin?: 'local' | 'git'): number {
+    const row = origin ? this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE origin = ?`, origin) : this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`);
+    return Number(row?.n ?? 0);
+  }
+
+  /** The labels the critic is shown and the roles may use: aliased labels read as their target, listed once. */
+  taxonomy(): SymptomEntry[] {
+    const entries = new Map<string, SymptomEntry>();
+    for (const row of this.sql.all(`SELECT label, description FROM symptoms ORDER BY label`)) {
+      const label = this.canonicalLabel(String(row.label));
+      // The target's own description wins; a new name (--into) takes its first merged label's.
+      if (!entries.has(label) || label === String(row.label)) entries.set(label, { label, description: String(row.description) });
+    }
+    return [...entries.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  }
+
+  /** The taxonomy as recorded, every label the critic ever gave, aliases included (for taxonomy.json). */
+  recordedTaxonomy(): SymptomEntry[] {
+    return this.sql.all(`SELECT label, description FROM symptoms ORDER BY label`).map((row) => ({ label: String(row.label), description: String(row.description) }));
+  }
+
+  /** The taxonomy only grows: a label, once recorded, keeps its first description. */
+  addSymptom(label: string, description: string, runId: string | null): void {
+    this.sql.run(`INSERT OR IGNORE INTO symptoms (label, description, first_seen_at, first_seen_run) VALUES (?, ?, ?, ?)`, label, description, this.now(), runId);
+  }
+
+  saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number {
+    return this.sql.transaction(() => {
+      const inserted = this.sql.run(
+        `INSERT INTO decisions (blueprint, iteration, candidate_ref, candidate_commit, baseline_run, candidate_run, outcome, reasons, intent, tag, audit_ref, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        decision.blueprint,
+        decision.iteration,
+        decision.candidateRef,
+        decision.candidateCommit,
+        decision.baselineRun,
+        decision.candidateRun,
+        decision.outcome,
+        JSON.stringify(decision.reasons),
+        json(decision.intent),
+        decision.tag,
+        decision.auditRef,
+        this.now(),
+      );
+      const id = Number(inserted.lastInsertRowid);
+      for (const caseId of decision.f2p) this.sql.run(`INSERT INTO flips (decision_id, case_id, kind) VALUES (?, ?, 'f2p')`, id, caseId);
+      for (const caseId of decision.p2f) this.sql.run(`INSERT INTO flips (decision_id, case_id, kind) VALUES (?, ?, 'p2f')`, id, caseId);
+      return id;
+    });
+  }
+
+  decisions(blueprint: string): DecisionRow[] {
+    return this.sql.all(`SELECT * FROM decisions WHERE blueprint = ? ORDER BY id`, blueprint).map((row) => {
+      const flips = this.sql.all(`SELECT case_id, kind FROM flips WHERE decision_id = ? ORDER BY case_id`, row.id as number);
+      return {
+        id: Number(row.id),
+        blueprint: String(row.blueprint),
+        iteration: row.iteration === null ? null : Number(row.iteration),
+        candidateRef: String(row.candidate_ref),
+        candidateCommit: row.candidate_commit === null ? null : String(row.candidate_commit),
+        baselineRun: row.baseline_run === null ? null : String(row.baseline_run),
+        candidateRun: row.candidate_run === null ? null : String(row.candidate_run),
+        outcome: String(row.outcome),
+        reasons: parse<string[]>(row.reasons) ?? [],
+        intent: parse(row.intent),
+        tag: row.tag === null ? null : String(row.tag),
+        auditRef: row.audit_ref === null ? null : String(row.audit_ref),
+        createdAt: String(row.created_at),
+        f2p: flips.filter((f) => f.kind === 'f2p').map((f) => String(f.case_id)),
+        p2f: flips.filter((f) => f.kind === 'p2f').map((f) => String(f.case_id)),
+      };
+    });
+  }
+
+  recordModelCall(role: CallRole, model: string, usage: Usage, context: { iteration: number | null; runId: string | null }): void {
+    this.sql.run(
+      `INSERT INTO model_calls (role, model, iteration, run_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      role,
+      model,
+      context.iteration,
+      context.runId,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+      usage.costUsd,
+      this.now(),
+    );
+  }
+
+  /**
+   * Calls not made, as one count: "policy" for those the critic policy spared (passing
+   * case-trials), "reused" for verdicts given once for an identical trace.
+   */
+  recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: { iteration: number | null; runId: string | null }): void {
+    if (count <= 0) return;
+    this.sql.run(`INSERT INTO spared_calls (role, model, iteration, run_id, reason, count, at) VALUES (?, ?, ?, ?, ?, ?, ?)`, role, model, context.iteration, context.runId, reason, count, this.now());
+  }
+
+  /** Rows in the ledger (model calls made, and stores from before counts: one per call spared). */
+  modelCallRows(): number {
+    return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls`)?.n ?? 0);
+  }
+
+  /** A verdict the critic gave on exactly this content, or null. */
+  criticVerdict(key: string): CriticVerdict | null {
+    const row = this.sql.get<{ verdict: string }>(`SELECT verdict FROM critic_verdicts WHERE key = ?`, key);
+    return row ? (JSON.parse(row.verdict) as CriticVerdict) : null;
+  }
+
+  saveCriticVerdict(key: string, verdict: CriticVerdict): void {
+    this.sql.run(`INSERT OR IGNORE INTO critic_verdicts (key, verdict, at) VALUES (?, ?, ?)`, key, JSON.stringify(verdict), this.now());
+  }
+
+  costOfIteration(iteration: number): IterationCost {
+    const row = this.sql.get<{ cost: number; input: number; output: number; calls: number; skipped: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
+              COALESCE(SUM(skipped = 0), 0) AS calls, COALESCE(SUM(skipped = 1 AND role = 'critic'), 0) AS skipped
+       FROM model_calls WHERE iteration = ?`,
+      iteration,
+    );
+    const spared = this.sql.get<{ policy: number; reused: number }>(
+      `SELECT COALESCE(SUM(CASE WHEN reason = 'policy' THEN count END), 0) AS policy, COALESCE(SUM(CASE WHEN reason = 'reused' THEN count END), 0) AS reused
+       FROM spared_calls WHERE iteration = ? AND role = 'critic'`,
+      iteration,
+    );
+    // Stores written before counts keep one zero-cost row per spared call: both are read.
+    const skipped = Number(row?.skipped ?? 0) + Number(spared?.policy ?? 0);
+    const reused = Number(spared?.reused ?? 0);
+    return {
+      costUsd: row?.cost ?? 0,
+      inputTokens: row?.input ?? 0,
+      outputTokens: row?.output ?? 0,
+      calls: Number(row?.calls ?? 0),
+      skippedCriticCalls: skipped,
+      reusedCriticCalls: reused,
+      savedUsd: skipped + reused === 0 ? null : this.meanCriticCallCost(iteration, skipped + reused),
+    };
+  }
+
+  /** What the skipped critic calls would have cost, at the mean cost of the critic calls actually made (null when none was billed). */
+  private meanCriticCallCost(iteration: number, skipped: number): number | null {
+    const row = this.sql.get<{ cost: number; n: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COUNT(*) AS n FROM model_calls WHERE iteration = ? AND role = 'critic' AND skipped = 0 AND cost_usd > 0`,
+      iteration,
+    );
+    const n = Number(row?.n ?? 0);
+    return n === 0 ? null : (Number(row?.cost ?? 0) / n) * skipped;
+  }
+
+  testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined {
+    const row = this.sql.get(`SELECT run_id, pass_rate, at FROM test_evaluations WHERE blueprint = ? AND commit_sha = ?`, blueprint, commit);
+    return row ? { runId: String(row.run_id), passRate: Number(row.pass_rate), at: String(row.at) } : undefined;
+  }
+
+  saveTestEvaluation(blueprint: string, release: string, commit: string, runId: string, passRate: number): void {
+    this.sql.run(`INSERT INTO test_evaluations (blueprint, release, commit_sha, run_id, pass_rate, at) VALUES (?, ?, ?, ?, ?, ?)`, blueprint, release, commit, runId, passRate, this.now());
+  }
+}
+
+function toRecord(row: Row): CaseRecord {
+  return {
+    caseId: String(row.case_id),
+    trial: Number(row.trial),
+    status: row.status === 'infra_error' ? 'infra_error' : 'ok',
+    output: parse(row.output),
+    traceRef: String(row.trace_ref),
+    scorer: parse<ScorerResult>(row.scorer),
+    critic: parse<CriticVerdict>(row.critic),
+    pass: row.pass === null ? null : Number(row.pass) === 1,
+    error: row.error === null ? null : String(row.error),
+    agentError: row.agent_error === null || row.agent_error === undefined ? null : String(row.agent_error),
+  };
+}
+
+function toRun(row: Record<string, unknown>): RunSummary {
+  return {
+    id: String(row.id),
+    cacheKey: String(row.cache_key),
+    blueprint: String(row.blueprint),
+    commit: String(row.commit_sha),
+    blueprintTree: String(row.blueprint_tree),
+    taskTree: String(row.task_tree),
+    split: String(row.split),
+    trials: Number(row.trials),
+    agentModel: String(row.agent_model),
+    criticModel: String(row.critic_model),
+    purpose: String(row.purpose) as RunPurpose,
+    status: String(row.status) as RunSummary['status'],
+    simulated: Number(row.simulated) === 1,
+    startedAt: String(row.started_at),
+    finishedAt: row.finished_at === null ? null : String(row.finished_at),
+    cases: row.cases === null ? null : Number(row.cases),
+    passed: row.passed === null ? null : Number(row.passed),
+    infraErrors: row.infra_errors === null ? null : Number(row.infra_errors),
+    name: row.name === null || row.name === undefined ? null : String(row.name),
+    origin: row.origin === 'git' ? 'git' : 'local',
+  };
+}

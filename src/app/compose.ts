@@ -1,0 +1,148 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import type { Reporter } from '../domain/ports/reporter.ts';
+import { ensureScratchBranch, scratchConfig } from '../pipeline/workspace/scratch-line.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import type { RunContext, UsageScope } from '../pipeline/run/execute-run.ts';
+import { openWorkspace, type Workspace } from '../pipeline/workspace/workspace.ts';
+import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } from '../domain/environment.ts';
+import { parseQueueUrl, queueSecrets } from '../adapters/queue/url.ts';
+import { parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
+import { createOutput, createReporter, type Output } from '../cli/render.ts';
+
+export { parseTrials, parseWait, processIo, type CommonOptions, type Io } from '../cli/io.ts';
+
+/** The commands that run case-trials, and so may send them to a queue. */
+const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'shadow', 'calibrate', 'evaluate-test']);
+
+const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock' } as const;
+
+export interface CommandContext {
+  readonly workspace: Workspace;
+  readonly run: RunContext;
+  readonly output: Output;
+  readonly reporter: Reporter;
+  readonly redact: Redactor;
+  /** Makes sure the models the config names can be called (API_KEY_MISSING, exit 2, when not): for commands opened with `models: 'at_first_call'`. */
+  requireModels(): void;
+  close(): Promise<void>;
+}
+
+export function presentation(io: Io, options: CommonOptions): { output: Output; reporter: Reporter; redact: Redactor } {
+  const redact = makeRedactor([...secretValues(io.env), ...queueSecrets(options.queue)]);
+  const output = createOutput(options.json === true, redact, io.stdout);
+  const reporter = createReporter(io.stderr, redact, { tty: io.stderr.isTTY === true && io.env.CI !== 'true' });
+  return { output, reporter, redact };
+}
+
+/** The folder -C names (default: the current directory); a usage error (exit 2) when it is missing or not a folder. */
+export function workspaceDir(io: Io, options: CommonOptions): string {
+  const dir = path.resolve(io.cwd, options.C ?? '.');
+  const flag = options.C === undefined ? 'the current directory' : `-C ${options.C}`;
+  let stat;
+  try {
+    stat = statSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    throw new AgentdevelError('USAGE', `${flag}: the folder ${dir} does not exist`, { hint: 'Pass -C the folder of a workspace (the top of its git repository).' });
+  }
+  if (!stat.isDirectory()) {
+    throw new AgentdevelError('USAGE', `${flag}: ${dir} is a file, not a folder`, { hint: 'Pass -C the folder of a workspace (the top of its git repository).' });
+  }
+  return dir;
+}
+
+/** The config's references into the task (must-pass cases), checked against the working tree's train split. */
+async function refuseConfigNamingNoCase(workspace: Workspace): Promise<void> {
+  const { config, root } = workspace;
+  if (!config.gate.layers.some((l) => l.layer === 'checks' && l.mustPass.length > 0)) return;
+  const [{ loadSplit, loadTask }, { refuseUnknownMustPass }] = await Promise.all([import('../adapters/task/load.ts'), import('../pipeline/gate/layer-evidence.ts')]);
+  // A task that does not load is reported by the command itself, with its own error.
+  const cases = await loadTask(root, config.task).then((task) => loadSplit(task, 'train'), () => null);
+  if (cases) refuseUnknownMustPass(config, cases);
+}
+
+/** Opens the workspace named by -C (default: the current directory) for one command. */
+export async function openCommand(
+  io: Io,
+  options: CommonOptions,
+  lockFor: string | null,
+  models: 'at_start' | 'at_first_call' = 'at_start',
+  store: 'reads' | 'unused' = 'reads',
+): Promise<CommandContext> {
+  const { output, reporter, redact } = presentation(io, options);
+  const waitMs = parseWait(options.wait);
+  const trials = parseTrials(options.trials);
+  const opened = await openWorkspace(workspaceDir(io, options), {
+    lock: lockFor ? { command: lockFor, waitMs } : null,
+    clock: io.clock,
+    readsStore: store === 'reads',
+  });
+  let workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
+  // Every value passed to the agent and every declared secret is redacted, whatever its name.
+  declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
+  try {
+    // A must-pass entry that names no case is refused before anything runs (exit 2).
+    if (lockFor !== null) await refuseConfigNamingNoCase(workspace);
+    if (options.line !== undefined) {
+      workspace = { ...workspace, config: scratchConfig(workspace.config, options.line) };
+      // A writer starts the scratch line from the real line's tip; a reader only reads what is there.
+      if (lockFor) await ensureScratchBranch(workspace, opened.config.line.branch);
+    }
+    if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
+    const usageScope: UsageScope = { iteration: null, runId: null };
+    // The engines (prompt templates, the SDK) are loaded only by the commands that call models.
+    const { createModelPort } = await import('../adapters/engines/index.ts');
+    // Only writers call models; `log` must work without an API key.
+    const claude = lockFor ? await claudeFor(io, options, workspace, usageScope, models) : null;
+    const model = claude ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
+    // The judge is asked only when credit.helpfulness is on; its default model needs no key otherwise.
+    const { judge, ...asked } = workspace.config.models;
+    const usesClaude = Object.values(asked).some((m) => m !== 'mock') || (workspace.config.credit.helpfulness && judge !== 'mock');
+    const queueUrl = options.queue ?? workspace.config.queue;
+    // The queue (bullmq, Redis) is loaded only when one is named.
+    const executor = queueUrl
+      ? await import('../adapters/queue/executor.ts').then(({ defaultCoordinatorSettings, queueExecutor, queueKeyFrom }) =>
+          queueExecutor(parseQueueUrl(queueUrl, options.queue ? '--queue' : 'queue (agentdevel.config.json)'), defaultCoordinatorSettings, {
+            key: queueKeyFrom(io.env),
+            ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+          }),
+        )
+      : null;
+    // Redis unreachable is reported at once (exit 3), not after a reused baseline and a synthesis.
+    if (executor && lockFor !== null && RUNS_CASE_TRIALS.has(lockFor)) await executor.ready();
+    return {
+      workspace,
+      output,
+      reporter,
+      redact,
+      requireModels: () => {
+        if (claude && usesClaude) claude.ready();
+      },
+      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, usageScope, ...(executor ? { executor } : {}) },
+      close: async () => {
+        try {
+          await executor?.close();
+        } finally {
+          await workspace.close();
+        }
+      },
+    };
+  } catch (error) {
+    await workspace.close();
+    throw error;
+  }
+}
+
+async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, usageScope: UsageScope, when: 'at_start' | 'at_first_call') {
+  const [{ claudeEngines }, { currentRoleFacts }] = await Promise.all([import('../adapters/engines/claude.ts'), import('../adapters/engines/runtime-facts.ts')]);
+  const cassetteDir = options.record ?? options.replay;
+  return claudeEngines({
+    env: io.env,
+    settings: workspace.config.anthropic,
+    cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
+    ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+    facts: currentRoleFacts(io.clock),
+  }, when);
+}

@@ -1,0 +1,118 @@
+import type { Config } from '../../config/schema.ts';
+import type { ChangeIntent } from '../../domain/release-candidate.ts';
+import type { CaseSummary } from '../../domain/case-summary.ts';
+import { compareCandidateRuns, type ComparePolicy, type ConfirmationRunner, type GatedComparison } from '../../stages/gate/compare.ts';
+import type { ConfirmationRequest } from '../../stages/gate/confirmation.ts';
+import { lazyCheckout, openVersion, type BaselineScreen, type RunContext, type RunResult, type VersionSession, type VersionSource } from '../run/execute-run.ts';
+
+export function comparePolicy(config: Config): ComparePolicy {
+  return { ...config.gate };
+}
+
+export interface CandidateEvaluation extends GatedComparison {
+  readonly candidateRun: RunResult;
+  /** Confirmation runs (fresh trials of the selected cases), each with its side. */
+  readonly confirmRuns: ConfirmRun[];
+}
+
+export interface ConfirmRun extends RunResult {
+  readonly side: ConfirmationRequest['side'];
+}
+
+/**
+ * Runs the RC over the same train cases and trials as the baseline (the screen), then lets the
+ * gate ask for fresh trials of the selected cases, on both sides together, until it can decide.
+ * The baseline's screen is its stored records, so a decision costs the candidate's run plus the
+ * confirmation, which grows with the number of selected cases, not with the train set.
+ */
+export async function evaluateCandidate(
+  context: RunContext,
+  input: { baseline: BaselineScreen; baselineCommit: string; candidate: VersionSource; label: string; intent: ChangeIntent | null },
+): Promise<CandidateEvaluation> {
+  const { config, store } = context.workspace;
+  const candidate = openVersion(context, input.candidate);
+  // The baseline is checked out and loaded only if the gate asks for fresh baseline trials.
+  const baselineCheckout = lazyCheckout(context.workspace, input.baselineCommit);
+  const opened: { baseline: Promise<VersionSession> | null } = { baseline: null };
+  try {
+    const candidateRun = await candidate.run({ split: 'train', trials: config.trials, purpose: 'candidate', label: input.label });
+    const confirmRuns: ConfirmRun[] = [];
+    const versions = {
+      candidate: async () => candidate,
+      baseline: () => (opened.baseline ??= baselineCheckout.source().then((source) => openVersion(context, source))),
+    };
+    const records = input.baseline.records.length;
+    const comparison = await compareCandidateRuns(
+      {
+        baseline: input.baseline.cases,
+        candidate: candidateRun.cases,
+        policy: comparePolicy(config),
+        noise: { variedCases: store.variedCases(candidateRun.taskTree) },
+        intent: input.intent,
+        screeningTrials: config.trials,
+        records,
+      },
+      { runner: confirmationRunner(context, versions, { label: input.label, firstTrial: records * config.trials }, confirmRuns) },
+    );
+    return { ...comparison, candidateRun, confirmRuns };
+  } finally {
+    await candidate.close();
+    if (opened.baseline) await (await opened.baseline).close();
+    await baselineCheckout.close();
+  }
+}
+
+/**
+ * The two versions' fresh trials run side by side, so each share of `concurrency` goes to a side;
+ * with room for one case-trial only, they take turns within the round.
+ */
+export function sideConcurrency(concurrency: number): Record<ConfirmationRequest['side'], number> {
+  return { baseline: Math.max(1, Math.ceil(concurrency / 2)), candidate: Math.max(1, Math.floor(concurrency / 2)) };
+}
+
+/**
+ * Runs what the gate's planner asks for. Fresh trials are numbered after every trial either side
+ * already had (the baseline's records, earlier rounds), so each is a new draw.
+ */
+function confirmationRunner(
+  context: RunContext,
+  versions: Record<ConfirmationRequest['side'], () => Promise<VersionSession>>,
+  options: { readonly label: string; readonly firstTrial: number },
+  confirmRuns: ConfirmRun[],
+): ConfirmationRunner {
+  const nextTrial = new Map<string, number>();
+  const { concurrency: total } = context.workspace.config;
+  const concurrency = sideConcurrency(total);
+  // With room for one case-trial, the sides' runs of a round take turns instead of overlapping.
+  let turn: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    if (total > 1) return work();
+    const mine = turn.then(work, work);
+    turn = mine.catch(() => undefined);
+    return mine;
+  };
+  return async (request: ConfirmationRequest) => inTurn(async () => {
+    const version = await versions[request.side]();
+    const byFirstTrial = new Map<number, string[]>();
+    for (const caseId of request.caseIds) {
+      const first = nextTrial.get(`${request.side}:${caseId}`) ?? options.firstTrial;
+      byFirstTrial.set(first, [...(byFirstTrial.get(first) ?? []), caseId]);
+      nextTrial.set(`${request.side}:${caseId}`, first + request.trials);
+    }
+    const fresh = new Map<string, CaseSummary>();
+    for (const [firstTrial, cases] of byFirstTrial) {
+      const run = await version.run({
+        split: 'train',
+        trials: request.trials,
+        purpose: 'confirm',
+        cases,
+        firstTrial,
+        concurrency: concurrency[request.side],
+        label: `${request.side === 'candidate' ? options.label : 'baseline'} (confirming ${cases.length} case${cases.length === 1 ? '' : 's'}, ${request.trials} fresh trial${request.trials === 1 ? '' : 's'} each)`,
+      });
+      confirmRuns.push({ ...run, side: request.side });
+      for (const [caseId, summary] of run.cases) fresh.set(caseId, summary);
+    }
+    return fresh;
+  });
+}

@@ -1,0 +1,65 @@
+import type { GradientDocument } from '../../domain/gradient.ts';
+import { GRADIENT_FILE, parseGradientDocument } from '../../domain/gradient.ts';
+import type { BlueprintFile } from '../../domain/ports/model.ts';
+import { addUsage, zeroUsage, type Usage } from '../../domain/ports/model.ts';
+import { caseRequirements } from '../../domain/requirements.ts';
+import { admitClaims, buildGradient, evidenceIndex, type TrialEvidence } from '../../stages/gradient/build.ts';
+import { blueprintComponents, eventMember } from '../../stages/gradient/components.ts';
+import { readTraceOrNote } from '../../stages/run/trace-file.ts';
+import { loadSplit, loadTask } from '../../adapters/task/load.ts';
+import type { RunContext } from '../run/execute-run.ts';
+import { gradientRef } from '../workspace/versions.ts';
+
+/**
+ * Builds this iteration's gradient records from the release's run (its records, traces and
+ * verdicts in the store), lets the model phrase claims over them when its engine can (claims
+ * whose pointers do not resolve are dropped and counted). `write` puts the document in git on
+ * its own ref: the loop calls it once the iteration has an outcome, so an iteration that ends in
+ * an infrastructure failure leaves nothing in git.
+ */
+export async function recordGradient(
+  context: RunContext,
+  input: { readonly iteration: number; readonly release: string; readonly releaseCommit: string; readonly runId: string; readonly files: readonly BlueprintFile[]; readonly checkout: string },
+): Promise<{ document: GradientDocument; ref: string; usage: Usage; write: () => Promise<void> }> {
+  const { workspace } = context;
+  const { config, store, repo } = workspace;
+  const task = await loadTask(input.checkout, config.task);
+  const cases = new Map((await loadSplit(task, 'train')).map((c) => [c.id, c]));
+  const unreadable: string[] = [];
+  const trials: TrialEvidence[] = [];
+  for (const record of store.eachRecord(input.runId)) {
+    const testCase = cases.get(record.caseId);
+    trials.push({
+      record,
+      trace: await readTraceOrNote(workspace.tracesRoot, record.traceRef, unreadable),
+      requirements: testCase ? caseRequirements(task.requirements, testCase as unknown as Record<string, unknown>) : task.requirements,
+    });
+  }
+  const members = [...new Set(trials.flatMap((t) => t.trace.flatMap((e) => eventMember(e) ?? [])))];
+  const components = blueprintComponents(input.files, `blueprints/${config.blueprint}`, members);
+  let document = buildGradient({ iteration: input.iteration, blueprint: config.blueprint, release: input.release, runId: input.runId, components, trials });
+  let usage = zeroUsage;
+  if (context.model.phraseGradient) {
+    const phrased = await context.model.phraseGradient({ model: config.models.diagnostician, gradient: document });
+    usage = addUsage(usage, phrased.usage);
+    document = admitClaims(document, phrased.value.claims, evidenceIndex(input.runId, trials));
+    if (document.dropped.count > 0) {
+      context.reporter.emit({ type: 'warning', message: `gradient: ${document.dropped.count} model-phrased claim${document.dropped.count === 1 ? '' : 's'} dropped for evidence that does not resolve` });
+    }
+  }
+  const ref = gradientRef(config, input.iteration);
+  const content = `${JSON.stringify(document, null, 2)}\n`;
+  const write = async (): Promise<void> => {
+    const commit = await repo.documentCommit(input.releaseCommit, [{ name: GRADIENT_FILE, content }], `gradient records of iteration ${input.iteration} (${input.release})\n`);
+    await repo.updateRefs([{ ref, newValue: commit, oldValue: await repo.refValue(ref) }]);
+  };
+  return { document, ref, usage, write };
+}
+
+/** The gradient document recorded for an iteration, or null when it has none. */
+export async function readGradient(context: Pick<RunContext, 'workspace'>, iteration: number): Promise<GradientDocument | null> {
+  const { repo, config } = context.workspace;
+  const ref = gradientRef(config, iteration);
+  const text = await repo.readFileAt(ref, GRADIENT_FILE);
+  return text === null ? null : parseGradientDocument(text, `${ref}:${GRADIENT_FILE}`);
+}

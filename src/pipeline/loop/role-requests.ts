@@ -1,0 +1,181 @@
+// Each model role's request for the workspace as it stands, built from what is already
+// recorded: no model is called, nothing runs, nothing is written to the store or the line.
+// `agentdevel prompts` renders these, so a reviewer reads what a model would be sent.
+import { synthesisEvidence } from './synthesis-evidence.ts';
+import path from 'node:path';
+import { readBlueprintBrief } from '../../adapters/blueprint/brief.ts';
+import { readBlueprintFiles } from '../../adapters/blueprint/load.ts';
+import type { DiagnosisReport } from '../../domain/diagnosis.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import type { CriticRequest, DiagnosisScriptRequest, SymptomEntry, SynthesisRequest } from '../../domain/ports/model.ts';
+import type { CaseRecord } from '../../domain/record.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
+import { diagnosisView } from '../../stages/diagnose/diagnose.ts';
+import { RECORD_SCHEMA_DOC } from '../../stages/diagnose/record-schema.ts';
+import { diagnosticsFolder } from '../../stages/release/artifacts.ts';
+import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
+import { loadSplit, loadTask } from '../../adapters/task/load.ts';
+import { folderFingerprint } from '../run/fingerprint.ts';
+import { previousDiagnosis, readRcHistory } from './rc-history.ts';
+import { readTaskBrief } from './task-brief.ts';
+import { auditRef } from '../workspace/versions.ts';
+import type { Workspace } from '../workspace/workspace.ts';
+
+export const promptRoles = ['critic', 'diagnostician', 'synthesizer'] as const;
+export type PromptRole = (typeof promptRoles)[number];
+
+export type RoleRequest =
+  | { readonly role: 'critic'; readonly request: CriticRequest }
+  | { readonly role: 'diagnostician'; readonly request: DiagnosisScriptRequest }
+  | { readonly role: 'synthesizer'; readonly request: SynthesisRequest };
+
+export interface RoleRequestPreview {
+  readonly built: RoleRequest;
+  /** Where each part of the request came from, for the reader. */
+  readonly sources: string[];
+}
+
+/** The newest recorded train run of the blueprint and task as they are in the working tree. */
+async function latestRecords(workspace: Workspace): Promise<{ runId: string | null; records: CaseRecord[] }> {
+  const { root, config, store } = workspace;
+  const blueprintTree = await folderFingerprint(root, `blueprints/${config.blueprint}`);
+  const taskTree = await folderFingerprint(root, `rubrics/${config.task}`);
+  const run = store.latestRun(blueprintTree, taskTree, 'train');
+  return run ? { runId: run.id, records: store.records(run.id) } : { runId: null, records: [] };
+}
+
+/** A record's trace; null when it is gone (traces/ is not in git); what is wrong with it when it is damaged. */
+async function traceOf(workspace: Workspace, record: CaseRecord): Promise<TraceEvent[] | null | { damaged: string }> {
+  try {
+    return await readTrace(workspace.tracesRoot, record.traceRef);
+  } catch (error) {
+    if (error instanceof TraceDamaged) return { damaged: error.message };
+    throw error;
+  }
+}
+
+const runNote = (runId: string | null): string =>
+  runId ? `records: run ${runId}, the newest run of this blueprint version` : 'records: none yet (no recorded run of this blueprint version; `agentdevel run` records one)';
+
+async function criticRequest(workspace: Workspace, caseId: string | null): Promise<RoleRequestPreview> {
+  const { root, config, store } = workspace;
+  const task = await loadTask(root, config.task);
+  const cases = await loadSplit(task, 'train');
+  if (caseId !== null && !cases.some((c) => c.id === caseId)) {
+    throw new AgentdevelError('USAGE', `--case: the train split (${path.join(task.root, 'train.jsonl')}) has no case "${caseId}"`);
+  }
+  const { runId, records } = await latestRecords(workspace);
+  const record = caseId === null ? (records.find((r) => r.pass === false) ?? records[0]) : records.find((r) => r.caseId === caseId);
+  const read = record ? await traceOf(workspace, record) : null;
+  const trace = Array.isArray(read) ? read : null;
+  const shown = record?.caseId ?? caseId ?? cases[0]?.id ?? '(none)';
+  const traceNote =
+    read !== null && !Array.isArray(read)
+      ? `trace: empty, the recorded trace of case ${shown} is damaged (${read.damaged}); \`agentdevel run\` records a new one`
+      : trace
+        ? `trace and scorer result: case ${shown}, trial ${record?.trial ?? 0}`
+        : `trace: empty (case ${shown} has no recorded trace)`;
+  return {
+    built: { role: 'critic', request: { model: config.models.critic, rubric: task.rubric, trace: trace ?? [], scorer: record?.scorer ?? null, taxonomy: store.taxonomy() } },
+    sources: [
+      runNote(runId),
+      traceNote,
+      'taxonomy: the store',
+    ],
+  };
+}
+
+/**
+ * The taxonomy as the store has it, plus the labels of the last recorded report: a fresh clone
+ * has no store yet, and the report in git still says which labels the last iteration spoke.
+ */
+function knownTaxonomy(workspace: Workspace, report: DiagnosisReport | null): SymptomEntry[] {
+  const taxonomy = workspace.store.taxonomy();
+  const known = new Set(taxonomy.map((s) => s.label));
+  // A label merged since the report was written reads as its target (the alias, see `labels merge`).
+  const fromReport = (report?.dominantSymptoms ?? [])
+    .filter((s) => !known.has(s.label) && workspace.store.canonicalLabel(s.label) === s.label)
+    .map((s) => ({ label: s.label, description: s.description }));
+  return [...taxonomy, ...fromReport];
+}
+
+async function recordedScript(workspace: Workspace, iteration: number): Promise<string | null> {
+  return workspace.repo.readFileAt(auditRef(workspace.config, iteration), `${diagnosticsFolder(workspace.config.blueprint, iteration)}/diagnosis.mjs`);
+}
+
+async function diagnosticianRequest(workspace: Workspace): Promise<RoleRequestPreview> {
+  const { config } = workspace;
+  const { runId, records } = await latestRecords(workspace);
+  const history = await readRcHistory(workspace);
+  const previous = await previousDiagnosis(workspace, history);
+  const { sample, vocabulary } = await diagnosisView(() => records, workspace.tracesRoot, knownTaxonomy(workspace, previous.previousReport));
+  const last = history.at(-1);
+  return {
+    built: {
+      role: 'diagnostician',
+      request: {
+        model: config.models.diagnostician,
+        recordSchema: RECORD_SCHEMA_DOC,
+        sampleRecords: sample,
+        limits: { timeoutMs: config.sandbox.timeoutMs, memoryMb: config.sandbox.memoryMb },
+        taxonomy: vocabulary,
+        previousScript: last ? await recordedScript(workspace, last.iteration) : null,
+        ...previous,
+        repair: null,
+      },
+    },
+    sources: [runNote(runId), 'taxonomy: the store and the last recorded report, with the labels of the failing records', last ? `previous script, report and RC: iteration ${last.iteration} (git)` : 'previous iteration: none recorded'],
+  };
+}
+
+const noDiagnosis: DiagnosisReport = {
+  summary: '(no diagnosis recorded yet: each iteration of `agentdevel iterate` writes one here)',
+  totals: { records: 0, failing: 0, infraErrors: 0 },
+  dominantSymptoms: [],
+  patterns: [],
+  representativeCases: [],
+  affectedSurface: [],
+};
+
+async function synthesizerRequest(workspace: Workspace): Promise<RoleRequestPreview> {
+  const { root, config } = workspace;
+  const { runId, records } = await latestRecords(workspace);
+  const history = await readRcHistory(workspace);
+  const { previousReport, lastRc } = await previousDiagnosis(workspace, history);
+  const { vocabulary } = await diagnosisView(() => records, workspace.tracesRoot, knownTaxonomy(workspace, previousReport));
+  return {
+    built: {
+      role: 'synthesizer',
+      request: {
+        model: config.models.synthesizer,
+        blueprintName: config.blueprint,
+        blueprintRoot: `blueprints/${config.blueprint}`,
+        blueprint: await readBlueprintBrief(root, config.blueprint),
+        files: await readBlueprintFiles(root, config.blueprint),
+        diagnosis: previousReport ?? noDiagnosis,
+        evidence: await synthesisEvidence(previousReport ?? noDiagnosis, records, await loadSplit(await loadTask(root, config.task), 'train'), async (record) => { const trace = await traceOf(workspace, record); return Array.isArray(trace) ? trace : []; }, config.evidence),
+        history,
+        taxonomy: vocabulary,
+        task: await readTaskBrief(workspace, root),
+        repair: null,
+      },
+    },
+    sources: [
+      'blueprint and task: the working tree',
+      runNote(runId),
+      lastRc ? `diagnosis: the report recorded in iteration ${lastRc.iteration} (iterate writes a fresh one before it asks)` : 'diagnosis: none recorded yet (a placeholder)',
+      `earlier release candidates: ${history.length} (git)`,
+    ],
+  };
+}
+
+export async function currentRoleRequest(workspace: Workspace, role: PromptRole, caseId: string | null): Promise<RoleRequestPreview> {
+  switch (role) {
+    case 'critic':
+      return criticRequest(workspace, caseId);
+    case 'diagnostician':
+      return diagnosticianRequest(workspace);
+    case 'synthesizer':
+      return synthesizerRequest(workspace);
+  }
+}

@@ -1,0 +1,188 @@
+import { readBlueprintBrief } from '../../adapters/blueprint/brief.ts';
+import { readTraceOrNote } from '../../stages/run/trace-file.ts';
+import { loadSplit, loadTask } from '../../adapters/task/load.ts';
+import { synthesisEvidence } from './synthesis-evidence.ts';
+// Shadow mode (AutoEvolve, section 4.2.2): agentdevel works beside the people on the same
+// change. For a human's change to the blueprint (a PR branch, a tag, a commit) it synthesizes the
+// RC it would have proposed from the same base, gates both against that base, and reports them
+// side by side. It never promotes: no decision is recorded in git, and the line, its branches
+// and its tags stay where they are.
+import path from 'node:path';
+import { readBlueprintFiles } from '../../adapters/blueprint/load.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import type { GateDecision } from '../../domain/decision.ts';
+import { addUsage, type Usage } from '../../domain/ports/model.ts';
+import type { ChangeIntent } from '../../domain/release-candidate.ts';
+import { diagnose } from '../../stages/diagnose/diagnose.ts';
+import { outsideBlueprint } from '../../stages/synthesize/edits.ts';
+import { synthesize } from '../../stages/synthesize/synthesize.ts';
+import { buildCandidate, checkCandidateLoads, discardCandidate, linksLeavingBlueprint, type BuiltCandidate } from './candidate.ts';
+import { concludeCandidate } from '../gate/conclude.ts';
+import { baselineRecordCount, recordBaseline, withCheckout, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
+import { readRcHistory } from './rc-history.ts';
+import { readTaskBrief } from './task-brief.ts';
+import { currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
+import { lineTip } from '../workspace/workspace.ts';
+
+export interface ShadowSide {
+  readonly label: string;
+  readonly commit: string | null;
+  /** accepted / rejected by the gate against the base; none when agentdevel found no valid RC. */
+  readonly verdict: 'accepted' | 'rejected' | 'none';
+  readonly f2p: readonly string[];
+  readonly p2f: readonly string[];
+  readonly reasons: readonly string[];
+  readonly intent: ChangeIntent | null;
+  /** Case-trials the agent ran for this side (its run and its confirmation; reused runs cost none), and the diagnosis and synthesis cost (agentdevel's side). */
+  readonly caseTrials: number;
+  readonly costUsd: number;
+}
+
+export interface ShadowOutcome {
+  readonly base: { readonly commit: string; readonly label: string };
+  readonly human: ShadowSide;
+  readonly agentdevel: ShadowSide;
+  readonly fixedInCommon: readonly string[];
+  readonly fixedOnlyByHuman: readonly string[];
+  readonly fixedOnlyByAgentdevel: readonly string[];
+  /** Which change the gate prefers, and why, in one line. */
+  readonly preferred: 'human' | 'agentdevel' | 'neither' | 'either';
+  readonly preferredBecause: string;
+  readonly simulated: boolean;
+}
+
+function side(label: string, commit: string | null, decision: GateDecision | null, intent: ChangeIntent | null, caseTrials: number, costUsd: number, reasons?: readonly string[]): ShadowSide {
+  return {
+    label,
+    commit,
+    verdict: decision ? (decision.verdict === 'accept' ? 'accepted' : 'rejected') : 'none',
+    f2p: decision?.f2p ?? [],
+    p2f: decision?.p2f ?? [],
+    reasons: reasons ?? decision?.reasons ?? [],
+    intent,
+    caseTrials,
+    costUsd,
+  };
+}
+
+const trialsOf = (runs: readonly RunResult[]): number => runs.reduce((n, r) => n + (r.reused ? 0 : r.counts.caseTrials), 0);
+
+/** The gate's preference between the two changes: accepted beats rejected; then more net confirmed fixes. */
+export function preference(human: ShadowSide, agentdevel: ShadowSide): Pick<ShadowOutcome, 'preferred' | 'preferredBecause'> {
+  const ok = (s: ShadowSide) => s.verdict === 'accepted';
+  if (ok(human) !== ok(agentdevel)) {
+    const winner = ok(human) ? 'human' : 'agentdevel';
+    return { preferred: winner, preferredBecause: `the gate accepts only the ${winner === 'human' ? "human's change" : "agentdevel's RC"}` };
+  }
+  if (!ok(human)) return { preferred: 'neither', preferredBecause: 'the gate accepts neither change' };
+  const net = (s: ShadowSide) => s.f2p.length - s.p2f.length;
+  if (net(human) === net(agentdevel)) return { preferred: 'either', preferredBecause: `both are accepted with ${net(human)} net confirmed fixes each` };
+  const winner = net(human) > net(agentdevel) ? 'human' : 'agentdevel';
+  return { preferred: winner, preferredBecause: `both are accepted; ${winner === 'human' ? "the human's change" : "agentdevel's RC"} has more confirmed fixes net of regressions (${Math.max(net(human), net(agentdevel))} against ${Math.min(net(human), net(agentdevel))})` };
+}
+
+export async function shadow(context: RunContext, request: { readonly against: string }): Promise<ShadowOutcome> {
+  const { workspace, reporter } = context;
+  const { repo, config, store } = workspace;
+  const commit = await repo.resolve(request.against);
+  if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--against: "${request.against}" names no commit in ${workspace.root}`);
+  const tip = await lineTip(workspace);
+  // The human's change is measured from where it was cut; agentdevel starts from the same place.
+  const base = (await repo.mergeBase(tip, commit)) ?? tip;
+  if (base === commit) throw new AgentdevelError('USAGE', `--against: "${request.against}" adds nothing to the line (it is ${commit === tip ? 'its tip' : 'already in it'})`);
+  const changed = await repo.changedPaths(base, commit);
+  const release = await currentRelease(repo, config, base);
+  const label = base === tip ? release.label : `${config.line.branch}@${base.slice(0, 10)}`;
+  const iteration = await nextIteration(repo, config);
+  reporter.emit({ type: 'stage', stage: 'run', message: `shadow: running the base (${label}) on the train split` });
+  const { screen, files, brief, task } = await withCheckout(workspace, base, async (source) => ({
+    screen: await recordBaseline(context, source, label, baselineRecordCount(config)),
+    files: await readBlueprintFiles(source.dir, config.blueprint),
+    brief: await readBlueprintBrief(source.dir, config.blueprint),
+    task: await readTaskBrief(workspace, source.dir),
+  }));
+  const baseline = screen.records[0] as RunResult;
+
+  const gateAgainstBase = (candidate: { ref: string; commit: string; dir: string }, intent: ChangeIntent | null, fingerprint: string | null, outside: readonly string[], edits: Awaited<ReturnType<typeof repo.changedPaths>>) =>
+    concludeCandidate(context, {
+      iteration,
+      record: false,
+      candidate,
+      baseline: { commit: base, label, screen: outside.length > 0 ? (null as BaselineScreen | null) : screen },
+      nextRelease: tagName(config, release.version + 1),
+      intent,
+      fingerprint,
+      diagnosis: null,
+      edits,
+      outside,
+      changeBase: base,
+      reportDir: null,
+    });
+
+  // The human's change, as `gate --candidate` would judge it against the base.
+  reporter.emit({ type: 'stage', stage: 'gate', message: `shadow: gating ${request.against} against the base` });
+  const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
+  const human = await withCheckout(workspace, commit, (source) => gateAgainstBase({ ref: request.against, commit, dir: source.dir }, null, null, outside, changed));
+  const humanSide = side(request.against, commit, human.decision, null, human.evaluation ? trialsOf([human.evaluation.candidateRun, ...human.evaluation.confirmRuns]) : 0, 0);
+
+  // agentdevel's RC from the same base: diagnose, synthesize, gate; then discard it.
+  reporter.emit({ type: 'stage', stage: 'diagnose', message: 'shadow: diagnosing the base' });
+  const history = await readRcHistory(workspace);
+  const diagnosis = await diagnose(
+    {
+      runId: baseline.runId,
+      tracesRoot: workspace.tracesRoot,
+      workDir: path.join(workspace.stateDir, 'diagnose', 'shadow'),
+      previousScript: null,
+      previousReport: null,
+      lastRc: null,
+      caseChanges: null,
+      model: config.models.diagnostician,
+      taxonomy: store.taxonomy(),
+      limits: config.sandbox,
+      maxRepairs: config.repairs.diagnosis,
+    },
+    { model: context.model, reporter, records: store },
+  );
+  let built: BuiltCandidate | null = null;
+  // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
+  const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
+  const evidence = await synthesisEvidence(diagnosis.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
+  const synthesis = await synthesize(
+    { blueprint: config.blueprint, files, brief, evidence, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },
+    {
+      model: context.model,
+      reporter,
+      validate: async (candidate) => {
+        built = await buildCandidate(workspace, base, iteration, candidate);
+        return checkCandidateLoads(workspace, built);
+      },
+    },
+  );
+  const usage: Usage = addUsage(diagnosis.usage, synthesis.usage);
+  let agentdevelSide: ShadowSide;
+  try {
+    if (synthesis.kind === 'no_candidate') {
+      agentdevelSide = side('agentdevel', null, null, null, 0, usage.costUsd, [synthesis.reason]);
+    } else {
+      const rc = built as unknown as BuiltCandidate;
+      reporter.emit({ type: 'stage', stage: 'gate', message: `shadow: gating agentdevel's RC (${synthesis.candidate.intent.targets.join(', ')}) against the base` });
+      const ours = await gateAgainstBase({ ref: 'agentdevel (shadow RC)', commit: rc.commit, dir: rc.dir }, synthesis.candidate.intent, synthesis.fingerprint, [], await repo.changedPaths(base, rc.commit));
+      agentdevelSide = side('agentdevel', rc.commit, ours.decision, synthesis.candidate.intent, ours.evaluation ? trialsOf([ours.evaluation.candidateRun, ...ours.evaluation.confirmRuns]) : 0, usage.costUsd);
+    }
+  } finally {
+    if (built) await discardCandidate(workspace, built);
+  }
+  const humanFixed = new Set(humanSide.f2p);
+  const oursFixed = new Set(agentdevelSide.f2p);
+  return {
+    base: { commit: base, label },
+    human: humanSide,
+    agentdevel: agentdevelSide,
+    fixedInCommon: [...humanFixed].filter((id) => oursFixed.has(id)).sort(),
+    fixedOnlyByHuman: [...humanFixed].filter((id) => !oursFixed.has(id)).sort(),
+    fixedOnlyByAgentdevel: [...oursFixed].filter((id) => !humanFixed.has(id)).sort(),
+    ...preference(humanSide, agentdevelSide),
+    simulated: baseline.simulated,
+  };
+}

@@ -1,0 +1,342 @@
+import { judgeOnce } from '../../stages/critic/judge-once.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { blueprintRoot, readBlueprintFiles, readManifest } from '../../adapters/blueprint/load.ts';
+import { rubricWithBlueprint } from '../../domain/blueprint-shown.ts';
+import type { Clock } from '../../domain/ports/clock.ts';
+import type { Split } from '../../domain/case.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { invalidOutputHint, type ModelPort } from '../../domain/ports/model.ts';
+import type { Reporter } from '../../domain/ports/reporter.ts';
+import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
+import { provenanceOf, type Provenance } from '../../domain/provenance.ts';
+import { effectiveCriticPolicy } from '../../domain/record.ts';
+import { criticJudged } from '../../domain/requirements.ts';
+import { declaredSymptoms } from '../../domain/symptoms.ts';
+import { childEnvironment, type Redactor } from '../../domain/environment.ts';
+import { runCases, type RunTally } from '../../stages/run/run.ts';
+import { openRunTraces } from '../../stages/run/trace-file.ts';
+import type { RunPurpose } from '../../adapters/store/store.ts';
+import { loadSplit, loadTask, type Task } from '../../adapters/task/load.ts';
+import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
+import { folderFingerprint } from './fingerprint.ts';
+import type { Workspace } from '../workspace/workspace.ts';
+
+/** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
+const RECORD_FORMAT = 3;
+
+export interface VersionSource {
+  /** The commit the files come from ("+dirty" when they are uncommitted working files). */
+  readonly commit: string;
+  /** A checkout of that commit: a worktree, or the workspace itself. */
+  readonly dir: string;
+}
+
+export interface RunRequest {
+  readonly source: VersionSource;
+  readonly split: Split;
+  readonly trials: number;
+  readonly purpose: RunPurpose;
+  readonly label: string;
+  /** Only these cases (confirmation re-runs); all cases of the split when absent. */
+  readonly cases?: readonly string[];
+  /** Number of the first trial, so extra trials are fresh draws rather than repeats. */
+  readonly firstTrial?: number;
+  /** At most this many case-trials in flight (the version's concurrency when absent): two versions running side by side share it. */
+  readonly concurrency?: number;
+}
+
+export interface RunResult {
+  readonly runId: string;
+  /**
+   * Per-case pass counts, in the split's order (case id order when reused). The records and
+   * traces stay in the store and traces/: read them by run id (store.eachRecord, readTrace).
+   */
+  readonly cases: ReadonlyMap<string, CaseSummary>;
+  readonly counts: RunCounts;
+  readonly reused: boolean;
+  /** Where the records come from: run now, this store's earlier run, or a run recorded in git (a fresh clone's store is rebuilt from those). */
+  readonly origin: 'fresh' | 'store' | 'git';
+  /** True only when the mock engine played the agent (see domain/provenance). */
+  readonly simulated: boolean;
+  readonly mockRoles: Provenance['mockRoles'];
+  /** Content fingerprints of the task and the blueprint version (the scope of the flaky history). */
+  readonly taskTree: string;
+  readonly blueprintTree: string;
+}
+
+/** Which iteration and run model calls are charged to in the cost ledger (set as the pipeline moves). */
+export interface UsageScope {
+  iteration: number | null;
+  runId: string | null;
+}
+
+export interface RunContext {
+  readonly usageScope: UsageScope;
+  readonly workspace: Workspace;
+  readonly model: ModelPort;
+  readonly reporter: Reporter;
+  readonly redact: Redactor;
+  readonly clock: Clock;
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  /** Where case-trials run: on workers through a queue, or (absent) in this process. */
+  readonly executor?: CaseTrialExecutor;
+  /**
+   * The `critic-sees-blueprint` ablation: the critic is shown the blueprint of the version it
+   * judges. Only `iterate --ablate` on a scratch line sets it; everywhere else the critic is blind.
+   */
+  readonly criticSeesBlueprint?: boolean;
+}
+
+export function newRunId(clock: Clock): string {
+  const stamp = clock.now().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `run-${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Runs one version of the blueprint over a split, or reuses the records of an identical
+ * earlier run (same blueprint content, task content, split, trials and models). Cases are
+ * loaded and validated before anything is recorded, so bad input leaves no trace.
+ */
+export async function runVersion(context: RunContext, request: RunRequest): Promise<RunResult> {
+  const version = openVersion(context, request.source);
+  try {
+    return await version.run(request);
+  } finally {
+    await version.close();
+  }
+}
+
+/** One checkout of a version, run as often as needed: the blueprint loads and the runtime starts once. */
+export interface VersionSession {
+  run(request: Omit<RunRequest, 'source'>): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a version for several runs (the gate's confirmation rounds): the bundles are built and
+ * the runtime started at the first run that is not reused, and kept until `close`.
+ */
+export function openVersion(context: RunContext, source: VersionSource): VersionSession {
+  const { workspace, reporter } = context;
+  const { config, store } = workspace;
+  const dir = source.dir;
+  const blueprintFolder = `blueprints/${config.blueprint}`;
+  const buildDir = path.join(workspace.stateDir, 'build', `${path.basename(dir)}-${randomBytes(3).toString('hex')}`);
+  let started: Promise<CaseTrials> | null = null;
+  const executor = context.executor ?? localExecutor(context);
+  const runtime = async (task: Task): Promise<CaseTrials> => {
+    started ??= executor.start({ commit: source.commit, dir, task, config, buildDir });
+    return started;
+  };
+
+  async function run(request: Omit<RunRequest, 'source'>): Promise<RunResult> {
+    const task = await loadTask(dir, config.task);
+    const allCases = await loadSplit(task, request.split);
+    const wanted = request.cases ? new Set(request.cases) : null;
+    const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
+    const criticPolicy = effectiveCriticPolicy(config.critic, task.manifest.scorers.length > 0);
+    if (criticPolicy === 'off' && task.manifest.scorers.length === 0) {
+      throw new AgentdevelError('CONFIG_INVALID', `critic: "off" leaves rubrics/${config.task} without any grader (its task.json has no scorers)`, {
+        hint: 'Add scorers to task.json, or set "critic" to "all" or "failing".',
+        location: { key: 'critic' },
+      });
+    }
+    if (criticPolicy === 'off' && cases.some((c) => criticJudged(task.requirements, c).length > 0)) {
+      reporter.emit({ type: 'warning', message: `critic: "off" leaves the requirements only the critic judges unjudged (rubrics/${config.task}); set "critic" to "failing" or "all" to judge them` });
+    }
+    const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
+    const provenance = provenanceOf(config.models, manifest.runtime !== 'command');
+    const identity = {
+      blueprint: config.blueprint,
+      commit: source.commit,
+      blueprintTree: await folderFingerprint(dir, blueprintFolder),
+      taskTree: await folderFingerprint(dir, `rubrics/${config.task}`),
+      split: request.split,
+      trials: request.trials,
+      agentModel: config.models.agent,
+      criticModel: config.models.critic,
+      simulated: provenance.simulated,
+    };
+    const cacheKey = createHash('sha256')
+      .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0, ...(context.criticSeesBlueprint ? { criticSeesBlueprint: true } : {}) }))
+      .digest('hex');
+
+    // Confirmation trials are fresh draws by definition, run beside the other version's: never an earlier run's.
+    const cached = request.purpose === 'confirm' ? undefined : store.findCompleteRun(cacheKey);
+    if (cached) {
+      const summaries = store.caseSummaries(cached.id);
+      const counts = runCounts(summaries.values());
+      reporter.emit({ type: 'run.finished', runId: cached.id, label: request.label, passRate: passRateOf(counts), reused: true, reusedFrom: cached.origin === 'git' ? 'git' : 'store', counts });
+      return { runId: cached.id, cases: summaries, counts, reused: true, origin: cached.origin === 'git' ? 'git' : 'store', simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    }
+
+    const runId = newRunId(context.clock);
+    // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
+    if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
+    const running = await runtime(task);
+    const agent = running.runtime;
+    const concurrency = Math.max(1, Math.min(running.concurrency, request.concurrency ?? running.concurrency));
+    store.createRun(runId, { ...identity, cacheKey }, request.purpose);
+    const traces = openRunTraces(workspace.tracesRoot, runId);
+    let tally: RunTally;
+    // Each content is judged once per workspace: identical traces (a deterministic agent's trials) reuse the verdict.
+    const judge = judgeOnce(context.model, store);
+    context.usageScope.runId = runId;
+    try {
+      tally = await runCases(
+        {
+          runId,
+          label: request.label,
+          cases,
+          trials: request.trials,
+          ...(request.firstTrial === undefined ? {} : { firstTrial: request.firstTrial }),
+          concurrency,
+          rubric: context.criticSeesBlueprint ? rubricWithBlueprint(task.rubric, await readBlueprintFiles(dir, config.blueprint)) : task.rubric,
+          requirements: task.requirements,
+          scorers: task.manifest.scorers,
+          taskRoot: task.root,
+          scriptEnvironment: childEnvironment(context.parentEnv),
+          criticModel: config.models.critic,
+          criticPolicy,
+          growTaxonomy: request.split !== 'test',
+        },
+        { runtime: agent, model: judge.model, store, traces, reporter, redact: context.redact },
+      );
+      await traces.close();
+    } catch (error) {
+      await traces.abandon();
+      store.finishRun(runId, 'failed');
+      throw error;
+    } finally {
+      context.usageScope.runId = null;
+    }
+    const { counts } = tally;
+    // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
+    if (request.purpose !== 'confirm' && tally.agentErrorAlarm) reporter.emit({ type: 'warning', message: tally.agentErrorAlarm });
+    // The cost ledger counts the calls not made (a count per run and reason, never a row per call).
+    const scope = { iteration: context.usageScope.iteration, runId };
+    store.recordSparedCalls('critic', config.models.critic, tally.criticSpared, 'policy', scope);
+    store.recordSparedCalls('critic', config.models.critic, judge.takeReused(), 'reused', scope);
+    // A run with infrastructure errors is kept for this decision but never reused.
+    store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
+    // A confirmation run holds a few cases of one side: the gate weighs its errors against the other side's, run beside it.
+    if (request.purpose !== 'confirm' && counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
+      const invalid = tally.invalidOutputs;
+      if (invalid.first && invalid.count === counts.infraErrors) {
+        throw new AgentdevelError('MODEL_OUTPUT_INVALID', `every case-trial of run ${runId} failed: the ${invalid.first.role}'s answer was invalid after its repair on all ${invalid.count}`, {
+          cause: invalid.first,
+          hint: invalidOutputHint(invalid.first),
+        });
+      }
+      throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
+    }
+    // Symptoms read through the vocabulary's aliases, as the store reads them for a reused run.
+    const summaries = new Map([...tally.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: store.canonicalLabel(c.symptom) }]));
+    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+  }
+
+  return {
+    run,
+    close: async () => {
+      try {
+        // A runtime that failed to start has nothing to close; its error already reached the run that started it.
+        const agent = started ? await started.then((r) => r.runtime, () => null) : null;
+        await agent?.close();
+      } finally {
+        await rm(buildDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The working tree as it is, committed or not (what the user sees is what runs). */
+export async function workingTreeSource(workspace: Workspace): Promise<VersionSource> {
+  const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
+  const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
+  return { commit: dirty ? `${head}+dirty` : head, dir: workspace.root };
+}
+
+/** Checks out a commit into a temporary worktree for the duration of `work`. */
+export async function withCheckout<T>(workspace: Workspace, commit: string, work: (source: VersionSource) => Promise<T>): Promise<T> {
+  const dir = path.join(workspace.stateDir, 'worktrees', `${commit.slice(0, 12)}-${randomBytes(3).toString('hex')}`);
+  await workspace.repo.addWorktree(dir, commit, null);
+  try {
+    return await work({ commit, dir });
+  } finally {
+    await workspace.repo.removeWorktree(dir);
+  }
+}
+
+/** A checkout made only if something asks for it, and removed by `close` if it was made. */
+export function lazyCheckout(workspace: Workspace, commit: string): { source: () => Promise<VersionSource>; close: () => Promise<void> } {
+  const dir = path.join(workspace.stateDir, 'worktrees', `${commit.slice(0, 12)}-${randomBytes(3).toString('hex')}`);
+  let opening: Promise<VersionSource> | null = null;
+  return {
+    source: () => (opening ??= workspace.repo.addWorktree(dir, commit, null).then(() => ({ commit, dir }))),
+    close: async () => {
+      // Removing a worktree that failed half-way is what the cleanup of leftovers does too.
+      if (opening) await workspace.repo.removeWorktree(dir);
+    },
+  };
+}
+
+/** The current release's screen: its records, each `config.trials` trials a case, pooled per case. */
+export interface BaselineScreen {
+  /** Record 0 is the release's ordinary run (what `run` records); the others are fresh draws numbered after it. */
+  readonly records: readonly RunResult[];
+  readonly cases: ReadonlyMap<string, CaseSummary>;
+}
+
+/**
+ * Takes (or reuses) `count` records of a version's screen on the train split. Each record is a
+ * run of its own, cached by its first trial number, so a release's records are taken once and
+ * reused by every later gate against it.
+ */
+export async function recordBaseline(context: RunContext, source: VersionSource, label: string, count: number): Promise<BaselineScreen> {
+  const trials = context.workspace.config.trials;
+  const version = openVersion(context, source);
+  try {
+    const records: RunResult[] = [];
+    for (let record = 0; record < count; record += 1) {
+      records.push(
+        await version.run({
+          split: 'train',
+          trials,
+          purpose: 'baseline',
+          label: record === 0 ? label : `${label} (record ${record + 1} of ${count})`,
+          ...(record === 0 ? {} : { firstTrial: record * trials }),
+        }),
+      );
+    }
+    return { records, cases: poolCaseSummaries(records.map((r) => r.cases)) };
+  } finally {
+    await version.close();
+  }
+}
+
+/**
+ * Where a screen's records came from, in words for the run summary and the report. Records
+ * serve selection only (docs/gate.md), so reusing them, from this store or from git, cannot
+ * move a test: every verdict rests on fresh trials of both sides run together.
+ */
+export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label: string): string {
+  const n = screen.records.length;
+  const fromGit = screen.records.filter((r) => r.origin === 'git').length;
+  const fromStore = screen.records.filter((r) => r.origin === 'store').length;
+  const fresh = screen.records.filter((r) => r.origin === 'fresh');
+  const caseTrials = fresh.reduce((sum, r) => sum + r.counts.caseTrials, 0);
+  const parts = [
+    ...(fromGit > 0 ? [`${fromGit} recorded in git with earlier decisions (same blueprint, task, cases, models and trials)`] : []),
+    ...(fromStore > 0 ? [`${fromStore} reused from this store`] : []),
+    ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials)`] : []),
+  ];
+  const ran = fresh.length === 0 ? '; no baseline case-trial ran' : '';
+  return `baseline screen of ${label}: ${n} record${n === 1 ? '' : 's'}, ${parts.join(', ')}${ran}`;
+}
+
+/** How many records of the baseline's screen the gate selects with: one for the paper-faithful gate, which reads a single run. */
+export function baselineRecordCount(config: Workspace['config']): number {
+  return config.gate.policy === 'flips' ? 1 : config.gate.baselineRecords;
+}

@@ -1,0 +1,198 @@
+// The human layer of the gate. An accepted RC under `gate.layers: [..., {"layer": "approval"}]`
+// waits as a pending release (refs/agentdevel/pending/<bp>/iter-NNN, its report beside it).
+// `approve` promotes it with the same journalled, all-or-nothing transaction as any promotion;
+// `decline` records the refusal in git. Either way the pending ref goes in the same transaction.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Clock } from '../../domain/ports/clock.ts';
+import { parseDecisionDocument, type DecisionDocument } from '../../domain/decision.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { parseCaseEvidence } from '../../domain/case-evidence.ts';
+import { commitText } from '../../stages/report/escape/commit-message.ts';
+import { mdCode, mdText } from '../../stages/report/escape/markdown.ts';
+import { renderFlipReportHtml } from '../../stages/report/html/flip-report.ts';
+import { renderLineIndexHtml, type ReleasePoint } from '../../stages/report/html/line-index.ts';
+import { changelogEntry, releaseFolder, reportTitle, tagMessage } from '../../stages/release/artifacts.ts';
+import { renderChangelog } from '../../stages/report/changelog.ts';
+import { readLineHistory } from './line-history.ts';
+import { applyPromotion, clearJournal, PromotionBlocked, writeJournal, type PromotionJournalInput } from '../../stages/release/journal.ts';
+import { withCheckout } from '../run/execute-run.ts';
+import { refuseUngatedPending } from './pending-integrity.ts';
+import { auditRef, iterationOf, pendingRef, pendingRefPrefix } from './versions.ts';
+import { lineRef, lineTip, type Workspace } from './workspace.ts';
+
+export interface PendingRelease {
+  readonly iteration: number;
+  readonly ref: string;
+  readonly commit: string;
+  readonly document: DecisionDocument;
+}
+
+/** The pending releases of this blueprint, oldest first. */
+export async function pendingReleases(workspace: Workspace): Promise<PendingRelease[]> {
+  const found: PendingRelease[] = [];
+  for (const { ref } of await workspace.repo.refs(pendingRefPrefix(workspace.config))) {
+    const iteration = iterationOf(ref);
+    if (iteration !== null) found.push(await readPending(workspace, iteration));
+  }
+  return found.sort((a, b) => a.iteration - b.iteration);
+}
+
+/** "3", "iter-003" or the pending ref itself. */
+export function pendingIteration(selector: string): number | null {
+  const match = /^(?:.*\/)?(?:iter-)?0*(\d+)$/.exec(selector.trim());
+  return match?.[1] ? Number(match[1]) : null;
+}
+
+async function readPending(workspace: Workspace, iteration: number): Promise<PendingRelease> {
+  const { repo, config } = workspace;
+  const ref = pendingRef(config, iteration);
+  const commit = await repo.refValue(ref);
+  if (!commit) {
+    throw new AgentdevelError('USAGE', `no release candidate of iteration ${iteration} awaits approval (${ref} does not exist)`, {
+      hint: '`agentdevel log` lists the pending ones; `git fetch origin "refs/agentdevel/*:refs/agentdevel/*"` brings those of a remote.',
+    });
+  }
+  const file = `${releaseFolder({ blueprint: config.blueprint, outcome: 'pending', release: null, iteration })}/decision.json`;
+  const text = await repo.readFileAt(commit, file);
+  if (text === null) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file}: missing; this pending release cannot be read`);
+  const { document } = parseDecisionDocument(text, `${ref}:${file}`);
+  if (!document) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file}: not a decision this agentdevel can approve`);
+  return { iteration, ref, commit, document };
+}
+
+interface Verdict {
+  readonly verdict: 'approved' | 'declined';
+  readonly by: string;
+  readonly reason: string | null;
+}
+
+/**
+ * Commits the person's verdict on top of the pending release: the report and decision move to
+ * the folder of the outcome (releases/<bp>/vN, or releases/<bp>/declined/iter-NNN) and record
+ * who decided and when.
+ */
+async function commitVerdict(workspace: Workspace, pending: PendingRelease, verdict: Verdict, clock: Clock): Promise<string> {
+  const { config, repo } = workspace;
+  const at = clock.now().toISOString();
+  const outcome = verdict.verdict === 'approved' ? ('promoted' as const) : ('declined' as const);
+  const from = releaseFolder({ blueprint: config.blueprint, outcome: 'pending', release: null, iteration: pending.iteration });
+  const to = releaseFolder({ blueprint: config.blueprint, outcome, release: pending.document.release, iteration: pending.iteration });
+  const document: DecisionDocument = { ...pending.document, outcome, approval: { verdict: verdict.verdict, by: verdict.by, at, reason: verdict.reason } };
+  return withCheckout(workspace, pending.commit, async ({ dir }) => {
+    await mkdir(path.dirname(path.join(dir, to)), { recursive: true });
+    await rename(path.join(dir, from), path.join(dir, to));
+    await writeFile(path.join(dir, to, 'decision.json'), `${JSON.stringify(document, null, 2)}\n`);
+    const reportFile = path.join(dir, to, 'report.md');
+    // Text a person typed (a name, a reason) is escaped for each format it enters.
+    const note =
+      verdict.verdict === 'approved'
+        ? `**promoted** as ${mdCode(pending.document.release ?? '')}, approved by ${mdText(verdict.by)} on ${at}`
+        : `**declined** by ${mdText(verdict.by)} on ${at}: ${mdText(verdict.reason ?? '')}`;
+    const report = (await readFile(reportFile, 'utf8')).replace(/^\| Decision \| \*\*pending\*\*.*$/m, () => `| Decision | ${note} |`);
+    await writeFile(reportFile, report);
+    // report.html is rebuilt from the document as it now reads (no longer "awaiting approval").
+    const casesText = await readFile(path.join(dir, to, 'cases.json'), 'utf8').catch(() => null);
+    const evidence = casesText === null ? null : parseCaseEvidence(casesText, `${to}/cases.json`);
+    await writeFile(path.join(dir, to, 'report.html'), renderFlipReportHtml({ title: reportTitle(document), document, evidence, diagnosis: null }));
+    const paths = [from, to];
+    if (outcome === 'promoted') {
+      // The line's index lists the release it now has.
+      const history = await readLineHistory(repo, config);
+      const own: ReleasePoint = {
+        release: pending.document.release ?? '',
+        iteration: pending.iteration,
+        passRate: document.gate.passRates.candidate,
+        passHat: evidence?.runs.candidate?.passHat ?? { 1: document.gate.passRates.candidate },
+        f2p: document.gate.f2p.length,
+        p2f: document.gate.p2f.length,
+        href: `${to.split('/').at(-1)}/report.html`,
+        simulated: document.simulated,
+        date: at,
+        intent: document.intent ? `${document.intent.targets.join(', ')}: ${document.intent.rationale}` : null,
+        approvedBy: verdict.by,
+        caseTrials: evidence?.runs.candidate ? evidence.runs.candidate.cases * evidence.runs.candidate.trials : null,
+        testSplit: null,
+      };
+      const index = `releases/${config.blueprint}/index.html`;
+      await writeFile(path.join(dir, index), renderLineIndexHtml({ blueprint: config.blueprint, initialPassRate: history.initialPassRate ?? document.gate.passRates.baseline, releases: [...history.releases, own] }));
+      paths.push(index);
+      const changelog = `releases/${config.blueprint}/CHANGELOG.md`;
+      const date = (await repo.commitDate(document.candidate.commit))?.slice(0, 10) ?? null;
+      const entries = [...(history.changelog ?? []), changelogEntry({ ...document, decision: document.gate }, date, verdict.by)];
+      await writeFile(path.join(dir, changelog), renderChangelog(config.blueprint, entries));
+      paths.push(changelog);
+    }
+    const message =
+      verdict.verdict === 'approved'
+        ? `agentdevel: approve release ${commitText(pending.document.release ?? '')} (iteration ${pending.iteration})\n\nApproved by ${commitText(verdict.by)}.\n`
+        : `agentdevel: decline release candidate (iteration ${pending.iteration})\n\nDeclined by ${commitText(verdict.by)}: ${commitText(verdict.reason ?? '')}\n`;
+    return repo.commitPaths(dir, paths, message);
+  });
+}
+
+/**
+ * Everything an approval does before a ref moves: the verdict committed on top of the pending
+ * release, the tag object, and the journal of the transaction. After this a crash loses
+ * nothing: the next command finishes the promotion from the journal.
+ */
+export async function prepareApproval(workspace: Workspace, iteration: number, by: string | null, clock: Clock): Promise<PromotionJournalInput> {
+  const { repo, config } = workspace;
+  const pending = await readPending(workspace, iteration);
+  const tip = await lineTip(workspace);
+  if (tip !== pending.document.baseline.commit) {
+    throw new AgentdevelError('CANDIDATE_NOT_ON_RELEASE', `the line ${config.line.branch} moved since iteration ${iteration} was gated (from ${pending.document.baseline.commit.slice(0, 10)} to ${tip.slice(0, 10)}); approving it would skip that release`, {
+      hint: `Decline it (agentdevel decline ${iteration} --reason "superseded") and gate the change again on the current release.`,
+    });
+  }
+  await refuseUngatedPending(workspace, pending, tip);
+  const tag = pending.document.release as string;
+  const verdict = { verdict: 'approved' as const, by: by ?? (await repo.committer()), reason: null };
+  const commit = await commitVerdict(workspace, pending, verdict, clock);
+  const tagObject = await repo.createTagObject(tag, commit, tagMessage({ ...pending.document, decision: pending.document.gate }));
+  const checkedOut = (await repo.currentBranch()) === config.line.branch;
+  if (checkedOut && (await repo.indexTree()) !== (await repo.treeOf(tip))) {
+    throw new AgentdevelError('DIRTY_TREE', `the index of ${repo.root} has staged changes; the release was not approved`);
+  }
+  const journal = {
+    line: lineRef(config),
+    lineBranch: config.line.branch,
+    oldTip: tip,
+    newTip: commit,
+    tagRef: `refs/tags/${tag}`,
+    tagObject,
+    auditRef: auditRef(config, iteration),
+    syncWorktree: checkedOut,
+    removeRefs: [{ ref: pending.ref, oldValue: pending.commit }],
+  };
+  await writeJournal(workspace.stateDir, journal);
+  return journal;
+}
+
+/** Promotes a pending release: the line, its tag, the audit ref and the pending ref move in one journalled transaction. */
+export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock): Promise<{ tag: string; commit: string }> {
+  const journal = await prepareApproval(workspace, iteration, by, clock);
+  try {
+    await applyPromotion(workspace.repo, journal);
+  } catch (error) {
+    if (!(error instanceof PromotionBlocked)) throw error;
+    await clearJournal(workspace.stateDir);
+    const code = { conflict: 'DIRTY_TREE', 'line-moved': 'CANDIDATE_NOT_ON_RELEASE', 'tag-exists': 'GIT_FAILED' } as const;
+    throw new AgentdevelError(code[error.reason], `${error.message}; nothing was approved`, { cause: error, hint: `To approve it anyway, ${error.remedy}, then run the command again.` });
+  }
+  await clearJournal(workspace.stateDir);
+  return { tag: journal.tagRef.replace('refs/tags/', ''), commit: journal.newTip };
+}
+
+/** Records a person's refusal: the audit ref moves to the declined report and the pending ref goes, together. */
+export async function declinePending(workspace: Workspace, iteration: number, reason: string, by: string | null, clock: Clock): Promise<{ commit: string }> {
+  const { repo, config } = workspace;
+  const pending = await readPending(workspace, iteration);
+  const commit = await commitVerdict(workspace, pending, { verdict: 'declined', by: by ?? (await repo.committer()), reason }, clock);
+  const audit = auditRef(config, iteration);
+  await repo.updateRefs([
+    { ref: audit, newValue: commit, oldValue: await repo.refValue(audit) },
+    { ref: pending.ref, newValue: null, oldValue: pending.commit },
+  ]);
+  return { commit };
+}

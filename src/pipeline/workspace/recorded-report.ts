@@ -1,0 +1,77 @@
+import { parseCaseEvidence, type CaseEvidenceDocument } from '../../domain/case-evidence.ts';
+import { parseDecisionDocument, type DecisionDocument } from '../../domain/decision.ts';
+import type { DiagnosisReport } from '../../domain/diagnosis.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { readDiagnosisReportDocument } from '../../domain/git-documents.ts';
+import { releaseTags } from './line-history.ts';
+import { auditRef } from './versions.ts';
+import type { Workspace } from './workspace.ts';
+
+/** A recorded gate decision as git holds it: its documents, and the folder it lives in. */
+export interface RecordedDecision {
+  /** What the user asked for, resolved: a tag or an audit ref. */
+  readonly ref: string;
+  /** releases/<bp>/vN or releases/<bp>/rejected/iter-NNN */
+  readonly folder: string;
+  readonly document: DecisionDocument;
+  readonly cases: CaseEvidenceDocument | null;
+  readonly diagnosis: DiagnosisReport | null;
+}
+
+/**
+ * Resolves what `report` was given: nothing (the newest release), a release tag (with or
+ * without the tag prefix), an RC (iter-NNN, a number, its branch name from `log`, or its audit
+ * ref), or any commit that recorded a decision.
+ */
+async function resolveTarget(workspace: Workspace, target: string | null): Promise<string> {
+  const { repo, config } = workspace;
+  const tags = await releaseTags(repo, config);
+  if (target === null) {
+    const newest = tags.at(-1);
+    if (!newest) throw new AgentdevelError('USAGE', `no release of ${config.blueprint} yet`, { hint: 'Name a rejected RC (`agentdevel report iter-001`; `agentdevel log` lists them), or run `agentdevel iterate`.' });
+    return newest.tag;
+  }
+  const tag = tags.find((t) => t.tag === target || t.tag === `${config.line.tagPrefix}${target}`);
+  if (tag) return tag.tag;
+  const iteration = /^(?:refs\/agentdevel\/rc\/.+\/|agentdevel\/rc\/.+\/)?(?:iter-)?(\d+)$/.exec(target)?.[1];
+  if (iteration !== undefined) return auditRef(config, Number(iteration));
+  return target;
+}
+
+export async function readRecordedDecision(workspace: Workspace, target: string | null): Promise<RecordedDecision> {
+  const { repo, config } = workspace;
+  const ref = await resolveTarget(workspace, target);
+  const commit = await repo.resolve(ref);
+  if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `"${target ?? ref}" names no release, RC or commit in ${workspace.root}`, { hint: '`agentdevel log` lists the RCs and their tags; fetch refs/agentdevel/* on a fresh clone (`agentdevel sync`).' });
+  // The decision is what the release (or rejection) commit added on top of the candidate.
+  // A root commit (a tag put by hand on the first commit) recorded nothing on top of anything.
+  const changed = (await repo.parents(commit)).length > 0 ? await repo.changedPaths(`${commit}^`, commit) : [];
+  // An approval moves the pending folder: the decision is the one the commit added, not the one it removed.
+  const file = changed.find((c) => c.status !== 'D' && c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'))?.path;
+  if (!file) {
+    const looksLikeRelease = (await releaseTags(repo, config)).some((t) => t.tag === ref);
+    throw new AgentdevelError(
+      'USAGE',
+      looksLikeRelease
+        ? `the tag ${ref} is named like a release of ${config.blueprint}, but its commit (${commit.slice(0, 10)}) recorded no gate decision: it is not a release agentdevel made`
+        : `${ref} (${commit.slice(0, 10)}) recorded no gate decision of ${config.blueprint}`,
+      { hint: looksLikeRelease ? `\`agentdevel log\` lists the releases; a tag made by hand can be removed with \`git tag -d ${ref}\`.` : 'Name a release tag or an RC from `agentdevel log`.' },
+    );
+  }
+  const folder = file.slice(0, -'/decision.json'.length);
+  const [decisionText = null, casesText = null] = await repo.readTextFilesAt([
+    { commit, path: file },
+    { commit, path: `${folder}/cases.json` },
+  ]);
+  const summary = parseDecisionDocument(decisionText ?? '', `${ref}:${file}`);
+  if (!summary.document) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file} was written by an agentdevel too old for HTML reports (decision@1)`);
+  const diagnosisFile = summary.document.diagnosis ? `${summary.document.diagnosis.folder}/report.json` : null;
+  const diagnosisText = diagnosisFile ? await repo.readFileAt(commit, diagnosisFile) : null;
+  return {
+    ref,
+    folder,
+    document: summary.document,
+    cases: casesText === null ? null : parseCaseEvidence(casesText, `${ref}:${folder}/cases.json`),
+    diagnosis: diagnosisText === null ? null : readDiagnosisReportDocument(diagnosisText, `${ref}:${diagnosisFile}`),
+  };
+}

@@ -1,0 +1,132 @@
+import { access, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { CONFIG_FILE, loadConfig } from '../../config/load.ts';
+import type { Config } from '../../config/schema.ts';
+import type { Clock } from '../../domain/ports/clock.ts';
+import { AgentdevelError } from '../../domain/errors.ts';
+import { GitRepo } from '../../adapters/git/git.ts';
+import { clearStaleGitLocks } from '../../adapters/git/stale-locks.ts';
+import { STATE_DIR, Store } from '../../adapters/store/store.ts';
+import { acquireLock, type WorkspaceLock } from './lock.ts';
+import { recoverPromotion } from '../../stages/release/journal.ts';
+import { rebuildStoreFromGit } from './rebuild-store.ts';
+import { aliasMap } from '../../domain/label-aliases.ts';
+import { readLabelAliases } from './label-aliases.ts';
+
+/** An opened workspace: the repository, its config, its store, and (for writers) its lock. */
+export interface Workspace {
+  readonly root: string;
+  readonly stateDir: string;
+  readonly tracesRoot: string;
+  readonly repo: GitRepo;
+  readonly config: Config;
+  readonly store: Store;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Commands that change the store or the line take the workspace lock. */
+  readonly lock: { readonly command: string; readonly waitMs: number } | null;
+  readonly clock: Clock;
+  /**
+   * Whether the command reads the store (default yes): such a command opens it at once and first
+   * brings it up to date with git (a fresh clone rebuilds it). One that does not (`log`) never
+   * opens it, unless something asks for it anyway, and then as it is.
+   */
+  readonly readsStore?: boolean;
+}
+
+export async function openWorkspace(dir: string, options: OpenOptions): Promise<Workspace> {
+  const repo = await GitRepo.open(dir);
+  const root = repo.root;
+  if (path.resolve(dir) !== root) {
+    await access(path.join(dir, CONFIG_FILE)).then(
+      () => {
+        throw new AgentdevelError('CONFIG_MISSING', `${CONFIG_FILE} must be at the top of the repository (${root}), not in ${dir}`);
+      },
+      () => undefined,
+    );
+  }
+  const config = await loadConfig(root);
+  const stateDir = path.join(root, STATE_DIR);
+  // traces/README.md (what agentdevel writes there) stays addable: only the traces are excluded.
+  await repo.excludeFromStatus([`/${STATE_DIR}/`, '/traces/*', '!/traces/README.md']);
+  let lock: WorkspaceLock | null = null;
+  // Writers and readers of the store open it at once; `log` never does.
+  let store: Store | null = options.lock || options.readsStore !== false ? Store.open(root, options.clock) : null;
+  try {
+    if (options.lock) {
+      lock = await acquireLock(stateDir, options.lock.command, options.lock.waitMs, () => options.clock.now());
+      // Git's own locks a killed command left (its git killed mid-write) would fail every write.
+      await clearStaleGitLocks(root, repo.commonDir);
+      // A promotion interrupted by a crash is finished before anything else looks at the line,
+      // and checkouts a killed command left behind are removed (the lock says none is in use).
+      await recoverPromotion(repo, stateDir);
+      await removeLeftovers(repo, stateDir);
+    }
+    if (store) {
+      // The store reads the decisions in git it has not read yet (all of them in a fresh clone).
+      // A CI checkout may hold the line only as the remote's branch.
+      const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
+      await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);
+      // The curated vocabulary: merged labels read as one everywhere the store is read.
+      store.useAliases(aliasMap((await readLabelAliases(repo, config)).aliases));
+    }
+  } catch (error) {
+    store?.close();
+    await lock?.release();
+    throw error;
+  }
+  return {
+    root,
+    stateDir,
+    tracesRoot: path.join(root, 'traces'),
+    repo,
+    config,
+    get store(): Store {
+      store ??= Store.open(root, options.clock);
+      return store;
+    },
+    close: async () => {
+      store?.close();
+      store = null;
+      await lock?.release();
+    },
+  };
+}
+
+/**
+ * Removes what a killed command left behind: agentdevel's own worktrees (locked ones included,
+ * as `git worktree add` leaves them when killed mid-way) and only those, their folders, build
+ * folders and RC branches.
+ */
+async function removeLeftovers(repo: GitRepo, stateDir: string): Promise<void> {
+  const worktrees = path.join(stateDir, 'worktrees');
+  await repo.removeWorktreesUnder(worktrees);
+  await rm(worktrees, { recursive: true, force: true });
+  await rm(path.join(stateDir, 'build'), { recursive: true, force: true });
+  for (const { ref } of await repo.refs('refs/heads/agentdevel/rc/')) await repo.deleteBranch(ref.slice('refs/heads/'.length));
+}
+
+export function lineRef(config: Config): string {
+  return `refs/heads/${config.line.branch}`;
+}
+
+export async function lineTip(workspace: Workspace): Promise<string> {
+  const tip = await workspace.repo.resolve(lineRef(workspace.config));
+  if (!tip) {
+    throw new AgentdevelError('CONFIG_INVALID', `line.branch: the branch "${workspace.config.line.branch}" does not exist in ${workspace.root}`, {
+      hint: 'Commit the workspace on that branch, or set line.branch in agentdevel.config.json to your main branch.',
+      location: { file: path.join(workspace.root, CONFIG_FILE), key: 'line.branch' },
+    });
+  }
+  return tip;
+}
+
+export async function refuseDirtyTree(workspace: Workspace): Promise<void> {
+  const dirty = await workspace.repo.uncommittedPaths();
+  if (dirty.length > 0) {
+    const shown = dirty.slice(0, 5).join(', ');
+    throw new AgentdevelError('DIRTY_TREE', `the working tree has uncommitted changes (${shown}${dirty.length > 5 ? `, and ${dirty.length - 5} more` : ''})`);
+  }
+}

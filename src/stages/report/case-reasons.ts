@@ -1,0 +1,54 @@
+import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
+import { trialReason, type CaseRecord } from '../../domain/record.ts';
+
+/** One case of a run that did not pass every trial, with the reason of its first bad trial. */
+export interface CaseReason {
+  readonly caseId: string;
+  readonly passes: number;
+  readonly graded: number;
+  readonly infraErrors: number;
+  readonly reason: string;
+}
+
+/** Why one case-trial failed, in one line (see trialReason). */
+export const recordReason = (record: CaseRecord): string => trialReason(record);
+
+/**
+ * The cases with a failing or ungraded trial, each with the reason of its first such trial, by
+ * case id. The records are read once, as a stream: only one record per failing case is kept.
+ */
+export function failingCases(records: Iterable<CaseRecord>): CaseReason[] {
+  const byCase = new Map<string, { passes: number; graded: number; infraErrors: number; failed: CaseRecord | null; infra: CaseRecord | null }>();
+  for (const record of records) {
+    const entry = byCase.get(record.caseId) ?? { passes: 0, graded: 0, infraErrors: 0, failed: null, infra: null };
+    if (record.pass === null) entry.infraErrors += 1;
+    else entry.graded += 1;
+    if (record.pass === true) entry.passes += 1;
+    if (record.pass === false) entry.failed ??= record;
+    if (record.status === 'infra_error') entry.infra ??= record;
+    byCase.set(record.caseId, entry);
+  }
+  const reasons: CaseReason[] = [];
+  for (const [caseId, entry] of [...byCase].sort(([a], [b]) => a.localeCompare(b))) {
+    const bad = entry.failed ?? entry.infra;
+    if (!bad) continue;
+    reasons.push({ caseId, passes: entry.passes, graded: entry.graded, infraErrors: entry.infraErrors, reason: recordReason(bad) });
+  }
+  return reasons;
+}
+
+/** The reason of the first failing trial of a case in a run, or null when every trial passed. */
+export function reasonOf(records: readonly CaseRecord[], caseId: string): string | null {
+  const bad = records.find((r) => r.caseId === caseId && r.pass === false) ?? records.find((r) => r.caseId === caseId && r.status === 'infra_error');
+  return bad ? recordReason(bad) : null;
+}
+
+/** Why each named case flipped: the candidate's failure for a regression (or a move), the baseline's ("was: …") for a fix. */
+export function flipReasons(evidence: CaseEvidenceDocument | null): Map<string, string> {
+  const reasons = new Map<string, string>();
+  for (const c of evidence?.cases ?? []) {
+    const failing = c.kind === 'fix' ? c.baseline.shown : c.candidate.shown;
+    if (failing) reasons.set(c.caseId, c.kind === 'fix' ? `was: ${failing.reason}` : failing.reason);
+  }
+  return reasons;
+}
