@@ -92,6 +92,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--ref <ref>', 'a branch, tag or commit to run instead of the working tree')
     .option('--trials <k>', 'trials per case (default: the config)')
     .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
+    .option('--case <id>', 'run only this case of the train split (repeat for more)', (value: string, previous: string[] = []) => [...previous, value])
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(lazy(commands.run, (m) => m.runCommand));
   common(program.command('iterate').description('the main job: run, diagnose, synthesize one RC, gate, promote or discard; until a stop condition'))

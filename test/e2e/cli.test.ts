@@ -296,6 +296,11 @@ describe('agentdevel init', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ passRate: 1, failing: [], simulated: false, mockRoles: ['critic', 'diagnostician', 'synthesizer'] });
     expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="agentdevel\.my-agent" tests="6" failures="0" errors="0" skipped="0">/);
     expect(cli(['run', '-C', dir]).stdout).not.toMatch(/simulated/);
+    // `--case` (repeatable) runs only the named cases; an id of no case is bad usage.
+    expect(JSON.parse(cli(['run', '--json', '--case', 'add-1', '--case', 'sub-1', '-C', dir]).stdout)).toMatchObject({ passed: 2, graded: 2 });
+    const unknown = cli(['run', '--case', 'add-9', '-C', dir]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no case of the train split of rubrics\/\S+ has the id "add-9"/);
     for (const readme of ['releases/README.md', 'diagnostics/README.md', 'traces/README.md']) expect(existsSync(path.join(dir, readme))).toBe(true);
     // traces/ is ignored but its README is kept; a second init refuses and writes nothing.
     expect(git(dir, 'status', '--porcelain', '--untracked-files=all', 'traces')).toBe('?? traces/README.md');

@@ -11,6 +11,8 @@ import { simulationNote } from './notes.ts';
 export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'> {
   readonly split?: string;
   readonly ref?: string;
+  /** Only these cases of the train split (`--case`, repeatable). */
+  readonly case?: readonly string[];
 }
 
 export async function runCommand(io: Io, options: RunOptions): Promise<number> {
@@ -24,7 +26,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
   const command = await openCommand(io, options, 'run');
   try {
     const { workspace } = command;
-    const request = { split: 'train' as const, trials: workspace.config.trials, purpose: 'run' as const };
+    const request = { split: 'train' as const, trials: workspace.config.trials, purpose: 'run' as const, ...(options.case?.length ? { cases: options.case } : {}) };
     let result: RunResult;
     if (options.ref) {
       const commit = await workspace.repo.resolve(options.ref);

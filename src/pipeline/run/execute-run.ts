@@ -135,6 +135,12 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     const task = await loadTask(dir, config.task);
     const allCases = await loadSplit(task, request.split);
     const wanted = request.cases ? new Set(request.cases) : null;
+    const unknown = wanted ? [...wanted].filter((id) => !allCases.some((c) => c.id === id)) : [];
+    if (unknown.length > 0) {
+      throw new AgentdevelError('USAGE', `no case of the ${request.split} split of rubrics/${config.task} has the id ${unknown.map((id) => `"${id}"`).join(', ')}`, {
+        hint: 'Case ids are the "id" of each line of the split (`agentdevel run` lists the failing ones).',
+      });
+    }
     const cases = wanted ? allCases.filter((c) => wanted.has(c.id)) : allCases;
     const criticPolicy = effectiveCriticPolicy(config.critic, task.manifest.scorers.length > 0);
     if (criticPolicy === 'off' && task.manifest.scorers.length === 0) {
