@@ -20,7 +20,8 @@ export interface ReportOptions extends CommonOptions {
  * from git (so rejected RCs on their audit refs get one too), and the line's index beside it.
  */
 export async function reportCommand(io: Io, options: ReportOptions, target: string | undefined): Promise<number> {
-  const command = await openCommand(io, options, null);
+  // Everything it reads is in git: the store is never opened (a fast start).
+  const command = await openCommand(io, options, null, 'at_start', 'unused');
   try {
     const { workspace, output } = command;
     const recorded = await readRecordedDecision(workspace, target ?? null);
