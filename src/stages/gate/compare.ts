@@ -5,6 +5,7 @@ import { addConfirmation, confirmationTests, designConfirmation, freshInfrastruc
 import { estimateTables, type EstimateTable } from './estimators.ts';
 import { computeFlips, type CaseSummary } from './flips.ts';
 import { decideGate, plural, type GatePolicy } from './gate.ts';
+import { screeningInfrastructure } from './infrastructure-balance.ts';
 import { meanPassRate, screen } from './screening.ts';
 import { singleStagePower, twoStagePower } from './power-statement.ts';
 import { splitAlpha } from './significance.ts';
@@ -106,7 +107,8 @@ export function compareRuns(input: CompareInput): Comparison {
       procedure: singleStageProcedure(input.policy.alpha),
       aggregate: { ...screening.aggregate, source: 'screening' },
       power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha).regression, fdr: input.policy.alpha }),
-      infrastructure: null,
+      // Nothing can be re-run here: the imbalance is judged on the two screening runs.
+      infrastructure: screeningInfrastructure(baselineCases, candidateCases),
       baseline: baselineCases,
       candidate: candidateCases,
       intent: input.intent,
@@ -195,7 +197,7 @@ export async function compareCandidateRuns(
     procedure: twoStageProcedure(input.policy.alpha, design, { trials: input.screeningTrials, records: input.records }),
     aggregate: { worse: pairs.worse, better: pairs.better, pValue: pairs.pValue, source: 'fresh' },
     power: twoStagePower({ design, tests, screening, records: input.records, screeningTrials: input.screeningTrials, aggregate: { pairs: pairs.pairs, level: levels.aggregate } }),
-    infrastructure: freshInfrastructure(design, tallies),
+    infrastructure: { source: 'fresh', ...freshInfrastructure(design, tallies) },
     baseline: baselineCases,
     candidate: candidateCases,
     intent: input.intent,
