@@ -55,7 +55,7 @@ async function commandAgent(source: string, timeoutMs: number, passEnv: string[]
   writeFileSync(path.join(dir, 'blueprints/a/blueprint.json'), JSON.stringify({ runtime: 'command', command: [process.execPath, 'agent.mjs'], timeoutMs }));
   writeFileSync(path.join(dir, 'blueprints/a/agent.mjs'), source);
   const blueprint = await loadBlueprint(dir, 'a', tempDir('agentdevel-build-'));
-  return { dir, runtime: await startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv, parentEnv: { PATH: process.env.PATH ?? '', ...parentEnv } }) };
+  return { dir, runtime: await startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv, gradingPaths: ['expected'], parentEnv: { PATH: process.env.PATH ?? '', ...parentEnv } }) };
 }
 
 describe("a case's process tree", () => {

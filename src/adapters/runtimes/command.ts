@@ -13,6 +13,8 @@ export interface CommandOptions {
   readonly manifest: CommandManifest;
   /** Names of environment variables the agent may see (from the workspace config, not the blueprint). */
   readonly passEnv: readonly string[];
+  /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
+  readonly gradingPaths: readonly string[];
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   readonly concurrency?: number;
 }
@@ -38,7 +40,7 @@ export function startCommand(options: CommandOptions): Runtime {
         cwd: options.blueprint.root,
         // The trial number lets an agent that samples seed itself, so a run can be reproduced.
         env: { ...childEnvironment(options.parentEnv, options.passEnv), AGENTDEVEL_TRIAL: String(trial) },
-        input: JSON.stringify(visibleCase(testCase)),
+        input: JSON.stringify(visibleCase(testCase, options.gradingPaths)),
         timeoutMs: options.manifest.timeoutMs,
       },
       (line) => {

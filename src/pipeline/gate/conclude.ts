@@ -225,6 +225,7 @@ async function caseEvidence(
   return gatherCaseEvidence({
     decision: evaluation.decision,
     cases: await loadSplit(task, 'train'),
+    gradingPaths: task.gradingPaths,
     baselineRecords: store.records(baselineRun.runId),
     candidateRecords: store.records(evaluation.candidateRun.runId),
     runs: {
