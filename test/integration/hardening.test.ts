@@ -3,7 +3,8 @@
 // blueprint's fault from the machine's), damaged state is named with its fix, and secrets are
 // redacted in every form a written file can hold them.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/adapters/blueprint/load.ts';
@@ -17,7 +18,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { GitRepo } from '../../src/adapters/git/git.ts';
-import { clearStaleGitLocks, gitProcessesIn } from '../../src/adapters/git/stale-locks.ts';
+import { clearStaleGitLocks, gitProcessesIn, repositoryPlaces } from '../../src/adapters/git/stale-locks.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate } from '../../src/pipeline/loop/candidate.ts';
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import { runningChildren } from '../../src/adapters/process/children.ts';
@@ -386,5 +387,32 @@ describe("git's own locks after a kill -9", () => {
     await workspace.close();
     expect(locks.filter((file) => existsSync(file))).toEqual([]);
     execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'x'], { stdio: 'pipe' });
+  });
+
+  it('count a git process as live wherever it works on the repository: a linked worktree outside the folder, its git directory, a symlinked path', async () => {
+    const dir = await exampleWorkspace();
+    const gitDir = path.join(dir, '.git');
+    const outside = path.join(tempDir('agentdevel-worktree-'), 'elsewhere');
+    execFileSync('git', ['-C', dir, 'worktree', 'add', '-q', '--detach', outside, 'main'], { stdio: 'pipe' });
+    const link = path.join(tempDir('agentdevel-link-'), 'workspace-link');
+    symlinkSync(dir, link);
+    writeFileSync(path.join(gitDir, 'index.lock'), '');
+    for (const [where, env] of [
+      [outside, {}],
+      [gitDir, {}],
+      [tmpdir(), { GIT_DIR: gitDir }],
+    ] as const) {
+      const busy = spawn('git', ['cat-file', '--batch'], { cwd: where, env: { ...process.env, ...env }, stdio: ['pipe', 'ignore', 'ignore'] });
+      try {
+        // Seen from the workspace's path and from a symbolic link to it.
+        expect(await waitUntil(() => gitProcessesIn(repositoryPlaces(link, gitDir)).includes(busy.pid as number), 5000), where).toBe(true);
+        expect(await clearStaleGitLocks(link, gitDir, 300), where).toEqual([]);
+        expect(existsSync(path.join(gitDir, 'index.lock'))).toBe(true);
+      } finally {
+        busy.stdin?.end();
+        await waitUntil(() => busy.exitCode !== null, 5000);
+      }
+    }
+    expect(await clearStaleGitLocks(link, gitDir, 2000)).toEqual([path.join(gitDir, 'index.lock')]);
   });
 });

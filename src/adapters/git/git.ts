@@ -137,6 +137,12 @@ export class GitRepo {
     return files;
   }
 
+  /** What kind of object `sha` is (commit, tree, blob, tag), or null when the repository has none by that id. */
+  async objectType(sha: string): Promise<string | null> {
+    if (!(await this.objectExists(sha))) return null;
+    return (await this.raw(['cat-file', '-t', sha], 'cat-file')).trim();
+  }
+
   async objectExists(sha: string): Promise<boolean> {
     return (await this.probe(['cat-file', '-e', sha])).found;
   }
@@ -332,15 +338,15 @@ export class GitRepo {
     return (await this.probe(['merge-base', '--is-ancestor', ancestor, descendant])).found;
   }
 
-  /** Refs under a prefix with the objects they point at, sorted by name. */
-  async refs(prefix: string): Promise<Array<{ ref: string; sha: string }>> {
-    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname)', prefix], 'for-each-ref');
+  /** Refs under a prefix with the objects they point at and those objects' kinds (commit, tag, tree, blob), sorted by name. */
+  async refs(prefix: string): Promise<Array<{ ref: string; sha: string; type: string }>> {
+    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', prefix], 'for-each-ref');
     return out
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => {
-        const [ref, sha] = line.split(' ');
-        return { ref: ref ?? '', sha: sha ?? '' };
+        const [ref, sha, type] = line.split(' ');
+        return { ref: ref ?? '', sha: sha ?? '', type: type ?? '' };
       });
   }
 

@@ -53,6 +53,13 @@ async function readPending(workspace: Workspace, iteration: number): Promise<Pen
       hint: '`agentdevel log` lists the pending ones; `git fetch origin "refs/agentdevel/*:refs/agentdevel/*"` brings those of a remote.',
     });
   }
+  // Anything can be written to a ref: one that names no commit holds no pending release.
+  const type = await repo.objectType(commit);
+  if (type !== 'commit') {
+    throw new AgentdevelError('PENDING_NOT_GATED', `${ref} points at ${type ? `a ${type}` : 'an object this repository does not have'} (${commit.slice(0, 10)}), not at a commit: it holds no release candidate the gate held; nothing was approved`, {
+      hint: `Remove it (git update-ref -d ${ref}), or point it back at the commit the gate recorded, and run the command again.`,
+    });
+  }
   const file = `${releaseFolder({ blueprint: config.blueprint, outcome: 'pending', release: null, iteration })}/decision.json`;
   const text = await repo.readFileAt(commit, file);
   if (text === null) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file}: missing; this pending release cannot be read`);
