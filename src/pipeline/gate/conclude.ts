@@ -121,7 +121,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter(
     (role) => fromLoop || (role !== 'diagnostician' && role !== 'synthesizer'),
   );
-  let recorded: { tag: string | null; auditRef: string } | null = null;
+  let recorded: { commit: string; tag: string | null; auditRef: string } | null = null;
   // A promoted release is screened now, while its checkout is here: its first record is the
   // candidate's run (reused), the others are written to git with this decision, so every later
   // gate against it (a CI checkout included) reuses the whole screen instead of taking it again.
@@ -197,6 +197,8 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     intent: subject.intent,
     tag: recorded?.tag ?? null,
     auditRef: recorded?.auditRef ?? null,
+    // The very commit written to git: `approve` trusts a pending release only when it is this one.
+    recordedCommit: recorded?.commit ?? null,
     f2p: decision.f2p,
     p2f: decision.p2f,
   });
