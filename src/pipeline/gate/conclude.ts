@@ -11,7 +11,6 @@ import type { DiagnosisEvidence, ReleaseEvidence } from '../../stages/release/ar
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { recordBaseline, screenSourceText, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
-import { runBlueprintChecks } from './layer-evidence.ts';
 import type { Config } from '../../config/schema.ts';
 import { checksConfig, decideLayers } from './decide-layers.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
@@ -79,7 +78,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   // The blueprint's own checks run first, on the candidate's checkout: a failing one vetoes
   // before any agent run is spent on the candidate.
   const blueprintChecks =
-    baselineRun && checksConfig(config) ? await runBlueprintChecks(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), context.parentEnv, config.sandbox.memoryMb) : [];
+    baselineRun && checksConfig(config) ? await context.checks.run(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), config.sandbox.memoryMb) : [];
   const evaluation =
     screen && blueprintChecks.every((c) => c.ok)
       ? await evaluateCandidate(context, {
