@@ -137,12 +137,6 @@ export class GitRepo {
     return files;
   }
 
-  /** What kind of object `sha` is (commit, tree, blob, tag), or null when the repository has none by that id. */
-  async objectType(sha: string): Promise<string | null> {
-    if (!(await this.objectExists(sha))) return null;
-    return (await this.raw(['cat-file', '-t', sha], 'cat-file')).trim();
-  }
-
   async objectExists(sha: string): Promise<boolean> {
     return (await this.probe(['cat-file', '-e', sha])).found;
   }

@@ -54,9 +54,9 @@ async function readPending(workspace: Workspace, iteration: number): Promise<Pen
     });
   }
   // Anything can be written to a ref: one that names no commit holds no pending release.
-  const type = await repo.objectType(commit);
+  const type = (await repo.refs(ref)).find((r) => r.ref === ref)?.type ?? 'missing';
   if (type !== 'commit') {
-    throw new AgentdevelError('PENDING_NOT_GATED', `${ref} points at ${type ? `a ${type}` : 'an object this repository does not have'} (${commit.slice(0, 10)}), not at a commit: it holds no release candidate the gate held; nothing was approved`, {
+    throw new AgentdevelError('PENDING_NOT_GATED', `${ref} points at ${type === 'missing' ? 'an object this repository does not have' : `a ${type}`} (${commit.slice(0, 10)}), not at a commit: it holds no release candidate the gate held; nothing was approved`, {
       hint: `Remove it (git update-ref -d ${ref}), or point it back at the commit the gate recorded, and run the command again.`,
     });
   }
