@@ -96,7 +96,7 @@ export const configSchema = z
           .lt(1)
           .default(0.05)
           .describe(
-            'Most chance that the statistical gate rejects an unchanged agent: a quarter for the paired test over the moved cases\' first fresh pairs, three quarters for the per-case regression tests. A case is credited as a fix it is not at most alpha of the time.',
+            'Most chance that the statistical gate rejects an unchanged agent: an eighth for the paired test over the moved cases\' first fresh pairs, an eighth for the infrastructure balance test, three quarters for the per-case regression tests (compare of imported runs: a quarter for the paired test). A case is credited as a fix it is not at most alpha of the time.',
           ),
         maxSignificantRegressions: z.number().int().min(0).default(0).describe('Confirmed regressions still tolerated (statistical gate).'),
         maxConfirmTrials: z

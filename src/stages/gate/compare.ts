@@ -105,7 +105,7 @@ export function compareRuns(input: CompareInput): Comparison {
       tests: singleStageTests(screening, input.policy.alpha),
       procedure: singleStageProcedure(input.policy.alpha),
       aggregate: { ...screening.aggregate, source: 'screening' },
-      power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha).regression, fdr: input.policy.alpha }),
+      power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha, 'one').regression, fdr: input.policy.alpha, aggregateLevel: splitAlpha(input.policy.alpha, 'one').aggregate, detectableDrop: input.policy.detectableDrop }),
       infrastructure: null,
       baseline: baselineCases,
       candidate: candidateCases,
