@@ -46,6 +46,22 @@ export interface RunSummary extends RunIdentity {
   readonly origin: 'local' | 'git';
 }
 
+/** Which iteration, run and activity (a discover round) a model call is charged to. */
+export interface LedgerScope {
+  readonly iteration: number | null;
+  readonly runId: string | null;
+  readonly activity?: string | null;
+}
+
+/** The ledger's rows of one activity: totals and per role. */
+export interface ActivityCost {
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly byRole: ReadonlyArray<{ readonly role: string; readonly calls: number; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number }>;
+}
+
 export interface IterationCost {
   readonly costUsd: number;
   readonly inputTokens: number;
@@ -448,14 +464,15 @@ export class Store {
     });
   }
 
-  recordModelCall(role: CallRole, model: string, usage: Usage, context: { iteration: number | null; runId: string | null }): void {
+  recordModelCall(role: CallRole, model: string, usage: Usage, context: LedgerScope): void {
     this.sql.run(
-      `INSERT INTO model_calls (role, model, iteration, run_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO model_calls (role, model, iteration, run_id, activity, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       role,
       model,
       context.iteration,
       context.runId,
+      context.activity ?? null,
       usage.inputTokens,
       usage.outputTokens,
       usage.cacheReadTokens,
@@ -469,9 +486,36 @@ export class Store {
    * Calls not made, as one count: "policy" for those the critic policy spared (passing
    * case-trials), "reused" for verdicts given once for an identical trace.
    */
-  recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: { iteration: number | null; runId: string | null }): void {
+  recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: LedgerScope): void {
     if (count <= 0) return;
-    this.sql.run(`INSERT INTO spared_calls (role, model, iteration, run_id, reason, count, at) VALUES (?, ?, ?, ?, ?, ?, ?)`, role, model, context.iteration, context.runId, reason, count, this.now());
+    this.sql.run(
+      `INSERT INTO spared_calls (role, model, iteration, run_id, activity, reason, count, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      role,
+      model,
+      context.iteration,
+      context.runId,
+      context.activity ?? null,
+      reason,
+      count,
+      this.now(),
+    );
+  }
+
+  /** What the model calls of one activity (a discover round) cost, per role: the ledger's rows for it. */
+  costOfActivity(activity: string): ActivityCost {
+    const rows = this.sql.all<{ role: string; calls: number; input: number; output: number; cost: number }>(
+      `SELECT role, COUNT(*) AS calls, COALESCE(SUM(input_tokens + cache_read_tokens + cache_write_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output, COALESCE(SUM(cost_usd), 0) AS cost
+       FROM model_calls WHERE activity = ? AND skipped = 0 GROUP BY role ORDER BY role`,
+      activity,
+    );
+    const byRole = rows.map((r) => ({ role: String(r.role), calls: Number(r.calls), inputTokens: Number(r.input), outputTokens: Number(r.output), costUsd: Number(r.cost) }));
+    return {
+      calls: byRole.reduce((n, r) => n + r.calls, 0),
+      inputTokens: byRole.reduce((n, r) => n + r.inputTokens, 0),
+      outputTokens: byRole.reduce((n, r) => n + r.outputTokens, 0),
+      costUsd: byRole.reduce((n, r) => n + r.costUsd, 0),
+      byRole,
+    };
   }
 
   /** Rows in the ledger (model calls made, and stores from before counts: one per call spared). */

@@ -7,7 +7,16 @@ import type { GradientDocument } from '../../../domain/gradient.ts';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, RcHistoryEntry, RequirementsReviewRequest, SynthesisRequest } from '../../../domain/ports/model.ts';
+import type {
+  CriticRequest,
+  DiagnosisScriptRequest,
+  HelpfulnessRequest,
+  MemberWriteRequest,
+  OrchestratorPromptRequest,
+  RcHistoryEntry,
+  RequirementsReviewRequest,
+  SynthesisRequest,
+} from '../../../domain/ports/model.ts';
 import type { RoleFacts } from '../../../domain/role-facts.ts';
 import { scorerDecides } from '../../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../../domain/symptoms.ts';
@@ -28,7 +37,10 @@ type TemplateName =
   | 'requirements-system'
   | 'requirements-user'
   | 'judge-system'
-  | 'judge-user';
+  | 'judge-user'
+  | 'writer-system'
+  | 'writer-member'
+  | 'writer-orchestrator';
 
 let compiled: Map<string, Render> | null = null;
 
@@ -82,6 +94,37 @@ export function judgePrompt(request: HelpfulnessRequest, facts: RoleFacts): Role
   return {
     system: [render('judge-system', { facts })],
     user: render('judge-user', { component: request.component, trace: JSON.stringify(criticTrace(request.trace)), callIds: request.callIds.join(', ') }),
+  };
+}
+
+/** The member writer: the blueprint, the tools a member may have, the archive with its figures; in a warm-up, the draft at work. */
+export function writerPrompt(request: MemberWriteRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('writer-system', { facts })],
+    user: render('writer-member', {
+      rubric: request.task.rubric,
+      blueprintName: request.blueprintName,
+      root: request.blueprintRoot,
+      files: request.files,
+      tools: request.tools,
+      archive: pretty(request.archive),
+      symptoms: request.symptoms,
+      warmup: request.warmup
+        ? {
+            attempt: request.warmup.attempt,
+            draft: pretty(request.warmup.draft),
+            trajectories: request.warmup.trajectories.map((t) => ({ caseId: t.caseId, pass: t.pass, trace: JSON.stringify(criticTrace(t.trace)) })),
+          }
+        : null,
+    }),
+  };
+}
+
+/** The member writer, asked for an orchestrator prompt customised to the chosen team. */
+export function orchestratorPromptPrompt(request: OrchestratorPromptRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('writer-system', { facts })],
+    user: render('writer-orchestrator', { rubric: request.task.rubric, current: request.current, team: pretty(request.team) }),
   };
 }
 
