@@ -228,6 +228,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   common(program.command('attribute').description('traces each flip of a release candidate to the edit it depends on (each edit reverted alone, on fresh trials; bounded)'))
     .argument('<rc>', 'the candidate: a branch, tag or commit')
     .option('--base <ref>', 'the version the candidate is measured from (default: its fork point from the line)')
+    .option('--variant-trials <n>', "fresh trials per flipped case in each variant (default: attribution.variantTrials, else as many as the gate's confirmation planner gives a case)")
     .action(async (rc: string, options: AttributeOptions) => {
       exitCode = await (await commands.attribute()).attributeCommand(io, mergeGlobal(options), rc);
     });

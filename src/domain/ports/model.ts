@@ -132,6 +132,8 @@ export interface RcHistoryEntry {
   readonly edited: readonly string[];
   /** Its scope: the cases the diagnosis of its iteration listed under its targets. */
   readonly scope: readonly string[];
+  /** A rejected RC whose regressions the gate attributed (attribution.onRejection): per broken case, the edits it depends on. */
+  readonly brokenBy?: ReadonlyArray<{ readonly caseId: string; readonly edits: readonly string[]; readonly evidence: 'reverted' | 'alone' | 'unexplained' }>;
 }
 
 /** What the task tells a synthesizer: its rules and the environment its tool wrappers can call. */

@@ -20,6 +20,7 @@ import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
 import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { recordedRuns, taxonomyDocument } from './decision-record.ts';
+import { attributeRegressions } from './regression-attribution.ts';
 import { blueprintRoot, readManifest } from '../../adapters/blueprint/load.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
@@ -125,6 +126,8 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   // in candidates the loop made (those have a fingerprint), the member writer in discover's.
   const authors: readonly Role[] = subject.authors ?? (subject.fingerprint !== null ? ['diagnostician', 'synthesizer'] : []);
   const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter((role) => !AUTHOR_ROLES.includes(role) || authors.includes(role));
+  // A recorded rejection with regressions: which edit each depends on (attribution.onRejection), for the synthesizer's next request.
+  const attribution = subject.record && !accepted && evaluation ? await attributeRegressions(context, { ...subject.candidate, changeBase: subject.changeBase, edits: subject.edits }, decision.p2f) : null;
   let recorded: { tag: string | null; auditRef: string } | null = null;
   // A promoted release is screened now, while its checkout is here: its first record is the
   // candidate's run (reused), the others are written to git with this decision, so every later
@@ -163,6 +166,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     diagnosis: subject.diagnosis,
     credit: subject.credit ?? null,
     ablation,
+    attribution,
     simulated,
     mockRoles,
     // The agent's model is what ran: a command agent is its own program, whatever models.agent says.

@@ -132,6 +132,13 @@ export function orchestratorPromptPrompt(request: OrchestratorPromptRequest, fac
 const pretty = (value: unknown): string =>
   JSON.stringify(value, null, 2).replace(/\[\n\s*([^[\]{}]*?)\n\s*\]/g, (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`);
 
+const ATTRIBUTED = { reverted: 'reverting this edit alone undoes the regression', alone: 'this edit alone reproduces the regression', unexplained: 'no single edit explains it: several together, or noise' } as const;
+
+/** Which edit broke a case, in words: the edits and how the gate found it. */
+function brokenByText(b: NonNullable<RcHistoryEntry['brokenBy']>[number]): string {
+  return b.edits.length === 0 ? ATTRIBUTED.unexplained : `${b.edits.join(', ')} (${ATTRIBUTED[b.evidence]})`;
+}
+
 /** An earlier RC as the diagnostician and the synthesizer read it. */
 function rcView(entry: RcHistoryEntry) {
   return {
@@ -146,6 +153,8 @@ function rcView(entry: RcHistoryEntry) {
     fixed: Object.fromEntries(entry.fixed.map((f) => [f.caseId, f.symptom])),
     /** case id → the symptom it failed with under the RC */
     broken: Object.fromEntries(entry.broken.map((b) => [b.caseId, b.symptom])),
+    /** case id → the edit it broke under, found by reverting each edit alone on fresh trials (when the gate attributed them) */
+    ...(entry.brokenBy ? { brokenBy: Object.fromEntries(entry.brokenBy.map((b) => [b.caseId, brokenByText(b)])) } : {}),
   };
 }
 
