@@ -49,7 +49,7 @@ export interface DiscoverOutcome {
   readonly state: BanditState;
   readonly stoppedEarly: string | null;
   readonly ranking: { readonly byHelpfulness: readonly string[]; readonly bySuccessRate: readonly string[] };
-  readonly proposal: { readonly team: readonly string[]; readonly commit: string; readonly intent: ChangeIntent | null; readonly edits: readonly string[] };
+  readonly proposal: { readonly team: readonly string[]; readonly commit: string; readonly intent: ChangeIntent; readonly edits: readonly string[] };
   readonly gate: GateOutcome;
   readonly simulated: boolean;
 }
@@ -153,7 +153,15 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
       context.usageScope.activity = null;
     }
     const last = session.rounds.at(-1)?.round ?? 0;
-    return { session, ceiling: { ...ceiling, text }, rounds: now, state: stateOf(session, config.blueprint, last), stoppedEarly, releaseSimulated: releaseRun.simulated };
+    return {
+      session,
+      ceiling: { ...ceiling, text },
+      rounds: now,
+      state: stateOf(session, config.blueprint, last),
+      stoppedEarly,
+      releaseSimulated: releaseRun.simulated,
+      releaseFailures: failureLabels(releaseRun.cases.values()),
+    };
   });
 
   const { session, state } = played;
@@ -175,10 +183,10 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
   } finally {
     context.usageScope.activity = null;
   }
-  const intent = proposalIntent(session.rounds, state, chosen);
+  const intent = proposalIntent(session.rounds, played.releaseFailures, state, chosen);
   const edits = proposalEdits({ root: crew.root, release: crew.manifest, releaseFiles: crew.files, team, orchestratorPrompt: written.value.prompt });
   const iteration = await nextIteration(repo, config);
-  const built = await buildCandidate(workspace, tip, iteration, { edits, intent: intent ?? { targets: ['none'], rationale: 'discover' } });
+  const built = await buildCandidate(workspace, tip, iteration, { edits, intent });
   const problem = await checkCandidateLoads(workspace, built);
   if (problem) {
     await discardCandidate(workspace, built);
@@ -351,19 +359,30 @@ function symptomTally(rounds: readonly RoundDocument[]): Array<{ label: string; 
 }
 
 /**
- * The proposal's intent: the team answers the failures the design split showed, so it targets
- * their three most frequent labels (the gate then asks for fixes and counts its hits on them).
- * Null when no design case-trial failed (the gate then decides on regressions alone, as it does
- * for a person's change without targets).
+ * The proposal's intent, so the gate holds it to what it holds the loop's RCs to (fixes, and
+ * hits on the targets; an RC that fixes nothing can only be an efficiency release): the team
+ * answers the failures the design split showed, so it targets their three most frequent labels,
+ * or the release's own train-run failures when no design case-trial failed.
  */
-function proposalIntent(rounds: readonly RoundDocument[], state: BanditState, team: readonly string[]): ChangeIntent | null {
-  const targets = symptomTally(rounds).slice(0, 3).map((s) => s.label);
-  if (targets.length === 0) return null;
+function proposalIntent(rounds: readonly RoundDocument[], releaseFailures: readonly string[], state: BanditState, team: readonly string[]): ChangeIntent {
+  const design = symptomTally(rounds).slice(0, 3).map((s) => s.label);
+  const targets = design.length > 0 ? design : releaseFailures.slice(0, 3);
   const figures = team.map((name) => {
     const arm = state.arms.find((a) => a.name === name);
     return `${name} (helpful in ${arm?.helpful ?? 0} of ${arm?.used ?? 0} trajectories)`;
   });
-  return { targets, rationale: `discover: the team of ${team.length} ranked first by hindsight helpfulness over ${state.round} rounds, ${figures.join(', ')}, with an orchestrator prompt written for it.` };
+  const aim = design.length > 0 ? 'the design split’s failures' : targets.length > 0 ? 'the release’s train-run failures (none on the design split)' : 'no failure: no case-trial failed, so only an efficiency release can pass';
+  return {
+    targets: targets.length > 0 ? targets : ['none'],
+    rationale: `discover: the team of ${team.length} ranked first by hindsight helpfulness over ${state.round} rounds, ${figures.join(', ')}, with an orchestrator prompt written for it; aimed at ${aim}.`,
+  };
+}
+
+/** The labels of a run's failing cases, most frequent first. */
+function failureLabels(cases: Iterable<{ readonly outcome: string; readonly symptom: string | null }>): string[] {
+  const tally = new Map<string, number>();
+  for (const c of cases) if (c.outcome === 'fail' && c.symptom) tally.set(c.symptom, (tally.get(c.symptom) ?? 0) + 1);
+  return [...tally].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([label]) => label);
 }
 
 function refuseMissingTools(members: readonly ArchivedMember[], crew: ReleaseCrew, ref: string): void {
