@@ -121,7 +121,17 @@ describe('discover on the crew example, offline (mock engine)', () => {
     expect(decision.mockRoles).toContain('writer');
     expect(outcome.simulated).toBe(true);
 
-    // A later session goes on with the recorded seed; another seed is refused, naming it.
+    // A later session goes on from git (round 7, on the new release) within a stated budget: a round may take
+    // 18 case-trials, so a budget of 25 lets one round run and stops before the second.
+    const budgeted = await cliAsync(['discover', '--rounds', '3', '--budget', '25', '--json', '-C', dir]);
+    expect(budgeted.code, budgeted.stderr).toBe(0);
+    const later = JSON.parse(budgeted.stdout) as Outcome & { stoppedEarly: string | null };
+    expect(later.rounds.map((r) => r.round)).toEqual([7]);
+    expect(later.stoppedEarly).toMatch(/^budget: 1[25] of 25 case-trials spent, and a round may take 18$/);
+    expect(budgeted.stderr).toMatch(/Budget: 25 case-trials\./);
+    expect(later.seed).toBe(1);
+
+    // Another seed is refused, naming it.
     const reseeded = cli(['discover', '--rounds', '1', '--seed', '5', '-C', dir]);
     expect(reseeded.code).toBe(2);
     expect(reseeded.stderr).toMatch(/--seed 5: the archive on refs\/agentdevel\/discover\/orders-crew was drawn with seed 1/);
