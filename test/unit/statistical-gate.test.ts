@@ -284,22 +284,6 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     expect(undecided.decision.checks.find((c) => c.name === 'infra_balance')).toBeUndefined();
   });
 
-  it('judges the imbalance on the screening runs where nothing can be re-run (compare, single stage)', () => {
-    // Three trials a case; the candidate "errs" on every trial of four cases the baseline always passed.
-    const baseline = summaries(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`c${i}`, '111'])));
-    const candidate = summaries(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`c${i}`, i < 4 ? 'III' : '111'])));
-    const { decision } = compareRuns({ baseline, candidate, policy: { ...policy, maxUngradedShare: 0.25 }, noise: quiet, intent: null });
-    const check = decision.checks.find((c) => c.name === 'infra_balance');
-    expect(check?.ok).toBe(false);
-    expect(check?.message).toMatch(/more often than the baseline's: c0, c1, c2, c3 \(screening case-trials: 12 of 60 .* one-sided p = /);
-    expect(decision.verdict).toBe('reject');
-    // One errored trial of sixty is not evidence of anything: no rejection on it.
-    const once = summaries(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`c${i}`, i === 0 ? '1I1' : '111'])));
-    const calm = compareRuns({ baseline, candidate: once, policy, noise: quiet, intent: null }).decision;
-    expect(calm.checks.find((c) => c.name === 'infra_balance')?.ok).toBe(true);
-    expect(calm.verdict).toBe('accept');
-  });
-
   it('the paper-faithful policy warns when the store has seen this agent be noisy', () => {
     const { decision } = compareRuns({ baseline: summaries({ a: '1' }), candidate: summaries({ a: '1' }), policy: { ...policy, policy: 'flips' }, noise: { variedCases: 3 }, intent: null });
     expect(decision.warnings.join(' ')).toMatch(/this agent is noisy: 3 cases passed and failed within one version/);
@@ -353,8 +337,16 @@ describe('what a decision states it could have seen', () => {
     expect(likely?.regressions.slice(0, 10).map((r) => r.caseId).sort()).toEqual(ids.slice(0, 10));
     expect(likely?.confirmable).toBe(false);
     expect(likely?.smallestPValue).toBeCloseTo(1 / 6, 12);
-    expect(decision.power?.text.join(' ')).toMatch(/No single case could be confirmed at these trial counts: with 2 against 2 trials .* it would take \d+ trials a side/);
+    expect(decision.power?.text.join(' ')).toMatch(/No single case could be confirmed at these trial counts: with 2 against 2 trials .* (\d+) trials a side is the fewest at which/);
     expect(decision.power?.text.join(' ')).toMatch(/never used to promote/);
+    // The perfect split is the floor; confirming a real drop of detectableDrop with 80% power takes more, stated exactly.
+    const forPower = likely?.trialsForPower as number;
+    expect(forPower).toBeGreaterThan(likely?.trialsNeeded as number);
+    expect(fixedPower(forPower, 1, 1 - policy.detectableDrop, likely?.bar as number)).toBeGreaterThanOrEqual(0.8);
+    expect(fixedPower(forPower - 1, 1, 1 - policy.detectableDrop, likely?.bar as number)).toBeLessThan(0.8);
+    // The paired test over the 20 cases at two trials a side states the common drop it could see.
+    expect(decision.power?.aggregate).toMatchObject({ pairs: 20, level: 0.0125 });
+    expect(decision.power?.aggregate?.detectableDrop).toBeGreaterThan(0);
   });
 });
 

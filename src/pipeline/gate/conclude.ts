@@ -19,6 +19,7 @@ import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
 import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { recordedRuns, taxonomyDocument } from './decision-record.ts';
+import { attributeRegressions } from './regression-attribution.ts';
 import { blueprintRoot, readManifest } from '../../adapters/blueprint/load.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
@@ -35,6 +36,8 @@ export interface GateSubject {
   readonly intent: ChangeIntent | null;
   readonly fingerprint: string | null;
   readonly diagnosis: DiagnosisEvidence | null;
+  /** The model roles that wrote the candidate (default: the diagnostician and the synthesizer for a loop candidate, none for a hand-made one). */
+  readonly authors?: readonly Role[];
   /** The iteration's credit per component (loop candidates only). */
   readonly credit?: CreditDocument | null;
   /** The experiment's switch this decision ran under (iterate --ablate, scratch lines only); null otherwise. */
@@ -62,6 +65,9 @@ export interface GateConclusion {
   /** The files a dry gate wrote to its report folder (absolute paths). */
   readonly reportFiles: readonly string[];
 }
+
+/** Roles that write candidates rather than run or grade them. */
+const AUTHOR_ROLES: readonly Role[] = ['diagnostician', 'synthesizer', 'writer'];
 
 /**
  * The one tail every candidate goes through: evaluate (or reject on scope), decide, then promote
@@ -115,11 +121,12 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   const accepted = decision.verdict === 'accept';
   const simulated = (baselineRun?.simulated ?? false) || (evaluation?.candidateRun.simulated ?? false);
   const recordedOutcome = accepted ? (approval ? 'pending' : 'promoted') : 'rejected';
-  // The diagnostician and the synthesizer only take part in candidates the loop made (those have a fingerprint).
-  const fromLoop = subject.fingerprint !== null;
-  const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter(
-    (role) => fromLoop || (role !== 'diagnostician' && role !== 'synthesizer'),
-  );
+  // The roles that wrote the candidate take part only in it: the diagnostician and the synthesizer
+  // in candidates the loop made (those have a fingerprint), the member writer in discover's.
+  const authors: readonly Role[] = subject.authors ?? (subject.fingerprint !== null ? ['diagnostician', 'synthesizer'] : []);
+  const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter((role) => !AUTHOR_ROLES.includes(role) || authors.includes(role));
+  // A recorded rejection with regressions: which edit each depends on (attribution.onRejection), for the synthesizer's next request.
+  const attribution = subject.record && !accepted && evaluation ? await attributeRegressions(context, { ...subject.candidate, changeBase: subject.changeBase, edits: subject.edits }, decision.p2f) : null;
   let recorded: { commit: string; tag: string | null; auditRef: string } | null = null;
   // A promoted release is screened now, while its checkout is here: its first record is the
   // candidate's run (reused), the others are written to git with this decision, so every later
@@ -158,6 +165,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     diagnosis: subject.diagnosis,
     credit: subject.credit ?? null,
     ablation,
+    attribution,
     simulated,
     mockRoles,
     // The agent's model is what ran: a command agent is its own program, whatever models.agent says.
@@ -260,8 +268,8 @@ function manifestUnreadable(error: unknown): null {
   throw error;
 }
 
-/** The models of the roles this workspace asks: the judge only when credit.helpfulness is on. */
+/** The models of the roles this workspace asks: the judge only when credit.helpfulness is on; the writer only in discover. */
 function modelsAsked(config: Config): Record<string, string> {
-  const { judge, ...asked } = config.models;
+  const { judge, writer: _writer, ...asked } = config.models;
   return config.credit.helpfulness ? { ...asked, judge } : asked;
 }

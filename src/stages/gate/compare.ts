@@ -5,7 +5,6 @@ import { addConfirmation, confirmationTests, designConfirmation, freshInfrastruc
 import { estimateTables, type EstimateTable } from './estimators.ts';
 import { computeFlips, type CaseSummary } from './flips.ts';
 import { decideGate, plural, type GatePolicy } from './gate.ts';
-import { screeningInfrastructure } from './infrastructure-balance.ts';
 import { meanPassRate, screen } from './screening.ts';
 import { singleStagePower, twoStagePower } from './power-statement.ts';
 import { splitAlpha } from './significance.ts';
@@ -106,9 +105,9 @@ export function compareRuns(input: CompareInput): Comparison {
       tests: singleStageTests(screening, input.policy.alpha),
       procedure: singleStageProcedure(input.policy.alpha),
       aggregate: { ...screening.aggregate, source: 'screening' },
-      power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha).regression, fdr: input.policy.alpha }),
-      // Nothing can be re-run here: the imbalance is judged on the two screening runs.
-      infrastructure: screeningInfrastructure(baselineCases, candidateCases),
+      power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha, 'one').regression, fdr: input.policy.alpha, aggregateLevel: splitAlpha(input.policy.alpha, 'one').aggregate, detectableDrop: input.policy.detectableDrop }),
+      // No fresh trials, so no balance test: the single stage spends no alpha on one (splitAlpha).
+      infrastructure: null,
       baseline: baselineCases,
       candidate: candidateCases,
       intent: input.intent,

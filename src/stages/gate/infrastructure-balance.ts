@@ -26,8 +26,9 @@ export interface InfrastructureEvidence {
 
 /**
  * How an imbalance is judged. test: a one-sided Fisher test on the graded share of each side's
- * case-trials at alpha (the statistical gate). face_value: any excess counts, as every flip
- * counts under the paper-faithful gate (for deterministic agents, which do not err at random).
+ * fresh trials at the level given (the statistical gate's own share of alpha). face_value: any
+ * excess counts, as every flip counts under the paper-faithful gate (for deterministic agents,
+ * which do not err at random).
  */
 export type ImbalanceRule = { readonly kind: 'test'; readonly alpha: number } | { readonly kind: 'face_value' };
 
@@ -69,7 +70,7 @@ export function infrastructureBalanceCheck(evidence: InfrastructureEvidence, rul
   if (rule.kind === 'test') {
     const pValue = fisherDropPValue(b.attempts - b.errors, b.attempts, c.attempts - c.errors, c.attempts);
     imbalanced = meets(pValue, rule.alpha);
-    test = `one-sided p = ${pValue.toPrecision(2)}, alpha ${rule.alpha}`;
+    test = `one-sided p = ${pValue.toPrecision(2)}; an imbalance at p ≤ ${Number(rule.alpha.toPrecision(3))}`;
   } else {
     imbalanced = share(c) > share(b);
     test = 'gate.policy "flips" takes every difference at face value';

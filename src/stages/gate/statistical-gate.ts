@@ -1,6 +1,6 @@
-// The gate with a stated error rate. alpha is split by the union bound (splitAlpha): a quarter for
-// the paired sign test over the moved cases' first fresh pairs, three quarters for the family of
-// per-case regression tests (weighted Holm). Every test an unchanged agent could fail rests on
+// The gate with a stated error rate. alpha is split by the union bound (splitAlpha): an eighth for
+// the paired sign test over the moved cases' first fresh pairs, an eighth for the infrastructure
+// balance test, three quarters for the family of per-case regression tests (weighted Holm). Every test an unchanged agent could fail rests on
 // fresh trials that both versions ran together, so it is rejected at most alpha of the time,
 // whatever its per-case pass chances and however the provider drifted since the baseline's
 // records were taken. Fixes are a separate family at alpha: a case is credited as a fix it is not
@@ -70,7 +70,8 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
       `it stopped early once its verdict was settled, or for futility once its predicted chance of ending significant fell below ${design.policy.futility}. ` +
       `It is decided on those fresh trials alone by a one-sided exact test (Boschloo's), with a tenth of its level spent on an early look at 8 trials a side; ` +
       `cases share their family's level by weight (a unanimous screen weighs ${UNANIMOUS_WEIGHT} times as much), and weighted Holm names them (regressions at ${level(levels.regression)}, fixes at ${level(levels.fix)}). ` +
-      `Worse overall? An exact one-sided sign test over the selected cases' first fresh pairs, at ${level(levels.aggregate)}. Only a confirmed drop is named a regression; ` +
+      `Worse overall? An exact one-sided sign test over the selected cases' first fresh pairs, at ${level(levels.aggregate)}. ` +
+      `Hiding failures? When the candidate left a selected case ungraded on its own side, a one-sided Fisher test on the graded share of each side's fresh trials, at ${level(levels.infrastructure)}. Only a confirmed drop is named a regression; ` +
       'the early stops only ever name fewer cases than the full-size tests would, never more.',
     guarantee: twoStageGuarantee(alpha),
   };
@@ -78,7 +79,7 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
 
 /** The single-stage procedure (`compare`, `calibrate`): no fresh trials, every testable case in the family. */
 export function singleStageProcedure(alpha: number): Procedure {
-  const levels = splitAlpha(alpha);
+  const levels = splitAlpha(alpha, 'one');
   return {
     kind: 'single_stage',
     alpha,
@@ -146,8 +147,8 @@ export function decideStatistical(input: {
   /** The paired test's evidence: fresh first pairs (two stages) or the screening runs (one stage). */
   readonly aggregate: { readonly worse: number; readonly better: number; readonly pValue: number; readonly source: 'fresh' | 'screening' };
   readonly power: PowerStatement;
-  /** Infrastructure errors of each side: in the fresh trials (two stages) or the screening runs (one stage). */
-  readonly infrastructure: InfrastructureEvidence;
+  /** Infrastructure errors in the fresh trials of each side (two stages; null for one, which has no balance test). */
+  readonly infrastructure: InfrastructureEvidence | null;
   readonly baseline: ReadonlyMap<string, CaseSummary>;
   readonly candidate: ReadonlyMap<string, CaseSummary>;
   readonly intent: ChangeIntent | null;
@@ -159,11 +160,12 @@ export function decideStatistical(input: {
   const fixes = named('fix');
   const moved = [...screening.drops, ...screening.rises];
   const flaky = moved.filter((id) => !regressions.includes(id) && !fixes.includes(id)).sort();
-  const imbalance = infrastructureBalanceCheck(input.infrastructure, { kind: 'test', alpha: policy.alpha });
+  // The balance test has its own share of alpha (two stages), so an unchanged agent's rejection through it is within the guarantee.
+  const imbalance = input.infrastructure ? infrastructureBalanceCheck(input.infrastructure, { kind: 'test', alpha: splitAlpha(policy.alpha).infrastructure }) : null;
   // Cases the candidate itself left ungradable count against it once the imbalance is shown, for the graded share too; otherwise they are missing evidence.
-  const ownFailures = imbalance && !imbalance.ok ? new Set(input.infrastructure.candidateBlocked) : new Set<string>();
+  const ownFailures = imbalance && !imbalance.ok ? new Set(input.infrastructure?.candidateBlocked ?? []) : new Set<string>();
   const incomplete = tests.filter((t) => t.direction === 'regression' && t.outcome === 'incomplete' && !ownFailures.has(t.caseId)).map((t) => t.caseId);
-  const aggregateLevel = input.procedure.aggregateLevel ?? splitAlpha(policy.alpha).aggregate;
+  const aggregateLevel = input.procedure.aggregateLevel ?? splitAlpha(policy.alpha, input.procedure.kind === 'single_stage' ? 'one' : 'two').aggregate;
   const { worse, better, pValue, source } = input.aggregate;
   const pairs = source === 'fresh' ? 'moved cases\' first fresh pairs' : 'moved cases';
   const total = screening.cases.length + screening.ungraded.length + screening.unmatched.length;
