@@ -194,6 +194,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   common(program.command('approve').description('promote a release candidate that awaits approval (gate layer "approval")'))
     .argument('<rc>', 'the iteration (3, iter-003) of the pending release candidate')
     .option('--by <name>', 'who approves (default: your git identity)')
+    .option('--trust-pending <commit>', "approve this pending commit (its full id) after reviewing it, when this machine has no record of the gate holding it (a fresh clone)")
     .action(async (rc: string, options: ApprovalOptions) => {
       exitCode = await (await commands.approval()).approveCommand(io, mergeGlobal(options), rc);
     });

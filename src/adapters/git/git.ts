@@ -332,15 +332,15 @@ export class GitRepo {
     return (await this.probe(['merge-base', '--is-ancestor', ancestor, descendant])).found;
   }
 
-  /** Refs under a prefix with the objects they point at, sorted by name. */
-  async refs(prefix: string): Promise<Array<{ ref: string; sha: string }>> {
-    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname)', prefix], 'for-each-ref');
+  /** Refs under a prefix with the objects they point at and those objects' kinds (commit, tag, tree, blob), sorted by name. */
+  async refs(prefix: string): Promise<Array<{ ref: string; sha: string; type: string }>> {
+    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', prefix], 'for-each-ref');
     return out
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => {
-        const [ref, sha] = line.split(' ');
-        return { ref: ref ?? '', sha: sha ?? '' };
+        const [ref, sha, type] = line.split(' ');
+        return { ref: ref ?? '', sha: sha ?? '', type: type ?? '' };
       });
   }
 

@@ -103,6 +103,8 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           callTimeoutMs: job.callTimeoutMs,
           memoryMb: job.memoryMb,
           passEnv: job.passEnv,
+          // The job's case has none of them already (the coordinator stripped it); the task says which they are.
+          gradingPaths: task.gradingPaths,
           parentEnv: deps.env,
           concurrency: deps.concurrency,
           gradesHere: false,

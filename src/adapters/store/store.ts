@@ -59,6 +59,8 @@ export interface DecisionRow {
   readonly intent: unknown;
   readonly tag: string | null;
   readonly auditRef: string | null;
+  /** The commit the decision wrote to git (its report on top of the candidate); null when it wrote none, or before it was recorded. */
+  readonly recordedCommit: string | null;
   readonly createdAt: string;
   readonly f2p: string[];
   readonly p2f: string[];
@@ -393,8 +395,8 @@ export class Store {
   saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number {
     return this.sql.transaction(() => {
       const inserted = this.sql.run(
-        `INSERT INTO decisions (blueprint, iteration, candidate_ref, candidate_commit, baseline_run, candidate_run, outcome, reasons, intent, tag, audit_ref, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO decisions (blueprint, iteration, candidate_ref, candidate_commit, baseline_run, candidate_run, outcome, reasons, intent, tag, audit_ref, recorded_commit, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         decision.blueprint,
         decision.iteration,
         decision.candidateRef,
@@ -406,6 +408,7 @@ export class Store {
         json(decision.intent),
         decision.tag,
         decision.auditRef,
+        decision.recordedCommit,
         this.now(),
       );
       const id = Number(inserted.lastInsertRowid);
@@ -431,6 +434,7 @@ export class Store {
         intent: parse(row.intent),
         tag: row.tag === null ? null : String(row.tag),
         auditRef: row.audit_ref === null ? null : String(row.audit_ref),
+        recordedCommit: row.recorded_commit === null || row.recorded_commit === undefined ? null : String(row.recorded_commit),
         createdAt: String(row.created_at),
         f2p: flips.filter((f) => f.kind === 'f2p').map((f) => String(f.case_id)),
         p2f: flips.filter((f) => f.kind === 'p2f').map((f) => String(f.case_id)),

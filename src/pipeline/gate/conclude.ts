@@ -11,7 +11,6 @@ import type { DiagnosisEvidence, ReleaseEvidence } from '../../stages/release/ar
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { recordBaseline, screenSourceText, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
-import { runBlueprintChecks } from './layer-evidence.ts';
 import type { Config } from '../../config/schema.ts';
 import { checksConfig, decideLayers } from './decide-layers.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
@@ -85,7 +84,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   // The blueprint's own checks run first, on the candidate's checkout: a failing one vetoes
   // before any agent run is spent on the candidate.
   const blueprintChecks =
-    baselineRun && checksConfig(config) ? await runBlueprintChecks(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), context.parentEnv, config.sandbox.memoryMb) : [];
+    baselineRun && checksConfig(config) ? await context.checks.run(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), config.sandbox.memoryMb) : [];
   const evaluation =
     screen && blueprintChecks.every((c) => c.ok)
       ? await evaluateCandidate(context, {
@@ -128,7 +127,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter((role) => !AUTHOR_ROLES.includes(role) || authors.includes(role));
   // A recorded rejection with regressions: which edit each depends on (attribution.onRejection), for the synthesizer's next request.
   const attribution = subject.record && !accepted && evaluation ? await attributeRegressions(context, { ...subject.candidate, changeBase: subject.changeBase, edits: subject.edits }, decision.p2f) : null;
-  let recorded: { tag: string | null; auditRef: string } | null = null;
+  let recorded: { commit: string; tag: string | null; auditRef: string } | null = null;
   // A promoted release is screened now, while its checkout is here: its first record is the
   // candidate's run (reused), the others are written to git with this decision, so every later
   // gate against it (a CI checkout included) reuses the whole screen instead of taking it again.
@@ -205,6 +204,8 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     intent: subject.intent,
     tag: recorded?.tag ?? null,
     auditRef: recorded?.auditRef ?? null,
+    // The very commit written to git: `approve` trusts a pending release only when it is this one.
+    recordedCommit: recorded?.commit ?? null,
     f2p: decision.f2p,
     p2f: decision.p2f,
   });
@@ -233,6 +234,7 @@ async function caseEvidence(
   return gatherCaseEvidence({
     decision: evaluation.decision,
     cases: await loadSplit(task, 'train'),
+    gradingPaths: task.gradingPaths,
     baselineRecords: store.records(baselineRun.runId),
     candidateRecords: store.records(evaluation.candidateRun.runId),
     runs: {

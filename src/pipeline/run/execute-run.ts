@@ -22,6 +22,7 @@ import { loadSplit, loadTask, type Task } from '../../adapters/task/load.ts';
 import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
 import { folderFingerprint } from './fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
+import type { BlueprintCheckRunner } from '../../domain/ports/checks.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
 const RECORD_FORMAT = 3;
@@ -82,6 +83,8 @@ export interface RunContext {
   readonly redact: Redactor;
   readonly clock: Clock;
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  /** Runs a candidate's blueprint checks (gate layer "checks") as untrusted code. */
+  readonly checks: BlueprintCheckRunner;
   /** Where case-trials run: on workers through a queue, or (absent) in this process. */
   readonly executor?: CaseTrialExecutor;
   /**
