@@ -8,8 +8,8 @@ import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { readGradient } from '../../src/pipeline/loop/gradient.ts';
 import { iterate } from '../../src/pipeline/loop/iterate.ts';
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { blueprintComponents } from '../../src/domain/blueprint-components.ts';
 import { buildGradient } from '../../src/stages/gradient/build.ts';
-import { blueprintComponents } from '../../src/stages/gradient/components.ts';
 import { readTrace } from '../../src/stages/run/trace-file.ts';
 import { exampleWorkspace, git } from '../helpers/workspace.ts';
 
@@ -58,23 +58,23 @@ describe('gradient records', () => {
       const document = await readGradient({ workspace }, 1);
       expect(document).not.toBeNull();
       if (!document) return;
-      expect(document.schema).toBe('agentdevel/gradient@1');
+      expect(document.schema).toBe('agentdevel/gradient@2');
       expect(document.dropped.count).toBe(2);
       expect(document.dropped.claims.map((c) => c.text)).toEqual(['it silently refunds the wrong card', 'nobody handles gift cards']);
       expect(document.dropped.claims[0]?.reason).toMatch(/does not resolve: .* event 9999/);
       const kept = document.components.flatMap((c) => c.claims);
       expect(kept).toEqual([supported]);
 
-      // One record per component: tool wrappers and prompt sections (no partials, no members in the example).
+      // One record per component: the agent, tool wrappers and prompt sections (no partials, no members in the example).
       const ids = document.components.map((c) => c.component);
-      expect(ids).toEqual(expect.arrayContaining(['tool:find_customer', 'tool:get_order', 'tool:cancel_order', 'tool:return_items', 'tool:list_orders', 'section:you-are-the']));
+      expect(ids).toEqual(expect.arrayContaining(['agent', 'tool:find_customer', 'tool:get_order', 'tool:cancel_order', 'tool:return_items', 'tool:list_orders', 'section:you-are-the']));
       expect(document.components.some((c) => c.introducedErrors.length > 0)).toBe(true);
       expect(document.components.some((c) => c.fulfilled.length > 0)).toBe(true);
       expect(document.components.some((c) => c.missing.length > 0)).toBe(true);
 
       // Every pointer resolves to a trace event or a verdict in the store.
       const records = new Map(workspace.store.records(document.runId).map((r) => [`${r.caseId}#${r.trial}`, r]));
-      const pointers = document.components.flatMap((c) => [...c.evidence.pointers, ...c.introducedErrors.map((e) => e.pointer), ...c.missing.flatMap((m) => m.pointers), ...c.claims.flatMap((k) => k.pointers)]);
+      const pointers = document.components.flatMap((c) => [...c.evidence.pointers, ...c.contributions.map((k) => k.pointer), ...c.introducedErrors.map((e) => e.pointer), ...c.missing.flatMap((m) => m.pointers), ...c.claims.flatMap((k) => k.pointers)]);
       expect(pointers.length).toBeGreaterThan(0);
       for (const pointer of pointers) {
         const record = records.get(`${pointer.caseId}#${pointer.trial}`);
@@ -109,8 +109,8 @@ describe('gradient records', () => {
       { type: 'tool_result', id: 't1', ok: false, error: 'boom', member: 'coder' },
       { type: 'final', output: 'x' },
     ] as unknown as TraceEvent[];
-    const components = blueprintComponents(files, 'blueprints/crew', ['planner', 'coder']);
-    expect(components.map((c) => c.id)).toEqual(['member:coder', 'member:planner', 'tool:search', 'partial:partials/house', 'section:role', 'section:rules']);
+    const components = blueprintComponents(files, 'blueprints/crew', { traceMembers: ['planner', 'coder'] });
+    expect(components.map((c) => c.id)).toEqual(['agent', 'member:coder', 'member:planner', 'tool:search', 'partial:partials/house', 'section:role', 'section:rules']);
     const document = buildGradient({
       iteration: 1,
       blueprint: 'crew',
@@ -127,7 +127,11 @@ describe('gradient records', () => {
     });
     const byId = new Map(document.components.map((c) => [c.component, c]));
     expect(byId.get('tool:search')?.introducedErrors.map((e) => e.pointer)).toEqual([{ kind: 'trace_event', runId: 'run-1', caseId: 'c1', trial: 0, event: 3 }]);
-    expect(byId.get('member:planner')?.fulfilled).toEqual(['brief']);
+    // Taking part is not contributing: the planner only talked, and the answer is the agent's.
+    expect(byId.get('member:planner')?.evidence.caseIds).toEqual(['c1']);
+    expect(byId.get('member:planner')?.fulfilled).toEqual([]);
+    expect(byId.get('agent')?.fulfilled).toEqual(['brief']);
+    expect(byId.get('agent')?.contributions).toEqual([{ caseId: 'c1', trial: 0, basis: 'final-answer', pointer: { kind: 'trace_event', runId: 'run-1', caseId: 'c1', trial: 0, event: 4 } }]);
     expect(byId.get('member:coder')?.evidence.caseIds).toEqual(['c1']);
     expect(byId.get('member:coder')?.fulfilled).toEqual([]);
     expect(byId.get('member:coder')?.introducedErrors.map((e) => e.message)).toEqual(['boom']);

@@ -98,6 +98,9 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
       // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
       const first = recorded.records[0] as RunResult;
       const stopNow = stopReason(results, stopPolicy, failingCases(first));
+      // Credit per component, read from the release's ordinary run (and the judge, when on); the
+      // judge's verdicts also decide which components the gradient records say contributed.
+      const credited = stopNow ? null : await recordCredit(context, { iteration, run: first, files: blueprintFiles, history: await readRcHistory(workspace) });
       return {
         screen: recorded,
         files: blueprintFiles,
@@ -106,9 +109,8 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         stop: stopNow,
         gradient: stopNow
           ? null
-          : await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir }),
-        // Credit per component, read from the release's ordinary run (and the judge, when on).
-        credit: stopNow ? null : await recordCredit(context, { iteration, run: first, sourceDir: source.dir, history: await readRcHistory(workspace) }),
+          : await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir, helpful: credited?.helpful ?? null }),
+        credit: credited?.document ?? null,
       };
     });
     const baseline = screen.records[0] as RunResult;
