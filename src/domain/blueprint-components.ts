@@ -259,6 +259,15 @@ export function blueprintComponents(
   return components;
 }
 
+/**
+ * Whether one component is a part of another: the main prompt's sections are parts of the
+ * agent (or the orchestrator) whose prompt it is, so an edit that rewrites the prompt as a whole
+ * names the agent, and may change any of its sections.
+ */
+export function isPartOf(part: string, whole: string): boolean {
+  return part.startsWith('section:') && (whole === 'agent' || whole === 'orchestrator');
+}
+
 /** A blueprint's files with edits applied (a null content deletes the file). */
 export function withEdits(files: readonly BlueprintFile[], edits: readonly FileEdit[]): BlueprintFile[] {
   const byPath = new Map(files.map((f) => [f.path, f.content]));

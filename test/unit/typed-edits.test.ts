@@ -41,6 +41,13 @@ describe('the scope check of typed edits', () => {
     ]);
   });
 
+  it('revise agent: a rewrite of the whole prompt names the agent, whose sections are its parts', () => {
+    const rewrite = [typed(`${root}/system.hbs`, 'You are a careful helper.\n\nNever guess.\n', 'revise', 'agent')];
+    expect(typedEditProblems(files, rewrite, root)).toEqual([]);
+    const idle = [typed(`${root}/system.hbs`, files[1]?.content ?? '', 'revise', 'agent')];
+    expect(typedEditProblems(files, idle, root)).toEqual(['revise agent (blueprints/bp/system.hbs): the edits do not change it (a revise must change the component it names)']);
+  });
+
   it('add: creates its component and nothing else; giving the agent the tool is a revise of the agent', () => {
     const ok = [typed(`${root}/tools/c.ts`, tool('c'), 'add', 'tool:c'), typed(`${root}/blueprint.json`, manifest(['tools/a.ts', 'tools/b.ts', 'tools/c.ts']), 'revise', 'agent')];
     expect(typedEditProblems(files, ok, root)).toEqual([]);

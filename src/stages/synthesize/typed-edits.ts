@@ -1,4 +1,4 @@
-import { editEffects } from '../../domain/blueprint-components.ts';
+import { editEffects, isPartOf } from '../../domain/blueprint-components.ts';
 import type { BlueprintFile } from '../../domain/ports/model.ts';
 import type { FileEdit, TypedChange } from '../../domain/release-candidate.ts';
 
@@ -7,7 +7,8 @@ import type { FileEdit, TypedChange } from '../../domain/release-candidate.ts';
  * edit of a synthesized RC is typed, and each may change only the component it names: applied
  * alone to the current blueprint, any other component it changes refuses the RC, naming both.
  * Over the whole RC, `remove` must make its component disappear, `add` create it, and `revise`
- * keep it and change it. An edit that alone changes no component (a helper module the wrappers
+ * keep it and change it. The agent (or the orchestrator) holds its prompt's sections as parts: an
+ * edit that names it may change them, and a revise of it may change only them. An edit that alone changes no component (a helper module the wrappers
  * import) is held to the component it names through the whole RC: that component must change.
  */
 export function typedEditProblems(files: readonly BlueprintFile[], edits: readonly FileEdit[], root: string): string[] {
@@ -20,7 +21,7 @@ export function typedEditProblems(files: readonly BlueprintFile[], edits: readon
   const effects = editEffects(files, edits, root);
   edits.forEach((edit, i) => {
     if (edit.type === undefined || edit.component === undefined) return;
-    const others = (effects.alone[i] ?? []).filter((id) => id !== edit.component);
+    const others = (effects.alone[i] ?? []).filter((id) => id !== edit.component && !isPartOf(id, edit.component as string));
     if (others.length > 0) problems.push(`${edit.type} ${edit.component} (${edit.path}) also changes ${others.join(', ')}: an edit may change only the component it names`);
   });
   for (const edit of edits) {
@@ -31,10 +32,15 @@ export function typedEditProblems(files: readonly BlueprintFile[], edits: readon
     if (edit.type === 'add' && (existed || !exists)) problems.push(`add ${edit.component}: ${existed ? 'it exists already (revise it instead)' : 'the edits do not create it'}`);
     if (edit.type === 'revise') {
       if (!existed || !exists) problems.push(`revise ${edit.component}: ${existed ? 'the edits remove it (type it remove)' : 'the blueprint has no such component (type it add)'}`);
-      else if (effects.before.get(edit.component) === effects.after.get(edit.component)) problems.push(`revise ${edit.component} (${edit.path}): the edits do not change it (a revise must change the component it names)`);
+      else if (!changedWithParts(effects, edit.component)) problems.push(`revise ${edit.component} (${edit.path}): the edits do not change it (a revise must change the component it names)`);
     }
   }
   return [...new Set(problems)];
+}
+
+function changedWithParts(effects: ReturnType<typeof editEffects>, component: string): boolean {
+  const ids = new Set([...effects.before.keys(), ...effects.after.keys()]);
+  return [...ids].some((id) => (id === component || isPartOf(id, component)) && effects.before.get(id) !== effects.after.get(id));
 }
 
 /** The RC's typed edits, one per component and type, for the intent (what the reports group). */
