@@ -136,4 +136,62 @@ describe('gradient records', () => {
     expect(byId.get('member:coder')?.fulfilled).toEqual([]);
     expect(byId.get('member:coder')?.introducedErrors.map((e) => e.message)).toEqual(['boom']);
   });
+
+  it('credit a member with fulfilling a requirement only where it contributed: a judged-helpful call, else a result used later', () => {
+    const manifest = {
+      runtime: 'crew',
+      orchestrator: { prompt: 'system.hbs', tools: [] },
+      members: [
+        { name: 'lookup', description: 'Looks orders up.', prompt: 'members/lookup.hbs', tools: [] },
+        { name: 'notes', description: 'Delivery notes.', prompt: 'members/notes.hbs', tools: [] },
+      ],
+    };
+    const files = [
+      { path: 'blueprints/crew/blueprint.json', content: JSON.stringify(manifest) },
+      { path: 'blueprints/crew/system.hbs', content: 'You lead.\n' },
+      { path: 'blueprints/crew/members/lookup.hbs', content: 'You look up.\n' },
+      { path: 'blueprints/crew/members/notes.hbs', content: 'You write notes.\n' },
+    ];
+    const trace = [
+      { type: 'start', caseId: 'c1', trial: 0 },
+      { type: 'tool_call', id: 't1', name: 'lookup', args: { context: 'order #W1001' }, agent: 'orchestrator' },
+      { type: 'tool_result', id: 't1', ok: true, result: 'ORDER {"id":"W1001","deliveredOn":"2026-05-01"}', agent: 'orchestrator' },
+      { type: 'tool_call', id: 't2', name: 'notes', args: { context: 'order W1001 is delivered' }, agent: 'orchestrator' },
+      { type: 'tool_result', id: 't2', ok: true, result: 'Shipping takes 3 to 5 business days.', agent: 'orchestrator' },
+      { type: 'message', role: 'assistant', text: 'Order W1001 was delivered on 2026-05-01.', agent: 'orchestrator' },
+      { type: 'final', output: 'Order W1001 was delivered on 2026-05-01.', agent: 'orchestrator' },
+    ] as unknown as TraceEvent[];
+    const components = blueprintComponents(files, 'blueprints/crew');
+    expect(components.map((c) => c.id)).toEqual(['orchestrator', 'member:lookup', 'member:notes', 'section:you-lead']);
+    const gradientWith = (helpful: Map<string, boolean> | null) =>
+      new Map(
+        buildGradient({
+          iteration: 1,
+          blueprint: 'crew',
+          release: 'r',
+          runId: 'run-1',
+          components,
+          helpful,
+          trials: [
+            {
+              record: { caseId: 'c1', trial: 0, status: 'ok', output: 'x', traceRef: 'x', scorer: null, critic: { pass: true, label: 'ok', description: '', requirements: [{ id: 'answer', pass: true, reason: '' }] }, pass: true, error: null } as never,
+              trace,
+              requirements: [{ id: 'answer', text: 'answer the question', symptoms: [] }],
+            },
+          ],
+        }).components.map((c) => [c.component, c]),
+      );
+    // No judge: lookup's order id and date reappear in the answer; the notes' text never does.
+    const unjudged = gradientWith(null);
+    expect(unjudged.get('member:lookup')?.fulfilled).toEqual(['answer']);
+    expect(unjudged.get('member:lookup')?.contributions).toEqual([{ caseId: 'c1', trial: 0, basis: 'result-used', pointer: { kind: 'trace_event', runId: 'run-1', caseId: 'c1', trial: 0, event: 2 } }]);
+    expect(unjudged.get('member:notes')?.evidence.caseIds).toEqual(['c1']);
+    expect(unjudged.get('member:notes')?.fulfilled).toEqual([]);
+    expect(unjudged.get('orchestrator')?.fulfilled).toEqual(['answer']);
+    // The judge's verdict decides where there is one.
+    const judged = gradientWith(new Map([['c1#0:t1', false], ['c1#0:t2', true]]));
+    expect(judged.get('member:lookup')?.fulfilled).toEqual([]);
+    expect(judged.get('member:notes')?.fulfilled).toEqual(['answer']);
+    expect(judged.get('member:notes')?.contributions[0]?.basis).toBe('judge');
+  });
 });
