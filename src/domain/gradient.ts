@@ -97,3 +97,23 @@ export function pointerText(pointer: EvidencePointer): string {
     }
   }
 }
+
+/** What a decision's reports say of its iteration's gradient records: where they are, and what was dropped. */
+export interface GradientSummary {
+  readonly ref: string;
+  readonly records: number;
+  /** Model-phrased claims kept (their evidence resolved) and dropped (it did not), with the dropped ones. */
+  readonly kept: number;
+  readonly dropped: number;
+  readonly droppedClaims: ReadonlyArray<{ readonly component: string; readonly text: string; readonly reason: string }>;
+}
+
+export function gradientSummary(document: GradientDocument, ref: string): GradientSummary {
+  return {
+    ref,
+    records: document.components.length,
+    kept: document.components.reduce((n, c) => n + c.claims.length, 0),
+    dropped: document.dropped.count,
+    droppedClaims: document.dropped.claims.map((c) => ({ ...c })),
+  };
+}

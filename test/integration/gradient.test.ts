@@ -11,7 +11,9 @@ import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import { blueprintComponents } from '../../src/domain/blueprint-components.ts';
 import { buildGradient } from '../../src/stages/gradient/build.ts';
 import { readTrace } from '../../src/stages/run/trace-file.ts';
-import { exampleWorkspace, git } from '../helpers/workspace.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cli, exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 
 describe('gradient records', () => {
   it('are written to git each iteration from executed evidence; a model-phrased claim without resolvable evidence is dropped and counted; the diagnostician and synthesizer get them', async () => {
@@ -93,6 +95,21 @@ describe('gradient records', () => {
     } finally {
       await workspace.close();
     }
+    // Both reports of the iteration's decision say how many claims were dropped, and which.
+    const audit = 'refs/agentdevel/rc/support-agent/iter-001';
+    const folder = git(dir, 'show', '--name-only', '--format=', audit).split('\n').find((f) => f.endsWith('/report.md'))?.replace(/\/report\.md$/, '');
+    expect(folder).toBeDefined();
+    const markdown = git(dir, 'show', `${audit}:${folder}/report.md`);
+    expect(markdown).toMatch(/## Gradient records\n\n\d+ records on `refs\/agentdevel\/gradient\/support-agent\/iter-001`\. Model-phrased claims: \*\*2 dropped\*\* \(evidence that does not resolve\), 1 kept\./);
+    expect(markdown).toContain('| it silently refunds the wrong card |');
+    const html = git(dir, 'show', `${audit}:${folder}/report.html`);
+    expect(html).toMatch(/<h2 id="gradient">Gradient records<\/h2><p>\d+ records on <code>refs\/agentdevel\/gradient\/support-agent\/iter-001<\/code>\. Model-phrased claims: <strong>2 dropped<\/strong>/);
+    expect(html).toContain('nobody handles gift cards');
+    // `agentdevel report` rebuilds the HTML from git alone, with the same section.
+    const out = path.join(tempDir(), 'report');
+    const rebuilt = cli(['report', 'iter-001', '--out', out, '--json', '-C', dir]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(readFileSync(JSON.parse(rebuilt.stdout).report as string, 'utf8')).toMatch(/<strong>2 dropped<\/strong>/);
   }, 120_000);
 
   it('make members a component kind, attributed from the member name a crew trace carries', () => {

@@ -18,6 +18,7 @@ import { holdForApproval, promote, recordRejection, writeReports } from './relea
 import { gatherCaseEvidence } from './case-evidence.ts';
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
+import type { GradientSummary } from '../../domain/gradient.ts';
 import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { recordedRuns, taxonomyDocument } from './decision-record.ts';
 import { blueprintRoot, readManifest } from '../../adapters/blueprint/load.ts';
@@ -38,6 +39,8 @@ export interface GateSubject {
   readonly diagnosis: DiagnosisEvidence | null;
   /** The iteration's credit per component (loop candidates only). */
   readonly credit?: CreditDocument | null;
+  /** The iteration's gradient records, as the reports summarize them (loop candidates only). */
+  readonly gradient?: GradientSummary | null;
   /** The experiment's switch this decision ran under (iterate --ablate, scratch lines only); null otherwise. */
   readonly ablation?: Ablation | null;
   readonly edits: readonly ChangedPath[];
@@ -158,6 +161,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation, records) : null,
     diagnosis: subject.diagnosis,
     credit: subject.credit ?? null,
+    gradient: subject.gradient ?? null,
     ablation,
     simulated,
     mockRoles,

@@ -7,6 +7,7 @@ import type { CaseRecord } from '../../domain/record.ts';
 import { zeroUsage, type SymptomEntry } from '../../domain/ports/model.ts';
 import { readBlueprintFiles } from '../../adapters/blueprint/load.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
+import { gradientSummary } from '../../domain/gradient.ts';
 import { recordCredit } from './credit.ts';
 import { diagnose, type DiagnoseResult } from '../../stages/diagnose/diagnose.ts';
 import { synthesize } from '../../stages/synthesize/synthesize.ts';
@@ -195,6 +196,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         fingerprint: synthesis.fingerprint,
         diagnosis: diagnosis.source === 'none' ? null : { ...diagnosis, synthesisAttempts: synthesis.attempts },
         credit,
+        gradient: gradientRecord ? gradientSummary(gradientRecord.document, gradientRecord.ref) : null,
         ablation,
         edits: await repo.changedPaths(tip, candidate.commit),
         outside: [],

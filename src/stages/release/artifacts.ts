@@ -1,5 +1,6 @@
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
+import type { GradientSummary } from '../../domain/gradient.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
@@ -57,6 +58,8 @@ export interface ReleaseEvidence {
   readonly diagnosis: DiagnosisEvidence | null;
   /** The iteration's credit per component (absent outside the loop). */
   readonly credit?: CreditDocument | null;
+  /** The iteration's gradient records, summarized: where they are and how many model-phrased claims were dropped (absent outside the loop). */
+  readonly gradient?: GradientSummary | null;
   /** The ablation this decision ran under (scratch lines only), or null. */
   readonly ablation?: Ablation | null;
   readonly simulated: boolean;
@@ -323,13 +326,22 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
       : null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
     credit: evidence.credit ? creditView(evidence.credit) : null,
+    gradient: evidence.gradient
+      ? {
+          ref: mdCode(evidence.gradient.ref),
+          records: evidence.gradient.records,
+          kept: evidence.gradient.kept,
+          dropped: evidence.gradient.dropped,
+          droppedClaims: evidence.gradient.droppedClaims.map((c) => ({ component: code(c.component), text: cell(c.text), reason: cell(c.reason) })),
+        }
+      : null,
   });
   const files: ArtifactFile[] = [
     { path: `${folder}/decision.json`, content: `${JSON.stringify(document, null, 2)}\n` },
     { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
     { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
-    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
+    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null, gradient: evidence.gradient ?? null }) },
   ];
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
   if (evidence.record) {
