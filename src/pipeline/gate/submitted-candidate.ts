@@ -76,7 +76,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
   const baseline = outside.length > 0 ? null : await withCheckout(workspace, tip, (source) => recordBaseline(context, source, release.label, baselineRecordCount(config)));
 
-  const built = request.promote ? { branch: candidateBranch(config.blueprint, iteration), dir: candidateDir(workspace, iteration) } : null;
+  const built = request.promote ? { branch: candidateBranch(config, iteration), dir: candidateDir(workspace, iteration) } : null;
   if (built) {
     await discardCandidate(workspace, built);
     await repo.addWorktree(built.dir, commit, built.branch);

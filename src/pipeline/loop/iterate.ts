@@ -24,7 +24,7 @@ import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { stopReason, type IterationResult } from './stop.ts';
 import { readTaskBrief } from './task-brief.ts';
 import { recordGradient } from './gradient.ts';
-import { auditRef, currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
+import { auditRef, candidateRef, currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
 import { lineTip } from '../workspace/workspace.ts';
 
 export interface IterationSummary extends IterationResult {
@@ -189,7 +189,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
       const conclusion = await concludeCandidate(context, {
         iteration,
         record: true,
-        candidate: { ref: candidate.branch, commit: candidate.commit, dir: candidate.dir },
+        candidate: { ref: candidateRef(config, iteration), commit: candidate.commit, dir: candidate.dir },
         baseline: { commit: tip, label: release.label, screen },
         nextRelease: tagName(config, release.version + 1),
         intent: synthesis.candidate.intent,
@@ -214,7 +214,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         f2p: decision.f2p,
         p2f: decision.p2f,
         p2fRate: decision.rates.p2fRate,
-        rc: candidate.branch,
+        rc: candidateRef(config, iteration),
         tag: conclusion.tag,
         reasons: decision.reasons,
         targets: synthesis.candidate.intent.targets,
