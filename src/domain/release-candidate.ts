@@ -43,23 +43,28 @@ export const releaseCandidateSchema = z.object({
 });
 export type ReleaseCandidate = z.infer<typeof releaseCandidateSchema>;
 
-/** A component as a typed edit names it (see blueprint-components.ts). */
-const COMPONENT_ID = /^(agent|orchestrator|(member|tool|partial|section):\S.*)$/;
+/** The components a typed edit may name, per runtime (see blueprint-components.ts): the pattern and its words. */
+const COMPONENT_IDS: Readonly<Record<'tool-loop' | 'command' | 'crew', { readonly pattern: RegExp; readonly words: string }>> = {
+  'tool-loop': { pattern: /^(agent|(tool|partial|section):\S.*)$/, words: '"agent", tool:NAME, partial:PATH or section:SLUG' },
+  command: { pattern: /^(agent|partial:\S.*)$/, words: '"agent" or partial:PATH' },
+  crew: { pattern: /^(orchestrator|(member|tool|partial|section):\S.*)$/, words: '"orchestrator", member:NAME, tool:NAME, partial:PATH or section:SLUG' },
+};
 
 /**
  * An edit as the synthesizer writes it: typed, always. "An RC's edits are typed remove, revise or
- * add, and each names the component": the schema says so, so a model that answers from the
- * schema alone types every edit, and the scope check holds each to its word.
+ * add, and each names the component": the schema says so, with the components the blueprint's
+ * runtime has, so a model that answers from the schema alone types every edit, and the scope
+ * check holds each to its word.
  */
-export const typedFileEditSchema = z.object({
-  path: z.string().min(1),
-  content: z.string().nullable(),
-  type: z.enum(editTypes).describe('What the edit does to the component it names: remove it, revise it, or add it.'),
-  component: z
-    .string()
-    .regex(COMPONENT_ID, 'a component is "agent", "orchestrator", or member:NAME, tool:NAME, partial:PATH, section:SLUG')
-    .describe('The one component the edit changes: "agent", "orchestrator", member:NAME, tool:NAME, partial:PATH or section:SLUG (the <components> list).'),
-});
+export function typedFileEditSchema(runtime: keyof typeof COMPONENT_IDS) {
+  const { pattern, words } = COMPONENT_IDS[runtime];
+  return z.object({
+    path: z.string().min(1),
+    content: z.string().nullable(),
+    type: z.enum(editTypes).describe('What the edit does to the component it names: remove it, revise it, or add it.'),
+    component: z.string().regex(pattern, `a component is ${words}`).describe(`The one component the edit changes: ${words} (the <components> list).`),
+  });
+}
 
 /**
  * The RC schema a synthesizer answers with: every edit typed, and the targets an enum of the
@@ -67,10 +72,10 @@ export const typedFileEditSchema = z.object({
  * count) is refused where it is written. Without a vocabulary (nothing failed with a label) any
  * target is taken.
  */
-export function releaseCandidateSchemaFor(vocabulary: readonly string[]) {
+export function releaseCandidateSchemaFor(vocabulary: readonly string[], runtime: keyof typeof COMPONENT_IDS) {
   const [first, ...rest] = vocabulary;
   return z.object({
-    edits: z.array(typedFileEditSchema),
+    edits: z.array(typedFileEditSchema(runtime)),
     intent: z.object({
       targets: first === undefined ? z.array(z.string()).min(1) : z.array(z.enum([first, ...rest])).min(1),
       rationale: z.string().min(1),

@@ -213,7 +213,9 @@ describe('the Claude engine against a fake Messages API', () => {
     const edit = tools[0]?.input_schema.properties.edits.items;
     expect(edit?.required).toEqual(expect.arrayContaining(['path', 'content', 'type', 'component']));
     expect(edit?.properties.type.enum).toEqual(['remove', 'revise', 'add']);
-    expect(new RegExp(edit?.properties.component.pattern ?? '$^').test('member:lookup')).toBe(true);
+    expect(new RegExp(edit?.properties.component.pattern ?? '$^').test('tool:get_order')).toBe(true);
+    // The components of this blueprint's runtime (tool-loop): no member, no orchestrator.
+    expect(new RegExp(edit?.properties.component.pattern ?? '$^').test('member:lookup')).toBe(false);
     expect(JSON.stringify(fake.requests[1]?.body.messages)).toMatch(/edits\.0\.type/);
   });
 
