@@ -291,6 +291,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     p2f: p2f.map(mdFlipRow),
     flaky: flakyRows(evidence).map((row) => ({ ...row, caseId: code(row.caseId) })),
     editsByType: typedEditRows(evidence.intent),
+    editsInferred: evidence.intent?.editsInferred === true,
     ablation: evidence.ablation ?? null,
     stochastic: decision.policy === 'stochastic',
     aggregate: { text: aggregateText(decision.aggregate) },

@@ -157,7 +157,7 @@ ${mock}</table>`;
     ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>`
     : '<p class="muted">No diagnosis (the candidate came from outside the loop).</p>';
   const typed = doc.intent?.edits?.length
-    ? `<ul class="edits-by-type">${Object.entries(editsByType(doc.intent.edits))
+    ? `${doc.intent.editsInferred ? '<p class="muted">Edits by type, inferred from the diff (the change did not type its edits):</p>' : ''}<ul class="edits-by-type">${Object.entries(editsByType(doc.intent.edits))
         .filter(([, components]) => components.length > 0)
         .map(([type, components]) => `<li><strong>${esc(type)}</strong>: ${components.map((c) => `<code>${esc(c)}</code>`).join(', ')}</li>`)
         .join('')}</ul>`
