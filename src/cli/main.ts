@@ -105,6 +105,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .action(lazy(commands.iterate, (m) => m.iterateCommand));
   common(program.command('shadow').description('advisory: synthesize the RC agentdevel would propose beside a human change, gate both against their base, print them side by side; never promotes'))
     .option('--against <ref>', 'the human change: a branch, tag or commit')
+    .option('--summary <file>', 'write the comparison as markdown, its own advisory section (also appended to $GITHUB_STEP_SUMMARY when set)')
     .option('--trials <k>', 'trials per case (default: the config)')
     .action(lazy(commands.shadow, (m) => m.shadowCommand));
   common(program.command('gate').description('gate a release candidate written by anyone against the current release'))

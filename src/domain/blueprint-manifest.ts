@@ -60,19 +60,23 @@ const crewMember = z
 
 const crew = z
   .object({
-    $schema: z.string().optional(),
-    runtime: z.literal('crew'),
-    description: z.string().optional(),
+    $schema: z.string().optional().describe('Path of blueprint.schema.json, for editors.'),
+    runtime: z.literal('crew').describe('"crew": an orchestrator talks to the user and calls its members as tools; each member is an agent with its own prompt, tools and view.'),
+    description: z.string().optional().describe('One line on what this crew is, for people.'),
     orchestrator: z
       .object({
         prompt: relativeFile.default('system.hbs').describe("Handlebars template of the orchestrator's system prompt."),
         tools: z.array(relativeFile).default([]).describe('Tool wrappers the orchestrator calls itself, beside its members.'),
         maxSteps: z.number().int().min(1).max(200).default(10).describe('Orchestrator turns allowed per case before the step budget is exhausted.'),
       })
-      .strict(),
-    members: z.array(crewMember).min(1),
-    maxTokens: z.number().int().min(16).max(64_000).default(1024),
-    temperature: z.number().min(0).max(1).optional(),
+      .strict()
+      .describe('The orchestrator: { prompt, tools, maxSteps }. It sees each member as a tool named after it, with one argument, "context".'),
+    members: z
+      .array(crewMember)
+      .min(1)
+      .describe('The members, each { name, description, prompt, tools, sees, maxSteps, maxCalls }: name is the tool name the orchestrator calls, tools a subset of the crew\'s wrappers, sees what of the conversation it receives ("context", "request", or another member\'s name).'),
+    maxTokens: z.number().int().min(16).max(64_000).default(1024).describe('Output tokens allowed per model turn of every agent of the crew (16 to 64000).'),
+    temperature: z.number().min(0).max(1).optional().describe('Sampling temperature of every agent of the crew (0 to 1).'),
   })
   .strict()
   .superRefine((manifest, context) => {

@@ -1,16 +1,19 @@
-// Gradient records (EvoMAC's "textual gradient", bound to evidence): per blueprint component,
-// what it fulfilled, which errors it introduced, which sub-tasks are missing, and the evidence
+// Gradient records (EvoMAC's "textual gradient", bound to evidence): per blueprint component
+// (see blueprint-components.ts), what it fulfilled (where it contributed), which errors it introduced, which sub-tasks are missing, and the evidence
 // for each. Written to git once per iteration (refs/agentdevel/gradient/<bp>/iter-NNN,
 // gradient.json). Every claim carries pointers into the store: a trace event of a record, or a
 // scorer or requirement verdict of a record. A claim whose pointers do not resolve is dropped
 // and counted, never kept.
+import { blueprintComponentKinds, type BlueprintComponentKind } from './blueprint-components.ts';
 import { parseJsonDocument } from './json-document.ts';
 import { z } from './zod.ts';
 
-export const GRADIENT_SCHEMA = 'agentdevel/gradient@1';
+export const GRADIENT_SCHEMA = 'agentdevel/gradient@2';
+/** @1 had no agent or orchestrator records and no contributions (its `fulfilled` rested on taking part); it parses with contributions empty. */
+const GRADIENT_SCHEMAS = ['agentdevel/gradient@1', GRADIENT_SCHEMA] as const;
 
-export const componentKinds = ['member', 'tool', 'partial', 'section'] as const;
-export type ComponentKind = (typeof componentKinds)[number];
+export const componentKinds = blueprintComponentKinds;
+export type ComponentKind = BlueprintComponentKind;
 
 /** A pointer to executed evidence in the store: one event of a record's trace, or one of its verdicts. */
 export const evidencePointerSchema = z.discriminatedUnion('kind', [
@@ -31,14 +34,27 @@ export const gradientClaimSchema = z.object({
 });
 export type GradientClaim = z.infer<typeof gradientClaimSchema>;
 
+/**
+ * Why a component counts as having contributed to a case-trial: the helpfulness judge found one
+ * of its calls helpful (judge); with no verdict, a call succeeded and what it returned was used
+ * afterwards, or it changed the environment's state (result-used); the main agent wrote the
+ * answer that was graded (final-answer).
+ */
+export const contributionBases = ['judge', 'result-used', 'final-answer'] as const;
+export type ContributionBasis = (typeof contributionBases)[number];
+
 export const componentRecordSchema = z.object({
-  /** "<kind>:<name>", e.g. tool:get_order, section:1-you-are-the-customer-service, member:planner. */
+  /** "agent", "orchestrator" or "<kind>:<name>", e.g. tool:get_order, section:you-are-the, member:lookup. */
   component: z.string(),
   kind: z.enum(componentKinds),
-  /** The file it lives in, relative to the workspace (null for a member named only by traces). */
+  /** Its main file, relative to the workspace (null for a member named only by traces). */
   path: z.string().nullable(),
-  /** Requirement ids that held in case-trials the component took part in without an error of its own. */
+  /** Requirement ids that held in case-trials the component contributed to (see contributions) without an error of its own. */
   fulfilled: z.array(z.string()),
+  /** The case-trials it contributed to, each with the trace event that shows it: what `fulfilled` rests on. */
+  contributions: z
+    .array(z.object({ caseId: z.string(), trial: z.number().int(), basis: z.enum(contributionBases), pointer: evidencePointerSchema }))
+    .default([]),
   introducedErrors: z.array(z.object({ caseId: z.string(), trial: z.number().int(), message: z.string(), pointer: evidencePointerSchema })),
   /** Sub-tasks no component did: a failed requirement with no component error to explain it. */
   missing: z.array(z.object({ text: z.string(), caseIds: z.array(z.string()), pointers: z.array(evidencePointerSchema) })),
@@ -49,7 +65,7 @@ export const componentRecordSchema = z.object({
 export type ComponentRecord = z.infer<typeof componentRecordSchema>;
 
 export const gradientDocumentSchema = z.object({
-  schema: z.literal(GRADIENT_SCHEMA),
+  schema: z.enum(GRADIENT_SCHEMAS),
   iteration: z.number().int(),
   blueprint: z.string(),
   release: z.string(),
@@ -80,4 +96,24 @@ export function pointerText(pointer: EvidencePointer): string {
       return exhaustive;
     }
   }
+}
+
+/** What a decision's reports say of its iteration's gradient records: where they are, and what was dropped. */
+export interface GradientSummary {
+  readonly ref: string;
+  readonly records: number;
+  /** Model-phrased claims kept (their evidence resolved) and dropped (it did not), with the dropped ones. */
+  readonly kept: number;
+  readonly dropped: number;
+  readonly droppedClaims: ReadonlyArray<{ readonly component: string; readonly text: string; readonly reason: string }>;
+}
+
+export function gradientSummary(document: GradientDocument, ref: string): GradientSummary {
+  return {
+    ref,
+    records: document.components.length,
+    kept: document.components.reduce((n, c) => n + c.claims.length, 0),
+    dropped: document.dropped.count,
+    droppedClaims: document.dropped.claims.map((c) => ({ ...c })),
+  };
 }

@@ -30,8 +30,10 @@ export function editsByType(changes: readonly TypedChange[]): Record<EditType, s
 export const changeIntentSchema = z.object({
   targets: z.array(z.string()).min(1),
   rationale: z.string().min(1),
-  /** The RC's typed edits, each naming its component (absent for untyped or hand-made candidates). */
+  /** The RC's typed edits, each naming its component (absent for candidates recorded before edits were typed). */
   edits: z.array(typedChangeSchema).optional(),
+  /** True when the types were inferred from the diff (a person's change, which states none), not given by its author. */
+  editsInferred: z.boolean().optional(),
 });
 export type ChangeIntent = z.infer<typeof changeIntentSchema>;
 
@@ -41,20 +43,42 @@ export const releaseCandidateSchema = z.object({
 });
 export type ReleaseCandidate = z.infer<typeof releaseCandidateSchema>;
 
+/** The components a typed edit may name, per runtime (see blueprint-components.ts): the pattern and its words. */
+const COMPONENT_IDS: Readonly<Record<'tool-loop' | 'command' | 'crew', { readonly pattern: RegExp; readonly words: string }>> = {
+  'tool-loop': { pattern: /^(agent|(tool|partial|section):\S.*)$/, words: '"agent", tool:NAME, partial:PATH or section:SLUG' },
+  command: { pattern: /^(agent|partial:\S.*)$/, words: '"agent" or partial:PATH' },
+  crew: { pattern: /^(orchestrator|(member|tool|partial|section):\S.*)$/, words: '"orchestrator", member:NAME, tool:NAME, partial:PATH or section:SLUG' },
+};
+
 /**
- * The RC schema a synthesizer answers with: its targets are an enum of the symptom vocabulary,
- * so a label the critic never gave (and the gate's hit rate could never count) is refused
- * where it is written. Without a vocabulary (nothing failed with a label) any target is taken.
+ * An edit as the synthesizer writes it: typed, always. "An RC's edits are typed remove, revise or
+ * add, and each names the component": the schema says so, with the components the blueprint's
+ * runtime has, so a model that answers from the schema alone types every edit, and the scope
+ * check holds each to its word.
  */
-export function releaseCandidateSchemaFor(vocabulary: readonly string[]) {
-  const [first, ...rest] = vocabulary;
-  if (first === undefined) return releaseCandidateSchema;
+export function typedFileEditSchema(runtime: keyof typeof COMPONENT_IDS) {
+  const { pattern, words } = COMPONENT_IDS[runtime];
   return z.object({
-    edits: z.array(fileEditSchema),
+    path: z.string().min(1),
+    content: z.string().nullable(),
+    type: z.enum(editTypes).describe('What the edit does to the component it names: remove it, revise it, or add it.'),
+    component: z.string().regex(pattern, `a component is ${words}`).describe(`The one component the edit changes: ${words} (the <components> list).`),
+  });
+}
+
+/**
+ * The RC schema a synthesizer answers with: every edit typed, and the targets an enum of the
+ * symptom vocabulary, so a label the critic never gave (and the gate's hit rate could never
+ * count) is refused where it is written. Without a vocabulary (nothing failed with a label) any
+ * target is taken.
+ */
+export function releaseCandidateSchemaFor(vocabulary: readonly string[], runtime: keyof typeof COMPONENT_IDS) {
+  const [first, ...rest] = vocabulary;
+  return z.object({
+    edits: z.array(typedFileEditSchema(runtime)),
     intent: z.object({
-      targets: z.array(z.enum([first, ...rest])).min(1),
+      targets: first === undefined ? z.array(z.string()).min(1) : z.array(z.enum([first, ...rest])).min(1),
       rationale: z.string().min(1),
-      edits: z.array(typedChangeSchema).optional(),
     }),
   });
 }

@@ -13,8 +13,11 @@ import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
 describe('iterate --ablate', () => {
-  it('is refused on the real line (exit 2, nothing written); on a scratch line it runs, records the ablation in every decision, and log marks them', async () => {
+  it('is refused on the real line (exit 2, nothing written); on a scratch line it runs, records the ablation in every decision, and log marks them with RC refs of the scratch line', async () => {
     const dir = await exampleWorkspace();
+    // One iteration on the real line first, so its iter-001 exists for a scratch RC to be mistaken for.
+    expect(cli(['iterate', '--max-iterations', '1', '-C', dir]).code).toBe(0);
+    const realRc = git(dir, 'rev-parse', 'refs/agentdevel/rc/support-agent/iter-001').trim();
     const before = lineState(dir);
     const refused = cli(['iterate', '--ablate', 'no-gate', '-C', dir]);
     expect(refused.code).toBe(2);
@@ -34,13 +37,26 @@ describe('iterate --ablate', () => {
 
     const logged = cli(['log', '--json', '--line', 'scratch', '-C', dir]);
     expect(logged.code).toBe(0);
-    const entries = logged.stdout.trim().split('\n').map((l) => JSON.parse(l) as { ablation: string; decision: string });
+    const entries = logged.stdout.trim().split('\n').map((l) => JSON.parse(l) as { ablation: string; decision: string; rc: string; iteration: number; commit: string });
     expect(entries.length).toBeGreaterThan(0);
     for (const entry of entries) expect(entry.ablation).toBe('no-gate');
+    // Each RC ref names the scratch line's RC: git resolves it to the scratch audit ref, whose
+    // commit sits on the scratch line on top of the RC, never to the real line's iter-001.
+    for (const entry of entries) {
+      const name = `iter-${String(entry.iteration).padStart(3, '0')}`;
+      expect(entry.rc).toBe(`agentdevel/scratch/scratch/rc/support-agent/${name}`);
+      const resolved = git(dir, 'rev-parse', '--verify', '--quiet', entry.rc).trim();
+      expect(resolved).toBe(git(dir, 'rev-parse', `refs/agentdevel/scratch/scratch/rc/support-agent/${name}`).trim());
+      expect(resolved).not.toBe(realRc);
+      expect(git(dir, 'merge-base', '--is-ancestor', entry.commit, resolved)).toBe('');
+      expect(git(dir, 'branch', '--contains', resolved, '--format=%(refname:short)').split('\n')).toContain('agentdevel/scratch/scratch');
+    }
     // Ungated: every RC that ran was promoted.
     expect(entries.every((e) => e.decision === 'promoted')).toBe(true);
     const text = cli(['log', '--line', 'scratch', '-C', dir]).stdout;
-    expect(text.split('\n').filter((l) => l.startsWith('agentdevel/rc/')).every((l) => l.includes('ABLATED: no-gate'))).toBe(true);
+    const rows = text.split('\n').filter((l) => l.startsWith('agentdevel/scratch/scratch/rc/'));
+    expect(rows.length).toBe(entries.length);
+    expect(rows.every((l) => l.includes('ABLATED: no-gate'))).toBe(true);
     expect(cli(['log', '-C', dir]).stdout).not.toMatch(/ABLATED/);
   }, 120_000);
 

@@ -224,8 +224,8 @@ describe('untrusted code cannot signal, starve or outlive agentdevel', () => {
     const prompt = readFileSync(path.join(dir, 'blueprints/support-agent/system.hbs'), 'utf8');
     const rc = (partial: string) => ({
       edits: [
-        { path: 'blueprints/support-agent/partials/confirmation.hbs', content: 'Before you cancel or return anything, ask the customer to confirm, and act only on a clear "yes".\n' },
-        { path: 'blueprints/support-agent/system.hbs', content: `${prompt}\n{{> ${partial}}}\n` },
+        { path: 'blueprints/support-agent/partials/confirmation.hbs', content: 'Before you cancel or return anything, ask the customer to confirm, and act only on a clear "yes".\n', type: 'add', component: 'partial:partials/confirmation' },
+        { path: 'blueprints/support-agent/system.hbs', content: `${prompt}\n{{> ${partial}}}\n`, type: 'revise', component: 'agent' },
       ],
       intent: { targets: ['agent_error'], rationale: 'ask for a confirmation before acting' },
     });

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
+import { cli, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
 
 describe('agentdevel shadow --against REF', () => {
   it("prints a human fix's flips beside agentdevel's own RC from the same base, exits 0, and moves no line, branch or tag", async () => {
@@ -27,8 +27,24 @@ describe('agentdevel shadow --against REF', () => {
     expect(lineState(dir)).toBe(before);
     expect(git(dir, 'status', '--porcelain')).toBe('');
 
-    const json = cli(['shadow', '--against', 'human-fix', '--json', '-C', dir]);
+    // CI: --summary writes the comparison as markdown, its own section, also on the job page; a
+    // branch name that is markup (a table pipe, HTML, a mention) stays text.
+    git(dir, 'branch', 'fix-<b>|@team', 'human-fix');
+    const reports = tempDir();
+    const summary = path.join(reports, 'shadow-summary.md');
+    const stepSummary = path.join(reports, 'step-summary.md');
+    writeFileSync(stepSummary, '### agentdevel gate: the gate\'s own section\n');
+    const json = cli(['shadow', '--against', 'fix-<b>|@team', '--json', '--summary', summary, '-C', dir], { env: { GITHUB_STEP_SUMMARY: stepSummary } });
     expect(json.code).toBe(0);
+    const markdown = readFileSync(summary, 'utf8');
+    expect(markdown.startsWith("### agentdevel shadow (advisory): `fix-<b>|@team` beside agentdevel's own RC\n")).toBe(true);
+    const row = markdown.split('\n').find((l) => l.startsWith('| change |'));
+    expect(row).toContain('`fix-<b>\\|@team`');
+    expect(row?.split(/(?<!\\)\|/).length).toBe(5);
+    expect(markdown).toMatch(/^\| F→P \| \d+: `train-\d{3}`/m);
+    expect(markdown).toMatch(/^- \*\*The gate prefers:\*\* (human|agentdevel|neither|either) \(/m);
+    expect(readFileSync(stepSummary, 'utf8')).toBe(`### agentdevel gate: the gate's own section\n${markdown}\n`);
+    git(dir, 'branch', '-D', 'fix-<b>|@team');
     const outcome = JSON.parse(json.stdout) as { human: { f2p: string[]; verdict: string }; agentdevel: { f2p: string[]; verdict: string; intent: unknown } };
     expect(outcome.human.f2p.length).toBeGreaterThan(0);
     expect(outcome.agentdevel.verdict).not.toBe('none');

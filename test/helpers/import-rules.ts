@@ -63,13 +63,11 @@ const CLI_ADAPTER = "Commands that open adapters themselves (worker, show, promp
 
 export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; readonly why: string }[] = [
   // Merged with the re-zone's own commit (issues 17, 19, 20, 21, 22, 23): the same debts, in new files.
-  { from: 'src/adapters/engines/mock/synthesizer.ts', to: 'src/stages/synthesize/typed-edits.ts', why: MOCK },
   { from: 'src/cli/commands/comment.ts', to: 'src/adapters/github/sticky-comment.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/export.ts', to: 'src/adapters/export/otel-spans.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/queue-key.ts', why: CLI_ADAPTER },
   { from: 'src/pipeline/gate/conclude.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/loop/ablate.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
-  { from: 'src/pipeline/loop/credit.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/loop/gradient.ts', to: 'src/adapters/task/load.ts', why: TASK },
   { from: 'src/pipeline/loop/iterate.ts', to: 'src/adapters/task/load.ts', why: TASK },
   { from: 'src/pipeline/loop/iterate.ts', to: 'src/adapters/blueprint/brief.ts', why: BLUEPRINT },

@@ -182,7 +182,7 @@ describe('the Claude engine against a fake Messages API', () => {
   });
 
   it('streams the synthesizer answer (server-sent events) and validates it', async () => {
-    const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'Be precise.' }], intent: { targets: ['tool_error'], rationale: 'r' } };
+    const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'Be precise.', type: 'revise' as const, component: 'agent' }], intent: { targets: ['tool_error'], rationale: 'r' } };
     const { engine, server: fake } = await engineAgainst([toolAnswer('submit_release_candidate', candidate)]);
     const answer = await engine.synthesize(synthesisRequest);
     expect(answer.value).toEqual(candidate);
@@ -191,7 +191,7 @@ describe('the Claude engine against a fake Messages API', () => {
   });
 
   it('refuses a target outside the taxonomy in the tool schema itself, and repairs it', async () => {
-    const edits = [{ path: 'blueprints/bp/tools/order-id.ts', content: 'export const x = 1;' }];
+    const edits = [{ path: 'blueprints/bp/tools/order-id.ts', content: 'export const x = 1;', type: 'add' as const, component: 'tool:get_order' }];
     const coined = { edits, intent: { targets: ['order_id_not_canonical'], rationale: 'normalise ids' } };
     const fixed = { edits, intent: { targets: ['tool_error'], rationale: 'normalise ids' } };
     const { engine, server: fake } = await engineAgainst([toolAnswer('submit_release_candidate', coined), toolAnswer('submit_release_candidate', fixed)]);
@@ -201,6 +201,22 @@ describe('the Claude engine against a fake Messages API', () => {
     const repair = JSON.stringify(fake.requests[1]?.body.messages);
     expect(repair).toContain('order_id_not_canonical');
     expect(repair).toMatch(/intent\.targets\.0: Invalid option: expected one of \\"missing_required_step\\"\|\\"tool_error\\"/);
+  });
+
+  it('requires every edit typed in the tool schema itself, and repairs an untyped answer', async () => {
+    const intent = { targets: ['tool_error'], rationale: 'r' };
+    const untyped = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'Be precise.' }], intent };
+    const typed = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'Be precise.', type: 'revise', component: 'agent' }], intent };
+    const { engine, server: fake } = await engineAgainst([toolAnswer('submit_release_candidate', untyped), toolAnswer('submit_release_candidate', typed)]);
+    expect((await engine.synthesize(synthesisRequest)).value).toEqual(typed);
+    const tools = fake.requests[0]?.body.tools as Array<{ input_schema: { properties: { edits: { items: { required: string[]; properties: { type: { enum: string[] }; component: { pattern: string } } } } } } }>;
+    const edit = tools[0]?.input_schema.properties.edits.items;
+    expect(edit?.required).toEqual(expect.arrayContaining(['path', 'content', 'type', 'component']));
+    expect(edit?.properties.type.enum).toEqual(['remove', 'revise', 'add']);
+    expect(new RegExp(edit?.properties.component.pattern ?? '$^').test('tool:get_order')).toBe(true);
+    // The components of this blueprint's runtime (tool-loop): no member, no orchestrator.
+    expect(new RegExp(edit?.properties.component.pattern ?? '$^').test('member:lookup')).toBe(false);
+    expect(JSON.stringify(fake.requests[1]?.body.messages)).toMatch(/edits\.0\.type/);
   });
 
   it('sends the requirements reviewer with its own role header, charged to it in the ledger', async () => {
@@ -257,7 +273,7 @@ describe('the Claude engine against a fake Messages API', () => {
   });
 
   it('tells every role the date and the runtime, and only the roles that write code its built-ins', async () => {
-    const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'x' }], intent: { targets: ['tool_error'], rationale: 'r' } };
+    const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'x', type: 'revise' as const, component: 'agent' }], intent: { targets: ['tool_error'], rationale: 'r' } };
     const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', verdict)]);
     await engine.criticize(criticRequest);
     fake.respond = () => toolAnswer('submit_script', { script: 'x' });

@@ -8,10 +8,12 @@ import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { readGradient } from '../../src/pipeline/loop/gradient.ts';
 import { iterate } from '../../src/pipeline/loop/iterate.ts';
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { blueprintComponents } from '../../src/domain/blueprint-components.ts';
 import { buildGradient } from '../../src/stages/gradient/build.ts';
-import { blueprintComponents } from '../../src/stages/gradient/components.ts';
 import { readTrace } from '../../src/stages/run/trace-file.ts';
-import { exampleWorkspace, git } from '../helpers/workspace.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cli, exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
 describe('gradient records', () => {
@@ -59,23 +61,23 @@ describe('gradient records', () => {
       const document = await readGradient({ workspace }, 1);
       expect(document).not.toBeNull();
       if (!document) return;
-      expect(document.schema).toBe('agentdevel/gradient@1');
+      expect(document.schema).toBe('agentdevel/gradient@2');
       expect(document.dropped.count).toBe(2);
       expect(document.dropped.claims.map((c) => c.text)).toEqual(['it silently refunds the wrong card', 'nobody handles gift cards']);
       expect(document.dropped.claims[0]?.reason).toMatch(/does not resolve: .* event 9999/);
       const kept = document.components.flatMap((c) => c.claims);
       expect(kept).toEqual([supported]);
 
-      // One record per component: tool wrappers and prompt sections (no partials, no members in the example).
+      // One record per component: the agent, tool wrappers and prompt sections (no partials, no members in the example).
       const ids = document.components.map((c) => c.component);
-      expect(ids).toEqual(expect.arrayContaining(['tool:find_customer', 'tool:get_order', 'tool:cancel_order', 'tool:return_items', 'tool:list_orders', 'section:you-are-the']));
+      expect(ids).toEqual(expect.arrayContaining(['agent', 'tool:find_customer', 'tool:get_order', 'tool:cancel_order', 'tool:return_items', 'tool:list_orders', 'section:you-are-the']));
       expect(document.components.some((c) => c.introducedErrors.length > 0)).toBe(true);
       expect(document.components.some((c) => c.fulfilled.length > 0)).toBe(true);
       expect(document.components.some((c) => c.missing.length > 0)).toBe(true);
 
       // Every pointer resolves to a trace event or a verdict in the store.
       const records = new Map(workspace.store.records(document.runId).map((r) => [`${r.caseId}#${r.trial}`, r]));
-      const pointers = document.components.flatMap((c) => [...c.evidence.pointers, ...c.introducedErrors.map((e) => e.pointer), ...c.missing.flatMap((m) => m.pointers), ...c.claims.flatMap((k) => k.pointers)]);
+      const pointers = document.components.flatMap((c) => [...c.evidence.pointers, ...c.contributions.map((k) => k.pointer), ...c.introducedErrors.map((e) => e.pointer), ...c.missing.flatMap((m) => m.pointers), ...c.claims.flatMap((k) => k.pointers)]);
       expect(pointers.length).toBeGreaterThan(0);
       for (const pointer of pointers) {
         const record = records.get(`${pointer.caseId}#${pointer.trial}`);
@@ -94,6 +96,21 @@ describe('gradient records', () => {
     } finally {
       await workspace.close();
     }
+    // Both reports of the iteration's decision say how many claims were dropped, and which.
+    const audit = 'refs/agentdevel/rc/support-agent/iter-001';
+    const folder = git(dir, 'show', '--name-only', '--format=', audit).split('\n').find((f) => f.endsWith('/report.md'))?.replace(/\/report\.md$/, '');
+    expect(folder).toBeDefined();
+    const markdown = git(dir, 'show', `${audit}:${folder}/report.md`);
+    expect(markdown).toMatch(/## Gradient records\n\n\d+ records on `refs\/agentdevel\/gradient\/support-agent\/iter-001`\. Model-phrased claims: \*\*2 dropped\*\* \(evidence that does not resolve\), 1 kept\./);
+    expect(markdown).toContain('| it silently refunds the wrong card |');
+    const html = git(dir, 'show', `${audit}:${folder}/report.html`);
+    expect(html).toMatch(/<h2 id="gradient">Gradient records<\/h2><p>\d+ records on <code>refs\/agentdevel\/gradient\/support-agent\/iter-001<\/code>\. Model-phrased claims: <strong>2 dropped<\/strong>/);
+    expect(html).toContain('nobody handles gift cards');
+    // `agentdevel report` rebuilds the HTML from git alone, with the same section.
+    const out = path.join(tempDir(), 'report');
+    const rebuilt = cli(['report', 'iter-001', '--out', out, '--json', '-C', dir]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(readFileSync(JSON.parse(rebuilt.stdout).report as string, 'utf8')).toMatch(/<strong>2 dropped<\/strong>/);
   }, 120_000);
 
   it('make members a component kind, attributed from the member name a crew trace carries', () => {
@@ -110,8 +127,8 @@ describe('gradient records', () => {
       { type: 'tool_result', id: 't1', ok: false, error: 'boom', member: 'coder' },
       { type: 'final', output: 'x' },
     ] as unknown as TraceEvent[];
-    const components = blueprintComponents(files, 'blueprints/crew', ['planner', 'coder']);
-    expect(components.map((c) => c.id)).toEqual(['member:coder', 'member:planner', 'tool:search', 'partial:partials/house', 'section:role', 'section:rules']);
+    const components = blueprintComponents(files, 'blueprints/crew', { traceMembers: ['planner', 'coder'] });
+    expect(components.map((c) => c.id)).toEqual(['agent', 'member:coder', 'member:planner', 'tool:search', 'partial:partials/house', 'section:role', 'section:rules']);
     const document = buildGradient({
       iteration: 1,
       blueprint: 'crew',
@@ -128,9 +145,71 @@ describe('gradient records', () => {
     });
     const byId = new Map(document.components.map((c) => [c.component, c]));
     expect(byId.get('tool:search')?.introducedErrors.map((e) => e.pointer)).toEqual([{ kind: 'trace_event', runId: 'run-1', caseId: 'c1', trial: 0, event: 3 }]);
-    expect(byId.get('member:planner')?.fulfilled).toEqual(['brief']);
+    // Taking part is not contributing: the planner only talked, and the answer is the agent's.
+    expect(byId.get('member:planner')?.evidence.caseIds).toEqual(['c1']);
+    expect(byId.get('member:planner')?.fulfilled).toEqual([]);
+    expect(byId.get('agent')?.fulfilled).toEqual(['brief']);
+    expect(byId.get('agent')?.contributions).toEqual([{ caseId: 'c1', trial: 0, basis: 'final-answer', pointer: { kind: 'trace_event', runId: 'run-1', caseId: 'c1', trial: 0, event: 4 } }]);
     expect(byId.get('member:coder')?.evidence.caseIds).toEqual(['c1']);
     expect(byId.get('member:coder')?.fulfilled).toEqual([]);
     expect(byId.get('member:coder')?.introducedErrors.map((e) => e.message)).toEqual(['boom']);
+  });
+
+  it('credit a member with fulfilling a requirement only where it contributed: a judged-helpful call, else a result used later', () => {
+    const manifest = {
+      runtime: 'crew',
+      orchestrator: { prompt: 'system.hbs', tools: [] },
+      members: [
+        { name: 'lookup', description: 'Looks orders up.', prompt: 'members/lookup.hbs', tools: [] },
+        { name: 'notes', description: 'Delivery notes.', prompt: 'members/notes.hbs', tools: [] },
+      ],
+    };
+    const files = [
+      { path: 'blueprints/crew/blueprint.json', content: JSON.stringify(manifest) },
+      { path: 'blueprints/crew/system.hbs', content: 'You lead.\n' },
+      { path: 'blueprints/crew/members/lookup.hbs', content: 'You look up.\n' },
+      { path: 'blueprints/crew/members/notes.hbs', content: 'You write notes.\n' },
+    ];
+    const trace = [
+      { type: 'start', caseId: 'c1', trial: 0 },
+      { type: 'tool_call', id: 't1', name: 'lookup', args: { context: 'order #W1001' }, agent: 'orchestrator' },
+      { type: 'tool_result', id: 't1', ok: true, result: 'ORDER {"id":"W1001","deliveredOn":"2026-05-01"}', agent: 'orchestrator' },
+      { type: 'tool_call', id: 't2', name: 'notes', args: { context: 'order W1001 is delivered' }, agent: 'orchestrator' },
+      { type: 'tool_result', id: 't2', ok: true, result: 'Shipping takes 3 to 5 business days.', agent: 'orchestrator' },
+      { type: 'message', role: 'assistant', text: 'Order W1001 was delivered on 2026-05-01.', agent: 'orchestrator' },
+      { type: 'final', output: 'Order W1001 was delivered on 2026-05-01.', agent: 'orchestrator' },
+    ] as unknown as TraceEvent[];
+    const components = blueprintComponents(files, 'blueprints/crew');
+    expect(components.map((c) => c.id)).toEqual(['orchestrator', 'member:lookup', 'member:notes', 'section:you-lead']);
+    const gradientWith = (helpful: Map<string, boolean> | null) =>
+      new Map(
+        buildGradient({
+          iteration: 1,
+          blueprint: 'crew',
+          release: 'r',
+          runId: 'run-1',
+          components,
+          helpful,
+          trials: [
+            {
+              record: { caseId: 'c1', trial: 0, status: 'ok', output: 'x', traceRef: 'x', scorer: null, critic: { pass: true, label: 'ok', description: '', requirements: [{ id: 'answer', pass: true, reason: '' }] }, pass: true, error: null } as never,
+              trace,
+              requirements: [{ id: 'answer', text: 'answer the question', symptoms: [] }],
+            },
+          ],
+        }).components.map((c) => [c.component, c]),
+      );
+    // No judge: lookup's order id and date reappear in the answer; the notes' text never does.
+    const unjudged = gradientWith(null);
+    expect(unjudged.get('member:lookup')?.fulfilled).toEqual(['answer']);
+    expect(unjudged.get('member:lookup')?.contributions).toEqual([{ caseId: 'c1', trial: 0, basis: 'result-used', pointer: { kind: 'trace_event', runId: 'run-1', caseId: 'c1', trial: 0, event: 2 } }]);
+    expect(unjudged.get('member:notes')?.evidence.caseIds).toEqual(['c1']);
+    expect(unjudged.get('member:notes')?.fulfilled).toEqual([]);
+    expect(unjudged.get('orchestrator')?.fulfilled).toEqual(['answer']);
+    // The judge's verdict decides where there is one.
+    const judged = gradientWith(new Map([['c1#0:t1', false], ['c1#0:t2', true]]));
+    expect(judged.get('member:lookup')?.fulfilled).toEqual([]);
+    expect(judged.get('member:notes')?.fulfilled).toEqual(['answer']);
+    expect(judged.get('member:notes')?.contributions[0]?.basis).toBe('judge');
   });
 });

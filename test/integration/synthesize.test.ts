@@ -1,4 +1,5 @@
 import { blueprintBrief } from '../../src/adapters/blueprint/brief.ts';
+import { readBlueprintFiles } from '../../src/adapters/blueprint/load.ts';
 import { describe, expect, it } from 'vitest';
 import { zeroUsage, type RcHistoryEntry, type RepairRequest } from '../../src/domain/ports/model.ts';
 import { silentReporter } from '../../src/domain/ports/reporter.ts';
@@ -28,18 +29,18 @@ const taxonomy = [
 const intent = { targets: ['tool_error'], rationale: 'normalize ids' };
 const proposals: Record<string, ReleaseCandidate> = {
   outside: { edits: [{ path: 'rubrics/orders/rubric.md', content: 'be lenient' }], intent },
-  brokenWrapper: { edits: [{ path: 'blueprints/support-agent/tools/get_order.ts', content: "import { z } from 'zod';\nexport default { name: 'get_order' };\n" }], intent },
-  brokenTemplate: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Hello {{#each tools}} unclosed' }], intent },
-  good: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'You help customers.\n{{#each tools}}- {{name}}\n{{/each}}' }], intent },
-  commandMissingPartial: { edits: [{ path: 'blueprints/my-agent/prompt.hbs', content: 'Convert.\n{{> partials/units}}\n' }], intent },
+  brokenWrapper: { edits: [{ path: 'blueprints/support-agent/tools/get_order.ts', content: "import { z } from 'zod';\nexport default { name: 'get_order' };\n", type: 'revise', component: 'tool:get_order' }], intent },
+  brokenTemplate: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Hello {{#each tools}} unclosed', type: 'revise', component: 'agent' }], intent },
+  good: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'You help customers.\n{{#each tools}}- {{name}}\n{{/each}}', type: 'revise', component: 'agent' }], intent },
+  commandMissingPartial: { edits: [{ path: 'blueprints/my-agent/prompt.hbs', content: 'Convert.\n{{> partials/units}}\n', type: 'add', component: 'partial:prompt' }], intent },
   commandGood: {
     edits: [
-      { path: 'blueprints/my-agent/prompt.hbs', content: 'Convert.\n{{> partials/units}}\n' },
-      { path: 'blueprints/my-agent/partials/units.hbs', content: 'F = C * 9/5 + 32\n' },
+      { path: 'blueprints/my-agent/prompt.hbs', content: 'Convert.\n{{> partials/units}}\n', type: 'add', component: 'partial:prompt' },
+      { path: 'blueprints/my-agent/partials/units.hbs', content: 'F = C * 9/5 + 32\n', type: 'add', component: 'partial:partials/units' },
     ],
     intent,
   },
-  coinedTarget: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Normalise ids.\n{{#each tools}}- {{name}}\n{{/each}}' }], intent: { targets: ['order_id_not_canonical'], rationale: 'normalise ids' } },
+  coinedTarget: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Normalise ids.\n{{#each tools}}- {{name}}\n{{/each}}', type: 'revise', component: 'agent' }], intent: { targets: ['order_id_not_canonical'], rationale: 'normalise ids' } },
 };
 
 const rejectedGood = (targets: string[], scope: string[]): RcHistoryEntry => ({
@@ -80,7 +81,7 @@ async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepair
   });
   try {
     const outcome = await synthesize(
-      { blueprint: setup.blueprint, files: [], brief: blueprintBrief(setup.blueprint === 'support-agent' ? 'tool-loop' : 'command'), evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] }, diagnosis, history, taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
+      { blueprint: setup.blueprint, files: await readBlueprintFiles(dir, setup.blueprint), brief: blueprintBrief(setup.blueprint === 'support-agent' ? 'tool-loop' : 'command'), evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] }, diagnosis, history, taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
       {
         model,
         reporter: silentReporter,

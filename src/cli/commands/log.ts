@@ -16,7 +16,7 @@ export async function logCommand(io: Io, options: CommonOptions): Promise<number
       );
       if (entry.editsByType) {
         const groups = Object.entries(entry.editsByType).filter(([, components]) => components.length > 0);
-        command.output.line(`    edits: ${groups.map(([type, components]) => `${type} ${components.join(', ')}`).join('; ')}`);
+        command.output.line(`    edits${entry.editsInferred ? ' (inferred from the diff)' : ''}: ${groups.map(([type, components]) => `${type} ${components.join(', ')}`).join('; ')}`);
       }
     }
     if (!command.output.json && entries.some((e) => e.editsByType)) {

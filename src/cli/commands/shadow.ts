@@ -1,10 +1,14 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { shadow, type ShadowOutcome, type ShadowSide } from '../../pipeline/loop/shadow.ts';
 import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
+import { renderShadowSummary } from '../../stages/report/shadow-summary.ts';
+import { writeSummary } from '../ci-outputs.ts';
 import { simulationNote } from './notes.ts';
 
 export interface ShadowOptions extends CommonOptions {
   readonly against?: string;
+  /** Write the comparison as markdown here (also appended to $GITHUB_STEP_SUMMARY when that is set). */
+  readonly summary?: string;
 }
 
 const list = (ids: readonly string[]): string => (ids.length === 0 ? '-' : ids.join(', '));
@@ -37,8 +41,13 @@ export async function shadowCommand(io: Io, options: ShadowOptions): Promise<num
   const command = await openCommand(io, options, 'shadow');
   try {
     const outcome = await shadow(command.run, { against: options.against });
-    if (command.output.json) command.output.result(outcome);
-    else printShadow(command, outcome);
+    // Its own section of the job page, apart from the gate's; written only when asked for or on Actions.
+    const summaryFiles = options.summary || io.env.GITHUB_STEP_SUMMARY ? await writeSummary(io, options, renderShadowSummary(outcome)) : [];
+    if (command.output.json) command.output.result({ ...outcome, summaryFiles });
+    else {
+      printShadow(command, outcome);
+      if (options.summary) command.output.line(`summary: ${summaryFiles[0] ?? options.summary}`);
+    }
     return 0;
   } finally {
     await command.close();

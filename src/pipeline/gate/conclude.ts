@@ -17,6 +17,7 @@ import { holdForApproval, promote, recordRejection, writeReports } from './relea
 import { gatherCaseEvidence } from './case-evidence.ts';
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
+import type { GradientSummary } from '../../domain/gradient.ts';
 import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { recordedRuns, taxonomyDocument } from './decision-record.ts';
 import { attributeRegressions } from './regression-attribution.ts';
@@ -40,6 +41,8 @@ export interface GateSubject {
   readonly authors?: readonly Role[];
   /** The iteration's credit per component (loop candidates only). */
   readonly credit?: CreditDocument | null;
+  /** The iteration's gradient records, as the reports summarize them (loop candidates only). */
+  readonly gradient?: GradientSummary | null;
   /** The experiment's switch this decision ran under (iterate --ablate, scratch lines only); null otherwise. */
   readonly ablation?: Ablation | null;
   readonly edits: readonly ChangedPath[];
@@ -164,6 +167,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     cases: baselineRun && evaluation ? await caseEvidence(context, subject, baselineRun, evaluation, records) : null,
     diagnosis: subject.diagnosis,
     credit: subject.credit ?? null,
+    gradient: subject.gradient ?? null,
     ablation,
     attribution,
     simulated,

@@ -7,6 +7,7 @@ import { outsideBlueprint } from '../../stages/synthesize/edits.ts';
 import { candidateBranch, candidateDir, discardCandidate, linksLeavingBlueprint } from '../loop/candidate.ts';
 import type { ReleaseEvidence } from '../../stages/release/artifacts.ts';
 import { concludeCandidate } from './conclude.ts';
+import { withInferredEdits } from './inferred-edits.ts';
 import { baselineRecordCount, recordBaseline, withCheckout, type RunContext } from '../run/execute-run.ts';
 import { releaseTags } from '../workspace/line-history.ts';
 import { currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
@@ -70,17 +71,19 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   const iteration = await nextIteration(repo, config);
   context.usageScope.iteration = request.promote ? iteration : null;
   // The intent: --targets, else a `Targets: a, b` line in the candidate's commit message.
-  const intent: ChangeIntent | null =
+  const stated: ChangeIntent | null =
     request.intent !== undefined
       ? request.intent
       : request.targets.length > 0
       ? { targets: [...request.targets], rationale: `targets given on the command line for ${request.ref}` }
       : intentFromCommitMessage((await repo.commitMessage(commit)) ?? '');
+  // A person types no edits: the intent carries the types the diff shows, marked inferred.
+  const intent = await withInferredEdits(workspace, stated, { base: forkPoint, commit, changed });
 
   const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
   const baseline = outside.length > 0 ? null : await withCheckout(workspace, tip, (source) => recordBaseline(context, source, release.label, baselineRecordCount(config)));
 
-  const built = request.promote ? { branch: candidateBranch(config.blueprint, iteration), dir: candidateDir(workspace, iteration) } : null;
+  const built = request.promote ? { branch: candidateBranch(config, iteration), dir: candidateDir(workspace, iteration) } : null;
   if (built) {
     await discardCandidate(workspace, built);
     await repo.addWorktree(built.dir, commit, built.branch);

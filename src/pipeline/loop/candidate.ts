@@ -5,6 +5,8 @@ import { startToolHost, ToolHostError } from '../../adapters/runtimes/tool-host/
 import { linksLeaving } from '../../domain/blueprint-links.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
+import type { Config } from '../../config/schema.ts';
+import { scratchName } from '../workspace/scratch-line.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 
 export interface BuiltCandidate {
@@ -13,8 +15,14 @@ export interface BuiltCandidate {
   readonly commit: string;
 }
 
-export function candidateBranch(blueprint: string, iteration: number): string {
-  return `agentdevel/rc/${blueprint}/iter-${String(iteration).padStart(3, '0')}`;
+/**
+ * The RC's working branch while it is built and gated (deleted afterwards). A scratch line's RCs
+ * get their own (agentdevel/rc/<bp>/scratch/NAME/iter-NNN), never the real line's name: the
+ * decision records candidateRef, which resolves to the RC's audit ref on its own line.
+ */
+export function candidateBranch(config: Config, iteration: number): string {
+  const scratch = scratchName(config);
+  return `agentdevel/rc/${config.blueprint}/${scratch === null ? '' : `scratch/${scratch}/`}iter-${String(iteration).padStart(3, '0')}`;
 }
 
 export function candidateDir(workspace: Workspace, iteration: number): string {
@@ -31,7 +39,7 @@ export async function buildCandidate(
   iteration: number,
   candidate: ReleaseCandidate,
 ): Promise<BuiltCandidate> {
-  const branch = candidateBranch(workspace.config.blueprint, iteration);
+  const branch = candidateBranch(workspace.config, iteration);
   const dir = candidateDir(workspace, iteration);
   await discardCandidate(workspace, { branch, dir });
   await workspace.repo.addWorktree(dir, base, branch);

@@ -1,59 +1,37 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { blueprintRoot, listFiles, readManifest, toolFilesOf } from '../../adapters/blueprint/load.ts';
-import type { BlueprintManifest } from '../../domain/blueprint-manifest.ts';
+import { blueprintComponents as componentsOf, blueprintRuntimeOf, type BlueprintComponent } from '../../domain/blueprint-components.ts';
 import { CREDIT_SCHEMA, type CreditDocument } from '../../domain/credit.ts';
 import { MOCK_MODEL } from '../../domain/models.ts';
-import type { RcHistoryEntry } from '../../domain/ports/model.ts';
-import { judgeHelpfulness, MAIN_AGENT, rankBy, tallyCredit, type Component, type GradedTrial } from '../../stages/credit/credit.ts';
+import type { BlueprintFile, RcHistoryEntry } from '../../domain/ports/model.ts';
+import { judgeHelpfulness, rankBy, tallyCredit, type Component, type GradedTrial } from '../../stages/credit/credit.ts';
 import { readTrace } from '../../stages/run/trace-file.ts';
 import type { RunContext, RunResult } from '../run/execute-run.ts';
 
-/** A string property written out in a wrapper module (`name: '…'`), read without running the module. */
-export function writtenProperty(source: string, key: string): string | null {
-  return new RegExp(`\\b${key}:\\s*(['"\`])((?:\\\\.|(?!\\1).)*)\\1`).exec(source)?.[2] ?? null;
-}
-
-/** The partials a template names (`{{> name}}`), written out. */
-const partialsNamed = (source: string): string[] => [...source.matchAll(/\{\{~?#?>\s*([\w./-]+)/g)].map((m) => m[1] as string);
-
 /**
- * The blueprint's components, read from a checkout: crew members (name and description), tool
- * wrappers (the name and description their module writes out) and prompt partials (with the
- * agents whose prompts include them, directly or through another partial).
+ * The components credit tallies, from the blueprint's one component model: crew members and tool
+ * wrappers (with their descriptions, which the judge reads) and prompt partials (with the agents
+ * whose prompts include them). A command agent's parts leave no trace of their own: it has none.
  */
-export async function blueprintComponents(dir: string, blueprint: string, manifest: BlueprintManifest): Promise<Component[]> {
-  if (manifest.runtime === 'command') return [];
-  const root = blueprintRoot(dir, blueprint);
-  const components: Component[] = [];
-  if (manifest.runtime === 'crew') for (const m of manifest.members) components.push({ name: m.name, kind: 'member', description: m.description });
-  for (const file of toolFilesOf(manifest)) {
-    const source = await readFile(path.join(root, file), 'utf8');
-    const name = writtenProperty(source, 'name') ?? path.basename(file).replace(/\.[^.]*$/, '');
-    components.push({ name, kind: 'tool', description: writtenProperty(source, 'description') ?? '' });
-  }
-  const templates = new Map<string, string>();
-  for (const file of (await listFiles(root)).filter((f) => f.endsWith('.hbs'))) templates.set(file.replace(/\.hbs$/, ''), await readFile(path.join(root, file), 'utf8'));
-  const prompts: Array<[string, string]> =
-    manifest.runtime === 'tool-loop' ? [[MAIN_AGENT, manifest.prompt]] : [[MAIN_AGENT, manifest.orchestrator.prompt], ...manifest.members.map((m): [string, string] => [m.name, m.prompt])];
-  const mains = new Set(prompts.map(([, file]) => file.replace(/\.hbs$/, '')));
-  const users = new Map<string, Set<string>>();
-  for (const [agent, file] of prompts) {
-    const seen = new Set<string>();
-    const queue = partialsNamed(templates.get(file.replace(/\.hbs$/, '')) ?? '');
-    while (queue.length > 0) {
-      const partial = queue.shift() as string;
-      if (seen.has(partial) || !templates.has(partial)) continue;
-      seen.add(partial);
-      users.set(partial, (users.get(partial) ?? new Set()).add(agent));
-      queue.push(...partialsNamed(templates.get(partial) ?? ''));
+export function creditComponents(files: readonly BlueprintFile[], blueprint: string): Component[] {
+  const root = `blueprints/${blueprint}`;
+  if (blueprintRuntimeOf(files, root) === 'command') return [];
+  const credited = (c: BlueprintComponent): Component[] => {
+    switch (c.kind) {
+      case 'member':
+      case 'tool':
+        return [{ name: c.name, kind: c.kind, description: c.description }];
+      case 'partial':
+        return [{ name: `${c.name}.hbs`, kind: 'partial', description: 'a prompt partial', agents: c.includedBy ?? [] }];
+      case 'agent':
+      case 'orchestrator':
+      case 'section':
+        return [];
+      default: {
+        const exhaustive: never = c.kind;
+        return exhaustive;
+      }
     }
-  }
-  for (const name of templates.keys()) {
-    if (mains.has(name)) continue;
-    components.push({ name: `${name}.hbs`, kind: 'partial', description: 'a prompt partial', agents: [...(users.get(name) ?? [])] });
-  }
-  return components;
+  };
+  return componentsOf(files, root).flatMap(credited);
 }
 
 /**
@@ -63,11 +41,10 @@ export async function blueprintComponents(dir: string, blueprint: string, manife
  */
 export async function recordCredit(
   context: RunContext,
-  input: { readonly iteration: number; readonly run: RunResult; readonly sourceDir: string; readonly history: readonly RcHistoryEntry[] },
-): Promise<CreditDocument | null> {
+  input: { readonly iteration: number; readonly run: RunResult; readonly files: readonly BlueprintFile[]; readonly history: readonly RcHistoryEntry[] },
+): Promise<{ document: CreditDocument; helpful: ReadonlyMap<string, boolean> | null } | null> {
   const { config, store, tracesRoot } = context.workspace;
-  const manifest = await readManifest(input.sourceDir, blueprintRoot(input.sourceDir, config.blueprint));
-  const components = await blueprintComponents(input.sourceDir, config.blueprint, manifest);
+  const components = creditComponents(input.files, config.blueprint);
   if (components.length === 0) return null;
   const trials: GradedTrial[] = [];
   for (const record of store.records(input.run.runId)) {
@@ -79,7 +56,7 @@ export async function recordCredit(
   const lastRc = last ? { iteration: last.iteration, fixed: last.fixed.map((f) => f.caseId), broken: last.broken.map((b) => b.caseId) } : null;
   const judged = config.credit.helpfulness ? await judgeHelpfulness({ components, trials, model: config.models.judge }, { model: context.model }) : null;
   const credits = tallyCredit({ components, trials, lastRc, verdicts: judged?.verdicts ?? null, policy: config.credit.freeRider });
-  return {
+  const document: CreditDocument = {
     schema: CREDIT_SCHEMA,
     iteration: input.iteration,
     blueprint: config.blueprint,
@@ -91,4 +68,5 @@ export async function recordCredit(
     ranking: { byHelpfulness: rankBy(credits, (c) => c.helpfulness?.rate), bySuccessRate: rankBy(credits, (c) => c.successRate) },
     simulated: input.run.simulated || (config.credit.helpfulness && config.models.judge === MOCK_MODEL),
   };
+  return { document, helpful: judged?.verdicts ?? null };
 }

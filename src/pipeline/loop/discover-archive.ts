@@ -18,7 +18,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { parseJsonDocument } from '../../domain/json-document.ts';
 import type { BlueprintFile } from '../../domain/ports/model.ts';
 import { replayRounds } from '../../stages/discover/replay.ts';
-import { writtenProperty } from './credit.ts';
+import { writtenProperty } from '../../domain/blueprint-components.ts';
 import { discoverRef } from '../workspace/versions.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 

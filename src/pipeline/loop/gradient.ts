@@ -3,8 +3,8 @@ import { GRADIENT_FILE, parseGradientDocument } from '../../domain/gradient.ts';
 import type { BlueprintFile } from '../../domain/ports/model.ts';
 import { addUsage, zeroUsage, type Usage } from '../../domain/ports/model.ts';
 import { caseRequirements } from '../../domain/requirements.ts';
-import { admitClaims, buildGradient, evidenceIndex, type TrialEvidence } from '../../stages/gradient/build.ts';
-import { blueprintComponents, eventMember } from '../../stages/gradient/components.ts';
+import { blueprintComponents } from '../../domain/blueprint-components.ts';
+import { admitClaims, buildGradient, eventMember, evidenceIndex, type TrialEvidence } from '../../stages/gradient/build.ts';
 import { readTraceOrNote } from '../../stages/run/trace-file.ts';
 import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import type { RunContext } from '../run/execute-run.ts';
@@ -19,7 +19,16 @@ import { gradientRef } from '../workspace/versions.ts';
  */
 export async function recordGradient(
   context: RunContext,
-  input: { readonly iteration: number; readonly release: string; readonly releaseCommit: string; readonly runId: string; readonly files: readonly BlueprintFile[]; readonly checkout: string },
+  input: {
+    readonly iteration: number;
+    readonly release: string;
+    readonly releaseCommit: string;
+    readonly runId: string;
+    readonly files: readonly BlueprintFile[];
+    readonly checkout: string;
+    /** The helpfulness judge's verdicts of this run by call site, when credit asked it (null: no judge). */
+    readonly helpful: ReadonlyMap<string, boolean> | null;
+  },
 ): Promise<{ document: GradientDocument; ref: string; usage: Usage; write: () => Promise<void> }> {
   const { workspace } = context;
   const { config, store, repo } = workspace;
@@ -36,8 +45,8 @@ export async function recordGradient(
     });
   }
   const members = [...new Set(trials.flatMap((t) => t.trace.flatMap((e) => eventMember(e) ?? [])))];
-  const components = blueprintComponents(input.files, `blueprints/${config.blueprint}`, members);
-  let document = buildGradient({ iteration: input.iteration, blueprint: config.blueprint, release: input.release, runId: input.runId, components, trials });
+  const components = blueprintComponents(input.files, `blueprints/${config.blueprint}`, { traceMembers: members });
+  let document = buildGradient({ iteration: input.iteration, blueprint: config.blueprint, release: input.release, runId: input.runId, components, trials, helpful: input.helpful });
   let usage = zeroUsage;
   if (context.model.phraseGradient) {
     const phrased = await context.model.phraseGradient({ model: config.models.diagnostician, gradient: document });

@@ -7,6 +7,7 @@ import type { CaseRecord } from '../../domain/record.ts';
 import { zeroUsage, type SymptomEntry } from '../../domain/ports/model.ts';
 import { readBlueprintFiles } from '../../adapters/blueprint/load.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
+import { gradientSummary } from '../../domain/gradient.ts';
 import { recordCredit } from './credit.ts';
 import { diagnose, type DiagnoseResult } from '../../stages/diagnose/diagnose.ts';
 import { synthesize } from '../../stages/synthesize/synthesize.ts';
@@ -23,7 +24,7 @@ import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { stopReason, type IterationResult } from './stop.ts';
 import { readTaskBrief } from './task-brief.ts';
 import { recordGradient } from './gradient.ts';
-import { auditRef, currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
+import { auditRef, candidateRef, currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
 import { lineTip } from '../workspace/workspace.ts';
 
 export interface IterationSummary extends IterationResult {
@@ -98,6 +99,9 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
       // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
       const first = recorded.records[0] as RunResult;
       const stopNow = stopReason(results, stopPolicy, failingCases(first));
+      // Credit per component, read from the release's ordinary run (and the judge, when on); the
+      // judge's verdicts also decide which components the gradient records say contributed.
+      const credited = stopNow ? null : await recordCredit(context, { iteration, run: first, files: blueprintFiles, history: await readRcHistory(workspace) });
       return {
         screen: recorded,
         files: blueprintFiles,
@@ -106,9 +110,8 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         stop: stopNow,
         gradient: stopNow
           ? null
-          : await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir }),
-        // Credit per component, read from the release's ordinary run (and the judge, when on).
-        credit: stopNow ? null : await recordCredit(context, { iteration, run: first, sourceDir: source.dir, history: await readRcHistory(workspace) }),
+          : await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir, helpful: credited?.helpful ?? null }),
+        credit: credited?.document ?? null,
       };
     });
     const baseline = screen.records[0] as RunResult;
@@ -187,13 +190,14 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
       const conclusion = await concludeCandidate(context, {
         iteration,
         record: true,
-        candidate: { ref: candidate.branch, commit: candidate.commit, dir: candidate.dir },
+        candidate: { ref: candidateRef(config, iteration), commit: candidate.commit, dir: candidate.dir },
         baseline: { commit: tip, label: release.label, screen },
         nextRelease: tagName(config, release.version + 1),
         intent: synthesis.candidate.intent,
         fingerprint: synthesis.fingerprint,
         diagnosis: diagnosis.source === 'none' ? null : { ...diagnosis, synthesisAttempts: synthesis.attempts },
         credit,
+        gradient: gradientRecord ? gradientSummary(gradientRecord.document, gradientRecord.ref) : null,
         ablation,
         edits: await repo.changedPaths(tip, candidate.commit),
         outside: [],
@@ -211,7 +215,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         f2p: decision.f2p,
         p2f: decision.p2f,
         p2fRate: decision.rates.p2fRate,
-        rc: candidate.branch,
+        rc: candidateRef(config, iteration),
         tag: conclusion.tag,
         reasons: decision.reasons,
         targets: synthesis.candidate.intent.targets,

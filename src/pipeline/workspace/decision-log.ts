@@ -32,6 +32,8 @@ export interface LogEntry {
   readonly ablation: Ablation | null;
   /** The RC's typed edits grouped by type (remove, revise, add), each a list of components. */
   readonly editsByType: Record<EditType, string[]> | null;
+  /** True when the types were inferred from the diff (a person's change states none), not given by its author. */
+  readonly editsInferred: boolean;
   /** The gate's hit rate (share of fixes whose symptom the intent targeted), when it had fixes to judge. */
   readonly hitRate: number | null;
 }
@@ -82,6 +84,7 @@ export async function readDecisionLog(workspace: Workspace): Promise<LogEntry[]>
       efficiencyRelease: gate?.efficiency?.promoted ?? false,
       ablation: decision.document?.ablation ?? null,
       editsByType: decision.intent && 'edits' in decision.intent && Array.isArray(decision.intent.edits) && decision.intent.edits.length > 0 ? editsByType(decision.intent.edits as TypedChange[]) : null,
+      editsInferred: decision.intent !== null && typeof decision.intent === 'object' && 'editsInferred' in decision.intent && decision.intent.editsInferred === true,
       hitRate: gate?.rates.hitRate ?? null,
     });
   }

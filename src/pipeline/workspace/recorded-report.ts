@@ -3,8 +3,9 @@ import { parseDecisionDocument, type DecisionDocument } from '../../domain/decis
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { readDiagnosisReportDocument } from '../../domain/git-documents.ts';
+import { GRADIENT_FILE, gradientSummary, parseGradientDocument, type GradientSummary } from '../../domain/gradient.ts';
 import { releaseTags } from './line-history.ts';
-import { auditRef } from './versions.ts';
+import { auditRef, gradientRef } from './versions.ts';
 import type { Workspace } from './workspace.ts';
 
 /** A recorded gate decision as git holds it: its documents, and the folder it lives in. */
@@ -16,6 +17,8 @@ export interface RecordedDecision {
   readonly document: DecisionDocument;
   readonly cases: CaseEvidenceDocument | null;
   readonly diagnosis: DiagnosisReport | null;
+  /** The decision's iteration's gradient records, summarized; null when it has none (a gate outside the loop). */
+  readonly gradient: GradientSummary | null;
 }
 
 /**
@@ -67,11 +70,14 @@ export async function readRecordedDecision(workspace: Workspace, target: string 
   if (!summary.document) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file} was written by an agentdevel too old for HTML reports (decision@1)`);
   const diagnosisFile = summary.document.diagnosis ? `${summary.document.diagnosis.folder}/report.json` : null;
   const diagnosisText = diagnosisFile ? await repo.readFileAt(commit, diagnosisFile) : null;
+  const gradientAt = gradientRef(config, summary.document.iteration);
+  const gradientText = await repo.readFileAt(gradientAt, GRADIENT_FILE);
   return {
     ref,
     folder,
     document: summary.document,
     cases: casesText === null ? null : parseCaseEvidence(casesText, `${ref}:${folder}/cases.json`),
     diagnosis: diagnosisText === null ? null : readDiagnosisReportDocument(diagnosisText, `${ref}:${diagnosisFile}`),
+    gradient: gradientText === null ? null : gradientSummary(parseGradientDocument(gradientText, `${gradientAt}:${GRADIENT_FILE}`), gradientAt),
   };
 }

@@ -28,6 +28,15 @@ export function auditRef(config: Config, iteration: number): string {
   return `${auditRefPrefix(config)}iter-${String(iteration).padStart(3, '0')}`;
 }
 
+/**
+ * The name a decision records for its RC (`candidate.ref`, the first column of `log`): the audit
+ * ref's name without "refs/", so plain git resolves it (as refs/<name>) to the RC on its own line,
+ * a scratch line's included (agentdevel/scratch/NAME/rc/<bp>/iter-NNN).
+ */
+export function candidateRef(config: Config, iteration: number): string {
+  return auditRef(config, iteration).slice('refs/'.length);
+}
+
 /** Where an iteration's gradient records live (gradient.json), written whatever the iteration then does. */
 export function gradientRef(config: Config, iteration: number): string {
   return `${refNamespace(config)}gradient/${config.blueprint}/iter-${String(iteration).padStart(3, '0')}`;

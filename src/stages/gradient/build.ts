@@ -1,10 +1,10 @@
-import type { ComponentRecord, EvidencePointer, GradientClaim, GradientDocument } from '../../domain/gradient.ts';
+import type { BlueprintComponent } from '../../domain/blueprint-components.ts';
+import type { ComponentRecord, ContributionBasis, EvidencePointer, GradientClaim, GradientDocument } from '../../domain/gradient.ts';
 import { GRADIENT_SCHEMA, pointerText } from '../../domain/gradient.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { scorerDecides } from '../../domain/record.ts';
 import type { Requirement } from '../../domain/requirements.ts';
-import type { TraceEvent } from '../../domain/trace.ts';
-import { eventMember, type BlueprintComponent } from './components.ts';
+import { ORCHESTRATOR, type TraceEvent } from '../../domain/trace.ts';
 
 /** One graded case-trial with its trace and the requirements that hold for its case. */
 export interface TrialEvidence {
@@ -35,44 +35,99 @@ function verdictsOf(runId: string, trial: TrialEvidence): Verdict[] {
   return verdicts;
 }
 
-/** Which components acted in a trace (and at which events), and the errors each introduced. */
-function attribute(trace: readonly TraceEvent[], components: readonly BlueprintComponent[]) {
-  const tools = new Map(components.filter((c) => c.kind === 'tool').map((c) => [c.name, c]));
-  const members = new Map(components.filter((c) => c.kind === 'member').map((c) => [c.name, c]));
-  const acted = new Map<string, number[]>();
-  const errors: Array<{ component: string; event: number; message: string }> = [];
-  const callOwner = new Map<string, string>();
-  const note = (component: string, event: number) => acted.set(component, [...(acted.get(component) ?? []), event]);
-  trace.forEach((event, index) => {
-    const member = eventMember(event);
-    const memberComponent = member ? members.get(member) : undefined;
-    if (memberComponent) note(memberComponent.id, index);
-    if (event.type === 'tool_call') {
-      const tool = tools.get(event.name);
-      if (tool) {
-        note(tool.id, index);
-        callOwner.set(event.id, tool.id);
-      }
-    }
-    if (event.type === 'tool_result' && !event.ok) {
-      const owner = callOwner.get(event.id);
-      // The wrapper that failed, and the member whose call it was: both records show the error.
-      if (owner) errors.push({ component: owner, event: index, message: event.error ?? 'the tool failed' });
-      if (memberComponent) errors.push({ component: memberComponent.id, event: index, message: event.error ?? 'a tool failed' });
-    }
-    if (event.type === 'error' && event.kind === 'agent' && memberComponent) errors.push({ component: memberComponent.id, event: index, message: event.message });
-  });
-  return { acted, errors };
+/**
+ * The member an event belongs to, when a crew's trace names one (`member` or `agent` on the
+ * event): traces of single-agent blueprints name none.
+ */
+export function eventMember(event: TraceEvent): string | null {
+  const named = event as unknown as { member?: unknown; agent?: unknown };
+  if (typeof named.member === 'string' && named.member !== '') return named.member;
+  if (typeof named.agent === 'string' && named.agent !== '') return named.agent;
+  return null;
+}
+
+/** The key of a call site across a run, as the helpfulness judge's verdicts are keyed (credit's siteKey). */
+export const callSiteKey = (caseId: string, trial: number, callId: string): string => `${caseId}#${trial}:${callId}`;
+
+/** Facts a result carries that a later event can repeat: ids, amounts, dates (tokens with a digit, 3 characters or more). */
+const FACTS = /\b[\w.-]*\d[\w.-]*\b/g;
+const factsOf = (value: unknown): string[] => (JSON.stringify(value ?? '').match(FACTS) ?? []).filter((f) => f.length >= 3);
+
+function textOf(event: TraceEvent): string {
+  if (event.type === 'message') return event.text;
+  if (event.type === 'tool_call') return JSON.stringify(event.args);
+  if (event.type === 'final') return JSON.stringify(event.output);
+  return '';
+}
+
+interface Contribution {
+  readonly component: string;
+  readonly event: number;
+  readonly basis: ContributionBasis;
 }
 
 /**
- * The gradient records of one run, from executed evidence only: trace events (which tool or
- * member acted, which tool call failed) and verdicts (the scorers', each requirement's). A
- * component fulfilled a requirement when the requirement held in a case-trial it acted in
- * without an error of its own; it introduced an error where its tool call failed (or, for a
- * member, where its own events show the error). A requirement that failed where no component
- * introduced an error is a missing sub-task, recorded on the prompt's first section (the
- * charter, where a new sub-task is added).
+ * Which components acted in a trace (and at which events), the errors each introduced, and where
+ * each contributed. A wrapper or a member contributed through a call the judge found helpful; with
+ * no verdict for the call, through a call that succeeded and changed the environment's state or
+ * whose result (an id, an amount, a date it returned) shows up in a later event. The main agent
+ * (the single agent, or the orchestrator) contributed when it gave the answer that was graded.
+ */
+function attribute(trace: readonly TraceEvent[], components: readonly BlueprintComponent[], helpful: (callId: string) => boolean | undefined) {
+  const tools = new Map(components.filter((c) => c.kind === 'tool').map((c) => [c.name, c]));
+  const members = new Map(components.filter((c) => c.kind === 'member').map((c) => [c.name, c]));
+  const main = components.find((c) => c.kind === 'agent' || c.kind === 'orchestrator');
+  const acted = new Map<string, number[]>();
+  const errors: Array<{ component: string; event: number; message: string }> = [];
+  const contributions: Contribution[] = [];
+  // Call ids are unique within one agent's events: a result is matched by its agent and id.
+  const calls = new Map<string, string>();
+  const note = (component: string, event: number) => acted.set(component, [...(acted.get(component) ?? []), event]);
+  const ownerOf = (event: TraceEvent): BlueprintComponent | undefined => {
+    const member = eventMember(event);
+    return member !== null && member !== ORCHESTRATOR ? members.get(member) : main;
+  };
+  trace.forEach((event, index) => {
+    const owner = ownerOf(event);
+    if (owner) note(owner.id, index);
+    const callKey = (id: string) => `${eventMember(event) ?? ''}\u0000${id}`;
+    if (event.type === 'tool_call') {
+      // A wrapper by its name; a member when the orchestrator calls it as a tool.
+      const called = tools.get(event.name) ?? (owner === main ? members.get(event.name) : undefined);
+      if (called) {
+        note(called.id, index);
+        calls.set(callKey(event.id), called.id);
+      }
+    }
+    if (event.type === 'tool_result') {
+      const called = calls.get(callKey(event.id));
+      if (!event.ok) {
+        // The wrapper (or member) that failed, and the member whose call it was: both records show the error.
+        if (called) errors.push({ component: called, event: index, message: event.error ?? 'the call failed' });
+        if (owner && owner.kind === 'member' && owner.id !== called) errors.push({ component: owner.id, event: index, message: event.error ?? 'a tool failed' });
+      }
+      if (called) {
+        const verdict = helpful(event.id);
+        const used = event.ok && (event.stateChanged === true || factsOf(event.result).some((fact) => trace.slice(index + 1).some((later) => textOf(later).includes(fact))));
+        if (verdict ?? used) contributions.push({ component: called, event: index, basis: verdict === undefined ? 'result-used' : 'judge' });
+      }
+    }
+    if (event.type === 'error' && event.kind === 'agent' && owner) errors.push({ component: owner.id, event: index, message: event.message });
+    if (event.type === 'final' && main) contributions.push({ component: main.id, event: index, basis: 'final-answer' });
+  });
+  return { acted, errors, contributions };
+}
+
+/**
+ * The gradient records of one run, from executed evidence only: trace events (which component
+ * acted, which call failed, whose result was used) and verdicts (the scorers', each
+ * requirement's, and the helpfulness judge's when it ran). A component fulfilled a requirement
+ * when the requirement held in a case-trial it contributed to (see attribute) without an error
+ * of its own: taking part is not enough, so a member whose answers nobody uses fulfils nothing.
+ * It introduced an error where its call failed (or its own events show an agent error). A
+ * requirement that failed where no component introduced an error is a missing sub-task,
+ * recorded on the main prompt's first section (the charter, where a new sub-task is added), or
+ * on the agent when it has no prompt (a command agent).
  */
 export function buildGradient(input: {
   readonly iteration: number;
@@ -81,14 +136,16 @@ export function buildGradient(input: {
   readonly runId: string;
   readonly components: readonly BlueprintComponent[];
   readonly trials: readonly TrialEvidence[];
+  /** The helpfulness judge's verdicts by call site (callSiteKey), when credit.helpfulness ran; null otherwise. */
+  readonly helpful?: ReadonlyMap<string, boolean> | null;
 }): GradientDocument {
   const records = new Map<string, ComponentRecord>(
     input.components.map((c) => [
       c.id,
-      { component: c.id, kind: c.kind, path: c.path, fulfilled: [], introducedErrors: [], missing: [], evidence: { caseIds: [], pointers: [], verdicts: [] }, claims: [] },
+      { component: c.id, kind: c.kind, path: c.path, fulfilled: [], contributions: [], introducedErrors: [], missing: [], evidence: { caseIds: [], pointers: [], verdicts: [] }, claims: [] },
     ]),
   );
-  const charter = input.components.find((c) => c.kind === 'section');
+  const charter = input.components.find((c) => c.kind === 'section') ?? input.components.find((c) => c.kind === 'agent' || c.kind === 'orchestrator');
   const missing = new Map<string, { text: string; caseIds: Set<string>; pointers: EvidencePointer[] }>();
   const addCase = (record: ComponentRecord, caseId: string) => {
     if (!record.evidence.caseIds.includes(caseId)) record.evidence.caseIds.push(caseId);
@@ -96,12 +153,13 @@ export function buildGradient(input: {
   for (const trial of input.trials) {
     if (trial.record.status !== 'ok') continue;
     const { caseId, trial: n } = trial.record;
+    const at = { runId: input.runId, caseId, trial: n };
     const verdicts = verdictsOf(input.runId, trial);
-    const { acted, errors } = attribute(trial.trace, input.components);
+    const { acted, errors, contributions } = attribute(trial.trace, input.components, (callId) => input.helpful?.get(callSiteKey(caseId, n, callId)));
     for (const error of errors) {
       const record = records.get(error.component);
       if (!record) continue;
-      const pointer: EvidencePointer = { kind: 'trace_event', runId: input.runId, caseId, trial: n, event: error.event };
+      const pointer: EvidencePointer = { kind: 'trace_event', ...at, event: error.event };
       record.introducedErrors.push({ caseId, trial: n, message: error.message, pointer });
       record.evidence.pointers.push(pointer);
       addCase(record, caseId);
@@ -110,12 +168,22 @@ export function buildGradient(input: {
       const record = records.get(component);
       if (!record) continue;
       addCase(record, caseId);
-      record.evidence.pointers.push({ kind: 'trace_event', runId: input.runId, caseId, trial: n, event: events[0] ?? 0 });
-      const ownError = errors.some((e) => e.component === component);
+      record.evidence.pointers.push({ kind: 'trace_event', ...at, event: events[0] ?? 0 });
       for (const verdict of verdicts) {
         record.evidence.verdicts.push({ caseId, trial: n, source: verdict.source, id: verdict.id, pass: verdict.pass });
         record.evidence.pointers.push(verdict.pointer);
-        if (verdict.pass && !ownError && verdict.source === 'requirement' && !record.fulfilled.includes(verdict.id)) record.fulfilled.push(verdict.id);
+      }
+    }
+    for (const component of new Set(contributions.map((c) => c.component))) {
+      const record = records.get(component);
+      const first = contributions.find((c) => c.component === component);
+      if (!record || !first) continue;
+      const pointer: EvidencePointer = { kind: 'trace_event', ...at, event: first.event };
+      record.contributions.push({ caseId, trial: n, basis: first.basis, pointer });
+      record.evidence.pointers.push(pointer);
+      if (errors.some((e) => e.component === component)) continue;
+      for (const verdict of verdicts) {
+        if (verdict.pass && verdict.source === 'requirement' && !record.fulfilled.includes(verdict.id)) record.fulfilled.push(verdict.id);
       }
     }
     if (errors.length === 0) {

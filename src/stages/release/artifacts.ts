@@ -1,6 +1,7 @@
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
 import { ATTRIBUTION_FILE, type AttributionDocument } from '../../domain/attribution.ts';
+import type { GradientSummary } from '../../domain/gradient.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
@@ -58,6 +59,8 @@ export interface ReleaseEvidence {
   readonly diagnosis: DiagnosisEvidence | null;
   /** The iteration's credit per component (absent outside the loop). */
   readonly credit?: CreditDocument | null;
+  /** The iteration's gradient records, summarized: where they are and how many model-phrased claims were dropped (absent outside the loop). */
+  readonly gradient?: GradientSummary | null;
   /** The ablation this decision ran under (scratch lines only), or null. */
   readonly ablation?: Ablation | null;
   /** Which edit each regression of a rejected RC depends on (attribution.onRejection), or null. */
@@ -291,6 +294,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     p2f: p2f.map(mdFlipRow),
     flaky: flakyRows(evidence).map((row) => ({ ...row, caseId: code(row.caseId) })),
     editsByType: typedEditRows(evidence.intent),
+    editsInferred: evidence.intent?.editsInferred === true,
     ablation: evidence.ablation ?? null,
     stochastic: decision.policy === 'stochastic',
     aggregate: { text: aggregateText(decision.aggregate) },
@@ -326,13 +330,22 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
       : null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
     credit: evidence.credit ? creditView(evidence.credit) : null,
+    gradient: evidence.gradient
+      ? {
+          ref: mdCode(evidence.gradient.ref),
+          records: evidence.gradient.records,
+          kept: evidence.gradient.kept,
+          dropped: evidence.gradient.dropped,
+          droppedClaims: evidence.gradient.droppedClaims.map((c) => ({ component: code(c.component), text: cell(c.text), reason: cell(c.reason) })),
+        }
+      : null,
   });
   const files: ArtifactFile[] = [
     { path: `${folder}/decision.json`, content: `${JSON.stringify(document, null, 2)}\n` },
     { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
     { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
-    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
+    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null, gradient: evidence.gradient ?? null }) },
   ];
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
   if (evidence.record) {

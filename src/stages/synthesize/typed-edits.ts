@@ -1,55 +1,46 @@
+import { editEffects, isPartOf } from '../../domain/blueprint-components.ts';
 import type { BlueprintFile } from '../../domain/ports/model.ts';
 import type { FileEdit, TypedChange } from '../../domain/release-candidate.ts';
-import { blueprintComponents, type BlueprintComponent } from '../gradient/components.ts';
-
-/** What a component is, as far as an edit can change it: its file's content, or its section's text. */
-function signatures(files: readonly BlueprintFile[], root: string): Map<string, string> {
-  const byPath = new Map(files.map((f) => [f.path, f.content]));
-  return new Map(blueprintComponents(files, root).map((c: BlueprintComponent) => [c.id, c.text ?? (c.path ? (byPath.get(c.path) ?? '\u0000absent') : c.name)]));
-}
-
-function applied(files: readonly BlueprintFile[], edits: readonly FileEdit[]): BlueprintFile[] {
-  const byPath = new Map(files.map((f) => [f.path, f.content]));
-  for (const edit of edits) {
-    if (edit.content === null) byPath.delete(edit.path);
-    else byPath.set(edit.path, edit.content);
-  }
-  return [...byPath].map(([path, content]) => ({ path, content }));
-}
-
-/** The components whose content differs between two versions, or that exist in only one. */
-export function changedComponents(before: readonly BlueprintFile[], after: readonly BlueprintFile[], root: string): string[] {
-  const a = signatures(before, root);
-  const b = signatures(after, root);
-  return [...new Set([...a.keys(), ...b.keys()])].filter((id) => a.get(id) !== b.get(id)).sort();
-}
 
 /**
- * The scope check of typed edits. Each edit may change only the component it names: applied
+ * The scope check of typed edits (the component model is domain/blueprint-components.ts). Every
+ * edit of a synthesized RC is typed, and each may change only the component it names: applied
  * alone to the current blueprint, any other component it changes refuses the RC, naming both.
  * Over the whole RC, `remove` must make its component disappear, `add` create it, and `revise`
- * keep it. Untyped edits are not checked here (the folder scope still applies).
+ * keep it and change it. The agent (or the orchestrator) holds its prompt's sections as parts: an
+ * edit that names it may change them, and a revise of it may change only them. An edit that alone changes no component (a helper module the wrappers
+ * import) is held to the component it names through the whole RC: that component must change.
  */
 export function typedEditProblems(files: readonly BlueprintFile[], edits: readonly FileEdit[], root: string): string[] {
   const problems: string[] = [];
-  const typed = edits.filter((e): e is FileEdit & Required<Pick<FileEdit, 'type' | 'component'>> => e.type !== undefined && e.component !== undefined);
   for (const edit of edits) {
-    if ((edit.type === undefined) !== (edit.component === undefined)) problems.push(`${edit.path}: a typed edit gives both "type" and "component"`);
+    if (edit.type === undefined || edit.component === undefined) {
+      problems.push(`${edit.path}: an untyped edit: every edit gives its "type" (remove, revise or add) and the "component" it changes`);
+    }
   }
-  for (const edit of typed) {
-    const others = changedComponents(files, applied(files, [edit]), root).filter((id) => id !== edit.component);
+  const effects = editEffects(files, edits, root);
+  edits.forEach((edit, i) => {
+    if (edit.type === undefined || edit.component === undefined) return;
+    const others = (effects.alone[i] ?? []).filter((id) => id !== edit.component && !isPartOf(id, edit.component as string));
     if (others.length > 0) problems.push(`${edit.type} ${edit.component} (${edit.path}) also changes ${others.join(', ')}: an edit may change only the component it names`);
-  }
-  const before = signatures(files, root);
-  const after = signatures(applied(files, edits), root);
-  for (const edit of typed) {
-    const existed = before.has(edit.component);
-    const exists = after.has(edit.component);
+  });
+  for (const edit of edits) {
+    if (edit.type === undefined || edit.component === undefined) continue;
+    const existed = effects.before.has(edit.component);
+    const exists = effects.after.has(edit.component);
     if (edit.type === 'remove' && (!existed || exists)) problems.push(`remove ${edit.component}: ${existed ? 'it is still there after the edits' : 'the blueprint has no such component'}`);
     if (edit.type === 'add' && (existed || !exists)) problems.push(`add ${edit.component}: ${existed ? 'it exists already (revise it instead)' : 'the edits do not create it'}`);
-    if (edit.type === 'revise' && (!existed || !exists)) problems.push(`revise ${edit.component}: ${existed ? 'the edits remove it (type it remove)' : 'the blueprint has no such component (type it add)'}`);
+    if (edit.type === 'revise') {
+      if (!existed || !exists) problems.push(`revise ${edit.component}: ${existed ? 'the edits remove it (type it remove)' : 'the blueprint has no such component (type it add)'}`);
+      else if (!changedWithParts(effects, edit.component)) problems.push(`revise ${edit.component} (${edit.path}): the edits do not change it (a revise must change the component it names)`);
+    }
   }
   return [...new Set(problems)];
+}
+
+function changedWithParts(effects: ReturnType<typeof editEffects>, component: string): boolean {
+  const ids = new Set([...effects.before.keys(), ...effects.after.keys()]);
+  return [...ids].some((id) => (id === component || isPartOf(id, component)) && effects.before.get(id) !== effects.after.get(id));
 }
 
 /** The RC's typed edits, one per component and type, for the intent (what the reports group). */
@@ -63,4 +54,3 @@ export function typedChanges(edits: readonly FileEdit[]): TypedChange[] {
   }
   return [...changes.values()];
 }
-

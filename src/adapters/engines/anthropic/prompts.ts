@@ -3,6 +3,7 @@
 // `agentdevel prompts --role R` prints it rendered. This module only builds the values the
 // templates show. Long, stable parts (instructions, the rubric, the task's API) are system
 // blocks and carry cache_control, so repeated calls read them from the prompt cache.
+import { blueprintComponents } from '../../../domain/blueprint-components.ts';
 import type { GradientDocument } from '../../../domain/gradient.ts';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -176,11 +177,14 @@ export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: Role
 }
 
 export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): RolePrompt {
-  // Each statement about the blueprint follows its runtime: a command agent has no prompt template or wrappers.
-  const toolLoop = request.blueprint.runtime === 'tool-loop';
+  // Each statement about the blueprint follows its runtime and its manifest: a command agent has
+  // no prompt template or wrappers (and may not be Node at all), a crew has an orchestrator and members.
+  const shape = blueprintShape(request);
+  const components = blueprintComponents(request.files, request.blueprintRoot);
   return {
-    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, toolLoop }), render('task', { ...request.task, toolLoop })],
+    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, ...shape }), render('task', { ...request.task, wrappers: shape.toolLoop || shape.crew })],
     user: render('synthesizer-user', {
+      components: components.map((c) => ({ id: c.id, files: c.files.join(', ') || '(named only by traces)' })),
       taxonomy: request.taxonomy,
       blueprintName: request.blueprintName,
       files: request.files,
@@ -195,6 +199,40 @@ export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): 
       repair: request.repair,
       gradient: request.gradient ? pretty(gradientView(request.gradient)) : null,
     }),
+  };
+}
+
+/** A file a command's "command" runs, or a program file, that Node.js runs: JavaScript or TypeScript. */
+const JS_FILE = /\.(?:[cm]?js|[cm]?ts)$/;
+
+/**
+ * What the synthesizer's request says of the blueprint at hand, from its runtime and its
+ * manifest: the prompt files (tool-loop, crew), the members (crew), the command line and whether
+ * it is a Node.js program (command: the Node facts are stated only then).
+ */
+function blueprintShape(request: SynthesisRequest) {
+  const runtime = request.blueprint.runtime;
+  const text = request.files.find((f) => f.path === `${request.blueprintRoot}/blueprint.json`)?.content ?? '{}';
+  let manifest: { prompt?: unknown; command?: unknown; orchestrator?: { prompt?: unknown }; members?: Array<{ name?: unknown; prompt?: unknown }> } = {};
+  try {
+    manifest = JSON.parse(text) as typeof manifest;
+  } catch {
+    manifest = {};
+  }
+  const command = Array.isArray(manifest.command) ? manifest.command.filter((w): w is string => typeof w === 'string') : [];
+  const program = request.files.filter((f) => f.path.startsWith(`${request.blueprintRoot}/`) && !f.path.endsWith('.hbs') && !f.path.endsWith('/blueprint.json'));
+  const commandIsNode = /(^|\/)(node|tsx|npx)$/.test(command[0] ?? '') || JS_FILE.test(command[0] ?? '');
+  const nodeProgram = runtime === 'command' && (commandIsNode || (program.length > 0 && program.every((f) => JS_FILE.test(f.path))));
+  const str = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
+  return {
+    toolLoop: runtime === 'tool-loop',
+    crew: runtime === 'crew',
+    command: runtime === 'command',
+    // Wrappers are TypeScript on Node, so tool-loop and crew authors need the Node facts; a command agent only when it is a Node program.
+    nodeCode: runtime !== 'command' || nodeProgram,
+    program: runtime === 'command' ? (command.length > 0 ? command.map((w) => JSON.stringify(w)).join(' ') : '(none given)') : null,
+    prompt: runtime === 'crew' ? str(manifest.orchestrator?.prompt, 'system.hbs') : str(manifest.prompt, 'system.hbs'),
+    members: runtime === 'crew' ? (manifest.members ?? []).map((m) => ({ name: str(m.name, '?'), prompt: str(m.prompt, '?') })) : [],
   };
 }
 

@@ -132,7 +132,7 @@ export function synthesizerCall(request: SynthesisRequest, facts: RoleFacts): St
     tool: {
       name: 'submit_release_candidate',
       description: 'Submit the one release candidate.',
-      schema: releaseCandidateSchemaFor(request.taxonomy.map((s) => s.label)),
+      schema: releaseCandidateSchemaFor(request.taxonomy.map((s) => s.label), request.blueprint.runtime),
     },
     maxTokens: 32_000,
     stream: true,

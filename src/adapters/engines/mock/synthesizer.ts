@@ -6,7 +6,7 @@
 // the gate has real regressions to catch.
 import type { RcHistoryEntry, SynthesisRequest } from '../../../domain/ports/model.ts';
 import type { FileEdit, ReleaseCandidate } from '../../../domain/release-candidate.ts';
-import { changedComponents } from '../../../stages/synthesize/typed-edits.ts';
+import { changeType, editEffects } from '../../../domain/blueprint-components.ts';
 
 type Files = ReadonlyMap<string, string>;
 
@@ -192,32 +192,15 @@ export function simulatedSynthesis(request: SynthesisRequest): ReleaseCandidate 
 
 /**
  * Types each edit as EvoMAC's updating operator would (remove, revise or add a component) by
- * what it changes: a helper module that is no component of its own is typed with the component
- * of the RC's other edits that uses it.
+ * what it does, read with the same component model as the scope check: the one component it
+ * changes applied alone. A helper module that is no component of its own (it changes nothing
+ * alone) is typed with the component of the RC's other edits that uses it: the first they change.
  */
 function typeEdits(request: SynthesisRequest, edits: readonly FileEdit[]): FileEdit[] {
-  const root = request.blueprintRoot;
-  const apply = (subset: readonly FileEdit[]) => {
-    const files = new Map(request.files.map((f) => [f.path, f.content]));
-    for (const e of subset) {
-      if (e.content === null) files.delete(e.path);
-      else files.set(e.path, e.content);
-    }
-    return [...files].map(([path, content]) => ({ path, content }));
-  };
-  const after = apply(edits);
-  const named = edits.map((edit) => changedComponents(request.files, apply([edit]), root)[0] ?? null);
-  const fallback = named.find((c) => c !== null) ?? null;
+  const effects = editEffects(request.files, edits, request.blueprintRoot);
+  const fallback = effects.alone.flat()[0] ?? null;
   return edits.map((edit, i) => {
-    const component = named[i] ?? fallback;
-    if (!component) return edit;
-    const existed = existsIn(request.files, component, root);
-    const exists = existsIn(after, component, root);
-    return { ...edit, type: !existed ? 'add' : exists ? 'revise' : 'remove', component };
+    const component = effects.alone[i]?.[0] ?? fallback;
+    return component === null ? edit : { ...edit, type: changeType(effects, component), component };
   });
-}
-
-/** Whether a version has the component (against an empty blueprint, every component it has differs). */
-function existsIn(files: ReadonlyArray<{ path: string; content: string }>, component: string, root: string): boolean {
-  return changedComponents(files, [], root).includes(component);
 }

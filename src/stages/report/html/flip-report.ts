@@ -2,6 +2,7 @@ import { editsByType } from '../../../domain/release-candidate.ts';
 import type { CaseEvidence, CaseEvidenceDocument, SideEvidence, TrialEvidence } from '../../../domain/case-evidence.ts';
 import type { CaseTest, DecisionDocument } from '../../../domain/decision.ts';
 import type { DiagnosisReport } from '../../../domain/diagnosis.ts';
+import type { GradientSummary } from '../../../domain/gradient.ts';
 import type { ScorerCheck } from '../../../domain/record.ts';
 import type { TraceEvent } from '../../../domain/trace.ts';
 import { flipReasons } from '../case-reasons.ts';
@@ -14,6 +15,8 @@ export interface FlipReportPage {
   readonly document: DecisionDocument;
   readonly evidence: CaseEvidenceDocument | null;
   readonly diagnosis: DiagnosisReport | null;
+  /** The iteration's gradient records, summarized (null outside the loop, or before they existed). */
+  readonly gradient?: GradientSummary | null;
 }
 
 const KIND_TITLE: Record<CaseEvidence['kind'], string> = {
@@ -52,6 +55,15 @@ function traceEvent(event: TraceEvent): string {
       return exhaustive;
     }
   }
+}
+
+/** Where the iteration's gradient records are, and the model-phrased claims dropped for evidence that does not resolve. */
+function gradientHtml(gradient: GradientSummary | null): string {
+  if (!gradient) return '<p class="muted">No gradient records (the candidate came from outside the loop).</p>';
+  const dropped = gradient.droppedClaims.length
+    ? `<table><tr><th>component</th><th>claim</th><th>why it was dropped</th></tr>${gradient.droppedClaims.map((c) => `<tr><td><code>${esc(c.component)}</code></td><td>${esc(c.text)}</td><td>${esc(c.reason)}</td></tr>`).join('')}</table>`
+    : '';
+  return `<p>${gradient.records} records on <code>${esc(gradient.ref)}</code>. Model-phrased claims: <strong>${gradient.dropped} dropped</strong> (evidence that does not resolve), ${gradient.kept} kept.</p>${dropped}`;
 }
 
 function checkRow(check: ScorerCheck): string {
@@ -145,7 +157,7 @@ ${mock}</table>`;
     ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>`
     : '<p class="muted">No diagnosis (the candidate came from outside the loop).</p>';
   const typed = doc.intent?.edits?.length
-    ? `<ul class="edits-by-type">${Object.entries(editsByType(doc.intent.edits))
+    ? `${doc.intent.editsInferred ? '<p class="muted">Edits by type, inferred from the diff (the change did not type its edits):</p>' : ''}<ul class="edits-by-type">${Object.entries(editsByType(doc.intent.edits))
         .filter(([, components]) => components.length > 0)
         .map(([type, components]) => `<li><strong>${esc(type)}</strong>: ${components.map((c) => `<code>${esc(c)}</code>`).join(', ')}</li>`)
         .join('')}</ul>`
@@ -161,6 +173,7 @@ ${decision}
 <h2 id="procedure">Statistics: how the gate decided</h2><p>${esc(gate.procedure.text)}</p>${gate.procedure.guarantee ? `<p><strong>Guarantee:</strong> ${esc(gate.procedure.guarantee)}.</p>` : ''}${power}${evidenceTable(gate.tests)}
 <h2 id="diff">Blueprint diff</h2>${evidence ? diffHtml(evidence.diff) : '<p class="muted">Not recorded.</p>'}${evidence?.diffTruncated ? '<p class="muted">The diff is cut; see it in git.</p>' : ''}
 <h2 id="diagnosis">Diagnosis</h2>${diagnosisHtml}
+<h2 id="gradient">Gradient records</h2>${gradientHtml(input.gradient ?? null)}
 <footer class="muted"><p>Written by agentdevel from ${esc(doc.schema)}${evidence ? ` and ${esc(evidence.schema)}` : ''}.</p></footer>`;
   return page(input.title, body);
 }
