@@ -46,6 +46,16 @@ export interface ToolHost {
   /** The user's reply; null when the user has nothing more to say, which also ends the session. */
   reply(session: string, text: string): Promise<{ readonly reply: string } | { readonly reply: null; readonly end: SessionEnd }>;
   close(session: string): Promise<SessionEnd>;
+  /** Drops a session that will not be finished (its case-trial failed elsewhere); nothing is awaited. */
+  discard(session: string): void;
+  /**
+   * Why the host can no longer serve (it died, or was stopped at a time limit or by `stop`), or
+   * null while it can. Set before any request fails for that reason, so a caller that catches a
+   * ToolHostError can tell a host that failed from one operation that failed.
+   */
+  broken(): string | null;
+  /** Resolves when the host process has ended, whatever the reason. */
+  readonly ended: Promise<void>;
   stop(): void;
 }
 
@@ -81,6 +91,12 @@ export async function startToolHost(
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let dead: string | null = null;
+  /** Set when this side ends the host (a time limit, a closed channel, `stop`), before it has exited. */
+  let stopping: string | null = null;
+  const kill = (why: string) => {
+    stopping ??= why;
+    child.kill();
+  };
   let spawnError: string | null = null;
   let ready!: () => void;
   const readyPromise = new Promise<void>((resolve) => {
@@ -100,7 +116,7 @@ export async function startToolHost(
     if (message.ok) waiting.resolve(message.value);
     else waiting.reject(new ToolHostError(message.error ?? 'tool host error'));
   });
-  void child.exited.then((outcome) => {
+  const ended = child.exited.then((outcome) => {
     spawnError = outcome.spawnError;
     dead = endOf(outcome, options);
     for (const waiting of pending.values()) {
@@ -117,8 +133,9 @@ export async function startToolHost(
     const answer = new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(new ToolHostError(`the tool host did not answer "${op}" within ${options.callTimeoutMs} ms (the time limit)`));
-        child.kill();
+        const why = `the tool host did not answer "${op}" within ${options.callTimeoutMs} ms (the time limit)`;
+        kill(why);
+        reject(new ToolHostError(why));
       }, options.callTimeoutMs);
       pending.set(id, { resolve, reject, timer });
     });
@@ -128,8 +145,8 @@ export async function startToolHost(
       if (!waiting) return;
       pending.delete(id);
       clearTimeout(waiting.timer);
+      kill(dead ?? 'the tool host stopped listening');
       waiting.reject(new ToolHostError(dead ?? 'the tool host stopped listening', { cause }));
-      child.kill();
     });
     return answer;
   };
@@ -149,7 +166,7 @@ export async function startToolHost(
     if (!started) throw new ToolHostError(`the tool host did not start within ${options.callTimeoutMs} ms (the time limit)`);
     tools = ((await request('init')) as { tools: ToolSpec[] }).tools;
   } catch (error) {
-    child.kill();
+    kill('the tool host did not start');
     throw error;
   }
 
@@ -162,6 +179,13 @@ export async function startToolHost(
       return answer.reply === null ? { reply: null, end: { state: answer.state ?? null } } : { reply: answer.reply };
     },
     close: async (session) => (await request('close', { session })) as SessionEnd,
-    stop: () => child.kill(),
+    discard: (session) => {
+      if (dead !== null || stopping !== null) return;
+      // Id -1 is never awaited. A send that fails means the host is ending: its sessions end with it.
+      child.send({ id: -1, op: 'discard', session }).catch((cause: unknown) => kill(`the tool host stopped listening (${String(cause)})`));
+    },
+    broken: () => dead ?? stopping,
+    ended: ended.then(() => undefined),
+    stop: () => kill('the tool host was stopped'),
   };
 }
