@@ -45,6 +45,8 @@ function largestFolder(root: string): { folder: string; entries: number } {
 interface ScaleFigure {
   readonly cases: number;
   readonly wallS: number;
+  /** CPU time of the tree (user + sys): less swayed by the load than the wall time. */
+  readonly cpuS: number;
   readonly peak: TreePeak;
   readonly largest: { folder: string; entries: number };
   readonly loadBefore: string;
@@ -63,11 +65,11 @@ async function scaleRun(cases: number): Promise<ScaleFigure> {
     if (run.code !== 0 || result.graded !== cases || result.passed !== cases) {
       throw new Error(`agentdevel run failed (exit ${run.code}, ${result.passed}/${result.graded} passed): ${run.stderr.slice(-500)}`);
     }
-    const figure = { cases, wallS: run.wallMs / 1000, peak: run.peak, largest: largestFolder(dir), loadBefore };
+    const figure = { cases, wallS: run.wallMs / 1000, cpuS: run.cpuMs / 1000, peak: run.peak, largest: largestFolder(dir), loadBefore };
     const { peak } = figure;
     const makeUp = peak.atPeak.map((g) => `${g.count}× ${g.name} ${g.mb.toFixed(0)} MB`).join(', ');
     console.log(
-      `  ${cases} cases: ${figure.wallS.toFixed(1)} s; process tree at its peak ${peak.treeMb.toFixed(0)} MB ${peak.pssEverywhere ? 'PSS' : 'PSS/RSS'} (RSS summed ${peak.treeRssMb.toFixed(0)} MB): ${makeUp}; largest process ${peak.largestProcess.name} ${peak.largestProcess.rssMb.toFixed(0)} MB RSS; ${peak.mostProcesses} processes at once, ${peak.processesSeen} in all (${peak.samples} samples every ${sampleMs} ms); largest folder ${figure.largest.folder} (${figure.largest.entries} entries)  (load ${loadBefore} → ${load()})`,
+      `  ${cases} cases: ${figure.wallS.toFixed(1)} s wall, ${figure.cpuS.toFixed(1)} s CPU; process tree at its peak ${peak.treeMb.toFixed(0)} MB ${peak.pssEverywhere ? 'PSS' : 'PSS/RSS'} (RSS summed ${peak.treeRssMb.toFixed(0)} MB): ${makeUp}; largest process ${peak.largestProcess.name} ${peak.largestProcess.rssMb.toFixed(0)} MB RSS; ${peak.mostProcesses} processes at once, ${peak.processesSeen} in all (${peak.samples} samples every ${sampleMs} ms); largest folder ${figure.largest.folder} (${figure.largest.entries} entries)  (load ${loadBefore} → ${load()})`,
     );
     return figure;
   } finally {
@@ -79,9 +81,10 @@ console.log(`tool-loop, mock engine (a simulation), minimal case, 1 trial, concu
 const small = await scaleRun(Number(values.small));
 const large = await scaleRun(Number(values.large));
 const ratio = large.wallS / small.wallS;
+const cpuRatio = large.cpuS / small.cpuS;
 const crowded = Math.max(small.largest.entries, large.largest.entries);
 const quiet = Number(large.loadBefore.split(' ')[0]) < 2;
 const met = large.peak.treeMb <= TREE_MB && ratio <= RATIO && crowded <= 10_000 && large.wallS <= LARGE_WALL_S;
 console.log(
-  `summary: ${large.cases} cases in ${large.wallS.toFixed(1)} s (target ≤ ${LARGE_WALL_S} s at a load under 2; load was ${large.loadBefore}${quiet ? '' : ': too busy for the wall-time target to count'}), process tree ${large.peak.treeMb.toFixed(0)} MB at concurrency ${concurrency} (target ≤ ${TREE_MB}), t(${large.cases})/t(${small.cases}) ${ratio.toFixed(2)} (target ≤ ${RATIO}), at most ${crowded} entries in a folder (target ≤ 10,000): ${met ? 'met' : 'NOT met'}`,
+  `summary: ${large.cases} cases in ${large.wallS.toFixed(1)} s (target ≤ ${LARGE_WALL_S} s at a load under 2; load was ${large.loadBefore}${quiet ? '' : ': too busy for the wall-time target to count'}), process tree ${large.peak.treeMb.toFixed(0)} MB at concurrency ${concurrency} (target ≤ ${TREE_MB}), t(${large.cases})/t(${small.cases}) ${ratio.toFixed(2)} (target ≤ ${RATIO}; CPU ${cpuRatio.toFixed(2)}), at most ${crowded} entries in a folder (target ≤ 10,000): ${met ? 'met' : 'NOT met'}`,
 );

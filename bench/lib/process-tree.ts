@@ -10,7 +10,9 @@
 //
 // The tree is sampled every `intervalMs`: a peak shorter than that can be missed.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 /** One process as one sample saw it. */
 interface ProcessMemory {
@@ -110,21 +112,31 @@ function sampleProcess(pid: number, names: Map<number, string>): ProcessMemory |
 
 export interface TreeRun {
   readonly wallMs: number;
+  /** CPU time (user + sys) of the command and every child it waited for (GNU time), or NaN without GNU time. */
+  readonly cpuMs: number;
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
   readonly peak: TreePeak;
 }
 
-/** Runs `command args`, sampling the memory of its process tree until it exits. */
+const TIME = '/usr/bin/time';
+
+/**
+ * Runs `command args`, sampling the memory of its process tree until it exits. It runs under GNU
+ * time when there is one, for the CPU time of the tree (the time process, 1 MB, is counted too).
+ */
 export function runSampled(
   command: string,
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; intervalMs?: number } = {},
 ): Promise<TreeRun> {
   const intervalMs = options.intervalMs ?? 50;
+  const gnuTime = existsSync(TIME);
+  const report = path.join(tmpdir(), `agentdevel-bench-time-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const [file, argv] = gnuTime ? [TIME, ['-o', report, '-f', '%U %S', command, ...args]] : [command, [...args]];
   const started = performance.now();
-  const child = spawn(command, [...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, argv, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -163,6 +175,12 @@ export function runSampled(
     child.on('close', (code, signal) => {
       clearInterval(timer);
       const wallMs = performance.now() - started;
+      let cpuMs = Number.NaN;
+      if (gnuTime) {
+        const [user, sys] = (readText(report) ?? '').trim().split('\n').at(-1)?.split(' ').map(Number) ?? [];
+        cpuMs = ((user ?? Number.NaN) + (sys ?? Number.NaN)) * 1000;
+        rmSync(report, { force: true });
+      }
       const [largestPid, largestKb] = [...largest].reduce((a, b) => (b[1] > a[1] ? b : a), [0, 0]);
       const groups = new Map<string, { count: number; kb: number }>();
       for (const p of peak.atPeak) {
@@ -171,6 +189,7 @@ export function runSampled(
       }
       resolve({
         wallMs,
+        cpuMs,
         code: code ?? (signal ? 128 : -1),
         stdout: Buffer.concat(stdout).toString('utf8'),
         stderr: Buffer.concat(stderr).toString('utf8'),
