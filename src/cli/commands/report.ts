@@ -5,10 +5,10 @@ import { readRecordedDecision } from '../../pipeline/workspace/recorded-report.t
 import { renderFlipReportHtml } from '../../stages/report/html/flip-report.ts';
 import { renderLineIndexHtml } from '../../stages/report/html/line-index.ts';
 import { renderChangelog } from '../../stages/report/changelog.ts';
-import { reportTitle } from '../../stages/release/artifacts.ts';
+import { reportTitle } from '../../stages/release/outcome.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { openFile } from '../open-file.ts';
-import { DEFAULT_REPORT_DIR } from './gate.ts';
+import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
 
 export interface ReportOptions extends CommonOptions {
   readonly open?: boolean;

@@ -23,33 +23,35 @@ export interface RecordedDecision {
  * without the tag prefix), an RC (iter-NNN, a number, its branch name from `log`, or its audit
  * ref), or any commit that recorded a decision.
  */
-async function resolveTarget(workspace: Workspace, target: string | null): Promise<string> {
+async function resolveTarget(workspace: Workspace, target: string | null): Promise<{ ref: string; release: { commit: string | null; parents: readonly string[] } | null; tags: ReadonlyArray<{ tag: string }> }> {
   const { repo, config } = workspace;
   const tags = await releaseTags(repo, config);
+  const release = (found: (typeof tags)[number]) => ({ ref: found.tag, release: { commit: found.detail.commit, parents: found.detail.parents }, tags });
   if (target === null) {
     const newest = tags.at(-1);
     if (!newest) throw new AgentdevelError('USAGE', `no release of ${config.blueprint} yet`, { hint: 'Name a rejected RC (`agentdevel report iter-001`; `agentdevel log` lists them), or run `agentdevel iterate`.' });
-    return newest.tag;
+    return release(newest);
   }
   const tag = tags.find((t) => t.tag === target || t.tag === `${config.line.tagPrefix}${target}`);
-  if (tag) return tag.tag;
+  if (tag) return release(tag);
   const iteration = /^(?:refs\/agentdevel\/rc\/.+\/|agentdevel\/rc\/.+\/)?(?:iter-)?(\d+)$/.exec(target)?.[1];
-  if (iteration !== undefined) return auditRef(config, Number(iteration));
-  return target;
+  return { ref: iteration !== undefined ? auditRef(config, Number(iteration)) : target, release: null, tags };
 }
 
 export async function readRecordedDecision(workspace: Workspace, target: string | null): Promise<RecordedDecision> {
   const { repo, config } = workspace;
-  const ref = await resolveTarget(workspace, target);
-  const commit = await repo.resolve(ref);
+  // A release tag comes with its commit and parents from the listing of tags; anything else is looked up.
+  const { ref, release, tags } = await resolveTarget(workspace, target);
+  const commit = release ? release.commit : await repo.resolve(ref);
   if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `"${target ?? ref}" names no release, RC or commit in ${workspace.root}`, { hint: '`agentdevel log` lists the RCs and their tags; fetch refs/agentdevel/* on a fresh clone (`agentdevel sync`).' });
   // The decision is what the release (or rejection) commit added on top of the candidate.
   // A root commit (a tag put by hand on the first commit) recorded nothing on top of anything.
-  const changed = (await repo.parents(commit)).length > 0 ? await repo.changedPaths(`${commit}^`, commit) : [];
+  const parents = release ? release.parents : await repo.parents(commit);
+  const changed = parents.length > 0 ? await repo.changedPaths(`${commit}^`, commit) : [];
   // An approval moves the pending folder: the decision is the one the commit added, not the one it removed.
   const file = changed.find((c) => c.status !== 'D' && c.path.startsWith(`releases/${config.blueprint}/`) && c.path.endsWith('/decision.json'))?.path;
   if (!file) {
-    const looksLikeRelease = (await releaseTags(repo, config)).some((t) => t.tag === ref);
+    const looksLikeRelease = tags.some((t) => t.tag === ref);
     throw new AgentdevelError(
       'USAGE',
       looksLikeRelease
