@@ -59,6 +59,13 @@ export interface ToolHost {
   stop(): void;
 }
 
+interface Answer {
+  readonly id: number;
+  readonly ok: boolean;
+  readonly value?: unknown;
+  readonly error?: string;
+}
+
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -103,8 +110,7 @@ export async function startToolHost(
     ready = resolve;
   });
 
-  child.onMessage((raw) => {
-    const message = raw as { id: number; ok: boolean; value?: unknown; error?: string };
+  const answered = (message: Answer) => {
     if (message.id === 0) {
       ready();
       return;
@@ -115,6 +121,11 @@ export async function startToolHost(
     clearTimeout(waiting.timer);
     if (message.ok) waiting.resolve(message.value);
     else waiting.reject(new ToolHostError(message.error ?? 'tool host error'));
+  };
+  // The host answers in batches (see host-entry.mjs), and so do we ask.
+  child.onMessage((raw) => {
+    const message = raw as Answer | { batch: Answer[] };
+    for (const one of 'batch' in message ? message.batch : [message]) answered(one);
   });
   const ended = child.exited.then((outcome) => {
     spawnError = outcome.spawnError;
@@ -126,6 +137,32 @@ export async function startToolHost(
     pending.clear();
     ready();
   });
+
+  /**
+   * Requests made in one turn of the event loop go to the host as one IPC message: each message
+   * is a write to the channel and a wake-up of the host, the largest cost per case-trial here
+   * once many sessions share a host.
+   */
+  let outbox: Array<{ id: number } & Record<string, unknown>> = [];
+  const flush = () => {
+    const batch = outbox;
+    outbox = [];
+    child.send(batch.length === 1 ? batch[0] : { batch }).catch((cause: unknown) => {
+      // The channel is closed: the host is gone or going. Fail these calls now rather than at their timers.
+      kill(dead ?? 'the tool host stopped listening');
+      for (const { id } of batch) {
+        const waiting = pending.get(id);
+        if (!waiting) continue;
+        pending.delete(id);
+        clearTimeout(waiting.timer);
+        waiting.reject(new ToolHostError(dead ?? 'the tool host stopped listening', { cause }));
+      }
+    });
+  };
+  const post = (message: { id: number } & Record<string, unknown>) => {
+    if (outbox.length === 0) setImmediate(flush);
+    outbox.push(message);
+  };
 
   const request = async (op: string, payload: Record<string, unknown> = {}): Promise<unknown> => {
     if (dead) throw new ToolHostError(dead);
@@ -139,15 +176,7 @@ export async function startToolHost(
       }, options.callTimeoutMs);
       pending.set(id, { resolve, reject, timer });
     });
-    child.send({ id, op, ...payload }).catch((cause: unknown) => {
-      // The channel is closed: the host is gone or going. Fail this call now rather than at its timer.
-      const waiting = pending.get(id);
-      if (!waiting) return;
-      pending.delete(id);
-      clearTimeout(waiting.timer);
-      kill(dead ?? 'the tool host stopped listening');
-      waiting.reject(new ToolHostError(dead ?? 'the tool host stopped listening', { cause }));
-    });
+    post({ id, op, ...payload });
     return answer;
   };
 
@@ -181,8 +210,8 @@ export async function startToolHost(
     close: async (session) => (await request('close', { session })) as SessionEnd,
     discard: (session) => {
       if (dead !== null || stopping !== null) return;
-      // Id -1 is never awaited. A send that fails means the host is ending: its sessions end with it.
-      child.send({ id: -1, op: 'discard', session }).catch((cause: unknown) => kill(`the tool host stopped listening (${String(cause)})`));
+      // Id -1 is never awaited.
+      post({ id: -1, op: 'discard', session });
     },
     broken: () => dead ?? stopping,
     ended: ended.then(() => undefined),

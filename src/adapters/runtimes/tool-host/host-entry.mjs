@@ -138,21 +138,38 @@ async function end(id) {
   return environment?.state ? plain(await environment.state()) : null;
 }
 
-process.on('message', async (message) => {
+// Answers finished in one turn of the event loop go back as one IPC message (one write, one
+// wake-up of agentdevel), as the requests come: one message, or { batch: [...] }.
+let outbox = [];
+function answer(message) {
+  if (outbox.length === 0) setImmediate(sendAnswers);
+  outbox.push(message);
+}
+function sendAnswers() {
+  const batch = outbox;
+  outbox = [];
+  process.send(batch.length === 1 ? batch[0] : { batch });
+}
+
+process.on('message', (message) => {
+  for (const one of message.batch ?? [message]) void handle(one);
+});
+
+async function handle(message) {
   const { id, op, ...payload } = message;
   try {
     const handler = operations[op];
     if (!handler) throw new Error(`unknown operation ${op}`);
     const value = await handler(payload);
-    process.send({ id, ok: true, value });
+    answer({ id, ok: true, value });
   } catch (error) {
     endIfOutOfMemory(error);
     // An operation that throws ends its case-trial (the runtime makes it the agent's failure):
     // its session goes, so a host that serves many case-trials does not keep the dead ones.
     if (typeof payload.session === 'string') sessions.delete(payload.session);
-    process.send({ id, ok: false, error: errorText(error) });
+    answer({ id, ok: false, error: errorText(error) });
   }
-});
+}
 // The host serves agentdevel only: when the channel closes (agentdevel stopped or died), it ends.
 process.on('disconnect', () => process.exit(0));
 process.send({ id: 0, ok: true, value: 'ready' });
