@@ -89,7 +89,7 @@ function nameOf(pid: number): string {
   const command = (argv[0] ?? '?').split('/').at(-1) ?? '?';
   // A sandboxed child runs sandbox-entry.mjs first; what it runs is the script after it.
   const script = argv.slice(1).find((arg) => /\.(m?js|ts)$/.test(arg) && !arg.endsWith('sandbox-entry.mjs'));
-  return script ? `${command} ${script.split('/').at(-1)}` : command;
+  return script && command.startsWith('node') ? `${command} ${script.split('/').at(-1)}` : command;
 }
 
 function sampleProcess(pid: number, names: Map<number, string>): ProcessMemory | null {
