@@ -68,8 +68,9 @@ async function scaleRun(cases: number): Promise<ScaleFigure> {
     const figure = { cases, wallS: run.wallMs / 1000, cpuS: run.cpuMs / 1000, peak: run.peak, largest: largestFolder(dir), loadBefore };
     const { peak } = figure;
     const makeUp = peak.atPeak.map((g) => `${g.count}× ${g.name} ${g.mb.toFixed(0)} MB`).join(', ');
+    const cpuMakeUp = peak.cpuByKind.filter((g) => g.cpuS >= 0.05).map((g) => `${g.count}× ${g.name} ${g.cpuS.toFixed(1)} s`).join(', ');
     console.log(
-      `  ${cases} cases: ${figure.wallS.toFixed(1)} s wall, ${figure.cpuS.toFixed(1)} s CPU; process tree at its peak ${peak.treeMb.toFixed(0)} MB ${peak.pssEverywhere ? 'PSS' : 'PSS/RSS'} (RSS summed ${peak.treeRssMb.toFixed(0)} MB): ${makeUp}; largest process ${peak.largestProcess.name} ${peak.largestProcess.rssMb.toFixed(0)} MB RSS; ${peak.mostProcesses} processes at once, ${peak.processesSeen} in all (${peak.samples} samples every ${sampleMs} ms); largest folder ${figure.largest.folder} (${figure.largest.entries} entries)  (load ${loadBefore} → ${load()})`,
+      `  ${cases} cases: ${figure.wallS.toFixed(1)} s wall, ${figure.cpuS.toFixed(1)} s CPU (${cpuMakeUp}); process tree at its peak ${peak.treeMb.toFixed(0)} MB ${peak.pssEverywhere ? 'PSS' : 'PSS/RSS'} (RSS summed ${peak.treeRssMb.toFixed(0)} MB): ${makeUp}; largest process ${peak.largestProcess.name} ${peak.largestProcess.rssMb.toFixed(0)} MB RSS; ${peak.mostProcesses} processes at once, ${peak.processesSeen} in all (${peak.samples} samples every ${sampleMs} ms); largest folder ${figure.largest.folder} (${figure.largest.entries} entries)  (load ${loadBefore} → ${load()})`,
     );
     return figure;
   } finally {

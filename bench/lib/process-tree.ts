@@ -21,6 +21,8 @@ interface ProcessMemory {
   readonly rssKb: number;
   /** Null when smaps_rollup could not be read. */
   readonly pssKb: number | null;
+  /** CPU time so far (user + sys), in clock ticks. */
+  readonly cpuTicks: number;
 }
 
 export interface TreePeak {
@@ -37,6 +39,8 @@ export interface TreePeak {
   readonly processesSeen: number;
   /** The peak's make-up: MB per kind of process (by name) in the sample of the largest sum. */
   readonly atPeak: ReadonlyArray<{ readonly name: string; readonly count: number; readonly mb: number }>;
+  /** CPU seconds per kind of process, as last sampled (the last interval of each process is missed). */
+  readonly cpuByKind: ReadonlyArray<{ readonly name: string; readonly count: number; readonly cpuS: number }>;
   readonly samples: number;
 }
 
@@ -92,7 +96,14 @@ function nameOf(pid: number): string {
   return script && command.startsWith('node') ? `${command} ${script.split('/').at(-1)}` : command;
 }
 
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux everywhere it runs). */
+const TICKS_PER_S = 100;
+
 function sampleProcess(pid: number, names: Map<number, string>): ProcessMemory | null {
+  const stat = readText(`/proc/${pid}/stat`);
+  // Fields after the parenthesized name: state is the first, utime the 12th, stime the 13th.
+  const fields = stat === null ? [] : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpuTicks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
   const status = readText(`/proc/${pid}/status`);
   if (status === null) return null;
   const rssKb = field(status, 'VmRSS');
@@ -100,14 +111,11 @@ function sampleProcess(pid: number, names: Map<number, string>): ProcessMemory |
   if (rssKb === null) return null;
   const rollup = readText(`/proc/${pid}/smaps_rollup`);
   const pssKb = rollup === null ? null : field(rollup, 'Pss');
-  // The name is read once per pid: a process exec'd after its first sample keeps the first name,
-  // which is good enough for grouping (the sandbox's shell becomes node within milliseconds).
-  let name = names.get(pid);
-  if (name === undefined || name === 'sh' || name === 'prlimit') {
-    name = nameOf(pid);
-    names.set(pid, name);
-  }
-  return { pid, name, rssKb, pssKb };
+  // Read at every sample: a child seen between fork and exec still bears its parent's name, and
+  // the sandbox's shell becomes node. The last name a process had is the one it is counted under.
+  const name = nameOf(pid);
+  names.set(pid, name);
+  return { pid, name, rssKb, pssKb, cpuTicks };
 }
 
 export interface TreeRun {
@@ -143,6 +151,7 @@ export function runSampled(
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
   const names = new Map<number, string>();
   const largest = new Map<number, number>();
+  const cpu = new Map<number, number>();
   let peak = { treeKb: 0, treeRssKb: 0, atPeak: [] as ProcessMemory[] };
   let pssEverywhere = true;
   let mostProcesses = 0;
@@ -162,6 +171,7 @@ export function runSampled(
       treeKb += p.pssKb ?? p.rssKb;
       treeRssKb += p.rssKb;
       largest.set(p.pid, Math.max(largest.get(p.pid) ?? 0, p.rssKb));
+      cpu.set(p.pid, p.cpuTicks);
     }
     if (treeKb > peak.treeKb) peak = { treeKb, treeRssKb, atPeak: tree };
     peak = { ...peak, treeRssKb: Math.max(peak.treeRssKb, treeRssKb) };
@@ -187,6 +197,12 @@ export function runSampled(
         const group = groups.get(p.name) ?? { count: 0, kb: 0 };
         groups.set(p.name, { count: group.count + 1, kb: group.kb + (p.pssKb ?? p.rssKb) });
       }
+      const cpuGroups = new Map<string, { count: number; ticks: number }>();
+      for (const [pid, ticks] of cpu) {
+        const name = names.get(pid) ?? '?';
+        const group = cpuGroups.get(name) ?? { count: 0, ticks: 0 };
+        cpuGroups.set(name, { count: group.count + 1, ticks: group.ticks + ticks });
+      }
       resolve({
         wallMs,
         cpuMs,
@@ -201,6 +217,7 @@ export function runSampled(
           mostProcesses,
           processesSeen: largest.size,
           atPeak: [...groups].map(([name, g]) => ({ name, count: g.count, mb: g.kb / 1024 })).sort((a, b) => b.mb - a.mb),
+          cpuByKind: [...cpuGroups].map(([name, g]) => ({ name, count: g.count, cpuS: g.ticks / TICKS_PER_S })).sort((a, b) => b.cpuS - a.cpuS),
           samples,
         },
       });
