@@ -117,7 +117,7 @@ describe('read-only commands', () => {
     const commands: Array<[string[], number]> = [
       [['log'], 4],
       [['show', 'train-007'], 4],
-      [['report', '--out', path.join(tempDir('agentdevel-reports-'), 'out')], 8],
+      [['report', '--out', path.join(tempDir('agentdevel-reports-'), 'out')], 6],
     ];
     for (const [args, most] of commands) {
       const many = spawns(full, args);

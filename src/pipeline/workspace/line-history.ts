@@ -21,9 +21,14 @@ function releasesAmong(refs: readonly RefDetail[], config: Config): Array<{ tag:
   return tags.sort((a, b) => a.version - b.version);
 }
 
-/** The line's releases `<prefix><blueprint>/vN`, oldest first, with the commit each names (one git process). */
-export async function releaseTags(repo: GitRepo, config: Config): Promise<Array<{ tag: string; version: number; detail: RefDetail }>> {
-  return releasesAmong(await repo.refDetails([tagsPrefix(config)]), config);
+/** The line's releases `<prefix><blueprint>/vN`, oldest first, with the commit each names (one git process, or none given `lineRefs`). */
+export async function releaseTags(repo: GitRepo, config: Config, lineRefs?: readonly RefDetail[]): Promise<Array<{ tag: string; version: number; detail: RefDetail }>> {
+  return releasesAmong(lineRefs ?? (await repo.refDetails([tagsPrefix(config)])), config);
+}
+
+/** The refs the line's history reads: its release tags and its test seals (one git process). */
+export async function readLineRefs(repo: GitRepo, config: Config): Promise<RefDetail[]> {
+  return repo.refDetails([tagsPrefix(config), sealRefPrefix(config)]);
 }
 
 /**
@@ -32,11 +37,11 @@ export async function releaseTags(repo: GitRepo, config: Config): Promise<Array<
  * processes whatever the number of releases: the tags and test seals with their commits and
  * dates, every release's files and seal record, and the dates of the candidates.
  */
-export async function readLineHistory(repo: GitRepo, config: Config): Promise<LineHistory> {
+export async function readLineHistory(repo: GitRepo, config: Config, lineRefs?: readonly RefDetail[]): Promise<LineHistory> {
   const releases: ReleasePoint[] = [];
   const changelog: ChangelogEntry[] = [];
   let initialPassRate: number | null = null;
-  const refs = await repo.refDetails([tagsPrefix(config), sealRefPrefix(config)]);
+  const refs = lineRefs ?? (await readLineRefs(repo, config));
   const tags = releasesAmong(refs, config);
   const seals = new Map(refs.filter((r) => r.ref.startsWith(sealRefPrefix(config))).map((r) => [r.ref.slice(sealRefPrefix(config).length), r.sha]));
   const folderOf = (version: number) => `releases/${config.blueprint}/v${version}`;
