@@ -52,8 +52,6 @@ export interface HostPool {
    * own (the agent's failure), and ToolHostStartError when no host could be started.
    */
   play<T>(sink: TraceSink, attempt: Attempt<T>): Promise<T>;
-  /** Hosts running now. */
-  running(): number;
   stop(): void;
 }
 
@@ -180,7 +178,6 @@ export async function startHostPool(options: HostPoolOptions, first: ToolHost): 
   return {
     tools: first.tools,
     play: (sink, attempt) => (options.isolation === 'case' ? playAlone(sink, attempt) : playShared(sink, attempt)),
-    running: () => shared.filter((e) => e.host !== null && e.host.broken() === null).length + alone.size + (spare ? 1 : 0),
     stop: () => {
       stopped = true;
       for (const entry of shared) entry.host?.stop();
