@@ -22,12 +22,15 @@ function releasesAmong(refs: readonly RefDetail[], config: Config): Array<{ tag:
 }
 
 /** The line's releases `<prefix><blueprint>/vN`, oldest first, with the commit each names (one git process, or none given `lineRefs`). */
-export async function releaseTags(repo: GitRepo, config: Config, lineRefs?: readonly RefDetail[]): Promise<Array<{ tag: string; version: number; detail: RefDetail }>> {
+export async function releaseTags(repo: GitRepo, config: Config, lineRefs?: LineRefs): Promise<Array<{ tag: string; version: number; detail: RefDetail }>> {
   return releasesAmong(lineRefs ?? (await repo.refDetails([tagsPrefix(config)])), config);
 }
 
+/** The refs the line's history reads (its release tags and its test seals), with what each names. */
+export type LineRefs = readonly RefDetail[];
+
 /** The refs the line's history reads: its release tags and its test seals (one git process). */
-export async function readLineRefs(repo: GitRepo, config: Config): Promise<RefDetail[]> {
+export async function readLineRefs(repo: GitRepo, config: Config): Promise<LineRefs> {
   return repo.refDetails([tagsPrefix(config), sealRefPrefix(config)]);
 }
 
@@ -37,7 +40,7 @@ export async function readLineRefs(repo: GitRepo, config: Config): Promise<RefDe
  * processes whatever the number of releases: the tags and test seals with their commits and
  * dates, every release's files and seal record, and the dates of the candidates.
  */
-export async function readLineHistory(repo: GitRepo, config: Config, lineRefs?: readonly RefDetail[]): Promise<LineHistory> {
+export async function readLineHistory(repo: GitRepo, config: Config, lineRefs?: LineRefs): Promise<LineHistory> {
   const releases: ReleasePoint[] = [];
   const changelog: ChangelogEntry[] = [];
   let initialPassRate: number | null = null;

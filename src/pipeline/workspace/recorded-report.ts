@@ -3,8 +3,7 @@ import { parseDecisionDocument, type DecisionDocument } from '../../domain/decis
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { readDiagnosisReportDocument } from '../../domain/git-documents.ts';
-import type { RefDetail } from '../../adapters/git/git.ts';
-import { releaseTags } from './line-history.ts';
+import { releaseTags, type LineRefs } from './line-history.ts';
 import { auditRef } from './versions.ts';
 import type { Workspace } from './workspace.ts';
 
@@ -27,7 +26,7 @@ export interface RecordedDecision {
 async function resolveTarget(
   workspace: Workspace,
   target: string | null,
-  lineRefs: readonly RefDetail[] | undefined,
+  lineRefs: LineRefs | undefined,
 ): Promise<{ ref: string; release: { commit: string | null; parents: readonly string[]; version: number } | null; tags: ReadonlyArray<{ tag: string }> }> {
   const { repo, config } = workspace;
   const tags = await releaseTags(repo, config, lineRefs);
@@ -46,7 +45,7 @@ async function resolveTarget(
 /**
  * `lineRefs` (the line's tags, from readLineRefs) saves listing them again when the caller has them.
  */
-export async function readRecordedDecision(workspace: Workspace, target: string | null, lineRefs?: readonly RefDetail[]): Promise<RecordedDecision> {
+export async function readRecordedDecision(workspace: Workspace, target: string | null, lineRefs?: LineRefs): Promise<RecordedDecision> {
   const { repo, config } = workspace;
   // A release tag comes with its commit and parents from the listing of tags; anything else is looked up.
   const { ref, release, tags } = await resolveTarget(workspace, target, lineRefs);
