@@ -113,8 +113,10 @@ function sampleProcess(pid: number, names: Map<number, string>): ProcessMemory |
   const pssKb = rollup === null ? null : field(rollup, 'Pss');
   // Read at every sample: a child seen between fork and exec still bears its parent's name, and
   // the sandbox's shell becomes node. The last name a process had is the one it is counted under.
-  const name = nameOf(pid);
-  names.set(pid, name);
+  // A process on its way out has no command line any more: it keeps the name it had.
+  const fresh = nameOf(pid);
+  if (fresh !== '?') names.set(pid, fresh);
+  const name = names.get(pid) ?? '?';
   return { pid, name, rssKb, pssKb, cpuTicks };
 }
 
