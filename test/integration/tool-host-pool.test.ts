@@ -74,7 +74,7 @@ async function fixture(): Promise<Fixture> {
     dir,
     buildDir,
     start: async ({ concurrency, isolation, model }) => {
-      const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 10_000, memoryMb: 128, passEnv: [], parentEnv: {}, concurrency, ...(isolation ? { isolation } : {}) });
+      const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 10_000, memoryMb: 128, passEnv: [], parentEnv: {}, gradingPaths: [], concurrency, ...(isolation ? { isolation } : {}) });
       runtimes.push(runtime);
       return runtime;
     },

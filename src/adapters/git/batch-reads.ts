@@ -11,8 +11,9 @@ export interface ChangedPath {
 /** A ref with what it names, peeled through an annotated tag to the commit. */
 export interface RefDetail {
   readonly ref: string;
-  /** The object the ref names itself (the tag object of an annotated tag). */
+  /** The object the ref names itself (the tag object of an annotated tag), and its kind. */
   readonly sha: string;
+  readonly type: string;
   /** The commit it names (through an annotated tag), or null when it names no commit. */
   readonly commit: string | null;
   /** That commit's tree, its parents, and its committer date (strict ISO 8601, as `git log --format=%cI`). */
@@ -35,6 +36,7 @@ export function parseRefDetails(out: string): RefDetail[] {
     details.push({
       ref,
       sha,
+      type,
       commit: own ? sha : peeled ? peeledSha : null,
       tree: own ? tree || null : peeled ? peeledTree || null : null,
       parents: (own ? parents : peeled ? peeledParents : '').split(' ').filter((p) => p !== ''),
@@ -132,4 +134,36 @@ export function parseChangedPathsOfCommits(out: string, commits: readonly string
     else current?.push({ status: status ?? '', path: rest.join('\t') });
   }
   return changes;
+}
+
+/** `diff --name-status` output: a status and a path per line. */
+export function parseNameStatus(out: string): ChangedPath[] {
+  return out
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [status, ...rest] = line.split('\t');
+      return { status: status ?? '', path: rest.join('\t') };
+    });
+}
+
+/** `for-each-ref --format='%(refname) %(objectname) %(objecttype)'` output. */
+export function parseRefs(out: string): Array<{ ref: string; sha: string; type: string }> {
+  return out
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [ref, sha, type] = line.split(' ');
+      return { ref: ref ?? '', sha: sha ?? '', type: type ?? '' };
+    });
+}
+
+/** `ls-tree -r -z` output: the blobs (files and symbolic links), with their modes. */
+export function parseLsTree(out: string): Array<{ mode: string; path: string; blob: string }> {
+  const entries: Array<{ mode: string; path: string; blob: string }> = [];
+  for (const entry of out.split('\0')) {
+    const match = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+    if (match) entries.push({ mode: match[1] as string, blob: match[2] as string, path: match[3] as string });
+  }
+  return entries;
 }

@@ -21,7 +21,7 @@ import {
   type Probe,
   type WorktreeEntry,
 } from './git-process.ts';
-import { commitDatesRequest, parseCatFileBatch, parseChangedPathsOfCommits, parseCommitDates, parseRefDetails, parseTreeListings, REF_FORMAT, treeListingRequest, type ChangedPath, type RefDetail } from './batch-reads.ts';
+import { commitDatesRequest, parseCatFileBatch, parseChangedPathsOfCommits, parseCommitDates, parseLsTree, parseNameStatus, parseRefDetails, parseRefs, parseTreeListings, REF_FORMAT, treeListingRequest, type ChangedPath, type RefDetail } from './batch-reads.ts';
 
 export type { ChangedPath, RefDetail, WorktreeEntry };
 
@@ -142,15 +142,16 @@ export class GitRepo {
     return (await this.probe(['cat-file', '-e', sha])).found;
   }
 
+  /** The files under `folder` at a commit, with their blob ids (none when the folder is absent). */
+  async filesUnder(commit: string, folder: string): Promise<Array<{ path: string; blob: string }>> {
+    return parseLsTree(await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree')).map(({ path: file, blob }) => ({ path: file, blob }));
+  }
+
   /** The symbolic links under `folder` at a commit, with their targets (git stores a link as a blob of its target). */
   async symlinks(commit: string, folder: string): Promise<Array<{ path: string; target: string }>> {
-    const listing = await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree');
-    const links: Array<{ path: string; target: string }> = [];
-    for (const entry of listing.split('\0')) {
-      const match = /^120000 blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
-      if (match) links.push({ path: match[2] as string, target: await this.raw(['cat-file', 'blob', match[1] as string], 'cat-file') });
-    }
-    return links;
+    const links = parseLsTree(await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree')).filter((entry) => entry.mode === '120000');
+    const targets = await this.readTexts(links.map((link) => link.blob));
+    return links.map((link, i) => ({ path: link.path, target: targets[i] ?? '' }));
   }
 
   /** Paths with uncommitted changes (tracked or untracked, ignored files excluded). */
@@ -264,14 +265,7 @@ export class GitRepo {
   }
 
   async changedPaths(from: string, to: string): Promise<ChangedPath[]> {
-    const out = await this.raw(['diff', '--name-status', '--no-renames', from, to], 'diff');
-    return out
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => {
-        const [status, ...rest] = line.split('\t');
-        return { status: status ?? '', path: rest.join('\t') };
-      });
+    return parseNameStatus(await this.raw(['diff', '--name-status', '--no-renames', from, to], 'diff'));
   }
 
   /**
@@ -339,16 +333,9 @@ export class GitRepo {
     return (await this.probe(['merge-base', '--is-ancestor', ancestor, descendant])).found;
   }
 
-  /** Refs under a prefix with the objects they point at, sorted by name. */
-  async refs(prefix: string): Promise<Array<{ ref: string; sha: string }>> {
-    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname)', prefix], 'for-each-ref');
-    return out
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => {
-        const [ref, sha] = line.split(' ');
-        return { ref: ref ?? '', sha: sha ?? '' };
-      });
+  /** Refs under a prefix with the objects they point at and those objects' kinds (commit, tag, tree, blob), sorted by name. */
+  async refs(prefix: string): Promise<Array<{ ref: string; sha: string; type: string }>> {
+    return parseRefs(await this.raw(['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', prefix], 'for-each-ref'));
   }
 
   /** The full message of a commit (subject and body), or null when REV names none. */
@@ -383,13 +370,26 @@ export class GitRepo {
    * without touching any worktree or index: a document recorded in git.
    */
   async documentCommit(parent: string, files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
-    const entries: string[] = [];
-    for (const file of files) {
-      const blob = (await this.plumbing(['hash-object', '-w', '--stdin'], file.content)).trim();
-      entries.push(`100644 blob ${blob}\t${file.name}`);
-    }
-    const tree = (await this.plumbing(['mktree'], `${entries.join('\n')}\n`)).trim();
+    const tree = await this.documentTree(files);
     return (await this.plumbing(['commit-tree', tree, '-p', parent, '-F', '-'], message)).trim();
+  }
+
+  /** A tree of these files; a name with "/" goes into subtrees (mktree takes one level at a time). */
+  private async documentTree(files: ReadonlyArray<{ name: string; content: string }>): Promise<string> {
+    const entries: string[] = [];
+    const folders = new Map<string, Array<{ name: string; content: string }>>();
+    for (const file of files) {
+      const slash = file.name.indexOf('/');
+      if (slash < 0) {
+        const blob = (await this.plumbing(['hash-object', '-w', '--stdin'], file.content)).trim();
+        entries.push(`100644 blob ${blob}\t${file.name}`);
+        continue;
+      }
+      const folder = file.name.slice(0, slash);
+      folders.set(folder, [...(folders.get(folder) ?? []), { name: file.name.slice(slash + 1), content: file.content }]);
+    }
+    for (const [folder, inside] of folders) entries.push(`040000 tree ${await this.documentTree(inside)}\t${folder}`);
+    return (await this.plumbing(['mktree'], `${entries.join('\n')}\n`)).trim();
   }
 
   /** The names of the configured remotes. */

@@ -18,6 +18,8 @@ export interface CrewOptions {
   readonly agentModel: string;
   readonly callTimeoutMs: number;
   readonly memoryMb: number;
+  /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
+  readonly gradingPaths: readonly string[];
   /** Case-trials in flight at once: sizes the pool of tool hosts. */
   readonly concurrency?: number;
   /** Whether case-trials share tool hosts (the default) or each gets its own (see tool-host/pool.ts). */
@@ -164,9 +166,10 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
     const emit = emitAs(sink, ORCHESTRATOR);
     let ended = false;
     try {
-      const { opening } = await current.open(session, visibleCase(testCase));
-      const input = visibleCase(testCase).input;
-      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase)));
+      const visible = visibleCase(testCase, options.gradingPaths);
+      const { opening } = await current.open(session, visible);
+      const input = visible.input;
+      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visible));
       const state: CaseState = { session, seed: `${testCase.id}:${trial}`, host: current, sink, userTexts: [firstText], results: new Map(), calls: new Map() };
       emit({ type: 'message', role: 'user', text: firstText });
       const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];

@@ -16,6 +16,8 @@ export interface ToolLoopOptions {
   readonly agentModel: string;
   readonly callTimeoutMs: number;
   readonly memoryMb: number;
+  /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
+  readonly gradingPaths: readonly string[];
   /** False on a queue worker: the case it gets has no grading fields, and the coordinator fills the expected state in. */
   readonly gradesHere?: boolean;
   /** Case-trials in flight at once: sizes the pool of tool hosts. */
@@ -74,9 +76,10 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
   }
 
   async function conversation(host: ToolHost, session: string, testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
-    const { opening } = await host.open(session, visibleCase(testCase));
-    const input = visibleCase(testCase).input;
-    const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase)));
+    const visible = visibleCase(testCase, options.gradingPaths);
+    const { opening } = await host.open(session, visible);
+    const input = visible.input;
+    const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visible));
     sink.emit({ type: 'message', role: 'user', text: firstText });
     const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
     let lastText: string | null = null;

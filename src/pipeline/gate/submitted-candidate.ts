@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { GateDecision } from '../../domain/decision.ts';
+import type { Role } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { intentFromCommitMessage, type ChangeIntent } from '../../domain/release-candidate.ts';
 import { outsideBlueprint } from '../../stages/synthesize/edits.ts';
@@ -19,6 +20,10 @@ export interface GateRequest {
   readonly reportDir: string | null;
   /** Gate a candidate cut before the current release as it is (a dry gate only). */
   readonly allowBehind: boolean;
+  /** The change intent when the caller knows it (discover's proposal); otherwise --targets or the commit message. */
+  readonly intent?: ChangeIntent | null;
+  /** The model roles that wrote the candidate (discover's member writer); none for a person's change. */
+  readonly authors?: readonly Role[];
 }
 
 export interface GateOutcome {
@@ -66,7 +71,9 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   context.usageScope.iteration = request.promote ? iteration : null;
   // The intent: --targets, else a `Targets: a, b` line in the candidate's commit message.
   const intent: ChangeIntent | null =
-    request.targets.length > 0
+    request.intent !== undefined
+      ? request.intent
+      : request.targets.length > 0
       ? { targets: [...request.targets], rationale: `targets given on the command line for ${request.ref}` }
       : intentFromCommitMessage((await repo.commitMessage(commit)) ?? '');
 
@@ -88,6 +95,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         nextRelease: tagName(config, release.version + 1),
         intent,
         fingerprint: null,
+        ...(request.authors ? { authors: request.authors } : {}),
         diagnosis: null,
         edits: changed,
         outside,

@@ -47,6 +47,7 @@ export function localExecutor(deps: { readonly model: ModelPort; readonly parent
         memoryMb: config.sandbox.memoryMb,
         isolation: config.sandbox.isolation,
         passEnv: config.command.passEnv,
+        gradingPaths: task.gradingPaths,
         parentEnv: deps.parentEnv,
         concurrency: config.concurrency,
       });

@@ -34,7 +34,8 @@ export async function rebuildStoreFromGit(deps: { repo: GitRepo; store: Store; c
   const line = [`refs/heads/${config.line.branch}`, `refs/remotes/origin/${config.line.branch}`];
   const refs = await repo.refDetails([...line, auditRefPrefix(config), pendingRefPrefix(config)]);
   const tip = refs.find((r) => r.ref === line[0]) ?? refs.find((r) => r.ref === line[1]);
-  const commits = [...(tip ? [tip] : []), ...refs.filter((r) => !line.includes(r.ref))].flatMap((r) => (r.commit && r.tree ? [{ commit: r.commit, tree: r.tree }] : []));
+  // A ref moved onto something else than a commit holds no decision (approve says so when asked).
+  const commits = [...(tip ? [tip] : []), ...refs.filter((r) => !line.includes(r.ref))].flatMap((r) => (r.type === 'commit' && r.commit && r.tree ? [{ commit: r.commit, tree: r.tree }] : []));
   const listings = await repo.filesUnderTrees(
     commits.map((c) => c.tree),
     `releases/${config.blueprint}`,
