@@ -2,7 +2,8 @@
 // --help`, `--version`, `log`, `show`, `report` and `compare` on the demo workspace, as users
 // run it: from the prebuilt bundle (built first, as `npm ci` builds it). Each figure is the
 // median of the repeats, printed beside the load average before and after it (on a shared
-// machine CPU time grows with the load). Bare `node -e 0` is printed as the floor.
+// machine CPU time grows with the load). Bare `node -e 0` is printed as the floor, and beside
+// each command the git processes it starts (a count: it does not depend on the load).
 // Targets: --help ≤ 0.15 s CPU; log, show and report on the demo ≤ 0.4 s CPU.
 // Run: npx tsx bench/startup.ts [--repeats 7]
 import { spawnSync } from 'node:child_process';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSql } from '../src/adapters/store/sqlite.ts';
+import { countingGit } from './lib/git-counter.ts';
 import { agentdevel, load, measure, median, repoRoot } from './lib/measure.ts';
 
 const { values } = parseArgs({ options: { repeats: { type: 'string', default: '7' } } });
@@ -41,18 +43,21 @@ try {
   console.log(`CPU time (user + sys) per command, median of ${repeats}, from the prebuilt bundle; bare node ${median(bare).toFixed(2)} s (load ${load()})`);
   const lines: string[] = [];
   let met = true;
+  const git = countingGit();
   for (const [name, args, target] of commands) {
     const before = load();
     const cpu: number[] = [];
+    git.take();
     for (let r = 0; r < repeats; r += 1) {
-      const cost = agentdevel(args);
+      const cost = agentdevel(args, { env: { PATH: git.path } });
       // compare exits 1 when the gate rejects; anything else is a failure of the bench.
       if (cost.code !== 0 && !(name.startsWith('compare') && cost.code === 1)) throw new Error(`agentdevel ${args.join(' ')} failed (exit ${cost.code}): ${cost.stderr.slice(-500)}`);
       cpu.push(cost.cpuMs / 1000);
     }
     const figure = median(cpu);
+    const spawns = Number((git.take() / repeats).toFixed(1));
     if (target !== null && figure > target) met = false;
-    console.log(`  ${name.padEnd(26)} ${figure.toFixed(2)} s${target === null ? '' : ` (target ≤ ${target} s)`}  (load ${before} → ${load()})`);
+    console.log(`  ${name.padEnd(26)} ${figure.toFixed(2)} s${target === null ? '' : ` (target ≤ ${target} s)`}, ${spawns} git processes  (load ${before} → ${load()})`);
     lines.push(`${name.split(' ')[0]} ${figure.toFixed(2)} s`);
   }
   console.log(`summary: CPU per command: ${lines.join(', ')}: ${met ? 'targets met' : 'targets NOT met'}`);

@@ -42,6 +42,26 @@ const sourceUrls = (transform) => ({
   },
 });
 
+/**
+ * zod's `z` and `z.core` namespaces re-export every locale (`locales`: some 370 KB of messages
+ * in 40-odd languages), so all of them would be compiled into the bundle and parsed at every
+ * start. agentdevel reads zod's messages in English only (zod's own default, which zod imports
+ * by itself): there, `locales` holds English alone.
+ */
+const englishOnly = {
+  name: 'agentdevel-zod-english-only',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer) ? { path: path.join(path.dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};\n`,
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
 const INLINED = new Set(['commander', 'execa', 'handlebars', 'simple-git', 'zod']);
 const EXTERNAL = Object.keys(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).dependencies ?? {})
   .filter((name) => !INLINED.has(name))
@@ -70,7 +90,7 @@ async function buildBundle() {
     banner: { js: "import { createRequire as __agentdevelCreateRequire } from 'node:module'; const require = __agentdevelCreateRequire(import.meta.url);" },
     // Every chunk sits in dist/ itself: the source URLs above are relative to it.
     chunkNames: '[name]-[hash]',
-    plugins: [sourceUrls(transform)],
+    plugins: [sourceUrls(transform), englishOnly],
     metafile: true,
     logLevel: 'warning',
   });

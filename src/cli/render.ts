@@ -1,6 +1,6 @@
 import type { ProgressEvent, Reporter } from '../domain/ports/reporter.ts';
 import type { Redactor } from '../domain/environment.ts';
-import { systemClock } from '../domain/ports/clock.ts';
+import { systemClock, type Clock } from '../domain/ports/clock.ts';
 
 export interface Output {
   /** Machine-readable result (stdout). */
@@ -27,11 +27,15 @@ const infraText = (n: number): string => `${n} infrastructure error${n === 1 ? '
  * Progress on stderr: a live bar on a terminal, plain lines otherwise (CI logs, pipes). Stages
  * only emit events; this is the one place that decides how they look.
  */
-export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, options: { tty: boolean; heartbeatMs?: number }): Reporter {
+/** Least time between two redraws of the progress bar. */
+const BAR_MS = 100;
+
+export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, options: { tty: boolean; heartbeatMs?: number; clock?: Clock }): Reporter {
+  const clock = options.clock ?? systemClock;
   const runs = new Map<string, { label: string; total: number; done: number; passed: number; infra: number }>();
-  let lastWrite = systemClock.now().getTime();
+  let lastWrite = clock.now().getTime();
   const write = (text: string) => {
-    lastWrite = systemClock.now().getTime();
+    lastWrite = clock.now().getTime();
     stderr.write(redact(text));
   };
   // Without a terminal there is no bar: a line at least every heartbeatMs while a run is under
@@ -39,7 +43,7 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
   const heartbeatMs = options.heartbeatMs ?? 10_000;
   let heartbeat: NodeJS.Timeout | null = null;
   const beat = () => {
-    if (systemClock.now().getTime() - lastWrite < heartbeatMs) return;
+    if (clock.now().getTime() - lastWrite < heartbeatMs) return;
     for (const run of runs.values()) write(`  ${run.label}: ${run.done}/${run.total} case-trials done, ${run.passed} passing${run.infra > 0 ? `, ${infraText(run.infra)}` : ''}\n`);
   };
   const watch = () => {
@@ -53,6 +57,8 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
     }
   };
   let barShown = false;
+  /** When the bar was last drawn: a terminal gets a redraw every BAR_MS, not one per case-trial (100,000 writes). */
+  let barAt = Number.NEGATIVE_INFINITY;
   const clearBar = () => {
     if (barShown) write('\r\u001b[2K');
     barShown = false;
@@ -80,6 +86,9 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
           if (event.pass) run.passed += 1;
           if (event.status === 'infra_error') run.infra += 1;
           if (options.tty) {
+            const now = clock.now().getTime();
+            if (now - barAt < BAR_MS && run.done < run.total) return;
+            barAt = now;
             const width = 24;
             const filled = Math.round((run.done / Math.max(1, run.total)) * width);
             const infra = run.infra > 0 ? `, ${infraText(run.infra)}` : '';

@@ -236,9 +236,15 @@ export const configSchema = z
       .object({
         timeoutMs: z.number().int().min(100).default(30_000),
         memoryMb: z.number().int().min(32).default(256),
+        isolation: z
+          .enum(['shared', 'case'])
+          .default('shared')
+          .describe(
+            'How case-trials use tool hosts. "shared": a few pooled hosts each serve many case-trials, so module-level state of the wrappers and the environment module is shared between them (each case-trial still has its own environment, user and ctx). "case": a fresh host per case-trial, for wrappers that keep state at module level; it costs a Node start per case-trial and one host per case-trial in flight.',
+          ),
       })
       .strict()
-      .default({ timeoutMs: 30_000, memoryMb: 256 }),
+      .default({ timeoutMs: 30_000, memoryMb: 256, isolation: 'shared' }),
     repairs: z
       .object({
         diagnosis: z.number().int().min(0).max(5).default(2),

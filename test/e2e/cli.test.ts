@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSql } from '../../src/adapters/store/sqlite.ts';
 import { Store } from '../../src/adapters/store/store.ts';
+import { countingGit } from '../helpers/git-spawns.ts';
 import { cli, decisionLog, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date() };
@@ -85,6 +86,46 @@ describe('agentdevel demo', () => {
     const files = git(demo, 'show', '--name-only', '--format=', tag).split('\n');
     expect(files.some((f) => /^diagnostics\/support-agent\/iter-\d{3}\/diagnosis\.mjs$/.test(f))).toBe(true);
     expect(files.some((f) => /^releases\/support-agent\/v1\/report\.md$/.test(f))).toBe(true);
+  });
+});
+
+describe('read-only commands', () => {
+  it('start as many git processes on a line of four releases as on a line of one, and few', () => {
+    // Two copies of the demo: as it is, and cut back to its first release (later tags, RCs and seals gone).
+    const full = path.join(tempDir('agentdevel-spawns-'), 'full');
+    cpSync(demo, full, { recursive: true });
+    const cut = path.join(tempDir('agentdevel-spawns-'), 'cut');
+    cpSync(demo, cut, { recursive: true });
+    const tags = git(cut, 'tag', '--list', 'support-agent/v*').split('\n').filter(Boolean);
+    const first = decisionLog(cut).find((e) => e.tag === 'support-agent/v1');
+    const firstIteration = Number(/iter-(\d+)$/.exec(String(first?.rc))?.[1]);
+    expect(tags.length).toBeGreaterThanOrEqual(3);
+    git(cut, 'reset', '-q', '--hard', 'support-agent/v1');
+    for (const tag of tags.filter((t) => t !== 'support-agent/v1')) git(cut, 'tag', '-d', tag);
+    for (const ref of git(cut, 'for-each-ref', '--format=%(refname)', 'refs/agentdevel/').split('\n').filter(Boolean)) {
+      const iteration = /\/iter-(\d+)$/.exec(ref)?.[1];
+      if ((iteration !== undefined && Number(iteration) > firstIteration) || ref.startsWith('refs/agentdevel/test/')) git(cut, 'update-ref', '-d', ref);
+    }
+
+    const counter = countingGit();
+    const spawns = (dir: string, args: string[]) => {
+      counter.take();
+      const result = cli([...args, '-C', dir], { env: { PATH: counter.path } });
+      expect(result.code, result.stderr).toBe(0);
+      return counter.take();
+    };
+    const commands: Array<[string[], number]> = [
+      [['log'], 4],
+      [['show', 'train-007'], 4],
+      [['report', '--out', path.join(tempDir('agentdevel-reports-'), 'out')], 6],
+    ];
+    for (const [args, most] of commands) {
+      const many = spawns(full, args);
+      const one = spawns(cut, args);
+      expect([args[0], many.length]).toEqual([args[0], one.length]);
+      expect(many.length, `${args[0]}: ${many.join('; ')}`).toBeLessThanOrEqual(most);
+    }
+    expect(spawns(full, ['--help'])).toEqual([]);
   });
 });
 

@@ -48,6 +48,18 @@ describe('progress rendering', () => {
     expect(err.text).toMatch(/\r\u001b\[2K  v1: pass rate 50\.0%\n/);
   });
 
+  it('redraws the bar at most every 100 ms, and always at the last case-trial', () => {
+    const err = capture();
+    // The clock stands still: 1,000 case-trials finish within one redraw interval.
+    const reporter = createReporter(err, redact, { tty: true, clock: { now: () => new Date('2026-01-01T00:00:00Z') } });
+    reporter.emit({ type: 'run.started', runId: 'r3', label: 'v3', total: 1000 });
+    for (let i = 0; i < 1000; i += 1) reporter.emit({ type: 'case.finished', runId: 'r3', caseId: `c${i}`, trial: 0, status: 'ok', pass: true });
+    const draws = err.text.split('\r\u001b[2K  v3 [').length - 1;
+    expect(draws).toBe(2);
+    expect(err.text).toContain('1/1000 passing 1');
+    expect(err.text).toContain('1000/1000 passing 1000');
+  });
+
   it('shows infrastructure errors whenever there are any: on the bar, and beside the pass rate', () => {
     const outage = [
       { type: 'run.started', runId: 'r2', label: 'v2', total: 3 },

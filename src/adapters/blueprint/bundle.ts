@@ -10,6 +10,12 @@ import { fileURLToPath } from 'node:url';
 /** esbuild, imported by the first bundling (a command that bundles nothing never loads it). */
 let esbuild: typeof import('esbuild') | null = null;
 const loadEsbuild = async (): Promise<typeof import('esbuild')> => (esbuild ??= await import('esbuild'));
+/**
+ * Builds under way. esbuild's helper process (30 MB resident) would otherwise live as long as
+ * the command, through a whole run; it is stopped once no build is under way, and the next
+ * build starts it again (a few milliseconds).
+ */
+let building = 0;
 
 const ownNodeModules = fileURLToPath(new URL('../../../node_modules', import.meta.url));
 
@@ -72,8 +78,9 @@ export async function bundleModule(entrySource: string, resolveDir: string, outf
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   const { build, stop } = await loadEsbuild();
+  building += 1;
   try {
-    const building = build({
+    const built = build({
       absWorkingDir: resolveDir,
       plugins: [confine(roots)],
       stdin: { contents: entrySource, resolveDir, sourcefile: 'agentdevel-entry.ts', loader: 'ts' },
@@ -92,7 +99,7 @@ export async function bundleModule(entrySource: string, resolveDir: string, outf
       },
     });
     await Promise.race([
-      building,
+      built,
       new Promise<never>((_resolve, reject) => {
         timer = setTimeout(() => {
           timedOut = true;
@@ -112,6 +119,8 @@ export async function bundleModule(entrySource: string, resolveDir: string, outf
     throw error;
   } finally {
     clearTimeout(timer);
+    building -= 1;
+    if (building === 0 && !timedOut) await stop();
   }
 }
 

@@ -7,12 +7,9 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit, type SimpleGit, type SimpleGitOptions } from 'simple-git';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { ambientEnvironment } from '../process/ambient-environment.ts';
 import { atExit } from '../process/exit-hooks.ts';
-import { runProcess } from '../process/runner.ts';
 import {
   comparablePath,
-  definedEnvironment,
   execGit,
   GIT_TIMEOUT_MS,
   gitEnvironment,
@@ -20,14 +17,22 @@ import {
   parseWorktrees,
   pathExists,
   probeOutcome,
+  transfer,
   type Probe,
   type WorktreeEntry,
 } from './git-process.ts';
+import { commitDatesRequest, parseCatFileBatch, parseChangedPathsOfCommits, parseCommitDates, parseLsTree, parseNameStatus, parseRefDetails, parseRefs, parseTreeListings, REF_FORMAT, treeListingRequest, type ChangedPath, type RefDetail } from './batch-reads.ts';
 
-export type { WorktreeEntry };
+export type { ChangedPath, RefDetail, WorktreeEntry };
 
 /** Used only when the repository has no identity configured (fresh CI machines). */
 const FALLBACK_IDENTITY = ['user.name=agentdevel', 'user.email=agentdevel@localhost'];
+
+/**
+ * Git commands that never record who did something: they run without the identity, and a
+ * command that runs only these (`log`, `show`, `report`) never looks the identity up.
+ */
+const READS = new Set(['cat-file', 'config', 'diff', 'diff-tree', 'for-each-ref', 'log', 'ls-files', 'ls-tree', 'merge-base', 'remote', 'rev-list', 'rev-parse', 'status', 'symbolic-ref']);
 
 export interface RefUpdate {
   readonly ref: string;
@@ -37,22 +42,23 @@ export interface RefUpdate {
   readonly oldValue: string | null;
 }
 
-export interface ChangedPath {
-  readonly status: string;
-  readonly path: string;
-}
-
 export class GitRepo {
   /** Exit hooks of the worktrees this process added and has not removed yet, by folder. */
   private readonly exitCleanups = new Map<string, () => void>();
 
+  /** `-c` settings of who commits (none when the repository has an identity), looked up at the first write. */
+  private identity: readonly string[] = [];
+  private identityLookup: Promise<readonly string[]> | null = null;
+  private readonly readGit: SimpleGit;
+  private writeGit: SimpleGit | null = null;
+
   private constructor(
     readonly root: string,
-    private readonly git: SimpleGit,
-    private readonly identity: readonly string[],
     /** The repository's common git folder (shared by its worktrees), absolute. */
     readonly commonDir: string,
-  ) {}
+  ) {
+    this.readGit = simpleGit(gitOptions(root));
+  }
 
   static async open(dir: string): Promise<GitRepo> {
     // One git process answers both: the top of the work tree, and the common git folder.
@@ -62,25 +68,33 @@ export class GitRepo {
       throw new AgentdevelError('NOT_A_REPOSITORY', `${dir} is not inside a git repository`, { cause: new Error(top.stderr.trim()) });
     }
     const [root = '', common = '.git'] = top.stdout.trim().split('\n');
-    const email = probeOutcome(['config', '--get', 'user.email'], await execGit(['config', '--get', 'user.email'], root, []));
-    const identity = email.found && email.stdout.trim() ? [] : FALLBACK_IDENTITY;
     // --git-common-dir is relative to the folder git ran in.
-    return new GitRepo(root, simpleGit(gitOptions(root, identity)), identity, path.resolve(dir, common));
+    return new GitRepo(root, path.resolve(dir, common));
   }
 
-  /** A git handle on another worktree of the same repository, with the same identity. */
-  private at(dir: string): SimpleGit {
-    return simpleGit(gitOptions(dir, this.identity));
+  /** The identity settings a writing command needs: looked up once, by the first one. */
+  private async identityFor(args: readonly string[]): Promise<readonly string[]> {
+    if (READS.has(args[0] ?? '')) return [];
+    this.identityLookup ??= execGit(['config', '--get', 'user.email'], this.root, []).then((outcome) => {
+      const email = probeOutcome(['config', '--get', 'user.email'], outcome);
+      this.identity = email.found && email.stdout.trim() ? [] : FALLBACK_IDENTITY;
+      return this.identity;
+    });
+    return this.identityLookup;
   }
 
   /** Runs git where exit 1 is an answer (absent, no), and anything else but 0 is a failure. */
   private async probe(args: string[], dir = this.root): Promise<Probe> {
-    return probeOutcome(args, await execGit(args, dir, this.identity));
+    return probeOutcome(args, await execGit(args, dir, await this.identityFor(args)));
   }
 
   private async raw(args: string[], action = args[0] ?? 'command', dir?: string): Promise<string> {
     try {
-      return await (dir ? this.at(dir) : this.git).raw(args);
+      const identity = await this.identityFor(args);
+      if (dir) return await simpleGit(gitOptions(dir, identity)).raw(args);
+      if (identity.length === 0) return await this.readGit.raw(args);
+      this.writeGit ??= simpleGit(gitOptions(this.root, identity));
+      return await this.writeGit.raw(args);
     } catch (error) {
       throw gitFailure(action, error);
     }
@@ -88,7 +102,7 @@ export class GitRepo {
 
   /** Runs a git plumbing command that reads standard input. */
   private async plumbing(args: string[], input: string): Promise<string> {
-    const outcome = await execGit(args, this.root, this.identity, input);
+    const outcome = await execGit(args, this.root, await this.identityFor(args), input);
     if (outcome.exitCode !== 0) throw gitFailure(args[0] ?? 'plumbing', new Error(outcome.stderr || outcome.spawnError || (outcome.timedOut ? 'timed out' : 'failed')));
     return outcome.stdout;
   }
@@ -119,37 +133,25 @@ export class GitRepo {
     return this.revParse(`${commit}:${folder}`);
   }
 
-  /** A file's content at a commit, or null when the commit or the file is absent. */
+  /** A file's content at a commit, or null when the commit or the file is absent (one git process). */
   async readFileAt(commit: string, file: string): Promise<string | null> {
-    const blob = await this.revParse(`${commit}:${file}`);
-    if (blob === null) return null;
-    return this.raw(['cat-file', 'blob', blob], 'cat-file');
-  }
-
-  /** The files under `folder` at a commit, with their blob ids (none when the folder is absent). */
-  async filesUnder(commit: string, folder: string): Promise<Array<{ path: string; blob: string }>> {
-    const listing = await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree');
-    const files: Array<{ path: string; blob: string }> = [];
-    for (const entry of listing.split('\0')) {
-      const match = /^\d+ blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
-      if (match) files.push({ path: match[2] as string, blob: match[1] as string });
-    }
-    return files;
+    return (await this.readTexts([`${commit}:${file}`]))[0] ?? null;
   }
 
   async objectExists(sha: string): Promise<boolean> {
     return (await this.probe(['cat-file', '-e', sha])).found;
   }
 
+  /** The files under `folder` at a commit, with their blob ids (none when the folder is absent). */
+  async filesUnder(commit: string, folder: string): Promise<Array<{ path: string; blob: string }>> {
+    return parseLsTree(await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree')).map(({ path: file, blob }) => ({ path: file, blob }));
+  }
+
   /** The symbolic links under `folder` at a commit, with their targets (git stores a link as a blob of its target). */
   async symlinks(commit: string, folder: string): Promise<Array<{ path: string; target: string }>> {
-    const listing = await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree');
-    const links: Array<{ path: string; target: string }> = [];
-    for (const entry of listing.split('\0')) {
-      const match = /^120000 blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
-      if (match) links.push({ path: match[2] as string, target: await this.raw(['cat-file', 'blob', match[1] as string], 'cat-file') });
-    }
-    return links;
+    const links = parseLsTree(await this.raw(['ls-tree', '-r', '-z', '--full-tree', commit, '--', folder], 'ls-tree')).filter((entry) => entry.mode === '120000');
+    const targets = await this.readTexts(links.map((link) => link.blob));
+    return links.map((link, i) => ({ path: link.path, target: targets[i] ?? '' }));
   }
 
   /** Paths with uncommitted changes (tracked or untracked, ignored files excluded). */
@@ -180,6 +182,8 @@ export class GitRepo {
    */
   async addWorktree(dir: string, commit: string, branch: string | null): Promise<void> {
     const args = branch ? ['worktree', 'add', '-B', branch, dir, commit] : ['worktree', 'add', '--detach', dir, commit];
+    // Looked up before the exit hook exists: the hook runs synchronously and cannot look it up.
+    await this.identityFor(args);
     this.exitCleanups.get(dir)?.();
     this.exitCleanups.set(dir, atExit(() => this.cleanupSync(dir, branch)));
     // Synchronously: an interrupt is handled once git has finished (or given up), never while a
@@ -261,14 +265,7 @@ export class GitRepo {
   }
 
   async changedPaths(from: string, to: string): Promise<ChangedPath[]> {
-    const out = await this.raw(['diff', '--name-status', '--no-renames', from, to], 'diff');
-    return out
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => {
-        const [status, ...rest] = line.split('\t');
-        return { status: status ?? '', path: rest.join('\t') };
-      });
+    return parseNameStatus(await this.raw(['diff', '--name-status', '--no-renames', from, to], 'diff'));
   }
 
   /**
@@ -277,18 +274,8 @@ export class GitRepo {
    * parent's changes first.
    */
   async changedPathsOfCommits(commits: readonly string[]): Promise<Map<string, ChangedPath[]>> {
-    const changes = new Map(commits.map((commit) => [commit, [] as ChangedPath[]]));
-    if (commits.length === 0) return changes;
-    const out = await this.plumbing(['diff-tree', '--stdin', '-m', '-r', '--name-status', '--no-renames'], `${commits.join('\n')}\n`);
-    let current: ChangedPath[] | undefined;
-    for (const line of out.split('\n')) {
-      if (line.trim() === '') continue;
-      const [status, ...rest] = line.split('\t');
-      // A line without a tab names the commit whose changes follow.
-      if (rest.length === 0) current = changes.get(line.trim());
-      else current?.push({ status: status ?? '', path: rest.join('\t') });
-    }
-    return changes;
+    if (commits.length === 0) return new Map();
+    return parseChangedPathsOfCommits(await this.plumbing(['diff-tree', '--stdin', '-m', '-r', '--name-status', '--no-renames'], `${commits.join('\n')}\n`), commits);
   }
 
   /**
@@ -296,25 +283,39 @@ export class GitRepo {
    * file absent at its commit. For UTF-8 text only (the sizes git gives are in bytes).
    */
   async readTextFilesAt(files: ReadonlyArray<{ readonly commit: string; readonly path: string }>): Promise<Array<string | null>> {
-    if (files.length === 0) return [];
-    for (const file of files) if (/[\n\r]/.test(file.path)) throw gitFailure('cat-file', new Error(`a path with a line break: ${JSON.stringify(file.path)}`));
-    const out = Buffer.from(await this.plumbing(['cat-file', '--batch'], files.map((f) => `${f.commit}:${f.path}\n`).join('')), 'utf8');
-    const texts: Array<string | null> = [];
-    let at = 0;
-    for (let i = 0; i < files.length; i += 1) {
-      const end = out.indexOf(0x0a, at);
-      const header = out.subarray(at, end).toString('utf8');
-      at = end + 1;
-      const blob = /^[0-9a-f]+ blob (\d+)$/.exec(header);
-      if (!blob) {
-        texts.push(null);
-        continue;
-      }
-      const size = Number(blob[1]);
-      texts.push(out.subarray(at, at + size).toString('utf8'));
-      at += size + 1;
-    }
-    return texts;
+    return this.readTexts(files.map((f) => `${f.commit}:${f.path}`));
+  }
+
+  /** The text of several blobs, named by id or as "<commit>:<path>", in one git process; null for a name that names no blob. */
+  async readTexts(names: readonly string[]): Promise<Array<string | null>> {
+    if (names.length === 0) return [];
+    for (const name of names) if (/[\n\r]/.test(name)) throw gitFailure('cat-file', new Error(`a path with a line break: ${JSON.stringify(name)}`));
+    const out = Buffer.from(await this.plumbing(['cat-file', '--batch'], names.map((name) => `${name}\n`).join('')), 'utf8');
+    return parseCatFileBatch(out, names.length);
+  }
+
+  /**
+   * Refs matching any of `patterns` (a full name, or a prefix ending in "/"), each with the
+   * commit it names, that commit's tree, parents and date: one git process for them all.
+   */
+  async refDetails(patterns: readonly string[]): Promise<RefDetail[]> {
+    if (patterns.length === 0) return [];
+    return parseRefDetails(await this.raw(['for-each-ref', `--format=${REF_FORMAT}`, ...patterns], 'for-each-ref'));
+  }
+
+  /** The files under `folder` in each of several trees, with their blob ids, in one git process. */
+  async filesUnderTrees(trees: readonly string[], folder: string): Promise<Map<string, Array<{ path: string; blob: string }>>> {
+    const distinct = [...new Set(trees)];
+    if (distinct.length === 0) return new Map();
+    const request = treeListingRequest(distinct, folder);
+    return parseTreeListings(await this.plumbing(request.args, request.input), distinct);
+  }
+
+  /** The committer dates of several commits (strict ISO 8601), in one git process; absent commits are left out. */
+  async commitDates(commits: readonly string[]): Promise<Map<string, string>> {
+    const distinct = [...new Set(commits)];
+    if (distinct.length === 0) return new Map();
+    return parseCommitDates(await this.raw(commitDatesRequest(distinct), 'log'));
   }
 
   /** The patch from one commit to another, limited to `paths` (plain text, no colour). */
@@ -334,14 +335,7 @@ export class GitRepo {
 
   /** Refs under a prefix with the objects they point at and those objects' kinds (commit, tag, tree, blob), sorted by name. */
   async refs(prefix: string): Promise<Array<{ ref: string; sha: string; type: string }>> {
-    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', prefix], 'for-each-ref');
-    return out
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => {
-        const [ref, sha, type] = line.split(' ');
-        return { ref: ref ?? '', sha: sha ?? '', type: type ?? '' };
-      });
+    return parseRefs(await this.raw(['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', prefix], 'for-each-ref'));
   }
 
   /** The full message of a commit (subject and body), or null when REV names none. */
@@ -358,12 +352,14 @@ export class GitRepo {
 
   /** Who this repository commits as ("Name <email>"), for records of who approved a release. */
   async committer(): Promise<string> {
+    await this.identityFor(['var']);
     const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
     return ident.replace(/\s+\d+\s+[+-]\d{4}$/, '');
   }
 
   /** Creates an annotated tag object (no ref yet), so the tag ref can move with the line atomically. */
   async createTagObject(name: string, target: string, message: string): Promise<string> {
+    await this.identityFor(['var']);
     const ident = (await this.raw([...this.identity.flatMap((c) => ['-c', c]), 'var', 'GIT_COMMITTER_IDENT'], 'var')).trim();
     const body = `object ${target}\ntype commit\ntag ${name}\ntagger ${ident}\n\n${message.trimEnd()}\n`;
     return (await this.plumbing(['mktag'], body)).trim();
@@ -406,16 +402,7 @@ export class GitRepo {
    * `timeoutMs`. Returns why it failed (git's words), or null.
    */
   async fetchRefs(remote: string, refspec: string, timeoutMs: number): Promise<string | null> {
-    const outcome = await runProcess({
-      command: 'git',
-      args: ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec],
-      cwd: this.root,
-      // The user's own environment (SSH agent, credential helpers), but never a prompt.
-      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
-      timeoutMs,
-    });
-    if (outcome.exitCode === 0) return null;
-    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+    return transfer(this.root, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec], timeoutMs);
   }
 
   /**
@@ -423,16 +410,7 @@ export class GitRepo {
    * overwritten), without a prompt and within `timeoutMs`. Returns why it failed, or null.
    */
   async transferRefs(verb: 'fetch' | 'push', remote: string, refspecs: readonly string[], timeoutMs: number): Promise<string | null> {
-    const args = verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', remote, ...refspecs];
-    const outcome = await runProcess({
-      command: 'git',
-      args,
-      cwd: this.root,
-      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
-      timeoutMs,
-    });
-    if (outcome.exitCode === 0) return null;
-    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+    return transfer(this.root, verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', remote, ...refspecs], timeoutMs);
   }
 
   /** Moves several refs in one transaction: all of them move, or none does. */
@@ -477,7 +455,7 @@ export class GitRepo {
 
   /** Why moving the checkout from one commit to another would fail (git's words), or null when it would not. */
   async checkoutMoveConflict(from: string, to: string): Promise<string | null> {
-    const outcome = await execGit(['read-tree', '-m', '-u', '--dry-run', from, to], this.root, this.identity);
+    const outcome = await execGit(['read-tree', '-m', '-u', '--dry-run', from, to], this.root, await this.identityFor(['read-tree']));
     if (outcome.exitCode === 0) return null;
     if (outcome.exitCode === 128 && /not uptodate|would be overwritten|Cannot merge/i.test(outcome.stderr)) {
       return outcome.stderr.trim().split('\n').slice(0, 3).join('; ');

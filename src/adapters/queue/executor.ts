@@ -95,6 +95,7 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
           agentModel: config.models.agent,
           callTimeoutMs: config.sandbox.timeoutMs,
           memoryMb: config.sandbox.memoryMb,
+          isolation: config.sandbox.isolation,
           passEnv: [...config.command.passEnv],
         });
         return outcome.observation === null ? outcome : { output: outcome.output, observation: { state: outcome.observation.state, expectedState: expectedStateOf(testCase) } };

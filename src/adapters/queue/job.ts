@@ -43,6 +43,8 @@ export const caseTrialJobSchema = z
     agentModel: z.string().min(1),
     callTimeoutMs: z.number().int().min(1),
     memoryMb: z.number().int().min(1),
+    /** Tool hosts shared by case-trials, or one per case-trial (config `sandbox.isolation`). */
+    isolation: z.enum(['shared', 'case']).default('shared'),
     /** Names only: a `command` agent gets these variables from the worker's environment. */
     passEnv: z.array(z.string()),
   })

@@ -86,7 +86,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
   }
 
   async function runtimeFor(job: CaseTrialJob, dir: string): Promise<KeptRuntime> {
-    const key = JSON.stringify([job.snapshot.tree, job.blueprint, job.task, job.agentModel, job.callTimeoutMs, job.memoryMb, job.passEnv]);
+    const key = JSON.stringify([job.snapshot.tree, job.blueprint, job.task, job.agentModel, job.callTimeoutMs, job.memoryMb, job.isolation, job.passEnv]);
     let kept = runtimes.get(key);
     if (!kept) {
       const buildDir = path.join(deps.cacheDir, 'build', `${job.snapshot.tree.slice(0, 12)}-${runtimes.size}-${systemClock.now().getTime()}`);
@@ -102,6 +102,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           agentModel: job.agentModel,
           callTimeoutMs: job.callTimeoutMs,
           memoryMb: job.memoryMb,
+          isolation: job.isolation,
           passEnv: job.passEnv,
           // The job's case has none of them already (the coordinator stripped it); the task says which they are.
           gradingPaths: task.gradingPaths,

@@ -8,6 +8,7 @@ import { CONTEXT_VIEW, ORCHESTRATOR, REQUEST_VIEW, type CrewManifest, type CrewM
 import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
 import { startFirstHost } from './tool-loop.ts';
+import { startHostPool, type HostIsolation } from './tool-host/pool.ts';
 
 export interface CrewOptions {
   readonly blueprint: LoadedBlueprint;
@@ -19,6 +20,10 @@ export interface CrewOptions {
   readonly memoryMb: number;
   /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
   readonly gradingPaths: readonly string[];
+  /** Case-trials in flight at once: sizes the pool of tool hosts. */
+  readonly concurrency?: number;
+  /** Whether case-trials share tool hosts (the default) or each gets its own (see tool-host/pool.ts). */
+  readonly isolation?: HostIsolation;
 }
 
 interface MemberRuntime {
@@ -88,20 +93,7 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
     ...pick(manifest.orchestrator.tools),
     ...manifest.members.map((m) => ({ name: m.name, description: m.description, inputSchema: { ...MEMBER_INPUT_SCHEMA } })),
   ];
-  const idle: ToolHost[] = [first];
-  const live = new Set<ToolHost>(idle);
-  const acquire = async (): Promise<ToolHost> => {
-    const reused = idle.pop();
-    if (reused) return reused;
-    try {
-      const host = await startToolHost(hostBundles, hostLimits);
-      live.add(host);
-      return host;
-    } catch (error) {
-      if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
-      throw error;
-    }
-  };
+  const pool = await startHostPool({ start: () => startToolHost(hostBundles, hostLimits), isolation: options.isolation ?? 'shared', concurrency: options.concurrency ?? 1 }, first);
 
   const emitAs = (sink: TraceSink, agent: string) => (event: TraceEvent) => sink.emit({ ...event, agent });
 
@@ -168,16 +160,16 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
     return { ok: false, error };
   }
 
-  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+  /** One conversation on `host`; a host or request that fails throws (the pool decides what it means). */
+  async function converse(current: ToolHost, testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     const session = `${testCase.id}#${trial}`;
     const emit = emitAs(sink, ORCHESTRATOR);
-    let current: ToolHost | null = null;
+    let ended = false;
     try {
-      current = await acquire();
-      live.add(current);
-      const { opening } = await current.open(session, visibleCase(testCase, options.gradingPaths));
-      const input = visibleCase(testCase, options.gradingPaths).input;
-      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase, options.gradingPaths)));
+      const visible = visibleCase(testCase, options.gradingPaths);
+      const { opening } = await current.open(session, visible);
+      const input = visible.input;
+      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visible));
       const state: CaseState = { session, seed: `${testCase.id}:${trial}`, host: current, sink, userTexts: [firstText], results: new Map(), calls: new Map() };
       emit({ type: 'message', role: 'user', text: firstText });
       const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
@@ -234,16 +226,23 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
         emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.orchestrator.maxSteps} orchestrator turns without finishing` });
       }
       const end = finished ?? (await current.close(session));
-      idle.push(current);
+      ended = true;
       emit({ type: 'final', output: lastText });
       const expectedState = environment?.expectedState ? JSON.parse(JSON.stringify(environment.expectedState(testCase) ?? null)) : null;
       return { output: lastText, observation: { state: end.state, expectedState } };
+    } finally {
+      // A case-trial that failed mid-conversation leaves its session on a host that goes on serving others.
+      if (!ended) current.discard(session);
+    }
+  }
+
+  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    try {
+      return await pool.play(sink, (host, attemptSink) => converse(host, testCase, trial, attemptSink));
     } catch (error) {
-      if (current) {
-        current.stop();
-        live.delete(current);
-      }
+      if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
       if (!(error instanceof ToolHostError || error instanceof AgentRequestRejected)) throw error;
+      const emit = emitAs(sink, ORCHESTRATOR);
       emit({ type: 'error', kind: 'agent', message: error.message });
       emit({ type: 'final', output: null });
       return { output: null, observation: null };
@@ -252,10 +251,6 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
 
   return {
     runCase,
-    close: async () => {
-      for (const host of live) host.stop();
-      live.clear();
-      idle.length = 0;
-    },
+    close: async () => pool.stop(),
   };
 }

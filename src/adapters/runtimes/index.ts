@@ -5,6 +5,7 @@ import { startCommand } from './command.ts';
 import { startCrew } from './crew.ts';
 import type { Runtime } from '../../domain/ports/runtime.ts';
 import { startToolLoop } from './tool-loop.ts';
+import type { HostIsolation } from './tool-host/pool.ts';
 
 export interface RuntimeContext {
   readonly blueprint: LoadedBlueprint;
@@ -17,8 +18,10 @@ export interface RuntimeContext {
   /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
   readonly gradingPaths: readonly string[];
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
-  /** Case-trials the run will have in flight at once (the command runtime sizes its spawners by it). */
+  /** Case-trials the run will have in flight at once (the command runtime sizes its spawners by it, the others their tool hosts). */
   readonly concurrency?: number;
+  /** Whether case-trials share tool hosts (the default) or each gets its own (config `sandbox.isolation`). */
+  readonly isolation?: HostIsolation;
   /** False on a queue worker: grading (the expected state) happens on the coordinator. */
   readonly gradesHere?: boolean;
 }

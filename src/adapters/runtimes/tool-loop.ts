@@ -5,6 +5,7 @@ import { AgentRequestRejected, InfraError, type ConversationMessage, type ModelP
 import { renderPromptFor, type LoadedBlueprint } from '../blueprint/load.ts';
 import type { ToolLoopManifest } from '../../domain/blueprint-manifest.ts';
 import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
+import { startHostPool, type HostIsolation } from './tool-host/pool.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
 
 export interface ToolLoopOptions {
@@ -19,6 +20,10 @@ export interface ToolLoopOptions {
   readonly gradingPaths: readonly string[];
   /** False on a queue worker: the case it gets has no grading fields, and the coordinator fills the expected state in. */
   readonly gradesHere?: boolean;
+  /** Case-trials in flight at once: sizes the pool of tool hosts. */
+  readonly concurrency?: number;
+  /** Whether case-trials share tool hosts (the default) or each gets its own (see tool-host/pool.ts). */
+  readonly isolation?: HostIsolation;
 }
 
 /** The task's expected state for a case, from its trusted code in this process; null without an environment. */
@@ -42,8 +47,8 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
   // The expected state comes from the task's trusted code in this process: the sandboxed host
   // (where the blueprint's wrappers run) never sees a case's expected answers.
   const expectedStateOf = options.gradesHere === false ? () => null : await expectedStateReader(options.environmentBundle);
-  // One host per case in flight, so a wrapper that hangs or crashes takes down its own case
-  // only. The first starts eagerly: a wrapper that does not import fails the load, not every case.
+  // Hosts are pooled (tool-host/pool.ts): the first starts eagerly, so wrappers that do not
+  // import fail the load, not every case.
   const first = await startFirstHost(() => startToolHost(hostBundles, hostLimits));
   const tools = first.tools;
   let system: string;
@@ -53,108 +58,103 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
     first.stop();
     throw error;
   }
-  const idle: ToolHost[] = [first];
-  const live = new Set<ToolHost>(idle);
+  const pool = await startHostPool({ start: () => startToolHost(hostBundles, hostLimits), isolation: options.isolation ?? 'shared', concurrency: options.concurrency ?? 1 }, first);
 
-  const acquire = async (): Promise<ToolHost> => {
-    const reused = idle.pop();
-    if (reused) {
-      live.add(reused);
-      return reused;
-    }
+  /** One conversation on `host`; a host or request that fails throws (the pool decides what it means). */
+  async function converse(host: ToolHost, testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    const session = `${testCase.id}#${trial}`;
+    let ended = false;
     try {
-      const host = await startToolHost(hostBundles, hostLimits);
-      live.add(host);
-      return host;
+      const outcome = await conversation(host, session, testCase, trial, sink);
+      ended = true;
+      return outcome;
+    } finally {
+      // A case-trial that failed mid-conversation (its model call, a request refused) leaves its
+      // session on a host that goes on serving others.
+      if (!ended) host.discard(session);
+    }
+  }
+
+  async function conversation(host: ToolHost, session: string, testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    const visible = visibleCase(testCase, options.gradingPaths);
+    const { opening } = await host.open(session, visible);
+    const input = visible.input;
+    const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visible));
+    sink.emit({ type: 'message', role: 'user', text: firstText });
+    const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
+    let lastText: string | null = null;
+    let finished: SessionEnd | null = null;
+    for (let step = 0; step < manifest.maxSteps && !finished; step += 1) {
+      const turn = await options.model.agentTurn({
+        model: options.agentModel,
+        system,
+        tools,
+        messages,
+        maxTokens: manifest.maxTokens,
+        ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
+        seed: `${testCase.id}:${trial}`,
+      });
+      sink.emit({
+        type: 'llm',
+        model: options.agentModel,
+        inputTokens: turn.usage.inputTokens,
+        outputTokens: turn.usage.outputTokens,
+        latencyMs: turn.latencyMs,
+        stopReason: turn.stopReason,
+      });
+      messages.push({ role: 'assistant', content: turn.content });
+      const results: UserBlock[] = [];
+      for (const block of turn.content) {
+        if (block.type === 'text') {
+          if (block.text.trim() === '') continue;
+          lastText = block.text;
+          sink.emit({ type: 'message', role: 'assistant', text: block.text });
+          continue;
+        }
+        sink.emit({ type: 'tool_call', id: block.id, name: block.name, args: block.input });
+        const outcome = await host.call(session, block.name, block.input);
+        const changed = outcome.stateChanged === undefined ? {} : { stateChanged: outcome.stateChanged };
+        sink.emit(
+          outcome.ok
+            ? { type: 'tool_result', id: block.id, ok: true, result: outcome.result, ...changed }
+            : { type: 'tool_result', id: block.id, ok: false, error: outcome.error ?? 'error', ...changed },
+        );
+        results.push({
+          type: 'tool_result',
+          toolUseId: block.id,
+          content: outcome.ok ? JSON.stringify(outcome.result ?? null) : (outcome.error ?? 'error'),
+          isError: !outcome.ok,
+        });
+      }
+      if (results.length > 0) {
+        messages.push({ role: 'user', content: results });
+        continue;
+      }
+      const answer = await host.reply(session, lastText ?? '');
+      if (answer.reply === null) {
+        finished = answer.end;
+        break;
+      }
+      sink.emit({ type: 'message', role: 'user', text: answer.reply });
+      messages.push({ role: 'user', content: [{ type: 'text', text: answer.reply }] });
+    }
+    if (!finished) {
+      sink.emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.maxSteps} model turns without finishing` });
+    }
+    const end = finished ?? (await host.close(session));
+    sink.emit({ type: 'final', output: lastText });
+    return { output: lastText, observation: { state: end.state, expectedState: expectedStateOf(testCase) } };
+  }
+
+  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    try {
+      return await pool.play(sink, (host, attemptSink) => converse(host, testCase, trial, attemptSink));
     } catch (error) {
       // No host process at all is an outage of this machine, never the agent's failure.
       if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
-      throw error;
-    }
-  };
-
-  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
-    const session = `${testCase.id}#${trial}`;
-    let current: ToolHost | null = null;
-    try {
-      current = await acquire();
-      const { opening } = await current.open(session, visibleCase(testCase, options.gradingPaths));
-      const input = visibleCase(testCase, options.gradingPaths).input;
-      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase, options.gradingPaths)));
-      sink.emit({ type: 'message', role: 'user', text: firstText });
-      const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
-      let lastText: string | null = null;
-      let finished: SessionEnd | null = null;
-      for (let step = 0; step < manifest.maxSteps && !finished; step += 1) {
-        const turn = await options.model.agentTurn({
-          model: options.agentModel,
-          system,
-          tools,
-          messages,
-          maxTokens: manifest.maxTokens,
-          ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
-          seed: `${testCase.id}:${trial}`,
-        });
-        sink.emit({
-          type: 'llm',
-          model: options.agentModel,
-          inputTokens: turn.usage.inputTokens,
-          outputTokens: turn.usage.outputTokens,
-          latencyMs: turn.latencyMs,
-          stopReason: turn.stopReason,
-        });
-        messages.push({ role: 'assistant', content: turn.content });
-        const results: UserBlock[] = [];
-        for (const block of turn.content) {
-          if (block.type === 'text') {
-            if (block.text.trim() === '') continue;
-            lastText = block.text;
-            sink.emit({ type: 'message', role: 'assistant', text: block.text });
-            continue;
-          }
-          sink.emit({ type: 'tool_call', id: block.id, name: block.name, args: block.input });
-          const outcome = await current.call(session, block.name, block.input);
-          const changed = outcome.stateChanged === undefined ? {} : { stateChanged: outcome.stateChanged };
-          sink.emit(
-            outcome.ok
-              ? { type: 'tool_result', id: block.id, ok: true, result: outcome.result, ...changed }
-              : { type: 'tool_result', id: block.id, ok: false, error: outcome.error ?? 'error', ...changed },
-          );
-          results.push({
-            type: 'tool_result',
-            toolUseId: block.id,
-            content: outcome.ok ? JSON.stringify(outcome.result ?? null) : (outcome.error ?? 'error'),
-            isError: !outcome.ok,
-          });
-        }
-        if (results.length > 0) {
-          messages.push({ role: 'user', content: results });
-          continue;
-        }
-        const answer = await current.reply(session, lastText ?? '');
-        if (answer.reply === null) {
-          finished = answer.end;
-          break;
-        }
-        sink.emit({ type: 'message', role: 'user', text: answer.reply });
-        messages.push({ role: 'user', content: [{ type: 'text', text: answer.reply }] });
-      }
-      if (!finished) {
-        sink.emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.maxSteps} model turns without finishing` });
-      }
-      const end = finished ?? (await current.close(session));
-      idle.push(current);
-      sink.emit({ type: 'final', output: lastText });
-      return { output: lastText, observation: { state: end.state, expectedState: expectedStateOf(testCase) } };
-    } catch (error) {
-      if (current) {
-        // A host that failed is never reused; one in a good state would have been returned above.
-        current.stop();
-        live.delete(current);
-      }
       if (!(error instanceof ToolHostError || error instanceof AgentRequestRejected)) throw error;
       // The host runs blueprint code and the request is built from the blueprint, so either
-      // failing is the agent's failure on this case.
+      // failing (on a host of the case-trial's own: see the pool) is the agent's failure on this case.
       sink.emit({ type: 'error', kind: 'agent', message: error.message });
       sink.emit({ type: 'final', output: null });
       return { output: null, observation: null };
@@ -163,11 +163,7 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
 
   return {
     runCase,
-    close: async () => {
-      for (const host of live) host.stop();
-      live.clear();
-      idle.length = 0;
-    },
+    close: async () => pool.stop(),
   };
 }
 

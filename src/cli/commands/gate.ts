@@ -8,6 +8,7 @@ import { decisionHeadline, type DecisionHeadline } from '../../stages/report/hea
 import { artifactPage, writeJunit, writeSummary, type CiOptions } from '../ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
+import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
 
 export interface GateOptions extends CommonOptions, CiOptions {
   readonly candidate?: string;
@@ -18,7 +19,6 @@ export interface GateOptions extends CommonOptions, CiOptions {
 }
 
 /** Where a dry gate writes its reports unless --report-dir says otherwise (git-ignored state). */
-export const DEFAULT_REPORT_DIR = '.agentdevel/reports';
 
 /** A path relative to where the command ran when it lies below it (as CI uploads it), else absolute. */
 function shownPath(cwd: string, file: string): string {

@@ -1,14 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { readLineHistory } from '../../pipeline/workspace/line-history.ts';
+import { readLineHistory, readLineRefs } from '../../pipeline/workspace/line-history.ts';
 import { readRecordedDecision } from '../../pipeline/workspace/recorded-report.ts';
 import { renderFlipReportHtml } from '../../stages/report/html/flip-report.ts';
 import { renderLineIndexHtml } from '../../stages/report/html/line-index.ts';
 import { renderChangelog } from '../../stages/report/changelog.ts';
-import { reportTitle } from '../../stages/release/artifacts.ts';
+import { reportTitle } from '../../stages/release/outcome.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { openFile } from '../open-file.ts';
-import { DEFAULT_REPORT_DIR } from './gate.ts';
+import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
 
 export interface ReportOptions extends CommonOptions {
   readonly open?: boolean;
@@ -24,7 +24,9 @@ export async function reportCommand(io: Io, options: ReportOptions, target: stri
   const command = await openCommand(io, options, null, 'at_start', 'unused');
   try {
     const { workspace, output } = command;
-    const recorded = await readRecordedDecision(workspace, target ?? null);
+    // The line's tags and seals are listed once, for the report and for the index.
+    const lineRefs = await readLineRefs(workspace.repo, workspace.config);
+    const recorded = await readRecordedDecision(workspace, target ?? null, lineRefs);
     const outDir = path.resolve(options.out ? io.cwd : workspace.root, options.out ?? DEFAULT_REPORT_DIR);
     // The same layout as releases/ in git, so the index's links to vN/report.html work here too.
     const file = path.join(outDir, recorded.folder.replace(/^releases\//, ''), 'report.html');
@@ -33,7 +35,7 @@ export async function reportCommand(io: Io, options: ReportOptions, target: stri
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, html);
     const index = path.join(outDir, workspace.config.blueprint, 'index.html');
-    const history = await readLineHistory(workspace.repo, workspace.config);
+    const history = await readLineHistory(workspace.repo, workspace.config, lineRefs);
     await writeFile(index, renderLineIndexHtml({ blueprint: workspace.config.blueprint, ...history }));
     // The changelog lives in git (releases/<bp>/CHANGELOG.md): rebuilt in the working tree from the decisions.
     const changelog = path.join(workspace.root, 'releases', workspace.config.blueprint, 'CHANGELOG.md');

@@ -3,7 +3,6 @@ import { visibleCase } from '../../domain/ports/runtime.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { checkReason, type CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
-import { withCheckout } from '../../pipeline/run/execute-run.ts';
 import { folderFingerprint } from '../../pipeline/run/fingerprint.ts';
 import type { Workspace } from '../../pipeline/workspace/workspace.ts';
 import { recordReason } from '../../stages/report/case-reasons.ts';
@@ -32,6 +31,8 @@ async function chooseRun(workspace: Workspace, caseId: string, options: ShowOpti
   if (options.ref) {
     const commit = await repo.resolve(options.ref);
     if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
+    // Only --ref checks a version out: the run pipeline (and the bundler, the templates) loads then.
+    const { withCheckout } = await import('../../pipeline/run/execute-run.ts');
     blueprintTree = await withCheckout(workspace, commit, (source) => folderFingerprint(source.dir, `blueprints/${config.blueprint}`));
   }
   const run = store.latestRunWithCase(caseId, blueprintTree);

@@ -45,6 +45,7 @@ export function localExecutor(deps: { readonly model: ModelPort; readonly parent
         agentModel: config.models.agent,
         callTimeoutMs: config.sandbox.timeoutMs,
         memoryMb: config.sandbox.memoryMb,
+        isolation: config.sandbox.isolation,
         passEnv: config.command.passEnv,
         gradingPaths: task.gradingPaths,
         parentEnv: deps.parentEnv,

@@ -12,7 +12,8 @@ export function labelsRef(config: Config): string {
 /** The recorded aliases (none when nothing was ever merged). */
 export async function readLabelAliases(repo: GitRepo, config: Config): Promise<LabelsDocument> {
   const ref = labelsRef(config);
-  const text = (await repo.refValue(ref)) === null ? null : await repo.readFileAt(ref, LABELS_FILE);
+  // Absent when nothing was ever merged: the read says so (null), in one git process.
+  const text = await repo.readFileAt(ref, LABELS_FILE);
   if (text === null) return { schema: LABELS_SCHEMA, aliases: [] };
   return parseJsonDocument(text, `${ref}:${LABELS_FILE}`, labelsDocumentSchema, 'STORE_DAMAGED');
 }

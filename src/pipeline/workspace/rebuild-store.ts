@@ -26,23 +26,32 @@ export const GIT_TRACES = 'from-git';
  * fresh clone reads them all on first use; a later pull or sync brings only the new ones. Runs
  * the store already holds are kept as they are; the taxonomy only grows.
  */
-export async function rebuildStoreFromGit(deps: { repo: GitRepo; store: Store; config: Config; tracesRoot: string }, lineTip: string | null): Promise<RebuiltStore> {
+export async function rebuildStoreFromGit(deps: { repo: GitRepo; store: Store; config: Config; tracesRoot: string }): Promise<RebuiltStore> {
   const { repo, store, config } = deps;
+  // One git process for the refs, one for the files under releases/ of every commit they name,
+  // and one for the documents not read yet: however many releases and RCs the line has.
+  // A CI checkout may hold the line only as the remote's branch.
+  const line = [`refs/heads/${config.line.branch}`, `refs/remotes/origin/${config.line.branch}`];
+  const refs = await repo.refDetails([...line, auditRefPrefix(config), pendingRefPrefix(config)]);
+  const tip = refs.find((r) => r.ref === line[0]) ?? refs.find((r) => r.ref === line[1]);
   // A ref moved onto something else than a commit holds no decision (approve says so when asked).
-  const commitsOf = (refs: ReadonlyArray<{ sha: string; type: string }>) => refs.filter((r) => r.type === 'commit').map((r) => r.sha);
-  const commits = [...(lineTip ? [lineTip] : []), ...commitsOf(await repo.refs(auditRefPrefix(config))), ...commitsOf(await repo.refs(pendingRefPrefix(config)))];
+  const commits = [...(tip ? [tip] : []), ...refs.filter((r) => !line.includes(r.ref))].flatMap((r) => (r.type === 'commit' && r.commit && r.tree ? [{ commit: r.commit, tree: r.tree }] : []));
+  const listings = await repo.filesUnderTrees(
+    commits.map((c) => c.tree),
+    `releases/${config.blueprint}`,
+  );
   const done = store.importedDocuments();
   // The same blob under several commits is one document.
   const files = new Map<string, { commit: string; path: string; blob: string }>();
-  for (const commit of commits) {
-    for (const file of await repo.filesUnder(commit, `releases/${config.blueprint}`)) {
+  for (const { commit, tree } of commits) {
+    for (const file of listings.get(tree) ?? []) {
       const name = file.path.split('/').at(-1);
       if ((name === RUNS_FILE || name === TAXONOMY_FILE) && !done.has(file.blob) && !files.has(file.blob)) files.set(file.blob, { commit, ...file });
     }
   }
   if (files.size === 0) return { runs: 0, labels: 0 };
   const wanted = [...files.values()].sort((a, b) => a.path.localeCompare(b.path));
-  const texts = await repo.readTextFilesAt(wanted);
+  const texts = await repo.readTexts(wanted.map((file) => file.blob));
   let runs = 0;
   const labels = new Map<string, string>();
   for (const [index, file] of wanted.entries()) {

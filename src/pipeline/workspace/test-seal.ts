@@ -24,15 +24,20 @@ export function sealRef(config: Config, commit: string): string {
 export async function readSeal(repo: GitRepo, config: Config, commit: string): Promise<TestSeal | null> {
   const ref = sealRef(config, commit);
   if ((await repo.refValue(ref)) === null) return null;
-  const text = await repo.readFileAt(ref, TEST_SEAL_FILE);
-  const parsed = text === null ? null : parseJson(text);
-  const seal = parsed?.ok ? testSealSchema.safeParse(parsed.value) : null;
-  if (!seal?.success) {
+  const seal = sealOf(await repo.readFileAt(ref, TEST_SEAL_FILE));
+  if (seal === null) {
     throw new AgentdevelError('TEST_SPLIT_SEALED', `${ref} seals the test split of ${commit.slice(0, 10)}, but its record cannot be read`, {
       hint: `The test split of this release stays sealed. Inspect the record with: git show ${ref}`,
     });
   }
-  return seal.data;
+  return seal;
+}
+
+/** The seal a record holds, or null when the record is absent or unreadable. */
+export function sealOf(text: string | null): TestSeal | null {
+  const parsed = text === null ? null : parseJson(text);
+  const seal = parsed?.ok ? testSealSchema.safeParse(parsed.value) : null;
+  return seal?.success ? seal.data : null;
 }
 
 /**

@@ -66,9 +66,7 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
     }
     if (store) {
       // The store reads the decisions in git it has not read yet (all of them in a fresh clone).
-      // A CI checkout may hold the line only as the remote's branch.
-      const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
-      await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);
+      await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') });
       // The curated vocabulary: merged labels read as one everywhere the store is read.
       store.useAliases(aliasMap((await readLabelAliases(repo, config)).aliases));
     }

@@ -22,8 +22,9 @@ import { decisionHeadline } from '../report/headline.ts';
 import { renderChangelog, type ChangelogEntry } from '../report/changelog.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
-/** promoted / rejected / pending when recorded in git; accepted / rejected by a dry gate (written to its report folder only). */
-export type ReleaseOutcome = 'promoted' | 'rejected' | 'pending' | 'accepted';
+// The outcome and the report's title live apart from the templates: `report` needs them alone.
+import { reportTitle, type ReleaseOutcome } from './outcome.ts';
+export { reportTitle, type ReleaseOutcome };
 
 export interface DiagnosisEvidence {
   readonly report: DiagnosisReport;
@@ -192,25 +193,6 @@ function flakyRows(evidence: ReleaseEvidence) {
       counted: test ? OUTCOME_TEXT[test.outcome] : 'moved, not counted (paper-faithful gate)',
     };
   });
-}
-
-export function reportTitle(evidence: { readonly outcome: ReleaseOutcome | 'declined'; readonly release: string | null; readonly iteration: number; readonly candidate: { readonly ref: string } }): string {
-  switch (evidence.outcome) {
-    case 'promoted':
-      return `Release ${evidence.release}`;
-    case 'pending':
-      return `Release candidate for ${evidence.release}, awaiting approval (iteration ${evidence.iteration})`;
-    case 'accepted':
-      return `Gate: ${evidence.candidate.ref} accepted (not promoted)`;
-    case 'declined':
-      return `Declined release candidate (${evidence.candidate.ref}, iteration ${evidence.iteration})`;
-    case 'rejected':
-      return `Rejected release candidate (${evidence.candidate.ref}, iteration ${evidence.iteration})`;
-    default: {
-      const exhaustive: never = evidence.outcome;
-      return exhaustive;
-    }
-  }
 }
 
 /** The earlier releases of the line plus this one, as the index shows them (links relative to releases/<bp>/). */

@@ -29,12 +29,14 @@ export function failingCases(records: Iterable<CaseRecord>): CaseReason[] {
     byCase.set(record.caseId, entry);
   }
   const reasons: CaseReason[] = [];
-  for (const [caseId, entry] of [...byCase].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [caseId, entry] of byCase) {
     const bad = entry.failed ?? entry.infra;
     if (!bad) continue;
     reasons.push({ caseId, passes: entry.passes, graded: entry.graded, infraErrors: entry.infraErrors, reason: recordReason(bad) });
   }
-  return reasons;
+  // Only the failing cases are sorted: sorting every case of a 100,000-case run by localeCompare
+  // was the one part of `run` that grew faster than the run.
+  return reasons.sort((a, b) => a.caseId.localeCompare(b.caseId));
 }
 
 /** The reason of the first failing trial of a case in a run, or null when every trial passed. */

@@ -46,7 +46,24 @@ export interface ToolHost {
   /** The user's reply; null when the user has nothing more to say, which also ends the session. */
   reply(session: string, text: string): Promise<{ readonly reply: string } | { readonly reply: null; readonly end: SessionEnd }>;
   close(session: string): Promise<SessionEnd>;
+  /** Drops a session that will not be finished (its case-trial failed elsewhere); nothing is awaited. */
+  discard(session: string): void;
+  /**
+   * Why the host can no longer serve (it died, or was stopped at a time limit or by `stop`), or
+   * null while it can. Set before any request fails for that reason, so a caller that catches a
+   * ToolHostError can tell a host that failed from one operation that failed.
+   */
+  broken(): string | null;
+  /** Resolves when the host process has ended, whatever the reason. */
+  readonly ended: Promise<void>;
   stop(): void;
+}
+
+interface Answer {
+  readonly id: number;
+  readonly ok: boolean;
+  readonly value?: unknown;
+  readonly error?: string;
 }
 
 interface Pending {
@@ -81,14 +98,19 @@ export async function startToolHost(
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let dead: string | null = null;
+  /** Set when this side ends the host (a time limit, a closed channel, `stop`), before it has exited. */
+  let stopping: string | null = null;
+  const kill = (why: string) => {
+    stopping ??= why;
+    child.kill();
+  };
   let spawnError: string | null = null;
   let ready!: () => void;
   const readyPromise = new Promise<void>((resolve) => {
     ready = resolve;
   });
 
-  child.onMessage((raw) => {
-    const message = raw as { id: number; ok: boolean; value?: unknown; error?: string };
+  const answered = (message: Answer) => {
     if (message.id === 0) {
       ready();
       return;
@@ -99,8 +121,13 @@ export async function startToolHost(
     clearTimeout(waiting.timer);
     if (message.ok) waiting.resolve(message.value);
     else waiting.reject(new ToolHostError(message.error ?? 'tool host error'));
+  };
+  // The host answers in batches (see host-entry.mjs), and so do we ask.
+  child.onMessage((raw) => {
+    const message = raw as Answer | { batch: Answer[] };
+    for (const one of 'batch' in message ? message.batch : [message]) answered(one);
   });
-  void child.exited.then((outcome) => {
+  const ended = child.exited.then((outcome) => {
     spawnError = outcome.spawnError;
     dead = endOf(outcome, options);
     for (const waiting of pending.values()) {
@@ -111,26 +138,45 @@ export async function startToolHost(
     ready();
   });
 
+  /**
+   * Requests made in one turn of the event loop go to the host as one IPC message: each message
+   * is a write to the channel and a wake-up of the host, the largest cost per case-trial here
+   * once many sessions share a host.
+   */
+  let outbox: Array<{ id: number } & Record<string, unknown>> = [];
+  const flush = () => {
+    const batch = outbox;
+    outbox = [];
+    child.send(batch.length === 1 ? batch[0] : { batch }).catch((cause: unknown) => {
+      // The channel is closed: the host is gone or going. Fail these calls now rather than at their timers.
+      kill(dead ?? 'the tool host stopped listening');
+      for (const { id } of batch) {
+        const waiting = pending.get(id);
+        if (!waiting) continue;
+        pending.delete(id);
+        clearTimeout(waiting.timer);
+        waiting.reject(new ToolHostError(dead ?? 'the tool host stopped listening', { cause }));
+      }
+    });
+  };
+  const post = (message: { id: number } & Record<string, unknown>) => {
+    if (outbox.length === 0) setImmediate(flush);
+    outbox.push(message);
+  };
+
   const request = async (op: string, payload: Record<string, unknown> = {}): Promise<unknown> => {
     if (dead) throw new ToolHostError(dead);
     const id = nextId++;
     const answer = new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         pending.delete(id);
-        reject(new ToolHostError(`the tool host did not answer "${op}" within ${options.callTimeoutMs} ms (the time limit)`));
-        child.kill();
+        const why = `the tool host did not answer "${op}" within ${options.callTimeoutMs} ms (the time limit)`;
+        kill(why);
+        reject(new ToolHostError(why));
       }, options.callTimeoutMs);
       pending.set(id, { resolve, reject, timer });
     });
-    child.send({ id, op, ...payload }).catch((cause: unknown) => {
-      // The channel is closed: the host is gone or going. Fail this call now rather than at its timer.
-      const waiting = pending.get(id);
-      if (!waiting) return;
-      pending.delete(id);
-      clearTimeout(waiting.timer);
-      waiting.reject(new ToolHostError(dead ?? 'the tool host stopped listening', { cause }));
-      child.kill();
-    });
+    post({ id, op, ...payload });
     return answer;
   };
 
@@ -149,7 +195,7 @@ export async function startToolHost(
     if (!started) throw new ToolHostError(`the tool host did not start within ${options.callTimeoutMs} ms (the time limit)`);
     tools = ((await request('init')) as { tools: ToolSpec[] }).tools;
   } catch (error) {
-    child.kill();
+    kill('the tool host did not start');
     throw error;
   }
 
@@ -162,6 +208,13 @@ export async function startToolHost(
       return answer.reply === null ? { reply: null, end: { state: answer.state ?? null } } : { reply: answer.reply };
     },
     close: async (session) => (await request('close', { session })) as SessionEnd,
-    stop: () => child.kill(),
+    discard: (session) => {
+      if (dead !== null || stopping !== null) return;
+      // Id -1 is never awaited.
+      post({ id: -1, op: 'discard', session });
+    },
+    broken: () => dead ?? stopping,
+    ended: ended.then(() => undefined),
+    stop: () => kill('the tool host was stopped'),
   };
 }

@@ -1,6 +1,11 @@
 // The tool host: runs a blueprint's tool wrappers and the task's environment in a sandboxed
 // child process, driven over IPC by the tool-loop runtime. It is started through
 // sandbox-entry.mjs, so it sees no environment variables, no network, and only its bundles.
+//
+// One host serves many case-trials, one after another and at the same time (tool-host/pool.ts):
+// each is a session with its own environment (createEnvironment(case)), user and ctx. The
+// modules themselves (the wrappers, the environment module) are loaded once per host, so what
+// they keep at module level is shared by every session of the host.
 // argv: WRAPPERS_BUNDLE ENVIRONMENT_BUNDLE|-
 const [wrappersPath, environmentPath] = process.argv.slice(2);
 
@@ -120,6 +125,11 @@ const operations = {
     return { reply: null, state: await end(id) };
   },
   close: async ({ session: id }) => ({ state: await end(id) }),
+  // A case-trial that failed outside the host (its model call) leaves its session: it goes unread.
+  discard: async ({ session: id }) => {
+    sessions.delete(id);
+    return null;
+  },
 };
 
 async function end(id) {
@@ -128,18 +138,38 @@ async function end(id) {
   return environment?.state ? plain(await environment.state()) : null;
 }
 
-process.on('message', async (message) => {
+// Answers finished in one turn of the event loop go back as one IPC message (one write, one
+// wake-up of agentdevel), as the requests come: one message, or { batch: [...] }.
+let outbox = [];
+function answer(message) {
+  if (outbox.length === 0) setImmediate(sendAnswers);
+  outbox.push(message);
+}
+function sendAnswers() {
+  const batch = outbox;
+  outbox = [];
+  process.send(batch.length === 1 ? batch[0] : { batch });
+}
+
+process.on('message', (message) => {
+  for (const one of message.batch ?? [message]) void handle(one);
+});
+
+async function handle(message) {
   const { id, op, ...payload } = message;
   try {
     const handler = operations[op];
     if (!handler) throw new Error(`unknown operation ${op}`);
     const value = await handler(payload);
-    process.send({ id, ok: true, value });
+    answer({ id, ok: true, value });
   } catch (error) {
     endIfOutOfMemory(error);
-    process.send({ id, ok: false, error: errorText(error) });
+    // An operation that throws ends its case-trial (the runtime makes it the agent's failure):
+    // its session goes, so a host that serves many case-trials does not keep the dead ones.
+    if (typeof payload.session === 'string') sessions.delete(payload.session);
+    answer({ id, ok: false, error: errorText(error) });
   }
-});
+}
 // The host serves agentdevel only: when the channel closes (agentdevel stopped or died), it ends.
 process.on('disconnect', () => process.exit(0));
 process.send({ id: 0, ok: true, value: 'ready' });

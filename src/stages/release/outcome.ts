@@ -1,0 +1,24 @@
+// What became of a release candidate, and the title its report carries. Kept apart from
+// artifacts.ts (the templates of a promotion), so `report` loads neither Handlebars nor them.
+
+/** promoted / rejected / pending when recorded in git; accepted / rejected by a dry gate (written to its report folder only). */
+export type ReleaseOutcome = 'promoted' | 'rejected' | 'pending' | 'accepted';
+
+export function reportTitle(evidence: { readonly outcome: ReleaseOutcome | 'declined'; readonly release: string | null; readonly iteration: number; readonly candidate: { readonly ref: string } }): string {
+  switch (evidence.outcome) {
+    case 'promoted':
+      return `Release ${evidence.release}`;
+    case 'pending':
+      return `Release candidate for ${evidence.release}, awaiting approval (iteration ${evidence.iteration})`;
+    case 'accepted':
+      return `Gate: ${evidence.candidate.ref} accepted (not promoted)`;
+    case 'declined':
+      return `Declined release candidate (${evidence.candidate.ref}, iteration ${evidence.iteration})`;
+    case 'rejected':
+      return `Rejected release candidate (${evidence.candidate.ref}, iteration ${evidence.iteration})`;
+    default: {
+      const exhaustive: never = evidence.outcome;
+      return exhaustive;
+    }
+  }
+}
