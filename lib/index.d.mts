@@ -87,6 +87,8 @@ export interface GateOptions extends WorkspaceOptions {
   readonly summary?: string;
   /** Write JUnit XML here, like `gate --junit`. */
   readonly junit?: string;
+  /** Gate against this commit instead of the current release, like `gate --baseline` (a change merged into the line without a gate). */
+  readonly baseline?: string;
 }
 
 export interface IterationSummary {

@@ -92,6 +92,8 @@ export interface GateOptions extends WorkspaceOptions {
   readonly summary?: string;
   /** Write JUnit XML here, like `gate --junit`. */
   readonly junit?: string;
+  /** Gate against this commit instead of the current release, like `gate --baseline` (a change merged into the line without a gate). */
+  readonly baseline?: string;
 }
 
 /** Gates a candidate (branch, tag or commit) against the current release; `promote` records it on the line. */
@@ -105,6 +107,7 @@ export async function gate(options: GateOptions): Promise<GateSummary> {
       targets: options.targets ?? [],
       reportDir: options.promote || options.reportDir === undefined ? null : path.resolve(io.cwd, options.reportDir),
       allowBehind: false,
+      baseline: options.baseline ?? null,
     });
     const written = await writeGateOutputs(io, options, command.workspace, result);
     return { outcome: result.outcome, tag: result.tag, decision: result.decision, reports: result.reportFiles, simulated: result.simulated, ...written };

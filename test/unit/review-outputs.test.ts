@@ -131,8 +131,16 @@ describe('the intent of a commit message', () => {
   it('is its Targets line (symptom labels), with the rest of the message as the rationale', () => {
     expect(intentFromCommitMessage('Ask before cancelling\n\nThe agent cancelled without a yes.\nTargets: missing_confirmation, wrong_tool\n')).toEqual({
       targets: ['missing_confirmation', 'wrong_tool'],
-      rationale: 'Ask before cancelling The agent cancelled without a yes.',
+      rationale: 'Ask before cancelling. The agent cancelled without a yes.',
     });
-    expect(intentFromCommitMessage('Refactor the prompt\n\nNo behaviour change.\n')).toBeNull();
+  });
+
+  it('is the subject and body as the rationale, with no targets, when the message has no Targets line', () => {
+    expect(intentFromCommitMessage('Refactor the prompt\n\nNo behaviour change:\nthe same words, reordered.\n\nSigned-off-by: A <a@example.com>\n')).toEqual({
+      targets: [],
+      rationale: 'Refactor the prompt. No behaviour change: the same words, reordered.',
+    });
+    expect(intentFromCommitMessage('Shorter replies\n')).toEqual({ targets: [], rationale: 'Shorter replies' });
+    expect(intentFromCommitMessage('\n')).toBeNull();
   });
 });

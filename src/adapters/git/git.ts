@@ -410,7 +410,9 @@ export class GitRepo {
    * overwritten), without a prompt and within `timeoutMs`. Returns why it failed, or null.
    */
   async transferRefs(verb: 'fetch' | 'push', remote: string, refspecs: readonly string[], timeoutMs: number): Promise<string | null> {
-    const args = verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', remote, ...refspecs];
+    // An atomic push: when the remote refuses one ref (the line moved there meanwhile), none moves,
+    // so a release tag never arrives without the line that holds its commit.
+    const args = verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', '--atomic', remote, ...refspecs];
     const outcome = await runProcess({
       command: 'git',
       args,

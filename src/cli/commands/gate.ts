@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
+import { intentText } from '../../domain/release-candidate.ts';
 import { gateCandidate } from '../../pipeline/gate/submitted-candidate.ts';
 import { flipReasons } from '../../stages/report/case-reasons.ts';
 import { gateHeadline, writeGateOutputs, type CiOptions } from '../../app/ci-outputs.ts';
@@ -12,6 +13,7 @@ export interface GateOptions extends CommonOptions, CiOptions {
   readonly targets?: string;
   readonly reportDir?: string;
   readonly allowBehind?: boolean;
+  readonly baseline?: string;
 }
 
 /** Where a dry gate writes its reports unless --report-dir says otherwise (git-ignored state). */
@@ -34,6 +36,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       targets,
       reportDir,
       allowBehind: options.allowBehind === true,
+      baseline: options.baseline ?? null,
     });
     const { decision } = result;
     const headline = gateHeadline(result);
@@ -51,6 +54,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         f2p: decision.f2p,
         flaky: decision.flaky,
         reasons: decision.reasons,
+        intent: result.evidence.intent,
         caseReasons: Object.fromEntries(flipReasons(result.evidence.cases)),
         screening: decision.screening,
         p2fRate: decision.rates.p2fRate,
@@ -78,6 +82,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       command.output.line(`${result.candidate}: ${headline.outcome}`);
       for (const reason of headline.reasons) command.output.line(`  ${headline.failed ? 'why' : 'ok '}: ${reason}`);
       if (result.evidence.screenText) command.output.line(`  ${result.evidence.screenText}`);
+      command.output.line(`  intent: ${result.evidence.intent ? intentText(result.evidence.intent) : 'none given'}`);
       command.output.line(`  layers: ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
       const flips = (title: string, ids: readonly string[]) => {

@@ -2,6 +2,7 @@
 // waits as a pending release (refs/agentdevel/pending/<bp>/iter-NNN, its report beside it).
 // `approve` promotes it with the same journalled, all-or-nothing transaction as any promotion;
 // `decline` records the refusal in git. Either way the pending ref goes in the same transaction.
+import { intentText } from '../../domain/release-candidate.ts';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../../domain/ports/clock.ts';
@@ -109,7 +110,7 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
         href: `${to.split('/').at(-1)}/report.html`,
         simulated: document.simulated,
         date: at,
-        intent: document.intent ? `${document.intent.targets.join(', ')}: ${document.intent.rationale}` : null,
+        intent: document.intent ? intentText(document.intent) : null,
         approvedBy: verdict.by,
         caseTrials: evidence?.runs.candidate ? evidence.runs.candidate.cases * evidence.runs.candidate.trials : null,
         testSplit: null,

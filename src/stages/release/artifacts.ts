@@ -6,7 +6,7 @@ import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.
 import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-document.ts';
 import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument } from '../../domain/git-documents.ts';
 import type { Role } from '../../domain/ports/model.ts';
-import { editsByType, type ChangeIntent } from '../../domain/release-candidate.ts';
+import { editsByType, intentText, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../adapters/git/git.ts';
 import type { Ablation } from '../../domain/ablation.ts';
 import { reportTemplate } from '../../adapters/template/report-templates.ts';
@@ -219,7 +219,7 @@ function lineIndexPoints(history: LineHistory, evidence: ReleaseEvidence, folder
     href: `${folder.split('/').at(-1)}/report.html`,
     simulated: evidence.simulated,
     date: null,
-    intent: evidence.intent ? `${evidence.intent.targets.join(', ')}: ${evidence.intent.rationale}` : null,
+    intent: evidence.intent ? intentText(evidence.intent) : null,
     approvedBy: null,
     caseTrials: evidence.cases?.runs.candidate ? evidence.cases.runs.candidate.cases * evidence.cases.runs.candidate.trials : null,
     testSplit: null,
@@ -411,7 +411,7 @@ export function tagMessage(evidence: TagSubject): string {
   const lines = [
     `${t(evidence.release ?? '')}: ${flipSummary(evidence)}`,
     '',
-    `Intent: ${evidence.intent ? `${ids(evidence.intent.targets)}: ${t(evidence.intent.rationale)}` : 'none given'}`,
+    `Intent: ${evidence.intent ? intentText({ targets: evidence.intent.targets.map(t), rationale: t(evidence.intent.rationale) }) : 'none given'}`,
     `Fixed: ${ids(evidence.decision.f2p) || 'none'}`,
     `Regressed: ${ids(evidence.decision.p2f) || 'none'}`,
     ...(evidence.decision.flaky.length > 0 ? [`Moved within noise: ${ids(evidence.decision.flaky)}`] : []),

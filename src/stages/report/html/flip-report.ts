@@ -150,7 +150,8 @@ ${mock}</table>`;
         .map(([type, components]) => `<li><strong>${esc(type)}</strong>: ${components.map((c) => `<code>${esc(c)}</code>`).join(', ')}</li>`)
         .join('')}</ul>`
     : '';
-  const intent = doc.intent ? `<p>Targets: ${doc.intent.targets.map((t) => `<code>${esc(t)}</code>`).join(', ')}</p><p>${esc(doc.intent.rationale)}</p>${typed}` : '<p class="muted">No intent was given.</p>';
+  const targets = doc.intent?.targets.length ? `<p>Targets: ${doc.intent.targets.map((t) => `<code>${esc(t)}</code>`).join(', ')}</p>` : '<p class="muted">No targets: the gate judged the flips alone (no fixes or hit rate required).</p>';
+  const intent = doc.intent ? `${targets}<p class="rationale">${esc(doc.intent.rationale)}</p>${typed}` : '<p class="muted">No intent was given.</p>';
   const body = `<header><h1>${esc(input.title)}</h1>${simulated}</header>
 ${decision}
 <h2 id="flips">What changed</h2>${flipList('Regressions', gate.p2f, reasons)}${flipList('Fixes', gate.f2p, reasons)}${flipList('Moved within noise', gate.flaky, reasons)}
