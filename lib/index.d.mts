@@ -99,6 +99,8 @@ export interface IterationSummary {
   readonly p2f: readonly string[];
   readonly tag: string | null;
   readonly reasons: readonly string[];
+  /** Where the iteration's diagnosis report is: `file` in git at `ref` (`git show ref:file`), or in agentdevel's state folder when `ref` is null; null without a diagnosis. */
+  readonly diagnosis: { readonly note: string; readonly file: string; readonly ref: string | null } | null;
 }
 
 export interface IterateOutcome {
