@@ -122,6 +122,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--pr <n>', 'the pull request number')
     .option('--summary <file>', 'the summary to post (default agentdevel-report/summary.md)')
     .option('--repo <owner/name>', 'the repository (default $GITHUB_REPOSITORY); the API is $GITHUB_API_URL, the token $GITHUB_TOKEN')
+    .option('--key <name>', 'one comment per key: tells apart several gate jobs on one pull request (the Action passes the job id)')
     .action(lazy(commands.comment, (m) => m.commentCommand));
   common(program.command('export').description("send a run's case-trials as OpenTelemetry spans (GenAI semantic conventions) to an OTLP/HTTP receiver, or write them as OTLP/JSON"))
     .option('--otlp <url>', "the receiver's traces endpoint, e.g. http://localhost:4318/v1/traces")

@@ -103,7 +103,7 @@ describe('action.yml', () => {
     expect(script).toMatch(/iterate \$AGENTDEVEL_ARGS && node "\$bin" sync --push-only/);
     expect(script).toMatch(/sync --fetch-only/);
     // On a pull request the summary becomes one sticky comment.
-    expect(script).toMatch(/comment --pr "\$AGENTDEVEL_PR" --summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md"/);
+    expect(script).toMatch(/comment --pr "\$AGENTDEVEL_PR" --key "\$AGENTDEVEL_COMMENT_KEY" --summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md"/);
     const comment = action.runs.steps.find((s) => s.run?.includes(' comment --pr'));
     expect(comment?.env?.GITHUB_TOKEN).toBe('${{ inputs.github-token }}');
   });
