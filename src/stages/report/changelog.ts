@@ -4,6 +4,7 @@
 // `agentdevel report` rebuilds it identically. Every piece of text is escaped for markdown.
 import { intentText } from '../../domain/release-candidate.ts';
 import { mdCode, mdText } from './escape/markdown.ts';
+import { approverText } from './gate-text.ts';
 
 export interface ChangelogEntry {
   readonly release: string;
@@ -31,7 +32,7 @@ export function renderChangelog(blueprint: string, entries: readonly ChangelogEn
       `- Intent: ${e.intent ? intentText({ targets: e.intent.targets.map((t) => mdCode(t)), rationale: mdText(e.intent.rationale) }) : 'none given'}`,
       `- Fixed: ${cases(e.f2p)}`,
       `- Regressed: ${cases(e.p2f)}`,
-      `- Approved by: ${e.approvedBy ? mdText(e.approvedBy) : 'the gate (no approval layer)'}`,
+      `- Approved by: ${e.approvedBy ? mdText(e.approvedBy) : approverText(null)}`,
       ...(e.simulated ? ['- Simulated: the mock engine played the agent.'] : []),
     );
   }

@@ -1,3 +1,4 @@
+import { approverText } from '../gate-text.ts';
 import { esc, page, pct } from './escape.ts';
 
 /** One release of the line as the index shows it. */
@@ -75,7 +76,7 @@ export function renderLineIndexHtml(index: LineIndexPage): string {
       const rate = `${pct(r.passRate)}${interval ? ` <span class="muted">[${pct(interval[0])}, ${pct(interval[1])}]</span>` : ''}`;
       const hat = Object.entries(r.passHat).map(([k, v]) => `pass^${esc(k)} ${pct(v)}`).join(', ');
       const test = r.testSplit ? `${pct(r.testSplit.passRate)}${r.testSplit.graded ? ` (${r.testSplit.passed}/${r.testSplit.graded})` : ''}` : '<span class="muted">not evaluated</span>';
-      return `<tr><td><a href="${esc(r.href)}"><code>${esc(r.release)}</code></a></td><td>${r.date ? esc(r.date.slice(0, 10)) : '—'}</td><td>${r.iteration}</td><td>${esc(r.intent ?? '—')}</td><td>${esc(r.approvedBy ?? '—')}</td><td>${rate}</td><td>${hat}</td><td>${r.f2p}</td><td>${r.p2f}</td><td>${test}</td><td>${r.simulated ? 'simulated (mock agent)' : 'real'}</td><td><a href="${esc(r.href)}">report</a></td></tr>`;
+      return `<tr><td><a href="${esc(r.href)}"><code>${esc(r.release)}</code></a></td><td>${r.date ? esc(r.date.slice(0, 10)) : '—'}</td><td>${r.iteration}</td><td>${esc(r.intent ?? '—')}</td><td>${esc(approverText(r.approvedBy))}</td><td>${rate}</td><td>${hat}</td><td>${r.f2p}</td><td>${r.p2f}</td><td>${test}</td><td>${r.simulated ? 'simulated (mock agent)' : 'real'}</td><td><a href="${esc(r.href)}">report</a></td></tr>`;
     })
     .join('');
   const body = `<h1>${esc(index.blueprint)}: releases</h1>
