@@ -188,7 +188,15 @@ function flakyRows(evidence: ReleaseEvidence) {
   });
 }
 
-export function reportTitle(evidence: { readonly outcome: ReleaseOutcome | 'declined'; readonly release: string | null; readonly iteration: number; readonly candidate: { readonly ref: string } }): string {
+/**
+ * A report's title. A recorded decision is an iteration of the line; a dry gate (`gate` without
+ * --promote, recorded nowhere) is not, and is titled by its candidate alone.
+ */
+export function reportTitle(
+  evidence: { readonly outcome: ReleaseOutcome | 'declined'; readonly release: string | null; readonly iteration: number; readonly candidate: { readonly ref: string; readonly commit: string } },
+  recorded = true,
+): string {
+  if (!recorded) return `Gate: ${evidence.candidate.ref} (${short(evidence.candidate.commit)}) ${evidence.outcome} (a dry gate: not recorded)`;
   switch (evidence.outcome) {
     case 'promoted':
       return `Release ${evidence.release}`;
@@ -264,13 +272,14 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   const mdFlipRow = (row: ReturnType<typeof flipRows>[number]) => ({ caseId: code(row.caseId), symptom: row.symptom ? code(row.symptom) : null, description: cell(row.description), reason: cell(row.reason) });
   const mdChecks = (checks: readonly GateDecision['checks'][number][]) => checks.map((c) => ({ ...c, message: cell(c.message) }));
   const report = renderTemplate(reportTemplate('flip-report'), {
-    title: mdText(reportTitle(evidence)),
+    title: mdText(reportTitle(evidence, evidence.record !== null && evidence.record !== undefined)),
     headline: { outcome: cell(headline.outcome), reasons: headline.reasons.map(cell) },
     simulated: evidence.simulated,
     mockRolesText: evidence.mockRoles.length > 0 ? evidence.mockRoles.join(', ') : null,
     outcome: evidence.outcome,
     release: evidence.release ? code(evidence.release) : null,
-    iteration: evidence.iteration,
+    // A dry gate is no iteration of the line: its report names none.
+    iteration: evidence.record ? evidence.iteration : null,
     candidate: { ref: code(evidence.candidate.ref), short: short(evidence.candidate.commit) },
     baseline: { label: cell(evidence.baseline.label), short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
     candidateRun: { passRateText: pct(decision.passRates.candidate) },
@@ -329,7 +338,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
     { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
-    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
+    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence, evidence.record !== null && evidence.record !== undefined), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
   ];
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
   if (evidence.record) {
