@@ -10,6 +10,7 @@ import { iterate } from '../../src/pipeline/loop/iterate.ts';
 import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/workspace/scratch-line.ts';
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
+import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 
 describe('iterate --ablate', () => {
   it('is refused on the real line (exit 2, nothing written); on a scratch line it runs, records the ablation in every decision, and log marks them', async () => {
@@ -65,7 +66,7 @@ describe('iterate --ablate', () => {
             return mock.criticize(request);
           },
         };
-        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, usageScope: { iteration: null, runId: null } }, { maxIterations: 1, ablation });
+        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, usageScope: { iteration: null, runId: null }, textDiff: wordDiff }, { maxIterations: 1, ablation });
         seen.set(ablation ?? 'none', tally);
       } finally {
         await workspace.close();

@@ -186,9 +186,9 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   };
   if (subject.record) {
     const record = { promoted: promote, pending: holdForApproval, rejected: recordRejection }[recordedOutcome];
-    recorded = await record(context.workspace, subject.candidate.dir, subject.lineTip ?? subject.baseline.commit, evidence);
+    recorded = await record(context.workspace, subject.candidate.dir, subject.lineTip ?? subject.baseline.commit, evidence, { textDiff: context.textDiff });
   }
-  const reportFiles = !subject.record && subject.reportDir ? await writeReports(subject.reportDir, evidence) : [];
+  const reportFiles = !subject.record && subject.reportDir ? await writeReports(subject.reportDir, evidence, { textDiff: context.textDiff }) : [];
   const outcome = subject.record ? recordedOutcome : accepted ? 'accepted' : 'rejected';
   store.saveDecision({
     blueprint: config.blueprint,

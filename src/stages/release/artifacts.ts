@@ -11,7 +11,7 @@ import type { ChangedPath } from '../../adapters/git/git.ts';
 import type { Ablation } from '../../domain/ablation.ts';
 import { reportTemplate } from '../../adapters/template/report-templates.ts';
 import { aggregateText } from '../report/gate-text.ts';
-import { renderFlipReportHtml } from '../report/html/flip-report.ts';
+import { renderFlipReportHtml, type ReportRendering } from '../report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../report/html/line-index.ts';
 import { renderTemplate } from '../../adapters/template/handlebars.ts';
 import { mdCode, mdCodeBlock, mdText } from '../report/escape/markdown.ts';
@@ -258,7 +258,7 @@ function typedEditRows(intent: ChangeIntent | null): Array<{ type: string; compo
     .map(([type, components]) => ({ type, components }));
 }
 
-export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHistory | null = null): ArtifactFile[] {
+export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRendering, lineHistory: LineHistory | null = null): ArtifactFile[] {
   const folder = releaseFolder(evidence);
   const { decision } = evidence;
   const f2p = flipRows(decision.f2p, evidence.baselineCases, evidence.cases, 'baseline');
@@ -338,7 +338,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
     { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
-    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence, evidence.record !== null && evidence.record !== undefined), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
+    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence, evidence.record !== null && evidence.record !== undefined), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }, rendering) },
   ];
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
   if (evidence.record) {
