@@ -118,8 +118,8 @@ describe('the approval layer', () => {
       expect(written.outcome).toBe('promoted');
       expect(readFileSync(written.report, 'utf8')).toMatch(/approval layer: approved by Reviewer &lt;reviewer@example.com&gt;/);
       const index = readFileSync(written.index, 'utf8');
-      expect(index).toMatch(/<td><a href="v1\/report.html"><code>support-agent\/v1<\/code><\/a><\/td><td>2026-11-22<\/td>/);
-      expect(index).toMatch(/<td>Reviewer &lt;reviewer@example.com&gt;<\/td>/);
+      expect(index).toMatch(/<td data-label="release"><a href="v1\/report.html"><code>support-agent\/v1<\/code><\/a><\/td><td data-label="date">2026-11-22<\/td>/);
+      expect(index).toMatch(/<td data-label="approved by">Reviewer &lt;reviewer@example.com&gt;<\/td>/);
     }
 
     // The next accepted RC waits too; this one is declined, recorded in git, and the line stays.
