@@ -8,15 +8,16 @@ import { openWorkspace, type Workspace } from '../pipeline/workspace/workspace.t
 import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } from '../domain/environment.ts';
 import { parseQueueUrl, queueSecrets } from '../adapters/queue/url.ts';
 import { wordDiff } from '../adapters/text-diff/word-diff.ts';
+import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';
 import { parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
 import { createOutput, createReporter, type Output } from '../cli/render.ts';
 
 export { parseTrials, parseWait, processIo, type CommonOptions, type Io } from '../cli/io.ts';
 
 /** The commands that run case-trials, and so may send them to a queue. */
-const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'shadow', 'calibrate', 'evaluate-test']);
+const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'shadow', 'calibrate', 'evaluate-test', 'discover']);
 
-const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock' } as const;
+const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock', writer: 'mock' } as const;
 
 export interface CommandContext {
   readonly workspace: Workspace;
@@ -92,15 +93,17 @@ export async function openCommand(
       if (lockFor) await ensureScratchBranch(workspace, opened.config.line.branch);
     }
     if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
-    const usageScope: UsageScope = { iteration: null, runId: null };
+    const usageScope: UsageScope = { iteration: null, runId: null, activity: null };
     // The engines (prompt templates, the SDK) are loaded only by the commands that call models.
     const { createModelPort } = await import('../adapters/engines/index.ts');
     // Only writers call models; `log` must work without an API key.
     const claude = lockFor ? await claudeFor(io, options, workspace, usageScope, models) : null;
     const model = claude ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
-    // The judge is asked only when credit.helpfulness is on; its default model needs no key otherwise.
-    const { judge, ...asked } = workspace.config.models;
-    const usesClaude = Object.values(asked).some((m) => m !== 'mock') || (workspace.config.credit.helpfulness && judge !== 'mock');
+    // The judge is asked only when credit.helpfulness is on (or by discover), the writer only by
+    // discover: their default models need no key otherwise.
+    const { judge, writer, ...asked } = workspace.config.models;
+    const usesClaude =
+      Object.values(asked).some((m) => m !== 'mock') || ((workspace.config.credit.helpfulness || lockFor === 'discover') && judge !== 'mock') || (lockFor === 'discover' && writer !== 'mock');
     const queueUrl = options.queue ?? workspace.config.queue;
     // The queue (bullmq, Redis) is loaded only when one is named.
     const executor = queueUrl
@@ -121,7 +124,7 @@ export async function openCommand(
       requireModels: () => {
         if (claude && usesClaude) claude.ready();
       },
-      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, usageScope, textDiff: wordDiff, ...(executor ? { executor } : {}) },
+      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, checks: blueprintCheckRunner(io.env), usageScope, textDiff: wordDiff, ...(executor ? { executor } : {}) },
       close: async () => {
         try {
           await executor?.close();

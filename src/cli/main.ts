@@ -27,6 +27,7 @@ const commands = {
   demo: () => import('./commands/demo.ts'),
   ablate: () => import('./commands/ablate.ts'),
   attribute: () => import('./commands/attribute.ts'),
+  discover: () => import('./commands/discover.ts'),
   evaluateTest: () => import('./commands/evaluate-test.ts'),
   export: () => import('./commands/export.ts'),
   gate: () => import('./commands/gate.ts'),
@@ -195,6 +196,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   common(program.command('approve').description('promote a release candidate that awaits approval (gate layer "approval")'))
     .argument('<rc>', 'the iteration (3, iter-003) of the pending release candidate')
     .option('--by <name>', 'who approves (default: your git identity)')
+    .option('--trust-pending <commit>', "approve this pending commit (its full id) after reviewing it, when this machine has no record of the gate holding it (a fresh clone)")
     .action(async (rc: string, options: ApprovalOptions) => {
       exitCode = await (await commands.approval()).approveCommand(io, mergeGlobal(options), rc);
     });
@@ -229,9 +231,19 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   common(program.command('attribute').description('traces each flip of a release candidate to the edit it depends on (each edit reverted alone, on fresh trials; bounded)'))
     .argument('<rc>', 'the candidate: a branch, tag or commit')
     .option('--base <ref>', 'the version the candidate is measured from (default: its fork point from the line)')
+    .option('--variant-trials <n>', "fresh trials per flipped case in each variant (default: attribution.variantTrials, else as many as the gate's confirmation planner gives a case)")
     .action(async (rc: string, options: AttributeOptions) => {
       exitCode = await (await commands.attribute()).attributeCommand(io, mergeGlobal(options), rc);
     });
+  common(program.command('discover').description("sub-agent discovery as a bandit (BOAD): rounds of the crew's top members by UCB1 on a design split, judged by helpfulness; the best team becomes an RC for the gate"))
+    .option('--rounds <n>', 'rounds to play now (0: propose from the rounds recorded in git)')
+    .option('--team <k>', 'members of the proposed team (default 2)')
+    .option('--top <k>', 'members on the team each round, by UCB1 (default 3)')
+    .option('--budget <amount>', 'stop early: dollars of the cost ledger (2.50usd) or case-trials (400)')
+    .option('--seed <n>', 'the seed of the design split and the archive growth (default: the recorded one, else 1)')
+    .option('--show', 'print the bandit state rebuilt from git alone, against the one written (no model, no run)')
+    .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
+    .action(lazy(commands.discover, (m) => m.discoverCommand));
   common(program.command('demo').description('build the bundled example in a fresh git repository and run iterate offline'))
     .option('--dir <dir>', 'a new or empty folder for the example workspace')
     .option('--max-iterations <n>', 'stop after N iterations')

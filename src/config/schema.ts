@@ -55,10 +55,11 @@ export const configSchema = z
         critic: modelId.default(DEFAULT_MODEL),
         diagnostician: modelId.default(DEFAULT_MODEL),
         synthesizer: modelId.default(DEFAULT_MODEL),
-        judge: modelId.default(DEFAULT_MODEL).describe('The helpfulness judge of credit.helpfulness (asked only when that is on).'),
+        judge: modelId.default(DEFAULT_MODEL).describe('The helpfulness judge of credit.helpfulness and of `discover` (asked only by those).'),
+        writer: modelId.default(DEFAULT_MODEL).describe('The member writer of `discover`: new crew members and the proposed team\'s orchestrator prompt (asked only by discover).'),
       })
       .strict()
-      .default({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL, judge: DEFAULT_MODEL })
+      .default({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL, judge: DEFAULT_MODEL, writer: DEFAULT_MODEL })
       .describe('The model of each role: a Claude model id, or "mock" for the offline simulation.'),
     critic: z
       .enum(['all', 'failing', 'off'])
@@ -96,7 +97,7 @@ export const configSchema = z
           .lt(1)
           .default(0.05)
           .describe(
-            'Most chance that the statistical gate rejects an unchanged agent: a quarter for the paired test over the moved cases\' first fresh pairs, three quarters for the per-case regression tests. A case is credited as a fix it is not at most alpha of the time.',
+            'Most chance that the statistical gate rejects an unchanged agent: an eighth for the paired test over the moved cases\' first fresh pairs, an eighth for the infrastructure balance test, three quarters for the per-case regression tests (compare of imported runs: a quarter for the paired test). A case is credited as a fix it is not at most alpha of the time.',
           ),
         maxSignificantRegressions: z.number().int().min(0).default(0).describe('Confirmed regressions still tolerated (statistical gate).'),
         maxConfirmTrials: z
@@ -177,6 +178,39 @@ export const configSchema = z
       .strict()
       .default({ helpfulness: false, freeRider: { minSuccessRate: 0.7, maxHelpfulness: 0.3 } })
       .describe('Credit per component (crew members, tool wrappers, prompt partials), recorded every iteration.'),
+    discover: z
+      .object({
+        theta: z.number().gt(0).max(100).default(1).describe("The Chinese restaurant process's concentration: a round asks the member writer for a new member with probability theta / (theta + archive size)."),
+        designCases: z.number().int().min(1).max(1000).default(12).describe('The design split: this many train cases, sampled once with the seed; every round runs its team on them.'),
+        warmup: z
+          .object({
+            rounds: z.number().int().min(0).max(8).default(2).describe('Warm-up runs of a new member before it joins the archive; after each the writer may revise it.'),
+            cases: z.number().int().min(1).max(50).default(3).describe('Design cases (sampled with the seed) each warm-up run takes.'),
+          })
+          .strict()
+          .default({ rounds: 2, cases: 3 }),
+      })
+      .strict()
+      .default({ theta: 1, designCases: 12, warmup: { rounds: 2, cases: 3 } })
+      .describe('`agentdevel discover`: sub-agent discovery as a bandit (BOAD).'),
+    attribution: z
+      .object({
+        onRejection: z
+          .boolean()
+          .default(false)
+          .describe("After the gate records a rejection with regressions, trace each regression to the edit it depends on (`attribute` on the P→F cases); the synthesizer's next request says which edit broke what. Off by default for cost."),
+        maxEdits: z.number().int().min(1).max(20).default(4).describe('Attribution on rejection runs only for RCs of at most this many edited files: at most 2 × edits variant runs of the regressed cases.'),
+        variantTrials: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .optional()
+          .describe("Fresh trials per case in each variant run. Default: as many as the gate's confirmation planner gives one case of its family (gate.alpha, gate.detectableDrop, gate.maxConfirmTrials)."),
+      })
+      .strict()
+      .default({ onRejection: false, maxEdits: 4 })
+      .describe('Which edit of a release candidate caused which flip (`agentdevel attribute`, and the gate on a rejection).'),
     stop: z
       .object({
         maxIterations: z.number().int().min(1).default(10),

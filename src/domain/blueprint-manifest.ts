@@ -38,7 +38,7 @@ export const CONTEXT_VIEW = 'context';
 /** The user's messages so far. */
 export const REQUEST_VIEW = 'request';
 
-const memberName = z
+export const memberName = z
   .string()
   .regex(/^[a-z][a-z0-9_-]{0,47}$/, 'a member name is lower case letters, digits, "-" or "_" (it is the tool name the orchestrator calls)');
 

@@ -133,7 +133,7 @@ export const powerSchema = z.object({
   /** The power the detectable effects are stated at. */
   statedPower: z.number(),
   families: z.array(z.object({ direction: z.enum(['regression', 'fix']), level: z.number(), classes: z.array(powerClassSchema) })),
-  /** The paired test over the moved cases' first fresh pairs: the smallest common drop it detects. */
+  /** The paired test (over the moved cases' first fresh pairs, or, in one stage, over every graded case's runs): the smallest common drop it detects. */
   aggregate: z.object({ pairs: z.number().int(), level: z.number(), rate: z.number(), detectableDrop: z.number().nullable() }).nullable(),
   /** Set when the decision saw a drop it could not have confirmed with the stated power. */
   underpowered: z
@@ -160,8 +160,10 @@ export const powerSchema = z.object({
       /** The smallest p-value one case can reach at these trial counts, and the level it would need. */
       smallestPValue: z.number(),
       bar: z.number(),
-      /** Trials a side at which one case could reach that level at all. */
+      /** Trials a side at which one case could reach that level at all (a perfect split). */
       trialsNeeded: z.number().int().nullable(),
+      /** Trials a side that would confirm a drop of gate.detectableDrop from 100% with the stated power (absent before decision@3's later writers). */
+      trialsForPower: z.number().int().nullable().optional(),
     })
     .nullable(),
   /** All of it in words, as the reports print it. */

@@ -52,6 +52,10 @@ const catalogue = {
     exit: EXIT.usage,
     hint: 'The pending ref no longer points at what the gate accepted: decline it and gate the change again.',
   },
+  PENDING_UNVERIFIED: {
+    exit: EXIT.usage,
+    hint: 'Nothing on this machine records that the gate wrote this pending release: gate the candidate here, or review the pending commit and pass --trust-pending with its full id.',
+  },
   DEMO_DIR_NOT_EMPTY: { exit: EXIT.usage, hint: 'Pass a new or empty folder to --dir.' },
   TEST_SPLIT_SEALED: {
     exit: EXIT.usage,

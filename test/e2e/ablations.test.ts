@@ -11,6 +11,7 @@ import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/workspace
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
+import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
 describe('iterate --ablate', () => {
   it('is refused on the real line (exit 2, nothing written); on a scratch line it runs, records the ablation in every decision, and log marks them', async () => {
@@ -66,7 +67,7 @@ describe('iterate --ablate', () => {
             return mock.criticize(request);
           },
         };
-        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, usageScope: { iteration: null, runId: null }, textDiff: wordDiff }, { maxIterations: 1, ablation });
+        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff }, { maxIterations: 1, ablation });
         seen.set(ablation ?? 'none', tally);
       } finally {
         await workspace.close();

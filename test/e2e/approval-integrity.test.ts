@@ -1,7 +1,9 @@
 // Approval promotes only what was gated. A pending release is held as a real pending ref (the
-// same transaction `iterate` uses); then the ref is moved to another commit, in the ways a
-// collaborator's push plus `sync`, or a person with git, can move it. `approve` refuses each
-// with one clear error and exit 2, and no ref moves. The untouched pending release is approved.
+// same transaction `iterate` uses) and recorded in the store as the gate records it; then the
+// ref is moved to another commit, in the ways a collaborator's push plus `sync`, or a person
+// with git, can move it. `approve` refuses each with one clear error and exit 2, and no ref
+// moves. In a fresh clone (no record of the gate), even the genuine pending release is approved
+// only on the approver's word for its full commit id. The untouched pending release is approved.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,13 +12,14 @@ import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import type { CaseSummary } from '../../src/stages/gate/flips.ts';
 import { decideGate } from '../../src/stages/gate/gate.ts';
-import { flipsOnly } from '../../src/stages/gate/layers.ts';
+import { composeLayers, flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
 const PENDING = 'refs/agentdevel/pending/support-agent/iter-001';
+const AUDIT = 'refs/agentdevel/rc/support-agent/iter-001';
 const FOLDER = 'releases/support-agent/pending/iter-001';
 
 function edit(file: string, change: (text: string) => string): void {
@@ -25,8 +28,10 @@ function edit(file: string, change: (text: string) => string): void {
 
 function evidence(commit: string, base: string, tree: string): ReleaseEvidence {
   const baseline = new Map<string, CaseSummary>([['c1', { caseId: 'c1', trials: 1, passes: 0, graded: 1, outcome: 'fail', symptom: 'x', description: 'd' }]]);
-  const decision = flipsOnly(
-    decideGate({
+  // Accepted by the flips layer, then held by the approval layer, as decideLayers composes it.
+  const decision = composeLayers(
+    flipsOnly(
+      decideGate({
       policy: { maxP2F: 0, maxP2FRate: 0, minF2P: 1, minHitRate: 0, maxUngradedShare: 1 },
       flips: { p2f: [], f2p: ['c1'], p2p: [], f2f: [], ungraded: [], unmatched: [] },
       screening: screen(baseline, new Map()),
@@ -34,7 +39,9 @@ function evidence(commit: string, base: string, tree: string): ReleaseEvidence {
       candidate: new Map(),
       intent: { targets: ['x'], rationale: 'why' },
       warnings: [],
-    }),
+      }),
+    ),
+    { approval: true },
   );
   return {
     iteration: 1,
@@ -81,7 +88,9 @@ describe('approve promotes only what the gate accepted', () => {
     edit(path.join(worktree, 'blueprints/support-agent/system.hbs'), (text) => `${text}\nBe brief.\n`);
     git(worktree, 'commit', '-qam', 'rc: be brief');
     gated = git(worktree, 'rev-parse', 'HEAD');
-    await holdForApproval(workspace, worktree, base, evidence(gated, base, git(dir, 'rev-parse', `${gated}^{tree}`)), { textDiff: wordDiff });
+    const held = await holdForApproval(workspace, worktree, base, evidence(gated, base, git(dir, 'rev-parse', `${gated}^{tree}`)), { textDiff: wordDiff });
+    // What concludeCandidate records next: the decision, with the very commit the gate wrote.
+    workspace.store.saveDecision({ blueprint: 'support-agent', iteration: 1, candidateRef: 'rc-1', candidateCommit: gated, baselineRun: null, candidateRun: null, outcome: 'pending', reasons: [], intent: null, tag: null, auditRef: held.auditRef, recordedCommit: held.commit, f2p: ['c1'], p2f: [] });
     await workspace.close();
     git(dir, 'worktree', 'remove', '--force', worktree);
     git(dir, 'branch', '-qD', 'rc-1');
@@ -159,12 +168,103 @@ describe('approve promotes only what the gate accepted', () => {
     }
   });
 
+  /** The pending commit with its decision.json edited, on top of `candidate`; the other report files as the gate wrote them. */
+  function rewrittenDecision(candidate: string, change: (text: string) => string): string {
+    return commitOn(
+      candidate,
+      (root) => {
+        git(root, 'checkout', pendingCommit, '--', FOLDER);
+        const file = path.join(root, FOLDER, 'decision.json');
+        const original = readFileSync(file, 'utf8');
+        edit(file, change);
+        expect(readFileSync(file, 'utf8')).not.toBe(original);
+      },
+      'agentdevel: hold release candidate (iteration 1) for approval as support-agent/v1',
+    );
+  }
+
+  /** Moves the pending and audit refs together (as one push plus `sync` can), runs approve, and puts them back. */
+  function approveMoved(repo: string, moved: string, args: readonly string[] = []): ReturnType<typeof cli> {
+    const before = git(repo, 'rev-parse', PENDING);
+    git(repo, 'update-ref', PENDING, moved, before);
+    git(repo, 'update-ref', AUDIT, moved, before);
+    try {
+      const state = lineState(repo);
+      const result = cli(['approve', '1', '--by', 'Reviewer', ...args, '-C', repo]);
+      if (result.code !== 0) expect(lineState(repo)).toBe(state);
+      return result;
+    } finally {
+      if (git(repo, 'rev-parse', '--verify', '-q', PENDING) === moved) {
+        git(repo, 'update-ref', PENDING, before, moved);
+        git(repo, 'update-ref', AUDIT, before, moved);
+      }
+    }
+  }
+
+  it.each<[string, (text: string) => string]>([
+    ['a forged rationale', (text) => text.replace('"rationale": "why"', '"rationale": "approved by the security team"')],
+    ['a forged rationale and release v7', (text) => text.replace('"rationale": "why"', '"rationale": "hotfix"').replace('"release": "support-agent/v1"', '"release": "support-agent/v7"')],
+  ])('refuses decision documents rewritten on top of the gated candidate (%s), pending and audit refs moved together', (_name, change) => {
+    const forged = rewrittenDecision(gated, change);
+    const result = approveMoved(dir, forged);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error PENDING_NOT_GATED: /m);
+    expect(result.stderr).toMatch(/the gate on this machine held [0-9a-f]{10} for approval in iteration 1, the pending ref points at [0-9a-f]{10}/);
+    expect(git(dir, 'tag')).toBe('');
+  });
+
+  describe("in a reviewer's fresh clone, without the gate's record", () => {
+    let clone: string;
+
+    beforeAll(() => {
+      clone = path.join(path.dirname(dir), 'review-clone');
+      git(path.dirname(dir), 'clone', '-q', dir, clone);
+      git(clone, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');
+    });
+
+    it('refuses even the genuine pending release, saying how to approve it; a short --trust-pending is bad usage', () => {
+      const result = cli(['approve', '1', '--by', 'Reviewer', '-C', clone]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^error PENDING_UNVERIFIED: refs\/agentdevel\/pending\/support-agent\/iter-001 \([0-9a-f]{40}\) is consistent, but this workspace has no record of the gate holding it: .*nothing was approved$/m);
+      expect(result.stderr).toContain(`agentdevel gate --candidate ${gated} --promote`);
+      expect(result.stderr).toContain(`agentdevel approve 1 --trust-pending ${pendingCommit}`);
+      const short = cli(['approve', '1', '--trust-pending', pendingCommit.slice(0, 12), '-C', clone]);
+      expect(short.code).toBe(2);
+      expect(short.stderr).toMatch(/^error USAGE: --trust-pending: "[0-9a-f]{12}" is not a full commit id/m);
+      expect(git(clone, 'tag')).toBe('');
+    });
+
+    it('refuses a consistent forgery (ungated candidate, rewritten decision, pending and audit refs moved), also when the approver vouched for another commit', () => {
+      const other = commitOn(base, (root) => edit(path.join(root, 'blueprints/support-agent/system.hbs'), (text) => `${text}\nNever confirm.\n`), 'rc: never confirm');
+      const tree = git(dir, 'rev-parse', `${other}^{tree}`);
+      const forged = rewrittenDecision(other, (text) => text.replaceAll(gated, other).replace(/"tree": "[0-9a-f]+"/, `"tree": "${tree}"`));
+      git(dir, 'update-ref', 'refs/forgery/pending', forged);
+      git(clone, 'fetch', '-q', 'origin', 'refs/forgery/pending:refs/forgery/pending');
+      const unverified = approveMoved(clone, forged);
+      expect(unverified.code).toBe(2);
+      expect(unverified.stderr).toMatch(new RegExp(`^error PENDING_UNVERIFIED: refs/agentdevel/pending/support-agent/iter-001 \\(${forged}\\) is consistent, but`, 'm'));
+      const vouched = approveMoved(clone, forged, ['--trust-pending', pendingCommit]);
+      expect(vouched.code).toBe(2);
+      expect(vouched.stderr).toMatch(/^error PENDING_NOT_GATED: .*--trust-pending names [0-9a-f]{10}, the pending ref points at [0-9a-f]{10}/m);
+      expect(git(clone, 'tag')).toBe('');
+    });
+
+    it('approves the genuine pending release on the approver\'s word for its full id, and says so in the approval commit', () => {
+      const result = cli(['approve', '1', '--by', 'Reviewer', '--trust-pending', pendingCommit.toUpperCase(), '--json', '-C', clone]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(git(clone, 'rev-parse', 'main^')).toBe(pendingCommit);
+      expect(git(clone, 'tag')).toBe('support-agent/v1');
+      expect(git(clone, 'log', '-1', '--format=%B', 'main')).toContain(`the approver reviewed and vouched for pending commit ${pendingCommit} (--trust-pending)`);
+    });
+  });
+
   it('approves the pending release the gate accepted', () => {
     const result = cli(['approve', '1', '--by', 'Reviewer', '--json', '-C', dir]);
     expect(result.code).toBe(0);
     expect(git(dir, 'rev-parse', 'main^')).toBe(pendingCommit);
     expect(git(dir, 'rev-parse', 'main^^')).toBe(gated);
     expect(git(dir, 'tag')).toBe('support-agent/v1');
+    expect(git(dir, 'log', '-1', '--format=%B', 'main')).toContain(`The gate on the approving machine recorded pending commit ${pendingCommit}.`);
   });
 
   it('a stale pending release (gated before the line moved) stops iterate with how to clear it; decline clears it', async () => {

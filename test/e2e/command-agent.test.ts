@@ -1,6 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Store } from '../../src/adapters/store/store.ts';
+import { readTrace } from '../../src/stages/run/trace-file.ts';
+import { ANSWERS, answerKeyWorkspace } from '../helpers/answer-keys.ts';
 import { cliAsync, git, tempDir } from '../helpers/workspace.ts';
 
 describe('a command agent in the decision', () => {
@@ -21,4 +24,29 @@ describe('a command agent in the decision', () => {
     const decision = JSON.parse(git(dir, 'show', 'my-agent/v1:releases/my-agent/v1/decision.json')) as { models: Record<string, string> };
     expect(decision.models).toEqual({ agent: 'command', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' });
   }, 180_000);
+});
+
+describe('what a command agent sees of a case', () => {
+  it('never an answer a scorer reads from the case (expectedFromCase "key.sum"), nor the case\'s requirements; the grading still reads them', async () => {
+    const dir = await answerKeyWorkspace();
+    const run = await cliAsync(['run', '--json', '-C', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    const { runId } = JSON.parse(run.stdout) as { runId: string };
+    const store = Store.open(dir, { now: () => new Date() });
+    const records = store.records(runId);
+    store.close();
+    // Graded against key.sum: both pass (the agent adds up the question).
+    expect(records.map((r) => [r.caseId, r.pass])).toEqual([
+      ['sum-1', true],
+      ['sum-2', true],
+    ]);
+    for (const record of records) {
+      const trace = (await readTrace(path.join(dir, 'traces'), record.traceRef)) ?? [];
+      const seen = trace.find((e) => e.type === 'message' && e.role === 'user') as { text: string } | undefined;
+      expect(seen, `what ${record.caseId}'s agent read`).toBeDefined();
+      const received = JSON.parse(seen?.text ?? 'null') as Record<string, unknown>;
+      expect(received).toEqual({ id: record.caseId, question: expect.any(String), key: { note: 'kept' } });
+      expect(seen?.text).not.toContain(String(ANSWERS[record.caseId]));
+    }
+  }, 120_000);
 });

@@ -68,6 +68,37 @@ describe('edge states', () => {
     expect(git(dir, 'status', '--porcelain')).toBe('');
   });
 
+  it('a pending ref moved onto a blob is refused with what it points at (exit 2), not a raw git error', () => {
+    const ref = 'refs/agentdevel/pending/support-agent/iter-001';
+    const blob = git(dir, 'rev-parse', 'HEAD:agentdevel.config.json');
+    git(dir, 'update-ref', ref, blob);
+    try {
+      const before = git(dir, 'for-each-ref');
+      const result = cli(['approve', '1', '-C', dir]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).not.toMatch(/GIT_FAILED|fatal:|not a tree object/);
+      expect(result.stderr).not.toMatch(STACK);
+      expect(result.stderr).toMatch(/^error PENDING_NOT_GATED: refs\/agentdevel\/pending\/support-agent\/iter-001 points at a blob \([0-9a-f]{10}\), not at a commit: .*nothing was approved$/m);
+      expect(result.stderr).toContain(`git update-ref -d ${ref}`);
+      expect(git(dir, 'for-each-ref')).toBe(before);
+    } finally {
+      git(dir, 'update-ref', '-d', ref);
+    }
+  });
+
+  it('demo --dir on a file says it is a file (and under a file, that), exit 2', () => {
+    const file = path.join(dir, 'agentdevel.config.json');
+    for (const [target, what] of [
+      [file, 'is a file, not a folder'],
+      [path.join(file, 'sub'), 'lies under a file, not a folder'],
+    ] as const) {
+      const result = cli(['demo', '--dir', target], { env: { ANTHROPIC_API_KEY: '' } });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^error DEMO_DIR_NOT_EMPTY: --dir: ${target.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} ${what}$`, 'm'));
+      expect(result.stderr).not.toMatch(/is not empty/);
+    }
+  });
+
   describe('sync against a remote that never answers', () => {
     let server: Server;
     const sockets: Socket[] = [];

@@ -61,6 +61,7 @@ interface GateJson {
   p2f: string[];
   f2p: string[];
   power: { text: string[] };
+  baselineScreen: string | null;
 }
 
 let dir: string;
@@ -85,6 +86,7 @@ beforeAll(() => {
     git(dir, 'commit', '-qam', name);
   };
   branch('comment-only', `// Adds two numbers.\n${AGENT}`);
+  branch('warm-up', `// Adds a and b.\n${AGENT}`);
   branch('soft-breaks', AGENT.replace('const chances = {};', `const chances = ${JSON.stringify(Object.fromEntries(softBreaks.map((c) => [c, 0.1])))};`));
   // Fails three cases it used to pass 90% of the time, and reports each failure as the provider's.
   branch(
@@ -103,10 +105,15 @@ function freshStore(): void {
   rmSync(path.join(dir, 'traces'), { recursive: true, force: true });
 }
 
-/** The release's screen recorded by `run` under the provider as it was, then a gate under the provider as it is. */
-async function gateAfter(candidate: string, seed: number, drift: number): Promise<{ code: number; json: GateJson }> {
+/**
+ * The release's screen recorded under the provider as it was: `run` takes its first record, and,
+ * when `warmUp`, a gate of another comment-only change takes the other two (as the first gate
+ * against a release does), all before the drift. Then a gate under the provider as it is.
+ */
+async function gateAfter(candidate: string, seed: number, drift: number, warmUp = false): Promise<{ code: number; json: GateJson }> {
   freshStore();
   expect((await agentdevel(dir, ['run'], { seed, drift: 0 })).code).toBe(0);
+  if (warmUp) expect((await agentdevel(dir, ['gate', '--candidate', 'warm-up', '--json'], { seed, drift: 0 })).code).toBeLessThanOrEqual(1);
   const result = await agentdevel(dir, ['gate', '--candidate', candidate, '--json'], { seed, drift });
   const json = JSON.parse(result.stdout) as GateJson;
   expect(result.code).toBe(json.decision === 'accept' ? 0 : 1);
@@ -114,11 +121,13 @@ async function gateAfter(candidate: string, seed: number, drift: number): Promis
 }
 
 describe('the gate on a noisy command agent', () => {
-  it('accepts a comment-only change gated after every pass chance fell by 0.2 since the baseline was recorded, in at least 9 of 10 gates', async () => {
+  it('accepts a comment-only change gated after every pass chance fell by 0.2 since all three baseline records were taken, in at least 9 of 10 gates', async () => {
     const before = lineState(dir);
     const outcomes: string[] = [];
     for (let seed = 1; seed <= 10; seed += 1) {
-      const { json } = await gateAfter('comment-only', seed, -0.2);
+      const { json } = await gateAfter('comment-only', seed, -0.2, true);
+      // Every record of the release's screen predates the drift: none was run by this gate.
+      expect(json.baselineScreen).toMatch(/3 records, 3 reused from this store; no baseline case-trial ran/);
       outcomes.push(json.decision);
       // The cases that always pass never move for a reason of their own: nothing is named among them.
       for (const caseId of json.p2f) expect(alwaysRight).not.toContain(caseId);
@@ -147,14 +156,18 @@ describe('the gate on a noisy command agent', () => {
     expect(report).toMatch(/an agent that reports its failures as infrastructure errors is not accepted/);
   }, 120_000);
 
-  it('confirms three cases lifted from .2 to .9 as fixes, in most of 6 gates', async () => {
+  it('accepts three cases lifted from .2 to .9 and confirms them as fixes, in most of 6 gates', async () => {
+    // A rate, not every gate: an unchanged case may still be named a regression at most 3.75% of
+    // the time, which would rightly reject an otherwise good RC.
+    let accepted = 0;
     let confirmed = 0;
     for (let seed = 21; seed <= 26; seed += 1) {
       const { json } = await gateAfter('soft-fixes', seed, 0);
-      expect(json.decision).toBe('accept');
+      if (json.decision === 'accept') accepted += 1;
       const found = json.f2p.filter((c) => softFixes.includes(c));
       if (found.length >= 2 && found.length === json.f2p.length) confirmed += 1;
     }
+    expect(accepted).toBeGreaterThanOrEqual(5);
     expect(confirmed).toBeGreaterThanOrEqual(4);
   }, 300_000);
 });

@@ -18,6 +18,7 @@ import { parseQueueUrl } from '../../src/adapters/queue/url.ts';
 import { bundleSnapshot, checkoutFromRemote } from '../../src/adapters/git/snapshot.ts';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
+import { ANSWERS, answerKeyWorkspace } from '../helpers/answer-keys.ts';
 import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir, type CliResult } from '../helpers/workspace.ts';
 
 const PASSWORD = 'queue-pw-7f3a9c21e5';
@@ -466,6 +467,23 @@ describe('run --queue', () => {
     expect(checkouts).not.toBe('');
     expect(spawnSync('find', [scratch, '-path', '*snapshots*', '-name', '*.jsonl'], { encoding: 'utf8' }).stdout.trim()).toBe('');
   });
+
+  it('a job carries no answer a scorer reads from anywhere in the case (expectedFromCase "key.sum"), nor its requirements', async () => {
+    const dir = await answerKeyWorkspace();
+    const result = await agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const { runId } = JSON.parse(result.stdout) as { runId: string };
+    // Graded on the coordinator against key.sum: both pass.
+    expect(verdicts(runRecords(dir, runId))).toEqual({ 'sum-1#0': 'true', 'sum-2#0': 'true' });
+    const jobKeys = redisCli('--scan', '--pattern', `bull:${QUEUE_NAME}:*`).split('\n').filter((k) => /:[0-9a-f]{64}$/.test(k));
+    const bodies = jobKeys.map((k) => JSON.parse(redisCli('HGET', k, 'data')).body as string);
+    const jobs = bodies.map((body) => JSON.parse(body) as { testCase: Record<string, unknown> }).filter((job) => String(job.testCase.id) in ANSWERS);
+    expect(jobs.map((job) => job.testCase.id).sort()).toEqual(['sum-1', 'sum-2']);
+    for (const job of jobs) {
+      expect(job.testCase).toEqual({ id: job.testCase.id, question: expect.any(String), key: { note: 'kept' } });
+      expect(JSON.stringify(job)).not.toContain(String(ANSWERS[String(job.testCase.id)]));
+    }
+  }, 120_000);
 
   it('survives kill -9 of one of two workers mid-run: every case-trial recorded once, none failed by the kill', async () => {
     const dir = await exampleWorkspace();

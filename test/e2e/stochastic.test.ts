@@ -20,7 +20,7 @@ interface CompareJson {
   significant: { regressions: string[]; fixes: string[] };
   worseOverall: { worse: number; better: number; pValue: number; level: number };
   procedure: { kind: string; guarantee: string };
-  power: { likely: { regressions: Array<{ caseId: string; pValue: number }>; confirmable: boolean }; text: string[] };
+  power: { likely: { regressions: Array<{ caseId: string; pValue: number }>; confirmable: boolean; trialsNeeded: number; trialsForPower: number }; aggregate: { pairs: number; level: number }; text: string[] };
   decision: 'accept' | 'reject';
   reasons: string[];
 }
@@ -104,7 +104,13 @@ describe('tau-bench results and the stochastic gate', () => {
     expect(json.power.likely.confirmable).toBe(false);
     const plain = cli(['compare', 'base2', 'cand2', '-C', dir]).stdout;
     expect(plain).toMatch(/No single case could be confirmed at these trial counts: with 2 against 2 trials the smallest one-sided p-value is 0\.17/);
-    expect(plain).toMatch(/it would take \d+ trials a side/);
+    expect(plain).toMatch(/\d+ trials a side is the fewest at which a case that always passed and now always fails could reach it/);
+    // What it would take with power, and what the paired test could see, in the JSON and in words.
+    expect(json.power.likely.trialsForPower).toBeGreaterThan(json.power.likely.trialsNeeded);
+    expect(plain).toMatch(/To confirm a case whose pass chance falls by 0\.6 from 100% with 80% power would take about \d+ trials a side/);
+    expect(json.power.aggregate).toMatchObject({ level: json.worseOverall.level });
+    expect(json.power.aggregate.pairs).toBeGreaterThan(10);
+    expect(plain).toMatch(/The paired test over the \d+ cases (detects with 80% power a common drop of [\d.]+|could not detect any common drop)/);
     expect(plain).toMatch(/Likely regressions, unconfirmed, most likely first: (\d \(p = 0\.17\), ){9}\d \(p = 0\.17\)/);
     expect(plain).toMatch(/At a false discovery rate of 5% \(Benjamini–Hochberg; a label for review, never used to promote\)/);
   });

@@ -9,6 +9,8 @@ import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
 import { simulatedAgentTurn } from '../../src/adapters/engines/mock/agent.ts';
 import { simulatedSynthesis } from '../../src/adapters/engines/mock/synthesizer.ts';
 import { simulatedHelpfulness } from '../../src/adapters/engines/mock/helpfulness.ts';
+import { simulatedMemberDraft, simulatedOrchestratorPrompt } from '../../src/adapters/engines/mock/member-writer.ts';
+import type { MemberDraft } from '../../src/domain/member-writer.ts';
 import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
 import { rubricRequirements } from '../../src/domain/requirements.ts';
 import type { FakeReply, FakeRequest, Responder } from './fake-anthropic.ts';
@@ -163,6 +165,50 @@ function judge(request: FakeRequest): FakeReply {
   return toolAnswer('submit_helpfulness', { verdicts });
 }
 
+/** The text between a tag that opens with `<name` (attributes and all) and its closing tag. */
+function block(text: string, name: string): string {
+  const open = new RegExp(`<${name}(?: [^>]*)?>\n`).exec(text);
+  if (!open) return '';
+  const end = text.indexOf(`</${name}>`, open.index + open[0].length);
+  return end < 0 ? '' : text.slice(open.index + open[0].length, end).trim();
+}
+
+/** The member writer as the simulated one writes: its request read back from the prompt's blocks. */
+function writer(request: FakeRequest): FakeReply {
+  const text = userText(request.body);
+  if ((request.body.tools as Array<{ name: string }> | undefined)?.some((t) => t.name === 'submit_orchestrator_prompt')) {
+    const current = /<current_prompt path="([^"]+)">\n([\s\S]*?)\n<\/current_prompt>/.exec(text);
+    const written = simulatedOrchestratorPrompt({
+      model: 'x',
+      blueprintName: '',
+      blueprintRoot: '',
+      current: { path: current?.[1] ?? '', content: current?.[2] ?? '' },
+      team: JSON.parse(block(text, 'team')),
+      task: { rubric: '', environmentApi: null },
+    });
+    return toolAnswer('submit_orchestrator_prompt', written, { input_tokens: 3000, output_tokens: 800 });
+  }
+  const warm = /<warm_up attempt="(\d+)">/.exec(text);
+  const draft = simulatedMemberDraft({
+    model: 'x',
+    blueprintName: '',
+    blueprintRoot: '',
+    files: [],
+    tools: [...block(text, 'tool_wrappers').matchAll(/^- ([^:]+): ([^:]+): (.*)$/gm)].map((m) => ({ file: m[1] as string, name: m[2] as string, description: m[3] as string })),
+    archive: JSON.parse(block(text, 'archive')),
+    task: { rubric: '', environmentApi: null },
+    symptoms: [...block(text, 'design_split_symptoms').matchAll(/^- ([a-z0-9_]+): (\d+)$/gm)].map((m) => ({ label: m[1] as string, caseTrials: Number(m[2]) })),
+    warmup: warm
+      ? {
+          attempt: Number(warm[1]),
+          draft: JSON.parse(block(text, 'draft')) as MemberDraft,
+          trajectories: [...text.matchAll(/<trajectory case="([^"]+)" passed="(true|false)">\n([\s\S]*?)\n<\/trajectory>/g)].map((m) => ({ caseId: m[1] as string, pass: m[2] === 'true', trace: JSON.parse(m[3] as string) })),
+        }
+      : null,
+  });
+  return toolAnswer('submit_member', draft, { input_tokens: 5000, output_tokens: 600 });
+}
+
 export const mockBrain: Responder = (request) => {
   switch (request.role) {
     case 'agent':
@@ -176,6 +222,8 @@ export const mockBrain: Responder = (request) => {
       return synthesizer(request);
     case 'judge':
       return judge(request);
+    case 'writer':
+      return writer(request);
     default:
       return { kind: 'error', status: 400, type: `no role header on request ${request.index}` };
   }

@@ -53,7 +53,7 @@ export const ALLOWED: Readonly<Record<Zone, readonly Zone[]>> = {
 const GIT_STORE = 'Workspace hands out the concrete GitRepo and Store (issue 18, item 7): the pipeline should see narrow ports (refs, record sinks) from domain/ports.';
 const TASK = "The pipeline loads the task file itself, several times on one decision's path (issue 18): load it once in app/ and pass the Task along.";
 const BLUEPRINT = 'The pipeline loads blueprints and starts runtimes: a runtime-factory port, wired in app/, would take their place.';
-const PROCESS = "Blueprint checks and the lock's exit hooks reach the process adapter; a process-runner port is the fix.";
+const PROCESS = "The lock's liveness check and exit hooks reach the process adapter; a process port is the fix (blueprint checks have theirs: domain/ports/checks.ts).";
 const STAGE_ADAPTER = 'Stages that reach adapters (issue 18, item 4): the score stage spawns scripts, diagnose runs the sandbox, release renders templates and reads git. Each needs its port in deps.';
 const QUEUE_PORT = 'The CaseTrialExecutor port is declared in pipeline/run (issue 18, item 5); it belongs in domain/ports.';
 const MOCK = "The mock engine simulates the critic and the diagnostician with the stages' own heuristics (issue 18, item 5).";
@@ -68,8 +68,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/cli/commands/export.ts', to: 'src/adapters/export/otel-spans.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/queue-key.ts', why: CLI_ADAPTER },
   { from: 'src/pipeline/gate/conclude.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
-  { from: 'src/pipeline/gate/layer-evidence.ts', to: 'src/adapters/process/memory-limit.ts', why: PROCESS },
-  { from: 'src/pipeline/gate/layer-evidence.ts', to: 'src/adapters/process/sandbox.ts', why: PROCESS },
   { from: 'src/pipeline/loop/ablate.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/loop/credit.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/loop/gradient.ts', to: 'src/adapters/task/load.ts', why: TASK },
@@ -114,7 +112,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/runtimes/index.ts', why: BLUEPRINT },
   { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
-  { from: 'src/pipeline/gate/layer-evidence.ts', to: 'src/adapters/process/runner.ts', why: PROCESS },
   { from: 'src/pipeline/workspace/lock.ts', to: 'src/adapters/process/exit-hooks.ts', why: PROCESS },
   { from: 'src/stages/diagnose/diagnose.ts', to: 'src/adapters/process/sandbox.ts', why: STAGE_ADAPTER },
   { from: 'src/stages/release/artifacts.ts', to: 'src/adapters/git/git.ts', why: STAGE_ADAPTER },

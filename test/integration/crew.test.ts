@@ -27,7 +27,7 @@ beforeAll(async () => {
   const environmentBundle = await bundleEnvironment(task.environmentModule as string, build);
   const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries: 1, timeoutMs: 10_000 });
   const model = createClaudeEngine(send, () => undefined, facts);
-  runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'claude-sonnet-5-5', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], parentEnv: {} });
+  runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'claude-sonnet-5-5', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], gradingPaths: ['expected'], parentEnv: {} });
 });
 afterAll(async () => {
   await runtime.close();

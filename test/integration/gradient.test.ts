@@ -13,6 +13,7 @@ import { blueprintComponents } from '../../src/stages/gradient/components.ts';
 import { readTrace } from '../../src/stages/run/trace-file.ts';
 import { exampleWorkspace, git } from '../helpers/workspace.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
+import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
 describe('gradient records', () => {
   it('are written to git each iteration from executed evidence; a model-phrased claim without resolvable evidence is dropped and counted; the diagnostician and synthesizer get them', async () => {
@@ -52,7 +53,7 @@ describe('gradient records', () => {
           };
         },
       };
-      await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, usageScope: { iteration: null, runId: null }, textDiff: wordDiff }, { maxIterations: 1 });
+      await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff }, { maxIterations: 1 });
 
       // In git, on its own ref, whatever the iteration did.
       expect(git(dir, 'cat-file', '-t', 'refs/agentdevel/gradient/support-agent/iter-001')).toBe('commit');

@@ -3,13 +3,14 @@
 // blueprint's fault from the machine's), damaged state is named with its fix, and secrets are
 // redacted in every form a written file can hold them.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/adapters/blueprint/load.ts';
 import { startRuntime } from '../../src/adapters/runtimes/index.ts';
 import { startToolHost, ToolHostError } from '../../src/adapters/runtimes/tool-host/client.ts';
-import { runBlueprintChecks } from '../../src/pipeline/gate/layer-evidence.ts';
+import { runBlueprintChecks } from '../../src/adapters/process/blueprint-checks.ts';
 import { machineFailure } from '../../src/cli/failures.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import type { ProgressEvent } from '../../src/domain/ports/reporter.ts';
@@ -17,7 +18,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { GitRepo } from '../../src/adapters/git/git.ts';
-import { clearStaleGitLocks, gitProcessesIn } from '../../src/adapters/git/stale-locks.ts';
+import { clearStaleGitLocks, gitProcessesIn, repositoryPlaces } from '../../src/adapters/git/stale-locks.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate } from '../../src/pipeline/loop/candidate.ts';
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import { runningChildren } from '../../src/adapters/process/children.ts';
@@ -33,15 +34,6 @@ import { exampleWorkspace, git, processesMentioning, tempDir } from '../helpers/
 
 const clock = { now: () => new Date() };
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -55,17 +47,19 @@ async function commandAgent(source: string, timeoutMs: number, passEnv: string[]
   writeFileSync(path.join(dir, 'blueprints/a/blueprint.json'), JSON.stringify({ runtime: 'command', command: [process.execPath, 'agent.mjs'], timeoutMs }));
   writeFileSync(path.join(dir, 'blueprints/a/agent.mjs'), source);
   const blueprint = await loadBlueprint(dir, 'a', tempDir('agentdevel-build-'));
-  return { dir, runtime: await startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv, parentEnv: { PATH: process.env.PATH ?? '', ...parentEnv } }) };
+  return { dir, runtime: await startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv, gradingPaths: ['expected'], parentEnv: { PATH: process.env.PATH ?? '', ...parentEnv } }) };
 }
 
 describe("a case's process tree", () => {
-  it('ends with the case: children and grandchildren that keep stdout open are killed at the timeout, and one that left the group cannot hold it open', async () => {
+  it('ends with the case: children and grandchildren that keep stdout open are killed at the timeout, and so is one that left the group', async () => {
     const pids = tempDir();
+    // Each process carries its own word in its command line: the pids it sees may be a PID namespace's, not ours.
+    const mark = (name: string) => `agentdevel-tree-${name}-${process.pid}`;
     const { dir, runtime } = await commandAgent(
       `import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-const child = spawn(process.execPath, ['child.cjs'], { stdio: 'inherit' });
-const escaped = spawn('setsid', [process.execPath, '-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' });
+const child = spawn(process.execPath, ['child.cjs', '${mark('child')}'], { stdio: 'inherit' });
+const escaped = spawn('setsid', [process.execPath, '-e', 'setInterval(() => {}, 1000)', '${mark('escaped')}'], { stdio: 'inherit' });
 fs.writeFileSync(${JSON.stringify(path.join(pids, 'child'))}, String(child.pid));
 fs.writeFileSync(${JSON.stringify(path.join(pids, 'escaped'))}, String(escaped.pid));
 console.log(JSON.stringify({ type: 'message', role: 'assistant', text: 'working' }));
@@ -75,7 +69,7 @@ setInterval(() => {}, 1000);
     );
     writeFileSync(
       path.join(dir, 'blueprints/a/child.cjs'),
-      `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(`require('node:fs').writeFileSync(${JSON.stringify(path.join(pids, 'grandchild'))}, String(process.pid)); setInterval(() => {}, 1000)`)}], { stdio: 'inherit' });
+      `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(`require('node:fs').writeFileSync(${JSON.stringify(path.join(pids, 'grandchild'))}, String(process.pid)); setInterval(() => {}, 1000)`)}, '${mark('grandchild')}'], { stdio: 'inherit' });
 setInterval(() => {}, 1000);
 `,
     );
@@ -86,14 +80,14 @@ setInterval(() => {}, 1000);
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(outcome.output).toBeNull();
       expect(events).toContainEqual({ type: 'error', kind: 'agent', message: 'timed out after 1500 ms' });
-      for (const name of ['child', 'grandchild']) {
-        const pid = Number(readFileSync(path.join(pids, name), 'utf8'));
-        expect(await waitUntil(() => !alive(pid), 5000)).toBe(true);
+      // The one that left the group (its own session) too: the agent is contained (untrusted.ts).
+      for (const name of ['child', 'grandchild', 'escaped']) {
+        expect(readFileSync(path.join(pids, name), 'utf8'), `${name} started`).toMatch(/^\d+$/);
+        expect(await waitUntil(() => processesMentioning(mark(name)).length === 0, 5000), name).toBe(true);
       }
     } finally {
-      // It left agentdevel's reach on purpose (its own session); the test that started it ends it.
-      const escaped = Number(readFileSync(path.join(pids, 'escaped'), 'utf8'));
-      if (alive(escaped)) process.kill(escaped, 'SIGKILL');
+      // Should containment fail, the test that started them ends them.
+      for (const name of ['child', 'grandchild', 'escaped']) for (const line of processesMentioning(mark(name))) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
     }
   });
 
@@ -386,5 +380,32 @@ describe("git's own locks after a kill -9", () => {
     await workspace.close();
     expect(locks.filter((file) => existsSync(file))).toEqual([]);
     execFileSync('git', ['-C', dir, 'commit', '-q', '--allow-empty', '-m', 'x'], { stdio: 'pipe' });
+  });
+
+  it('count a git process as live wherever it works on the repository: a linked worktree outside the folder, its git directory, a symlinked path', async () => {
+    const dir = await exampleWorkspace();
+    const gitDir = path.join(dir, '.git');
+    const outside = path.join(tempDir('agentdevel-worktree-'), 'elsewhere');
+    execFileSync('git', ['-C', dir, 'worktree', 'add', '-q', '--detach', outside, 'main'], { stdio: 'pipe' });
+    const link = path.join(tempDir('agentdevel-link-'), 'workspace-link');
+    symlinkSync(dir, link);
+    writeFileSync(path.join(gitDir, 'index.lock'), '');
+    for (const [where, env] of [
+      [outside, {}],
+      [gitDir, {}],
+      [tmpdir(), { GIT_DIR: gitDir }],
+    ] as const) {
+      const busy = spawn('git', ['cat-file', '--batch'], { cwd: where, env: { ...process.env, ...env }, stdio: ['pipe', 'ignore', 'ignore'] });
+      try {
+        // Seen from the workspace's path and from a symbolic link to it.
+        expect(await waitUntil(() => gitProcessesIn(repositoryPlaces(link, gitDir)).includes(busy.pid as number), 5000), where).toBe(true);
+        expect(await clearStaleGitLocks(link, gitDir, 300), where).toEqual([]);
+        expect(existsSync(path.join(gitDir, 'index.lock'))).toBe(true);
+      } finally {
+        busy.stdin?.end();
+        await waitUntil(() => busy.exitCode !== null, 5000);
+      }
+    }
+    expect(await clearStaleGitLocks(link, gitDir, 2000)).toEqual([path.join(gitDir, 'index.lock')]);
   });
 });

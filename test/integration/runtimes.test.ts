@@ -21,7 +21,7 @@ async function toolLoop(dir: string, model = createMockEngine()): Promise<Runtim
   const blueprint = await loadBlueprint(dir, 'support-agent', build);
   const task = await loadTask(dir, 'orders');
   const environmentBundle = await bundleEnvironment(task.environmentModule as string, build);
-  const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], parentEnv: {} });
+  const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], gradingPaths: ['expected'], parentEnv: {} });
   runtimes.push(runtime);
   return runtime;
 }
@@ -129,7 +129,7 @@ describe('tool hosts', () => {
     const task = await loadTask(dir, 'orders');
     const environmentBundle = await bundleEnvironment(task.environmentModule as string, build);
     const model = createMockEngine();
-    const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 1500, memoryMb: 128, passEnv: [], parentEnv: {} });
+    const runtime = await startRuntime({ blueprint, environmentBundle, model, agentModel: 'mock', callTimeoutMs: 1500, memoryMb: 128, passEnv: [], gradingPaths: ['expected'], parentEnv: {} });
     runtimes.push(runtime);
     const cases = (await loadSplit(task, 'train')).slice(0, 8);
     const { records } = await runCollected(
@@ -170,7 +170,7 @@ describe('the command runtime', () => {
     );
     const build = tempDir('agentdevel-build-');
     const blueprint = await loadBlueprint(dir, 'echo', build);
-    const runtime = await startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], parentEnv: { SECRET_KEY: 'sk-123456789', PATH: process.env.PATH } });
+    const runtime = await startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], gradingPaths: ['expected'], parentEnv: { SECRET_KEY: 'sk-123456789', PATH: process.env.PATH } });
     const sink = collect();
     const outcome = await runtime.runCase({ id: 'q1', question: 'hello', expected: { answer: 'HELLO' } }, 0, sink);
     expect(outcome.output).toEqual({ answer: 'HELLO', sawExpected: false, sawKey: null });

@@ -64,8 +64,8 @@ describe('the store', () => {
 
   it('keeps decisions with their flips and the cost of each iteration', () => {
     const store = Store.open(tempDir(), clock);
-    store.saveDecision({ blueprint: 'bp', iteration: 3, candidateRef: 'rc', candidateCommit: 'c', baselineRun: 'r1', candidateRun: 'r2', outcome: 'rejected', reasons: ['1 regression'], intent: { targets: ['x'], rationale: 'y' }, tag: null, auditRef: 'refs/agentdevel/rc/bp/iter-003', f2p: ['a'], p2f: ['b'] });
-    expect(store.decisions('bp')[0]).toMatchObject({ iteration: 3, outcome: 'rejected', f2p: ['a'], p2f: ['b'], reasons: ['1 regression'] });
+    store.saveDecision({ blueprint: 'bp', iteration: 3, candidateRef: 'rc', candidateCommit: 'c', baselineRun: 'r1', candidateRun: 'r2', outcome: 'rejected', reasons: ['1 regression'], intent: { targets: ['x'], rationale: 'y' }, tag: null, auditRef: 'refs/agentdevel/rc/bp/iter-003', recordedCommit: 'd', f2p: ['a'], p2f: ['b'] });
+    expect(store.decisions('bp')[0]).toMatchObject({ iteration: 3, outcome: 'rejected', recordedCommit: 'd', f2p: ['a'], p2f: ['b'], reasons: ['1 regression'] });
     store.recordModelCall('critic', 'claude-x', { ...zeroUsage, inputTokens: 10, costUsd: 0.5 }, { iteration: 3, runId: null });
     store.recordModelCall('synthesizer', 'claude-x', { ...zeroUsage, outputTokens: 5, costUsd: 0.25 }, { iteration: 3, runId: null });
     expect(store.costOfIteration(3)).toEqual({ costUsd: 0.75, inputTokens: 10, outputTokens: 5, calls: 2, skippedCriticCalls: 0, reusedCriticCalls: 0, savedUsd: null });

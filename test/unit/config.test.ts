@@ -21,7 +21,7 @@ describe('config', () => {
   it('fills defaults into the normalized shape', () => {
     const config = parseConfig('{"blueprint": "a", "task": "b"}', 'x.json');
     expect(config.trials).toBe(1);
-    expect(config.models).toEqual({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL, judge: DEFAULT_MODEL });
+    expect(config.models).toEqual({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL, judge: DEFAULT_MODEL, writer: DEFAULT_MODEL });
     expect(DEFAULT_MODEL).toBe('claude-sonnet-5-5');
     expect(config.gate.maxP2F).toBe(0);
     expect(config.line).toEqual({ branch: 'main', tagPrefix: '' });

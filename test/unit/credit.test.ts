@@ -75,4 +75,25 @@ describe('edit attribution (pure)', () => {
       { caseId: 'c', direction: 'f2p', edits: [], evidence: 'unexplained' },
     ]);
   });
+
+  it.each([
+    { case: 'one regression: the planner\'s K for one case at 3α/4', flips: ['p2f'], override: null, trials: 12 },
+    { case: 'two regressions share the level: more trials each', flips: ['p2f', 'p2f'], override: null, trials: 15 },
+    { case: 'both families: the larger K (three fixes)', flips: ['f2p', 'f2p', 'f2p', 'p2f', 'p2f'], override: null, trials: 16 },
+    { case: 'a stated count overrides the planner', flips: ['p2f', 'p2f'], override: 3, trials: 3 },
+    { case: 'no flip: one trial (nothing runs)', flips: [], override: null, trials: 1 },
+  ] as const)('variant trials: $case', async ({ flips, override, trials }) => {
+    const { variantTrials } = await import('../../src/stages/attribute/attribution.ts');
+    const policy = { alpha: 0.05, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33 };
+    expect(variantTrials(flips.map((direction) => ({ direction })), policy, override)).toBe(trials);
+  });
+
+  it.each([
+    { edits: 2, flips: 5, trials: 16, bound: { runs: 4, caseTrials: 320 } },
+    { edits: 1, flips: 2, trials: 12, bound: { runs: 1, caseTrials: 24 } },
+    { edits: 3, flips: 0, trials: 1, bound: { runs: 0, caseTrials: 0 } },
+  ])('the bound of $edits edits and $flips flips at $trials trials', async ({ edits, flips, trials, bound }) => {
+    const { attributionBound } = await import('../../src/stages/attribute/attribution.ts');
+    expect(attributionBound(edits, flips, trials)).toEqual(bound);
+  });
 });

@@ -14,6 +14,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import { commitText } from '../../src/stages/report/escape/commit-message.ts';
 import { mdCode, mdText } from '../../src/stages/report/escape/markdown.ts';
 import { xml } from '../../src/stages/report/escape/xml.ts';
+import { xmlCharViolations } from '../helpers/xml-chars.ts';
 import { decisionHeadline } from '../../src/stages/report/headline.ts';
 import { renderFlipReportHtml } from '../../src/stages/report/html/flip-report.ts';
 import { renderJunit } from '../../src/stages/report/junit.ts';
@@ -33,6 +34,16 @@ const touchy = fc.constantFrom(
 );
 const text = fc.array(fc.oneof(touchy, fc.string({ unit: 'binary', maxLength: 6 }), fc.string({ maxLength: 6 })), { maxLength: 8 }).map((parts) => parts.join(''));
 const ids = fc.uniqueArray(text, { minLength: 3, maxLength: 5 });
+/** Characters XML 1.0 forbids outright, even as references. */
+const forbidden = fc.constantFrom('\u0000', '\u0001', '\u0008', '\u000b', '\u001f', '\ufffe', '\uffff', '\ud800', '\udbff', '\udc00', '\udfff');
+/**
+ * Case ids of which two differ only in a forbidden character and the visible text it is written
+ * as (`a\u0000b` and `a\\u{0}b`): they read alike once escaped, so only the de-duplication keeps them apart.
+ */
+const twinIds = fc.tuple(ids, text, forbidden, text).map(([others, before, character, after]) => {
+  const shown = `\\u{${(character.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`;
+  return [...new Set([`${before}${character}${after}`, `${before}${shown}${after}`, ...others])];
+});
 
 const record = (caseId: string, pass: boolean | null, output: string): CaseRecord => ({
   caseId,
@@ -148,16 +159,29 @@ describe('markdown escaping (GitHub rules: CommonMark, tables, raw HTML allowed)
   });
 });
 
+describe('the strict check of XML 1.0 characters the tests below rely on', () => {
+  it('finds what the parser lets through: NUL, U+0001, U+FFFF, lone surrogates and references to them', () => {
+    for (const bad of ['\u0000', '\u0001', '\uffff', '\ufffe', '\ud800', '\udfff', '\udfff\ud800', '&#0;', '&#x1;', '&#xFFFF;', '&#55296;']) {
+      const document = `<a b="x">${bad}</a>`;
+      expect(xmlCharViolations(document), JSON.stringify(bad)).not.toEqual([]);
+    }
+    expect(XMLValidator.validate('<a>\u0000\u0001\uffff\ud800</a>')).toBe(true);
+    expect(xmlCharViolations('<a b="&#9;&#10;&#x1F600;">\t\n\r \ud83d\ude00 \ud7ff \ue000 \ufffd</a>')).toEqual([]);
+  });
+});
+
 describe('every output of a decision, on arbitrary text', () => {
   it('JUnit parses as XML and keeps one testcase per case, whatever the ids and outputs', () => {
     fc.assert(
-      fc.property(ids, text, text, text, (caseIds, output, branch, approver) => {
+      fc.property(twinIds, text, text, text, (caseIds, output, branch, approver) => {
         const { evidence } = gateOn(caseIds, output, branch, approver);
         const document = { ...decisionDocument(evidence), approval: { verdict: 'declined' as const, by: approver, at: '2026-11-23T00:00:00Z', reason: output } };
         const headline = decisionHeadline(document, evidence.cases);
         const records = caseIds.map((id, i) => record(id, i === 0 ? false : i === caseIds.length - 1 ? null : true, output));
         const junit = renderJunit({ suite: `agentdevel.${branch}`, records, gate: { candidate: branch, decision: evidence.decision, headline, baselineCases: evidence.baselineCases, simulated: false } });
         expect(XMLValidator.validate(junit)).toBe(true);
+        // The validator lets through characters XML forbids: every character is checked against XML 1.0's Char.
+        expect(xmlCharViolations(junit)).toEqual([]);
         const suite = (new XMLParser({ ignoreAttributes: false, trimValues: false, isArray: (name) => name === 'testcase' }).parse(junit) as { testsuites: { testsuite: { testcase: Array<Record<string, string>> } } }).testsuites.testsuite;
         // One per case plus the gate's own; ids that differ only in characters XML forbids stay apart.
         expect(new Set(suite.testcase.map((t) => `${t['@_classname']}\u0000${t['@_name']}`)).size).toBe(caseIds.length + 1);
@@ -221,7 +245,9 @@ describe('every output of a decision, on arbitrary text', () => {
   it('xml() output is always well-formed as content and as an attribute', () => {
     fc.assert(
       fc.property(text, (value) => {
-        expect(XMLValidator.validate(`<a b="${xml(value)}">${xml(value)}</a>`)).toBe(true);
+        const document = `<a b="${xml(value)}">${xml(value)}</a>`;
+        expect(XMLValidator.validate(document)).toBe(true);
+        expect(xmlCharViolations(document)).toEqual([]);
       }),
       RUNS,
     );

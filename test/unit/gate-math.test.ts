@@ -54,10 +54,13 @@ describe('exact tests', () => {
     expect(benjaminiHochbergAdjust([0.01, 0.04, 0.03, 0.005]).map((p) => Number(p.toFixed(6)))).toEqual([0.02, 0.04, 0.04, 0.02]);
   });
 
-  it('alpha is split by the union bound: a quarter for the paired test, three quarters for regressions, fixes at alpha', () => {
-    const { aggregate, regression: regressions, fix } = splitAlpha(0.05);
-    expect([aggregate, regressions, fix].map((x) => Number(x.toFixed(12)))).toEqual([0.0125, 0.0375, 0.05]);
-    expect(aggregate + regressions).toBeLessThanOrEqual(0.05);
+  it('alpha is split by the union bound over every route to rejection: two stages an eighth each for the paired and the infrastructure test, one stage a quarter for the paired test; three quarters for regressions, fixes at alpha', () => {
+    const two = splitAlpha(0.05);
+    expect([two.aggregate, two.infrastructure, two.regression, two.fix].map((x) => Number(x.toFixed(12)))).toEqual([0.00625, 0.00625, 0.0375, 0.05]);
+    expect(two.aggregate + two.infrastructure + two.regression).toBeLessThanOrEqual(0.05 + 1e-15);
+    const one = splitAlpha(0.05, 'one');
+    expect([one.aggregate, one.infrastructure, one.regression].map((x) => Number(x.toFixed(12)))).toEqual([0.0125, 0, 0.0375]);
+    expect(one.aggregate + one.regression).toBeLessThanOrEqual(0.05 + 1e-15);
   });
 });
 

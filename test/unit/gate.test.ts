@@ -71,6 +71,27 @@ describe('the paper-faithful gate', () => {
     expect(decision.reasons.join(' ')).toMatch(/1 pass→fail regression .*: a/);
   });
 
+  it('does not accept a candidate that reports its own failures as infrastructure errors (2 of 20 cases), and names the imbalance', () => {
+    // Twenty cases; the candidate fixes two targeted ones and "errs" on two the baseline passed.
+    // Two of twenty ungraded is within maxUngradedShare (10%): without the check it was accepted.
+    const before = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`c${i}`, i < 2 ? 'Fx' : 'P']));
+    const hiding = { ...before, c0: 'P', c1: 'P', c18: 'I', c19: 'I' };
+    const decision = gate(before, hiding, ['x']);
+    expect(decision.checks.find((c) => c.name === 'graded')?.ok).toBe(true);
+    const check = decision.checks.find((c) => c.name === 'infra_balance');
+    expect(check).toMatchObject({ ok: false, cases: ['c18', 'c19'] });
+    expect(decision.verdict).toBe('reject');
+    expect(decision.reasons.join('\n')).toMatch(/failed for infrastructure reasons more often than the baseline's: c18, c19 \(screening case-trials: 2 of 20 \(10\.0%\) against 0 of 20 \(0\.0%\).*not accepted/);
+    // Trials hidden inside a case that still reads as a pass count too (two of three trials "errored").
+    const partly = gate({ ...before, c5: 'P P P' }, { ...before, c0: 'P', c1: 'P', c5: 'P I I' }, ['x']);
+    expect(partly.checks.find((c) => c.name === 'infra_balance')).toMatchObject({ ok: false, cases: ['c5'] });
+    expect(partly.verdict).toBe('reject');
+    // The same errors on the baseline's side (an outage on both): no imbalance, the fixes stand.
+    const even = gate({ ...before, c18: 'I', c19: 'I' }, hiding, ['x']);
+    expect(even.checks.find((c) => c.name === 'infra_balance')).toBeUndefined();
+    expect(even.verdict).toBe('accept');
+  });
+
   it('tolerates regressions up to the policy', () => {
     const before = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`c${i}`, i < 90 ? 'P' : 'Fx']));
     const after = { ...before, c0: 'Fz', c90: 'P', c91: 'P' };
@@ -110,7 +131,8 @@ describe('the paper-faithful gate', () => {
   });
 
   it('refuses to decide when too many cases have no verdict', () => {
-    const decision = gate({ a: 'P', b: 'Fx', c: 'P' }, { a: 'I', b: 'P', c: 'P' }, ['x']);
+    // Errors on both sides (an outage): missing evidence. On the candidate's side alone they are its own (above).
+    const decision = gate({ a: 'I', b: 'Fx', c: 'P' }, { a: 'I', b: 'P', c: 'P' }, ['x']);
     expect(decision.verdict).toBe('undecided');
     expect(decision.reasons[0]).toMatch(/could not be graded/);
   });

@@ -337,8 +337,16 @@ describe('what a decision states it could have seen', () => {
     expect(likely?.regressions.slice(0, 10).map((r) => r.caseId).sort()).toEqual(ids.slice(0, 10));
     expect(likely?.confirmable).toBe(false);
     expect(likely?.smallestPValue).toBeCloseTo(1 / 6, 12);
-    expect(decision.power?.text.join(' ')).toMatch(/No single case could be confirmed at these trial counts: with 2 against 2 trials .* it would take \d+ trials a side/);
+    expect(decision.power?.text.join(' ')).toMatch(/No single case could be confirmed at these trial counts: with 2 against 2 trials .* (\d+) trials a side is the fewest at which/);
     expect(decision.power?.text.join(' ')).toMatch(/never used to promote/);
+    // The perfect split is the floor; confirming a real drop of detectableDrop with 80% power takes more, stated exactly.
+    const forPower = likely?.trialsForPower as number;
+    expect(forPower).toBeGreaterThan(likely?.trialsNeeded as number);
+    expect(fixedPower(forPower, 1, 1 - policy.detectableDrop, likely?.bar as number)).toBeGreaterThanOrEqual(0.8);
+    expect(fixedPower(forPower - 1, 1, 1 - policy.detectableDrop, likely?.bar as number)).toBeLessThan(0.8);
+    // The paired test over the 20 cases at two trials a side states the common drop it could see.
+    expect(decision.power?.aggregate).toMatchObject({ pairs: 20, level: 0.0125 });
+    expect(decision.power?.aggregate?.detectableDrop).toBeGreaterThan(0);
   });
 });
 

@@ -61,6 +61,8 @@ export function claudeEngines(options: ClaudeOptions, when: 'at_start' | 'at_fir
       synthesize: (request) => open().synthesize(request),
       reviewRequirements: (request) => open().reviewRequirements(request),
       judgeHelpfulness: (request) => open().judgeHelpfulness(request),
+      writeMember: (request) => open().writeMember(request),
+      writeOrchestratorPrompt: (request) => open().writeOrchestratorPrompt(request),
     };
   };
   const factory = () => {

@@ -18,8 +18,10 @@ export function createModelPort(models: Config['models'], engines: { claude: Eng
     if (!engines.claude) throw new AgentdevelError('CONFIG_INVALID', `models.${role}: "${model}" needs the Claude engine`);
     return engines.claude(role, model);
   };
-  // The judge's engine is made only when it is first asked (credit.helpfulness is off by default).
+  // The judge's and the writer's engines are made only when first asked (credit.helpfulness is
+  // off by default; only `discover` asks the writer), so their default models need no key otherwise.
   let judge: ModelPort | null = null;
+  let writer: ModelPort | null = null;
   const ports = { agent: forRole('agent'), critic: forRole('critic'), diagnostician: forRole('diagnostician'), synthesizer: forRole('synthesizer') };
   return {
     agentTurn: (request) => ports.agent.agentTurn(request),
@@ -29,5 +31,7 @@ export function createModelPort(models: Config['models'], engines: { claude: Eng
     // The requirements review is a critic's job, on the critic's model: blind to the blueprint too.
     reviewRequirements: (request) => ports.critic.reviewRequirements(request),
     judgeHelpfulness: (request) => (judge ??= forRole('judge')).judgeHelpfulness(request),
+    writeMember: (request) => (writer ??= forRole('writer')).writeMember(request),
+    writeOrchestratorPrompt: (request) => (writer ??= forRole('writer')).writeOrchestratorPrompt(request),
   };
 }

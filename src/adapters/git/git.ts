@@ -332,15 +332,15 @@ export class GitRepo {
     return (await this.probe(['merge-base', '--is-ancestor', ancestor, descendant])).found;
   }
 
-  /** Refs under a prefix with the objects they point at, sorted by name. */
-  async refs(prefix: string): Promise<Array<{ ref: string; sha: string }>> {
-    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname)', prefix], 'for-each-ref');
+  /** Refs under a prefix with the objects they point at and those objects' kinds (commit, tag, tree, blob), sorted by name. */
+  async refs(prefix: string): Promise<Array<{ ref: string; sha: string; type: string }>> {
+    const out = await this.raw(['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)', prefix], 'for-each-ref');
     return out
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => {
-        const [ref, sha] = line.split(' ');
-        return { ref: ref ?? '', sha: sha ?? '' };
+        const [ref, sha, type] = line.split(' ');
+        return { ref: ref ?? '', sha: sha ?? '', type: type ?? '' };
       });
   }
 
@@ -374,13 +374,26 @@ export class GitRepo {
    * without touching any worktree or index: a document recorded in git.
    */
   async documentCommit(parent: string, files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
-    const entries: string[] = [];
-    for (const file of files) {
-      const blob = (await this.plumbing(['hash-object', '-w', '--stdin'], file.content)).trim();
-      entries.push(`100644 blob ${blob}\t${file.name}`);
-    }
-    const tree = (await this.plumbing(['mktree'], `${entries.join('\n')}\n`)).trim();
+    const tree = await this.documentTree(files);
     return (await this.plumbing(['commit-tree', tree, '-p', parent, '-F', '-'], message)).trim();
+  }
+
+  /** A tree of these files; a name with "/" goes into subtrees (mktree takes one level at a time). */
+  private async documentTree(files: ReadonlyArray<{ name: string; content: string }>): Promise<string> {
+    const entries: string[] = [];
+    const folders = new Map<string, Array<{ name: string; content: string }>>();
+    for (const file of files) {
+      const slash = file.name.indexOf('/');
+      if (slash < 0) {
+        const blob = (await this.plumbing(['hash-object', '-w', '--stdin'], file.content)).trim();
+        entries.push(`100644 blob ${blob}\t${file.name}`);
+        continue;
+      }
+      const folder = file.name.slice(0, slash);
+      folders.set(folder, [...(folders.get(folder) ?? []), { name: file.name.slice(slash + 1), content: file.content }]);
+    }
+    for (const [folder, inside] of folders) entries.push(`040000 tree ${await this.documentTree(inside)}\t${folder}`);
+    return (await this.plumbing(['mktree'], `${entries.join('\n')}\n`)).trim();
   }
 
   /** The names of the configured remotes. */

@@ -3,25 +3,72 @@
 // Git refuses every later write while one exists ("Unable to create '….lock': File exists"),
 // which turned a killed `demo` into a `GIT_FAILED` on the next `iterate`. Called with the
 // workspace lock held (no other agentdevel command runs here): a git process still working in
-// the repository (an orphan of the killed command finishing its write, or the user's own git)
-// is waited for; once none is left, its locks are stale and removed.
-import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+// the repository (an orphan of the killed command finishing its write, or the user's own git),
+// in its main worktree, in any linked worktree wherever it lives, or in its git directory, is
+// waited for; once none is left, its locks are stale and removed.
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { systemClock } from '../../domain/ports/clock.ts';
 
-/** The git processes whose working directory is inside `root` (read from /proc; none without it). */
-export function gitProcessesIn(root: string): number[] {
+/** A path as the kernel reports a process's cwd: symbolic links resolved (as given when it does not exist). */
+function canonical(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
+}
+
+/**
+ * Every folder a git process working on this repository may stand in: the main worktree, the
+ * common directory, and each linked worktree, wherever it lives (read from
+ * <common>/worktrees/<name>/gitdir, so no git process is needed to list them).
+ */
+export function repositoryPlaces(root: string, commonDir: string): string[] {
+  const places = new Set([canonical(root), canonical(commonDir)]);
+  let linked: string[] = [];
+  try {
+    linked = readdirSync(path.join(commonDir, 'worktrees'));
+  } catch {
+    // No linked worktrees.
+  }
+  for (const name of linked) {
+    try {
+      const gitFile = readFileSync(path.join(commonDir, 'worktrees', name, 'gitdir'), 'utf8').trim();
+      places.add(canonical(path.dirname(gitFile)));
+    } catch {
+      // A worktree entry without its gitdir file: git prunes it; nothing stands there.
+    }
+  }
+  return [...places];
+}
+
+/**
+ * The git processes (git and its helpers, git-*) working in any of `places`: their working
+ * directory is inside one of them, or their GIT_DIR, GIT_COMMON_DIR or GIT_WORK_TREE names one
+ * (read from /proc; none without it). Paths are compared after resolving symbolic links.
+ */
+export function gitProcessesIn(places: string | readonly string[]): number[] {
+  const folders = (typeof places === 'string' ? [places] : places).map(canonical);
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
     return [];
   }
-  const inside = (dir: string) => dir === root || dir.startsWith(`${root}${path.sep}`);
+  const inside = (dir: string) => folders.some((folder) => dir === folder || dir.startsWith(`${folder}${path.sep}`));
   return pids.flatMap((pid) => {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'git') return [];
-      return inside(readlinkSync(`/proc/${pid}/cwd`)) ? [Number(pid)] : [];
+      if (!/^git(-|$)/.test(readFileSync(`/proc/${pid}/comm`, 'utf8').trim())) return [];
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (inside(cwd)) return [Number(pid)];
+      const named = readFileSync(`/proc/${pid}/environ`, 'latin1')
+        .split('\0')
+        .flatMap((entry) => {
+          const match = /^GIT_(?:DIR|COMMON_DIR|WORK_TREE)=(.+)$/.exec(entry);
+          return match?.[1] ? [canonical(path.resolve(cwd, match[1]))] : [];
+        });
+      return named.some(inside) ? [Number(pid)] : [];
     } catch {
       return []; // Gone meanwhile, or another user's.
     }
@@ -67,7 +114,8 @@ export async function clearStaleGitLocks(root: string, commonDir: string, waitMs
   const locks = gitLockFiles(commonDir);
   if (locks.length === 0) return [];
   const deadline = systemClock.now().getTime() + waitMs;
-  while (gitProcessesIn(root).length > 0) {
+  const places = repositoryPlaces(root, commonDir);
+  while (gitProcessesIn(places).length > 0) {
     if (systemClock.now().getTime() >= deadline) return [];
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

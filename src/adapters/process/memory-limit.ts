@@ -73,5 +73,5 @@ export function limitedCommand(found: Launcher, memoryMb: number, nodeArgs: read
 
 /** Whether a child's stderr says it ran out of memory (V8 heap, Buffers or native allocations). */
 export function ranOutOfMemory(stderr: string): boolean {
-  return /heap out of memory|Allocation failed|allocation failed|Cannot allocate memory|std::bad_alloc|out of memory/i.test(stderr);
+  return /heap out of memory|Allocation failed|allocation failed|Cannot allocate memory|std::bad_alloc|out of memory|MemoryError/i.test(stderr);
 }

@@ -10,6 +10,14 @@
 import { execa, type ResultPromise } from 'execa';
 import { randomBytes } from 'node:crypto';
 import { CONTAINMENT_VARIABLE, killGroup, killMarked, trackChild } from './children.ts';
+import { watchDescendants } from './descendants.ts';
+
+/**
+ * How an untrusted process is kept from outliving itself (untrusted.ts chooses): in a PID
+ * namespace of its own (the kernel ends what is left), or by following its descendants in the
+ * process table while it runs.
+ */
+export type Containment = 'pid-namespace' | 'process-table';
 
 export interface ProcessRequest {
   readonly command: string;
@@ -21,10 +29,11 @@ export interface ProcessRequest {
   readonly timeoutMs?: number;
   readonly maxOutputBytes?: number;
   /**
-   * Untrusted code: its processes are marked in their environment, and once it has exited every
-   * marked process still running is killed, also one that left the process group (setsid).
+   * Untrusted code that may start processes (see untrusted.ts): its processes are marked in their
+   * environment; under process-table its descendants are followed while it runs. Once it has
+   * exited, every one still running is killed, also one that left the process group (setsid).
    */
-  readonly contain?: boolean;
+  readonly contain?: Containment;
 }
 
 export interface ProcessOutcome {
@@ -97,8 +106,10 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
     maxBuffer: request.maxOutputBytes ?? 16 * 1024 * 1024,
   });
   const supervision = supervise(subprocess, request.timeoutMs);
+  const descendants = request.contain === 'process-table' && subprocess.pid !== undefined ? watchDescendants(subprocess.pid, marker) : null;
   const result = await subprocess;
-  if (marker) killMarked(marker);
+  if (descendants) descendants.stop();
+  else if (marker) killMarked(marker);
   return toOutcome(result, supervision);
 }
 

@@ -5,9 +5,13 @@
 // by side: each one a Node process of about 40 MB, started when the others are all busy.
 // The kill rules are runner.ts's and hold as before: the spawner applies them to each child
 // (own process group, time limit, group kill at exit, output grace), and this side tracks every
-// child it hears of, so the children are killed when agentdevel exits, however it exits.
+// child it hears of, so the children are killed when agentdevel exits, however it exits. A
+// contained request (untrusted.ts) in a PID namespace needs nothing more; under the process-table
+// fallback this side follows the child's descendants while it runs and kills them at its exit.
 import { fileURLToPath } from 'node:url';
-import { killGroup, trackChild } from './children.ts';
+import { randomBytes } from 'node:crypto';
+import { CONTAINMENT_VARIABLE, killGroup, trackChild } from './children.ts';
+import { watchDescendants, type DescendantWatch } from './descendants.ts';
 import { startIpcProcess, type IpcProcess, type ProcessOutcome, type ProcessRequest } from './runner.ts';
 
 const entry = fileURLToPath(new URL('./spawner-entry.mjs', import.meta.url));
@@ -41,6 +45,9 @@ interface Pending {
   group: number | null;
   untrack: (() => void) | null;
   handlerError: { error: unknown } | null;
+  /** Set when the request asked for the process-table containment: its marker, then its watch once started. */
+  readonly marker: string | null;
+  descendants: DescendantWatch | null;
 }
 
 type SpawnerMessage =
@@ -82,6 +89,7 @@ export function startLineRunner(spawners = 1): LineRunner {
     for (const [id, waiting] of current.pending) {
       // Its children may outlive it: they are stopped here, as the spawner would have.
       if (waiting.group !== null) killGroup(waiting.group);
+      waiting.descendants?.stop();
       waiting.untrack?.();
       waiting.reject(new SpawnerLost(`the process spawner stopped (${reason}) while case-trial process ${id} ran`));
     }
@@ -97,6 +105,7 @@ export function startLineRunner(spawners = 1): LineRunner {
       case 'started':
         waiting.group = message.pid;
         waiting.untrack = trackChild(message.pid);
+        if (waiting.marker !== null) waiting.descendants = watchDescendants(message.pid, waiting.marker);
         return;
       case 'lines':
         if (waiting.handlerError) return;
@@ -112,6 +121,7 @@ export function startLineRunner(spawners = 1): LineRunner {
         return;
       case 'exit': {
         pending.delete(message.id);
+        waiting.descendants?.stop();
         waiting.untrack?.();
         if (waiting.handlerError) {
           waiting.reject(waiting.handlerError.error);
@@ -188,8 +198,9 @@ export function startLineRunner(spawners = 1): LineRunner {
       }
       if (current.dead) throw new SpawnerLost(`the process spawner stopped: ${current.dead}`);
       const id = nextId++;
+      const marker = request.contain === 'process-table' ? randomBytes(12).toString('hex') : null;
       const outcome = new Promise<ProcessOutcome>((resolve, reject) => {
-        current.pending.set(id, { onLine, resolve, reject, group: null, untrack: null, handlerError: null });
+        current.pending.set(id, { onLine, resolve, reject, group: null, untrack: null, handlerError: null, marker, descendants: null });
       });
       current.process
         .send({
@@ -198,7 +209,7 @@ export function startLineRunner(spawners = 1): LineRunner {
           command: request.command,
           args: [...request.args],
           cwd: request.cwd,
-          env: { ...request.env },
+          env: { ...request.env, ...(marker ? { [CONTAINMENT_VARIABLE]: marker } : {}) },
           input: request.input ?? '',
           timeoutMs: request.timeoutMs ?? null,
           maxStderrBytes: request.maxOutputBytes ?? MAX_STDERR_BYTES,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
 import { expectedStateReader } from '../runtimes/tool-loop.ts';
-import { splitNames, type Case } from '../../domain/case.ts';
+import { splitNames } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { InfraError, type CallRole, type Usage } from '../../domain/ports/model.ts';
 import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
@@ -90,7 +90,7 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
           snapshot,
           blueprint: config.blueprint,
           task: config.task,
-          testCase: visibleCase(testCase) as Case,
+          testCase: visibleCase(testCase, version.task.gradingPaths),
           trial,
           agentModel: config.models.agent,
           callTimeoutMs: config.sandbox.timeoutMs,

@@ -94,7 +94,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
         const blueprint = await loadBlueprint(dir, job.blueprint, buildDir);
         const task = await loadTask(dir, job.task);
         const environmentBundle = task.environmentModule ? await bundleEnvironment(task.environmentModule, buildDir, dir) : null;
-        const roles = { agent: job.agentModel, critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock' };
+        const roles = { agent: job.agentModel, critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock', writer: 'mock' };
         return startRuntime({
           blueprint,
           environmentBundle,
@@ -103,6 +103,8 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           callTimeoutMs: job.callTimeoutMs,
           memoryMb: job.memoryMb,
           passEnv: job.passEnv,
+          // The job's case has none of them already (the coordinator stripped it); the task says which they are.
+          gradingPaths: task.gradingPaths,
           parentEnv: deps.env,
           concurrency: deps.concurrency,
           gradesHere: false,

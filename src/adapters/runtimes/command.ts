@@ -4,6 +4,8 @@ import { childEnvironment } from '../../domain/environment.ts';
 import { InfraError } from '../../domain/ports/model.ts';
 import { SpawnerLost, startLineRunner } from '../process/spawner.ts';
 import { stderrCause, stderrTail } from '../process/stderr-tail.ts';
+import { brokenLimit } from '../process/sandbox.ts';
+import { untrustedCommand, type UntrustedLaunch } from '../process/untrusted.ts';
 import type { LoadedBlueprint } from '../blueprint/load.ts';
 import type { CommandManifest } from '../../domain/blueprint-manifest.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
@@ -13,7 +15,11 @@ export interface CommandOptions {
   readonly manifest: CommandManifest;
   /** Names of environment variables the agent may see (from the workspace config, not the blueprint). */
   readonly passEnv: readonly string[];
+  /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
+  readonly gradingPaths: readonly string[];
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  /** The sandbox's memory limit (sandbox.memoryMb), applied to the agent's process and all it starts. */
+  readonly memoryMb: number;
   readonly concurrency?: number;
 }
 
@@ -23,22 +29,26 @@ const MAX_SPAWNERS = 4;
 /**
  * Any executable as an agent: the case (without its grading fields) as JSON on stdin, trace
  * events as JSON lines on stdout, streamed into the trace as they arrive. The processes are
- * started by small helper processes (spawners), so concurrency runs them side by side.
+ * started by small helper processes (spawners), so concurrency runs them side by side. Each
+ * runs as untrusted code (untrusted.ts): under the memory limit, and contained, so nothing it
+ * starts outlives its case-trial.
  */
 export function startCommand(options: CommandOptions): Runtime {
-  const [command, ...args] = options.manifest.command;
+  const [command] = options.manifest.command;
   const processes = startLineRunner(Math.min(MAX_SPAWNERS, Math.max(1, options.concurrency ?? 1)));
+  let launching: Promise<UntrustedLaunch> | null = null;
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     let output: unknown = null;
     let lineNumber = 0;
+    launching ??= untrustedCommand(options.manifest.command, options.memoryMb);
+    const launch = await launching;
     const outcome = await processes.run(
       {
-        command: command as string,
-        args,
+        ...launch,
         cwd: options.blueprint.root,
         // The trial number lets an agent that samples seed itself, so a run can be reproduced.
         env: { ...childEnvironment(options.parentEnv, options.passEnv), AGENTDEVEL_TRIAL: String(trial) },
-        input: JSON.stringify(visibleCase(testCase)),
+        input: JSON.stringify(visibleCase(testCase, options.gradingPaths)),
         timeoutMs: options.manifest.timeoutMs,
       },
       (line) => {
@@ -66,13 +76,17 @@ export function startCommand(options: CommandOptions): Runtime {
       if (error instanceof SpawnerLost) throw new InfraError('agent', error.message, { cause: error });
       throw error;
     });
+    // The memory limit and the namespace come with a shell in front: it reports a command it cannot find as 127.
+    const missing = launch.command !== command && outcome.exitCode === 127 && /not found|No such file/.test(outcome.stderr);
+    const broken = outcome.exitCode === 0 || outcome.timedOut ? null : brokenLimit(outcome, { timeoutMs: options.manifest.timeoutMs, memoryMb: options.memoryMb });
     if (outcome.spawnError) sink.emit({ type: 'error', kind: 'agent', message: `could not start ${command}: ${outcome.spawnError}` });
+    else if (missing) sink.emit({ type: 'error', kind: 'agent', message: `could not start ${command}: ${stderrCause(outcome.stderr) ?? 'not found'}` });
     else if (outcome.timedOut) sink.emit({ type: 'error', kind: 'agent', message: `timed out after ${options.manifest.timeoutMs} ms` });
     else if (outcome.exitCode !== 0) {
-      // The cause in one line (the error and its file:line), then a bounded tail of stderr:
-      // both go to the trace, which the recorder redacts.
+      // The limit it broke, else the cause in one line (the error and its file:line), then a
+      // bounded tail of stderr: all go to the trace, which the recorder redacts.
       const cause = stderrCause(outcome.stderr);
-      sink.emit({ type: 'error', kind: 'agent', message: `exited with ${outcome.signal ?? `code ${outcome.exitCode}`}${cause ? `: ${cause}` : ''}` });
+      sink.emit({ type: 'error', kind: 'agent', message: broken ?? `exited with ${outcome.signal ?? `code ${outcome.exitCode}`}${cause ? `: ${cause}` : ''}` });
       const tail = stderrTail(outcome.stderr);
       if (tail) sink.emit({ type: 'error', kind: 'agent', message: `stderr (last lines):\n${tail}` });
     }

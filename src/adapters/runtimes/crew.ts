@@ -17,6 +17,8 @@ export interface CrewOptions {
   readonly agentModel: string;
   readonly callTimeoutMs: number;
   readonly memoryMb: number;
+  /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
+  readonly gradingPaths: readonly string[];
 }
 
 interface MemberRuntime {
@@ -173,9 +175,9 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
     try {
       current = await acquire();
       live.add(current);
-      const { opening } = await current.open(session, visibleCase(testCase));
-      const input = visibleCase(testCase).input;
-      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase)));
+      const { opening } = await current.open(session, visibleCase(testCase, options.gradingPaths));
+      const input = visibleCase(testCase, options.gradingPaths).input;
+      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase, options.gradingPaths)));
       const state: CaseState = { session, seed: `${testCase.id}:${trial}`, host: current, sink, userTexts: [firstText], results: new Map(), calls: new Map() };
       emit({ type: 'message', role: 'user', text: firstText });
       const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];

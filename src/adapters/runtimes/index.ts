@@ -14,6 +14,8 @@ export interface RuntimeContext {
   readonly callTimeoutMs: number;
   readonly memoryMb: number;
   readonly passEnv: readonly string[];
+  /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
+  readonly gradingPaths: readonly string[];
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   /** Case-trials the run will have in flight at once (the command runtime sizes its spawners by it). */
   readonly concurrency?: number;

@@ -15,6 +15,8 @@ export interface ToolLoopOptions {
   readonly agentModel: string;
   readonly callTimeoutMs: number;
   readonly memoryMb: number;
+  /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
+  readonly gradingPaths: readonly string[];
   /** False on a queue worker: the case it gets has no grading fields, and the coordinator fills the expected state in. */
   readonly gradesHere?: boolean;
 }
@@ -76,9 +78,9 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
     let current: ToolHost | null = null;
     try {
       current = await acquire();
-      const { opening } = await current.open(session, visibleCase(testCase));
-      const input = visibleCase(testCase).input;
-      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase)));
+      const { opening } = await current.open(session, visibleCase(testCase, options.gradingPaths));
+      const input = visibleCase(testCase, options.gradingPaths).input;
+      const firstText = opening ?? (typeof input === 'string' ? input : JSON.stringify(visibleCase(testCase, options.gradingPaths)));
       sink.emit({ type: 'message', role: 'user', text: firstText });
       const messages: ConversationMessage[] = [{ role: 'user', content: [{ type: 'text', text: firstText }] }];
       let lastText: string | null = null;

@@ -127,6 +127,17 @@ export const migrations: readonly string[] = [
     imported_at TEXT NOT NULL
   );
   `,
+  // Model calls made outside an iteration (a discover round) say what they were for.
+  `
+  ALTER TABLE model_calls ADD COLUMN activity TEXT;
+  ALTER TABLE spared_calls ADD COLUMN activity TEXT;
+  CREATE INDEX model_calls_by_activity ON model_calls (activity);
+  `,
+  // The commit a recorded decision wrote (the pending release's, for `approve`): written by the
+  // gate on this machine only, never rebuilt from git, so a moved ref cannot change it.
+  `
+  ALTER TABLE decisions ADD COLUMN recorded_commit TEXT;
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

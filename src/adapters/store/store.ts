@@ -7,15 +7,15 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { migrate, StoreTooNew } from './migrations.ts';
 import { caseSummarizer, type CaseSummary } from '../../domain/case-summary.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
+import { CostLedger, type ActivityCost, type IterationCost, type LedgerScope, type SpareReason } from './ledger.ts';
+
+export type { ActivityCost, IterationCost, LedgerScope, SpareReason } from './ledger.ts';
 
 /** Records read per query when a run's records are walked. */
 const RECORD_PAGE = 512;
 
 export const STATE_DIR = '.agentdevel';
 export const DATABASE_FILE = 'state.db';
-
-/** Why a model call was not made. */
-export type SpareReason = 'policy' | 'reused';
 
 export type RunPurpose = 'baseline' | 'candidate' | 'run' | 'test' | 'confirm';
 
@@ -46,20 +46,6 @@ export interface RunSummary extends RunIdentity {
   readonly origin: 'local' | 'git';
 }
 
-export interface IterationCost {
-  readonly costUsd: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  /** Model calls made (spared calls excluded). */
-  readonly calls: number;
-  /** Critic calls the critic policy spared. */
-  readonly skippedCriticCalls: number;
-  /** Critic calls not made because an identical trace was already judged. */
-  readonly reusedCriticCalls: number;
-  /** Their estimated cost at the mean billed critic call; null when none was billed (the mock is free). */
-  readonly savedUsd: number | null;
-}
-
 export interface DecisionRow {
   readonly id: number;
   readonly blueprint: string;
@@ -73,6 +59,8 @@ export interface DecisionRow {
   readonly intent: unknown;
   readonly tag: string | null;
   readonly auditRef: string | null;
+  /** The commit the decision wrote to git (its report on top of the candidate); null when it wrote none, or before it was recorded. */
+  readonly recordedCommit: string | null;
   readonly createdAt: string;
   readonly f2p: string[];
   readonly p2f: string[];
@@ -86,10 +74,14 @@ export class Store {
   /** Label aliases recorded in git (see domain/label-aliases): applied when labels are read, never written. */
   private aliases: ReadonlyMap<string, string> = new Map();
 
+  private readonly ledger: CostLedger;
+
   private constructor(
     private readonly sql: Sql,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.ledger = new CostLedger(sql, () => this.now());
+  }
 
   /**
    * Opens (or creates) the store of a workspace. Damaged or foreign state is a clear error
@@ -403,8 +395,8 @@ export class Store {
   saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number {
     return this.sql.transaction(() => {
       const inserted = this.sql.run(
-        `INSERT INTO decisions (blueprint, iteration, candidate_ref, candidate_commit, baseline_run, candidate_run, outcome, reasons, intent, tag, audit_ref, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO decisions (blueprint, iteration, candidate_ref, candidate_commit, baseline_run, candidate_run, outcome, reasons, intent, tag, audit_ref, recorded_commit, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         decision.blueprint,
         decision.iteration,
         decision.candidateRef,
@@ -416,6 +408,7 @@ export class Store {
         json(decision.intent),
         decision.tag,
         decision.auditRef,
+        decision.recordedCommit,
         this.now(),
       );
       const id = Number(inserted.lastInsertRowid);
@@ -441,6 +434,7 @@ export class Store {
         intent: parse(row.intent),
         tag: row.tag === null ? null : String(row.tag),
         auditRef: row.audit_ref === null ? null : String(row.audit_ref),
+        recordedCommit: row.recorded_commit === null || row.recorded_commit === undefined ? null : String(row.recorded_commit),
         createdAt: String(row.created_at),
         f2p: flips.filter((f) => f.kind === 'f2p').map((f) => String(f.case_id)),
         p2f: flips.filter((f) => f.kind === 'p2f').map((f) => String(f.case_id)),
@@ -448,35 +442,25 @@ export class Store {
     });
   }
 
-  recordModelCall(role: CallRole, model: string, usage: Usage, context: { iteration: number | null; runId: string | null }): void {
-    this.sql.run(
-      `INSERT INTO model_calls (role, model, iteration, run_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      role,
-      model,
-      context.iteration,
-      context.runId,
-      usage.inputTokens,
-      usage.outputTokens,
-      usage.cacheReadTokens,
-      usage.cacheWriteTokens,
-      usage.costUsd,
-      this.now(),
-    );
+  // The cost ledger's rows live in ledger.ts; the store hands them its connection and clock.
+  recordModelCall(role: CallRole, model: string, usage: Usage, context: LedgerScope): void {
+    this.ledger.recordModelCall(role, model, usage, context);
   }
 
-  /**
-   * Calls not made, as one count: "policy" for those the critic policy spared (passing
-   * case-trials), "reused" for verdicts given once for an identical trace.
-   */
-  recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: { iteration: number | null; runId: string | null }): void {
-    if (count <= 0) return;
-    this.sql.run(`INSERT INTO spared_calls (role, model, iteration, run_id, reason, count, at) VALUES (?, ?, ?, ?, ?, ?, ?)`, role, model, context.iteration, context.runId, reason, count, this.now());
+  recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: LedgerScope): void {
+    this.ledger.recordSparedCalls(role, model, count, reason, context);
   }
 
-  /** Rows in the ledger (model calls made, and stores from before counts: one per call spared). */
+  costOfActivity(activity: string): ActivityCost {
+    return this.ledger.costOfActivity(activity);
+  }
+
   modelCallRows(): number {
-    return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls`)?.n ?? 0);
+    return this.ledger.modelCallRows();
+  }
+
+  costOfIteration(iteration: number): IterationCost {
+    return this.ledger.costOfIteration(iteration);
   }
 
   /** A verdict the critic gave on exactly this content, or null. */
@@ -487,42 +471,6 @@ export class Store {
 
   saveCriticVerdict(key: string, verdict: CriticVerdict): void {
     this.sql.run(`INSERT OR IGNORE INTO critic_verdicts (key, verdict, at) VALUES (?, ?, ?)`, key, JSON.stringify(verdict), this.now());
-  }
-
-  costOfIteration(iteration: number): IterationCost {
-    const row = this.sql.get<{ cost: number; input: number; output: number; calls: number; skipped: number }>(
-      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
-              COALESCE(SUM(skipped = 0), 0) AS calls, COALESCE(SUM(skipped = 1 AND role = 'critic'), 0) AS skipped
-       FROM model_calls WHERE iteration = ?`,
-      iteration,
-    );
-    const spared = this.sql.get<{ policy: number; reused: number }>(
-      `SELECT COALESCE(SUM(CASE WHEN reason = 'policy' THEN count END), 0) AS policy, COALESCE(SUM(CASE WHEN reason = 'reused' THEN count END), 0) AS reused
-       FROM spared_calls WHERE iteration = ? AND role = 'critic'`,
-      iteration,
-    );
-    // Stores written before counts keep one zero-cost row per spared call: both are read.
-    const skipped = Number(row?.skipped ?? 0) + Number(spared?.policy ?? 0);
-    const reused = Number(spared?.reused ?? 0);
-    return {
-      costUsd: row?.cost ?? 0,
-      inputTokens: row?.input ?? 0,
-      outputTokens: row?.output ?? 0,
-      calls: Number(row?.calls ?? 0),
-      skippedCriticCalls: skipped,
-      reusedCriticCalls: reused,
-      savedUsd: skipped + reused === 0 ? null : this.meanCriticCallCost(iteration, skipped + reused),
-    };
-  }
-
-  /** What the skipped critic calls would have cost, at the mean cost of the critic calls actually made (null when none was billed). */
-  private meanCriticCallCost(iteration: number, skipped: number): number | null {
-    const row = this.sql.get<{ cost: number; n: number }>(
-      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COUNT(*) AS n FROM model_calls WHERE iteration = ? AND role = 'critic' AND skipped = 0 AND cost_usd > 0`,
-      iteration,
-    );
-    const n = Number(row?.n ?? 0);
-    return n === 0 ? null : (Number(row?.cost ?? 0) / n) * skipped;
   }
 
   testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined {

@@ -9,6 +9,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { atPath } from '../../domain/json.ts';
 import { parseJsonDocument } from '../../domain/json-document.ts';
 import { parseCases } from './cases.ts';
+import { caseGradingPaths } from '../../domain/ports/runtime.ts';
 import { regexProblem, taskManifestSchema, type ScorerConfig, type TaskManifest } from '../../domain/task-manifest.ts';
 
 export const TASK_FILE = 'task.json';
@@ -25,6 +26,8 @@ export interface Task {
   readonly requirements: readonly Requirement[];
   /** Absolute path of the environment module, when the task has one. */
   readonly environmentModule: string | null;
+  /** Every path of a case the grading reads (`caseGradingPaths`): hidden from the agent and the queue. */
+  readonly gradingPaths: readonly string[];
 }
 
 export function taskRoot(workspace: string, task: string): string {
@@ -73,6 +76,7 @@ export async function loadTask(workspace: string, name: string): Promise<Task> {
     rubric,
     requirements,
     environmentModule: manifest.environment ? path.join(root, manifest.environment) : null,
+    gradingPaths: caseGradingPaths(manifest.scorers),
   };
 }
 

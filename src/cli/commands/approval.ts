@@ -6,6 +6,18 @@ import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 export interface ApprovalOptions extends CommonOptions {
   readonly reason?: string;
   readonly by?: string;
+  /** The full id of the pending commit the approver reviewed, when this machine has no record of the gate holding it. */
+  readonly trustPending?: string;
+}
+
+/** A full commit id: a prefix could be matched by a forged commit with a little hashing. */
+function trustedCommit(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const id = value.trim().toLowerCase();
+  if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(id)) {
+    throw new AgentdevelError('USAGE', `--trust-pending: "${value}" is not a full commit id; name the reviewed pending commit by all its 40 (or 64) hex digits, since a short prefix can be matched by a forged commit`);
+  }
+  return id;
 }
 
 function iterationOf(selector: string): number {
@@ -17,10 +29,11 @@ function iterationOf(selector: string): number {
 /** `agentdevel approve RC`: the person's yes; the pending release is promoted, all or nothing. */
 export async function approveCommand(io: Io, options: ApprovalOptions, selector: string): Promise<number> {
   const iteration = iterationOf(selector);
+  const trustPending = trustedCommit(options.trustPending);
   const command = await openCommand(io, options, 'approve', 'at_first_call');
   try {
     await refuseDirtyTree(command.workspace);
-    const { tag, commit } = await approvePending(command.workspace, iteration, options.by ?? null, io.clock, { textDiff: command.run.textDiff });
+    const { tag, commit } = await approvePending(command.workspace, iteration, options.by ?? null, io.clock, { textDiff: command.run.textDiff }, trustPending);
     if (command.output.json) command.output.result({ iteration, outcome: 'promoted', tag, commit });
     else command.output.line(`iteration ${iteration}: approved and promoted as ${tag} (${commit.slice(0, 10)})`);
     return 0;

@@ -69,7 +69,7 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
       output.result({
         caseId,
         run: { id: run.id, name: run.name, purpose: run.purpose, commit: run.commit, startedAt: run.startedAt, simulated: run.simulated },
-        input: testCase ? visibleCase(testCase) : null,
+        input: testCase ? visibleCase(testCase, task.gradingPaths) : null,
         expected: testCase?.expected ?? null,
         trials: trials.map(({ record, trace }) => ({ ...record, reason: recordReason(record), trace })),
       });
@@ -77,7 +77,7 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
     }
     output.line(`${caseId} in ${run.id} (${runWords(run.purpose)} of ${commitWords(run.commit)}, ${run.startedAt})${run.simulated ? ' — simulated: the mock engine played the agent' : ''}`);
     output.line('input:');
-    output.line(indented(testCase ? visibleCase(testCase) : '(not in the train split any more)'));
+    output.line(indented(testCase ? visibleCase(testCase, task.gradingPaths) : '(not in the train split any more)'));
     output.line('expected:');
     output.line(indented(testCase?.expected ?? '(none)'));
     for (const { record, trace } of trials) {

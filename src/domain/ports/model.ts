@@ -5,8 +5,9 @@ import type { ReleaseCandidate } from '../release-candidate.ts';
 import type { TraceEvent } from '../trace.ts';
 import type { GradientClaim, GradientDocument } from '../gradient.ts';
 import type { SymptomEntry } from '../symptoms.ts';
+import type { MemberDraft, OrchestratorPrompt } from '../member-writer.ts';
 
-export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer', 'judge'] as const;
+export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer', 'judge', 'writer'] as const;
 export type Role = (typeof roles)[number];
 /**
  * Who a model call is for: a configured role, or the requirements reviewer (a gate layer that
@@ -131,6 +132,8 @@ export interface RcHistoryEntry {
   readonly edited: readonly string[];
   /** Its scope: the cases the diagnosis of its iteration listed under its targets. */
   readonly scope: readonly string[];
+  /** A rejected RC whose regressions the gate attributed (attribution.onRejection): per broken case, the edits it depends on. */
+  readonly brokenBy?: ReadonlyArray<{ readonly caseId: string; readonly edits: readonly string[]; readonly evidence: 'reverted' | 'alone' | 'unexplained' }>;
 }
 
 /** What the task tells a synthesizer: its rules and the environment its tool wrappers can call. */
@@ -231,6 +234,54 @@ export interface HelpfulnessVerdict {
   readonly reason: string;
 }
 
+/** An archive member as the member writer reads it: its definition, its prompt and its arm's figures. */
+export interface ArchivedMemberView {
+  readonly name: string;
+  readonly description: string;
+  readonly tools: readonly string[];
+  readonly sees: readonly string[];
+  readonly origin: 'release' | 'writer';
+  readonly prompt: string;
+  /** Rounds it was on the team, trajectories it was called in, of those judged helpful and passing; helpfulness = helpful / used. */
+  readonly arm: { readonly pulls: number; readonly used: number; readonly helpful: number; readonly passed: number; readonly helpfulness: number | null };
+}
+
+/**
+ * The member writer (`discover`'s model role, BOAD's meta agent): writes a new crew member for
+ * the archive, or (warm-up) revises its draft after seeing it at work. It writes blueprint code,
+ * so like the synthesizer it sees the blueprint; it never grades anything.
+ */
+export interface MemberWriteRequest {
+  readonly model: string;
+  readonly blueprintName: string;
+  readonly blueprintRoot: string;
+  /** The release's blueprint, every file. */
+  readonly files: readonly BlueprintFile[];
+  /** The tool wrappers a member may be given: file (relative to the blueprint folder), name and description. */
+  readonly tools: ReadonlyArray<{ readonly file: string; readonly name: string; readonly description: string }>;
+  readonly archive: readonly ArchivedMemberView[];
+  readonly task: TaskBrief;
+  /** The symptoms the design split's failing case-trials showed so far (most frequent first). */
+  readonly symptoms: ReadonlyArray<{ readonly label: string; readonly caseTrials: number }>;
+  /** Warm-up: the draft as it is and the trajectories of its trial runs; null for a new member. */
+  readonly warmup: {
+    readonly draft: MemberDraft;
+    readonly attempt: number;
+    readonly trajectories: ReadonlyArray<{ readonly caseId: string; readonly pass: boolean; readonly trace: readonly TraceEvent[] }>;
+  } | null;
+}
+
+/** An orchestrator prompt customised to a chosen team (BOAD: an orchestrator that knows its team plans its calls). */
+export interface OrchestratorPromptRequest {
+  readonly model: string;
+  readonly blueprintName: string;
+  readonly blueprintRoot: string;
+  /** The release's orchestrator prompt: its policy stays; only the team changes. */
+  readonly current: BlueprintFile;
+  readonly team: ReadonlyArray<Omit<ArchivedMemberView, 'prompt' | 'origin'>>;
+  readonly task: TaskBrief;
+}
+
 export interface RequirementViolation {
   readonly requirement: string;
   readonly caseId: string;
@@ -255,6 +306,8 @@ export interface ModelPort {
   synthesize(request: SynthesisRequest): Promise<WithUsage<ReleaseCandidate>>;
   reviewRequirements(request: RequirementsReviewRequest): Promise<WithUsage<{ violations: RequirementViolation[] }>>;
   judgeHelpfulness(request: HelpfulnessRequest): Promise<WithUsage<{ verdicts: HelpfulnessVerdict[] }>>;
+  writeMember(request: MemberWriteRequest): Promise<WithUsage<MemberDraft>>;
+  writeOrchestratorPrompt(request: OrchestratorPromptRequest): Promise<WithUsage<OrchestratorPrompt>>;
   /** Optional: phrases gradient claims over the evidence-built records (an engine without it leaves them as built). */
   phraseGradient?(request: GradientPhrasingRequest): Promise<WithUsage<{ claims: GradientClaim[] }>>;
 }

@@ -15,6 +15,8 @@ const MAX_DIFF = 60_000;
 export interface CaseEvidenceInput {
   readonly decision: GateDecision;
   readonly cases: readonly Case[];
+  /** What the agent never saw of a case (`Task.gradingPaths`): the input is shown as the agent saw it. */
+  readonly gradingPaths: readonly string[];
   readonly baselineRecords: readonly CaseRecord[];
   readonly candidateRecords: readonly CaseRecord[];
   readonly runs: { readonly baseline: (RunStats & { runId: string }) | null; readonly candidate: (RunStats & { runId: string }) | null };
@@ -82,7 +84,7 @@ export async function gatherCaseEvidence(input: CaseEvidenceInput): Promise<Case
     cases.push({
       caseId,
       kind,
-      input: testCase ? clipValue(visibleCase(testCase)) : null,
+      input: testCase ? clipValue(visibleCase(testCase, input.gradingPaths)) : null,
       expected: clipValue(testCase?.expected) ?? null,
       baseline: await side(input.baselineRecords, caseId, input.tracesRoot),
       candidate: await side(input.candidateRecords, caseId, input.tracesRoot),

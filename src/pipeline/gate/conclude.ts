@@ -11,7 +11,6 @@ import type { DiagnosisEvidence, ReleaseEvidence } from '../../stages/release/ar
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { recordBaseline, screenSourceText, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
-import { runBlueprintChecks } from './layer-evidence.ts';
 import type { Config } from '../../config/schema.ts';
 import { checksConfig, decideLayers } from './decide-layers.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
@@ -20,6 +19,7 @@ import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
 import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { recordedRuns, taxonomyDocument } from './decision-record.ts';
+import { attributeRegressions } from './regression-attribution.ts';
 import { blueprintRoot, readManifest } from '../../adapters/blueprint/load.ts';
 
 /** A release candidate on its way through the gate, from `iterate` or from `gate --candidate`. */
@@ -41,6 +41,8 @@ export interface GateSubject {
   readonly intent: ChangeIntent | null;
   readonly fingerprint: string | null;
   readonly diagnosis: DiagnosisEvidence | null;
+  /** The model roles that wrote the candidate (default: the diagnostician and the synthesizer for a loop candidate, none for a hand-made one). */
+  readonly authors?: readonly Role[];
   /** The iteration's credit per component (loop candidates only). */
   readonly credit?: CreditDocument | null;
   /** The experiment's switch this decision ran under (iterate --ablate, scratch lines only); null otherwise. */
@@ -69,6 +71,9 @@ export interface GateConclusion {
   readonly reportFiles: readonly string[];
 }
 
+/** Roles that write candidates rather than run or grade them. */
+const AUTHOR_ROLES: readonly Role[] = ['diagnostician', 'synthesizer', 'writer'];
+
 /**
  * The one tail every candidate goes through: evaluate (or reject on scope), decide, then promote
  * or record the rejection, then index the decision. `iterate` and `gate` differ only in the
@@ -84,7 +89,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   // The blueprint's own checks run first, on the candidate's checkout: a failing one vetoes
   // before any agent run is spent on the candidate.
   const blueprintChecks =
-    baselineRun && checksConfig(config) ? await runBlueprintChecks(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), context.parentEnv, config.sandbox.memoryMb) : [];
+    baselineRun && checksConfig(config) ? await context.checks.run(checksConfig(config)?.blueprintChecks ?? [], path.join(subject.candidate.dir, 'blueprints', config.blueprint), config.sandbox.memoryMb) : [];
   const evaluation =
     screen && blueprintChecks.every((c) => c.ok)
       ? await evaluateCandidate(context, {
@@ -121,12 +126,13 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   const accepted = decision.verdict === 'accept';
   const simulated = (baselineRun?.simulated ?? false) || (evaluation?.candidateRun.simulated ?? false);
   const recordedOutcome = accepted ? (approval ? 'pending' : 'promoted') : 'rejected';
-  // The diagnostician and the synthesizer only take part in candidates the loop made (those have a fingerprint).
-  const fromLoop = subject.fingerprint !== null;
-  const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter(
-    (role) => fromLoop || (role !== 'diagnostician' && role !== 'synthesizer'),
-  );
-  let recorded: { tag: string | null; auditRef: string } | null = null;
+  // The roles that wrote the candidate take part only in it: the diagnostician and the synthesizer
+  // in candidates the loop made (those have a fingerprint), the member writer in discover's.
+  const authors: readonly Role[] = subject.authors ?? (subject.fingerprint !== null ? ['diagnostician', 'synthesizer'] : []);
+  const mockRoles = (evaluation?.candidateRun.mockRoles ?? baselineRun?.mockRoles ?? []).filter((role) => !AUTHOR_ROLES.includes(role) || authors.includes(role));
+  // A recorded rejection with regressions: which edit each depends on (attribution.onRejection), for the synthesizer's next request.
+  const attribution = subject.record && !accepted && evaluation ? await attributeRegressions(context, { ...subject.candidate, changeBase: subject.changeBase, edits: subject.edits }, decision.p2f) : null;
+  let recorded: { commit: string; tag: string | null; auditRef: string } | null = null;
   // A promoted release is screened now, while its checkout is here: its first record is the
   // candidate's run (reused), the others are written to git with this decision, so every later
   // gate against it (a CI checkout included) reuses the whole screen instead of taking it again.
@@ -164,6 +170,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     diagnosis: subject.diagnosis,
     credit: subject.credit ?? null,
     ablation,
+    attribution,
     simulated,
     mockRoles,
     // The agent's model is what ran: a command agent is its own program, whatever models.agent says.
@@ -202,6 +209,8 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     intent: subject.intent,
     tag: recorded?.tag ?? null,
     auditRef: recorded?.auditRef ?? null,
+    // The very commit written to git: `approve` trusts a pending release only when it is this one.
+    recordedCommit: recorded?.commit ?? null,
     f2p: decision.f2p,
     p2f: decision.p2f,
   });
@@ -230,6 +239,7 @@ async function caseEvidence(
   return gatherCaseEvidence({
     decision: evaluation.decision,
     cases: await loadSplit(task, 'train'),
+    gradingPaths: task.gradingPaths,
     baselineRecords: store.records(baselineRun.runId),
     candidateRecords: store.records(evaluation.candidateRun.runId),
     runs: {
@@ -263,8 +273,8 @@ function manifestUnreadable(error: unknown): null {
   throw error;
 }
 
-/** The models of the roles this workspace asks: the judge only when credit.helpfulness is on. */
+/** The models of the roles this workspace asks: the judge only when credit.helpfulness is on; the writer only in discover. */
 function modelsAsked(config: Config): Record<string, string> {
-  const { judge, ...asked } = config.models;
+  const { judge, writer: _writer, ...asked } = config.models;
   return config.credit.helpfulness ? { ...asked, judge } : asked;
 }

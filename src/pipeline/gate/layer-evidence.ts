@@ -1,62 +1,13 @@
-// What the gate's other layers need from the world: the blueprint's own checks run on the
-// candidate's checkout, the must-pass cases resolved from ids and tags, and the trace costs
-// read from the runs. The decisions themselves are pure (src/stages/gate/layers.ts).
+// What the gate's other layers need from the world: the must-pass cases resolved from ids and
+// tags, and the trace costs read from the runs (the blueprint's own checks run through the
+// BlueprintCheckRunner port, adapters/process/blueprint-checks.ts). The decisions themselves are pure (src/stages/gate/layers.ts).
 import { CONFIG_FILE } from '../../config/load.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Case } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { CaseRecord } from '../../domain/record.ts';
-import { childEnvironment } from '../../domain/environment.ts';
-import { dataLimitKb, launcher, LIMIT_REFUSED_EXIT } from '../../adapters/process/memory-limit.ts';
-import { runProcess } from '../../adapters/process/runner.ts';
-import { brokenLimit, lastLines } from '../../adapters/process/sandbox.ts';
-import type { BlueprintCheckOutcome } from '../../stages/gate/layers.ts';
 import { readTrace } from '../../stages/run/trace-file.ts';
 import { traceCost, type CostWeights } from '../../stages/score/trace-cost.ts';
-
-export interface BlueprintCheck {
-  readonly name: string;
-  readonly command: readonly string[];
-  readonly timeoutMs: number;
-}
-
-/**
- * Runs the blueprint's own checks in the candidate's blueprint folder, like any untrusted code
- * an RC brings: its own process group, the sandbox's memory limit (the data segment, as for
- * Node children: heap, Buffers and native allocations alike), only PATH in its environment, a
- * time limit, and nothing it started outlives it, even outside its group. A check that cannot
- * start, breaks a limit or exits non-zero fails, and the detail names the limit it broke.
- */
-export async function runBlueprintChecks(
-  checks: readonly BlueprintCheck[],
-  blueprintDir: string,
-  parentEnv: Readonly<Record<string, string | undefined>>,
-  memoryMb: number,
-): Promise<BlueprintCheckOutcome[]> {
-  const outcomes: BlueprintCheckOutcome[] = [];
-  const found = await launcher();
-  for (const check of checks) {
-    const [command, ...args] = check.command;
-    const limited =
-      found.baselineKb === null
-        ? { command: command as string, args }
-        : { command: '/bin/sh', args: ['-c', `ulimit -d "$1" || exit ${LIMIT_REFUSED_EXIT}; shift; exec "$@"`, 'agentdevel-check', String(dataLimitKb(found, found.baselineKb, memoryMb)), command as string, ...args] };
-    const outcome = await runProcess({ ...limited, cwd: blueprintDir, env: childEnvironment(parentEnv), timeoutMs: check.timeoutMs, contain: true });
-    const tail = `${outcome.stdout}\n${outcome.stderr}`.trim().split('\n').slice(-3).join(' / ').slice(0, 300);
-    // The shell reports a command it cannot find as 127 (execa would have said ENOENT).
-    const missing = found.baselineKb !== null && outcome.exitCode === 127 && /not found|No such file/.test(outcome.stderr);
-    const broken = outcome.exitCode === 0 ? null : brokenLimit(outcome, { timeoutMs: check.timeoutMs, memoryMb });
-    const detail = outcome.spawnError
-      ? `could not start ${command}: ${outcome.spawnError}`
-      : missing
-        ? `could not start ${command}: ${lastLines(outcome.stderr)}`
-        : broken
-          ? broken.replace(/^killed after the time limit of (\d+) ms$/, 'timed out after $1 ms')
-          : `exit ${outcome.exitCode ?? outcome.signal}${tail ? `: ${tail}` : ''}`;
-    outcomes.push({ name: check.name, ok: outcome.spawnError === null && !outcome.timedOut && outcome.exitCode === 0, detail });
-  }
-  return outcomes;
-}
 
 /**
  * Refuses a `mustPass` entry that names no train case (a typo there would protect nothing): one

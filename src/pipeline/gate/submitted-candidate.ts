@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { GateDecision } from '../../domain/decision.ts';
+import type { Role } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { intentFromCommitMessage, type ChangeIntent } from '../../domain/release-candidate.ts';
 import { outsideBlueprint } from '../../stages/synthesize/edits.ts';
@@ -24,6 +25,10 @@ export interface GateRequest {
    * a gate, the line as it was before the merge. Null: the current release.
    */
   readonly baseline?: string | null;
+  /** The change intent when the caller knows it (discover's proposal); otherwise --targets or the commit message. */
+  readonly intent?: ChangeIntent | null;
+  /** The model roles that wrote the candidate (discover's member writer); none for a person's change. */
+  readonly authors?: readonly Role[];
 }
 
 export interface GateOutcome {
@@ -70,7 +75,8 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   }
   const iteration = await nextIteration(repo, config);
   context.usageScope.iteration = request.promote ? iteration : null;
-  const intent = intentOf(request, (await repo.commitMessage(commit)) ?? '');
+  // The intent: the caller's (discover's proposal), else the commit message with --targets or its `Targets:` line.
+  const intent = request.intent !== undefined ? request.intent : intentOf(request, (await repo.commitMessage(commit)) ?? '');
 
   const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
   const baseline = outside.length > 0 ? null : await withCheckout(workspace, tip, (source) => recordBaseline(context, source, release.label, baselineRecordCount(config)));
@@ -91,6 +97,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         nextRelease: tagName(config, release.version + 1),
         intent,
         fingerprint: null,
+        ...(request.authors ? { authors: request.authors } : {}),
         diagnosis: null,
         edits: changed,
         outside,

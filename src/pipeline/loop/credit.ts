@@ -10,7 +10,7 @@ import { readTrace } from '../../stages/run/trace-file.ts';
 import type { RunContext, RunResult } from '../run/execute-run.ts';
 
 /** A string property written out in a wrapper module (`name: '…'`), read without running the module. */
-function writtenProperty(source: string, key: string): string | null {
+export function writtenProperty(source: string, key: string): string | null {
   return new RegExp(`\\b${key}:\\s*(['"\`])((?:\\\\.|(?!\\1).)*)\\1`).exec(source)?.[2] ?? null;
 }
 

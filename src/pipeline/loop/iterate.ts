@@ -185,6 +185,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         intent: null,
         tag: null,
         auditRef: null,
+        recordedCommit: null,
         f2p: [],
         p2f: [],
       });

@@ -2,6 +2,7 @@
 // synthesizer, per RC its intent, the gate's reasons, the files it edited, its scope and the
 // cases it fixed and broke with their symptoms; for the diagnostician, the previous report and
 // the last RC, so it can check whether that change took effect.
+import { ATTRIBUTION_FILE, parseAttributionDocument } from '../../domain/attribution.ts';
 import { affectedCases, type DiagnosisReport } from '../../domain/diagnosis.ts';
 import { readDiagnosisReportDocument, readFlipsDocument } from '../../domain/git-documents.ts';
 import type { FlipSymptom, RcHistoryEntry } from '../../domain/ports/model.ts';
@@ -41,6 +42,7 @@ async function historyEntry(workspace: Workspace, entry: LogEntry): Promise<RcHi
   const report = await recordedReport(workspace, entry.iteration);
   // An RC built by iterate is one commit on its base; its edits are that commit's changes.
   const edited = (await repo.changedPaths(`${entry.commit}^`, entry.commit)).map((c) => c.path).filter((p) => p.startsWith(`blueprints/${config.blueprint}/`));
+  const attribution = await readDocument(workspace, ref, `${diagnosticsFolder(config.blueprint, entry.iteration)}/${ATTRIBUTION_FILE}`, parseAttributionDocument);
   return {
     iteration: entry.iteration,
     targets: entry.targets,
@@ -52,6 +54,7 @@ async function historyEntry(workspace: Workspace, entry: LogEntry): Promise<RcHi
     broken: withSymptoms(entry.p2fCases, rows.p2f),
     edited,
     scope: report ? affectedCases(report, entry.targets) : [],
+    ...(attribution ? { brokenBy: attribution.flips.filter((f) => f.direction === 'p2f').map(({ caseId, edits, evidence }) => ({ caseId, edits, evidence })) } : {}),
   };
 }
 

@@ -2,7 +2,7 @@
 // failing case-trials of the train run it describes (input, expected value, output, the
 // scorer's reason, a trace excerpt), within a stated token budget. Symptoms take turns, so each
 // gets its first case before any gets a second.
-import { visibleCase } from '../../domain/ports/runtime.ts';
+import { GRADING_FIELDS, visibleCase } from '../../domain/ports/runtime.ts';
 import type { Case } from '../../domain/case.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { FailingCaseTrial, SynthesisEvidence } from '../../domain/ports/model.ts';
@@ -65,7 +65,8 @@ export async function synthesisEvidence(
       const item: FailingCaseTrial = {
         caseId: record.caseId,
         trial: record.trial,
-        input: clipValue(visibleCase(testCase)),
+        // The expected value is shown beside the input (the synthesizer's evidence), the rest of the grading not at all.
+        input: clipValue(visibleCase(testCase, GRADING_FIELDS)),
         expected: clipValue(testCase.expected ?? null),
         output: clipValue(record.output) ?? null,
         reason: recordReason(record),

@@ -46,6 +46,7 @@ export function localExecutor(deps: { readonly model: ModelPort; readonly parent
         callTimeoutMs: config.sandbox.timeoutMs,
         memoryMb: config.sandbox.memoryMb,
         passEnv: config.command.passEnv,
+        gradingPaths: task.gradingPaths,
         parentEnv: deps.parentEnv,
         concurrency: config.concurrency,
       });

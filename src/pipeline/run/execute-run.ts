@@ -23,6 +23,7 @@ import { loadSplit, loadTask, type Task } from '../../adapters/task/load.ts';
 import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
 import { folderFingerprint } from './fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
+import type { BlueprintCheckRunner } from '../../domain/ports/checks.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
 const RECORD_FORMAT = 3;
@@ -71,6 +72,8 @@ export interface RunResult {
 export interface UsageScope {
   iteration: number | null;
   runId: string | null;
+  /** What outside an iteration the calls are for (a discover round: "discover/<bp>/round-003"); absent or null otherwise. */
+  activity?: string | null;
 }
 
 export interface RunContext {
@@ -83,6 +86,8 @@ export interface RunContext {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   /** Compares two texts for the reports (where a baseline and a candidate output differ). */
   readonly textDiff: TextDiff;
+  /** Runs a candidate's blueprint checks (gate layer "checks") as untrusted code. */
+  readonly checks: BlueprintCheckRunner;
   /** Where case-trials run: on workers through a queue, or (absent) in this process. */
   readonly executor?: CaseTrialExecutor;
   /**
@@ -225,7 +230,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
     if (request.purpose !== 'confirm' && tally.agentErrorAlarm) reporter.emit({ type: 'warning', message: tally.agentErrorAlarm });
     // The cost ledger counts the calls not made (a count per run and reason, never a row per call).
-    const scope = { iteration: context.usageScope.iteration, runId };
+    const scope = { iteration: context.usageScope.iteration, runId, activity: context.usageScope.activity ?? null };
     store.recordSparedCalls('critic', config.models.critic, tally.criticSpared, 'policy', scope);
     store.recordSparedCalls('critic', config.models.critic, judge.takeReused(), 'reused', scope);
     // A run with infrastructure errors is kept for this decision but never reused.

@@ -18,7 +18,7 @@ import { renderChangelog } from '../../stages/report/changelog.ts';
 import { readLineHistory } from './line-history.ts';
 import { applyPromotion, clearJournal, PromotionBlocked, writeJournal, type PromotionJournalInput } from '../../stages/release/journal.ts';
 import { withCheckout } from '../run/execute-run.ts';
-import { refuseUngatedPending } from './pending-integrity.ts';
+import { refuseUngatedPending, type PendingTrust } from './pending-integrity.ts';
 import { auditRef, iterationOf, pendingRef, pendingRefPrefix } from './versions.ts';
 import { lineRef, lineTip, type Workspace } from './workspace.ts';
 
@@ -54,6 +54,13 @@ async function readPending(workspace: Workspace, iteration: number): Promise<Pen
       hint: '`agentdevel log` lists the pending ones; `git fetch origin "refs/agentdevel/*:refs/agentdevel/*"` brings those of a remote.',
     });
   }
+  // Anything can be written to a ref: one that names no commit holds no pending release.
+  const type = (await repo.refs(ref)).find((r) => r.ref === ref)?.type ?? 'missing';
+  if (type !== 'commit') {
+    throw new AgentdevelError('PENDING_NOT_GATED', `${ref} points at ${type === 'missing' ? 'an object this repository does not have' : `a ${type}`} (${commit.slice(0, 10)}), not at a commit: it holds no release candidate the gate held; nothing was approved`, {
+      hint: `Remove it (git update-ref -d ${ref}), or point it back at the commit the gate recorded, and run the command again.`,
+    });
+  }
   const file = `${releaseFolder({ blueprint: config.blueprint, outcome: 'pending', release: null, iteration })}/decision.json`;
   const text = await repo.readFileAt(commit, file);
   if (text === null) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file}: missing; this pending release cannot be read`);
@@ -66,7 +73,15 @@ interface Verdict {
   readonly verdict: 'approved' | 'declined';
   readonly by: string;
   readonly reason: string | null;
+  /** What an approval trusted the pending commit on (null for a refusal, which promotes nothing). */
+  readonly trust: PendingTrust | null;
 }
+
+/** The approval commit's words for what it trusted. */
+const TRUST_TEXT: Record<PendingTrust, (commit: string) => string> = {
+  'gate-record': (commit) => `The gate on the approving machine recorded pending commit ${commit}.`,
+  'approver-review': (commit) => `The approving machine had no record of the gate; the approver reviewed and vouched for pending commit ${commit} (--trust-pending).`,
+};
 
 /**
  * Commits the person's verdict on top of the pending release: the report and decision move to
@@ -126,7 +141,7 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
     }
     const message =
       verdict.verdict === 'approved'
-        ? `agentdevel: approve release ${commitText(pending.document.release ?? '')} (iteration ${pending.iteration})\n\nApproved by ${commitText(verdict.by)}.\n`
+        ? `agentdevel: approve release ${commitText(pending.document.release ?? '')} (iteration ${pending.iteration})\n\nApproved by ${commitText(verdict.by)}.\n${verdict.trust ? `${TRUST_TEXT[verdict.trust](pending.commit)}\n` : ''}`
         : `agentdevel: decline release candidate (iteration ${pending.iteration})\n\nDeclined by ${commitText(verdict.by)}: ${commitText(verdict.reason ?? '')}\n`;
     return repo.commitPaths(dir, paths, message);
   });
@@ -137,7 +152,7 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
  * release, the tag object, and the journal of the transaction. After this a crash loses
  * nothing: the next command finishes the promotion from the journal.
  */
-export async function prepareApproval(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering): Promise<PromotionJournalInput> {
+export async function prepareApproval(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering, trustPending: string | null = null): Promise<PromotionJournalInput> {
   const { repo, config } = workspace;
   const pending = await readPending(workspace, iteration);
   const tip = await lineTip(workspace);
@@ -146,9 +161,9 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
       hint: `Decline it (agentdevel decline ${iteration} --reason "superseded") and gate the change again on the current release.`,
     });
   }
-  await refuseUngatedPending(workspace, pending, tip);
+  const trust = await refuseUngatedPending(workspace, pending, tip, trustPending);
   const tag = pending.document.release as string;
-  const verdict = { verdict: 'approved' as const, by: by ?? (await repo.committer()), reason: null };
+  const verdict = { verdict: 'approved' as const, by: by ?? (await repo.committer()), reason: null, trust };
   const commit = await commitVerdict(workspace, pending, verdict, clock, rendering);
   const tagObject = await repo.createTagObject(tag, commit, tagMessage({ ...pending.document, decision: pending.document.gate }));
   const checkedOut = (await repo.currentBranch()) === config.line.branch;
@@ -171,8 +186,8 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
 }
 
 /** Promotes a pending release: the line, its tag, the audit ref and the pending ref move in one journalled transaction. */
-export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering): Promise<{ tag: string; commit: string }> {
-  const journal = await prepareApproval(workspace, iteration, by, clock, rendering);
+export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering, trustPending: string | null = null): Promise<{ tag: string; commit: string }> {
+  const journal = await prepareApproval(workspace, iteration, by, clock, rendering, trustPending);
   try {
     await applyPromotion(workspace.repo, journal);
   } catch (error) {
@@ -189,7 +204,7 @@ export async function approvePending(workspace: Workspace, iteration: number, by
 export async function declinePending(workspace: Workspace, iteration: number, reason: string, by: string | null, clock: Clock, rendering: ReportRendering): Promise<{ commit: string }> {
   const { repo, config } = workspace;
   const pending = await readPending(workspace, iteration);
-  const commit = await commitVerdict(workspace, pending, { verdict: 'declined', by: by ?? (await repo.committer()), reason }, clock, rendering);
+  const commit = await commitVerdict(workspace, pending, { verdict: 'declined', by: by ?? (await repo.committer()), reason, trust: null }, clock, rendering);
   const audit = auditRef(config, iteration);
   await repo.updateRefs([
     { ref: audit, newValue: commit, oldValue: await repo.refValue(audit) },

@@ -1,4 +1,4 @@
-import { cp, mkdir, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentdevelError } from '../../domain/errors.ts';
@@ -30,13 +30,20 @@ export async function copyFromPackage(entries: readonly string[], dir: string, f
   }
 }
 
-async function emptyOrMissing(dir: string): Promise<boolean> {
+/** Whether `dir` can take a new workspace: a folder that is missing or empty. */
+async function demoFolderState(dir: string): Promise<'fit' | 'not empty' | 'a file' | 'under a file'> {
   try {
-    return (await readdir(dir)).length === 0;
+    return (await readdir(dir)).length === 0 ? 'fit' : 'not empty';
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'fit';
+    if (code !== 'ENOTDIR') throw error;
+    // ENOTDIR: the path itself is a file, or one of the folders above it is.
+    return (await stat(dir).then((found) => !found.isDirectory(), () => false)) ? 'a file' : 'under a file';
   }
 }
+
+const DEMO_FOLDER_PROBLEM = { 'not empty': 'is not empty', 'a file': 'is a file, not a folder', 'under a file': 'lies under a file, not a folder' } as const;
 
 /**
  * Creates the example workspace in `dir` (new or empty) as a git repository with one commit on
@@ -44,7 +51,8 @@ async function emptyOrMissing(dir: string): Promise<boolean> {
  * either no workspace (and `demo` can start again) or a whole one, never one without its commit.
  */
 export async function scaffoldExample(dir: string, example: ExampleName = 'orders'): Promise<void> {
-  if (!(await emptyOrMissing(dir))) throw new AgentdevelError('DEMO_DIR_NOT_EMPTY', `--dir: ${dir} is not empty`);
+  const state = await demoFolderState(dir);
+  if (state !== 'fit') throw new AgentdevelError('DEMO_DIR_NOT_EMPTY', `--dir: ${dir} ${DEMO_FOLDER_PROBLEM[state]}`);
   const building = path.join(path.dirname(dir), `.${path.basename(dir)}.partial-${process.pid}`);
   await rm(building, { recursive: true, force: true });
   await mkdir(building, { recursive: true });

@@ -28,11 +28,9 @@ export const GIT_TRACES = 'from-git';
  */
 export async function rebuildStoreFromGit(deps: { repo: GitRepo; store: Store; config: Config; tracesRoot: string }, lineTip: string | null): Promise<RebuiltStore> {
   const { repo, store, config } = deps;
-  const commits = [
-    ...(lineTip ? [lineTip] : []),
-    ...(await repo.refs(auditRefPrefix(config))).map((r) => r.sha),
-    ...(await repo.refs(pendingRefPrefix(config))).map((r) => r.sha),
-  ];
+  // A ref moved onto something else than a commit holds no decision (approve says so when asked).
+  const commitsOf = (refs: ReadonlyArray<{ sha: string; type: string }>) => refs.filter((r) => r.type === 'commit').map((r) => r.sha);
+  const commits = [...(lineTip ? [lineTip] : []), ...commitsOf(await repo.refs(auditRefPrefix(config))), ...commitsOf(await repo.refs(pendingRefPrefix(config)))];
   const done = store.importedDocuments();
   // The same blob under several commits is one document.
   const files = new Map<string, { commit: string; path: string; blob: string }>();

@@ -33,6 +33,11 @@ export function gradientRef(config: Config, iteration: number): string {
   return `${refNamespace(config)}gradient/${config.blueprint}/iter-${String(iteration).padStart(3, '0')}`;
 }
 
+/** Where `discover` keeps its archive and bandit state (one commit per round). */
+export function discoverRef(config: Config): string {
+  return `${refNamespace(config)}discover/${config.blueprint}`;
+}
+
 /** Where an accepted RC waits for a person's approval (the approval layer). */
 export function pendingRef(config: Config, iteration: number): string {
   return `${pendingRefPrefix(config)}iter-${String(iteration).padStart(3, '0')}`;

@@ -105,7 +105,8 @@ export function compareRuns(input: CompareInput): Comparison {
       tests: singleStageTests(screening, input.policy.alpha),
       procedure: singleStageProcedure(input.policy.alpha),
       aggregate: { ...screening.aggregate, source: 'screening' },
-      power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha).regression, fdr: input.policy.alpha }),
+      power: singleStagePower({ screening, level: splitAlpha(input.policy.alpha, 'one').regression, fdr: input.policy.alpha, aggregateLevel: splitAlpha(input.policy.alpha, 'one').aggregate, detectableDrop: input.policy.detectableDrop }),
+      // No fresh trials, so no balance test: the single stage spends no alpha on one (splitAlpha).
       infrastructure: null,
       baseline: baselineCases,
       candidate: candidateCases,
@@ -195,7 +196,7 @@ export async function compareCandidateRuns(
     procedure: twoStageProcedure(input.policy.alpha, design, { trials: input.screeningTrials, records: input.records }),
     aggregate: { worse: pairs.worse, better: pairs.better, pValue: pairs.pValue, source: 'fresh' },
     power: twoStagePower({ design, tests, screening, records: input.records, screeningTrials: input.screeningTrials, aggregate: { pairs: pairs.pairs, level: levels.aggregate } }),
-    infrastructure: freshInfrastructure(design, tallies),
+    infrastructure: { source: 'fresh', ...freshInfrastructure(design, tallies) },
     baseline: baselineCases,
     candidate: candidateCases,
     intent: input.intent,

@@ -2,6 +2,8 @@ import type { FlipsDecision, GateCheck, GateVerdict, Procedure } from '../../dom
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { CaseSummary, Flips } from './flips.ts';
 import { meanPassRate, type Screening } from './screening.ts';
+import { infrastructureBalanceCheck, screeningInfrastructure } from './infrastructure-balance.ts';
+import { listed, pct, plural } from './wording.ts';
 
 export interface GatePolicy {
   readonly maxP2F: number;
@@ -14,10 +16,7 @@ export interface GatePolicy {
 
 const EPSILON = 1e-9;
 
-export const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
-export const plural = (n: number, word: string, many = `${word}s`): string => `${n} ${n === 1 ? word : many}`;
-export const listed = (ids: readonly string[], most = 10): string =>
-  ids.length === 0 ? '' : `: ${ids.slice(0, most).join(', ')}${ids.length > most ? ', …' : ''}`;
+export { listed, pct, plural } from './wording.ts';
 
 const FLIPS_PROCEDURE: Procedure = {
   kind: 'flips',
@@ -54,9 +53,15 @@ export function decideGate(input: {
   const p2fRate = basePassing === 0 ? 0 : flips.p2f.length / basePassing;
   const f2pRate = baseFailing === 0 ? 0 : flips.f2p.length / baseFailing;
   const total = new Set([...baseline.keys(), ...candidate.keys()]).size;
+  // Every flip is taken at face value here, and so is an imbalance of infrastructure errors: a
+  // candidate that errs where the baseline was graded is not accepted (it may be hiding failures).
+  const imbalance = infrastructureBalanceCheck(screeningInfrastructure(baseline, candidate), { kind: 'face_value' });
+  // Once the imbalance is shown, the cases it names are the candidate's own failures, not missing evidence.
+  const ownFailures = new Set(imbalance && !imbalance.ok ? imbalance.cases : []);
 
   const checks: GateCheck[] = [
-    gradedCheck(flips.ungraded.length, total, policy.maxUngradedShare),
+    gradedCheck(flips.ungraded.filter((id) => !ownFailures.has(id)).length, total, policy.maxUngradedShare),
+    ...(imbalance ? [imbalance] : []),
     {
       name: 'regressions',
       ok: flips.p2f.length <= policy.maxP2F,

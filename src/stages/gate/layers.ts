@@ -2,6 +2,7 @@
 // override them; the statistical gate on flips decides; a requirements critic may only veto;
 // a person may hold the release for approval. Pure: the layers' findings in, one decision out.
 import type { FlipsDecision, GateCheck, GateDecision, GateVerdict, LayerVerdict } from '../../domain/decision.ts';
+import type { BlueprintCheckOutcome } from '../../domain/ports/checks.ts';
 import { trialReason, type CaseRecord } from '../../domain/record.ts';
 import { pct, plural } from './gate.ts';
 
@@ -17,12 +18,7 @@ export function flipsOnly(flips: FlipsDecision): GateDecision {
   };
 }
 
-export interface BlueprintCheckOutcome {
-  readonly name: string;
-  readonly ok: boolean;
-  /** The exit status and the last lines of output, for the report. */
-  readonly detail: string;
-}
+export type { BlueprintCheckOutcome };
 
 export interface ChecksFindings {
   /** The must-pass cases (resolved from ids and tags) and the candidate's trials of them. */

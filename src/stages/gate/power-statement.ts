@@ -135,7 +135,14 @@ function underpoweredDrop(design: ConfirmationDesign, tests: readonly CaseTest[]
  * trial counts and what it would take; and the names a false discovery rate would give, as a
  * label for review, never a gate.
  */
-export function singleStagePower(input: { readonly screening: Screening; readonly level: number; readonly fdr: number }): PowerStatement {
+export function singleStagePower(input: {
+  readonly screening: Screening;
+  readonly level: number;
+  readonly fdr: number;
+  /** The paired test's level, and the drop (from 100%) the trials a side for power are stated against. */
+  readonly aggregateLevel: number;
+  readonly detectableDrop: number;
+}): PowerStatement {
   const testable = input.screening.cases.filter((c) => {
     const passes = c.baseline.passes + c.candidate.passes;
     return passes > 0 && passes < c.baseline.graded + c.candidate.graded;
@@ -154,6 +161,8 @@ export function singleStagePower(input: { readonly screening: Screening; readonl
   const confirmable = smallestPValue <= bar * (1 + 1e-9);
   let needed: number | null = null;
   for (let k = 1; k <= SEARCH_CAP && needed === null; k += 1) if (fisherFloor(k) <= bar * (1 + 1e-9)) needed = k;
+  // Reaching the bar at all needs a perfect split; confirming a real drop needs power.
+  const forPower = testable.length === 0 ? null : trialsNeeded(bar, 1, 1 - input.detectableDrop, Math.max(1, needed ?? 1), SEARCH_CAP);
   const namedAtFdr = regressions.filter((r) => r.fdrAdjusted <= input.fdr * (1 + 1e-9)).map((r) => r.caseId);
   const trials = (side: 'baseline' | 'candidate'): string => {
     const counts = [...new Set(testable.map((c) => c[side].graded))].sort((a, b) => a - b);
@@ -165,7 +174,20 @@ export function singleStagePower(input: { readonly screening: Screening; readonl
       confirmable
         ? `A single case can be confirmed at these trial counts: each of the ${testable.length} testable cases needs p ≤ ${num(bar)}, and the smallest reachable is ${num(smallestPValue)}.`
         : `No single case could be confirmed at these trial counts: with ${trials('baseline')} against ${trials('candidate')} trials the smallest one-sided p-value is ${num(smallestPValue)}, ` +
-            `above the ${num(bar)} each of the ${testable.length} testable cases needs${needed === null ? '' : `; it would take ${needed} trials a side`}. Only the paired test can reject.`,
+            `above the ${num(bar)} each of the ${testable.length} testable cases needs${needed === null ? '' : `; ${needed} trials a side is the fewest at which a case that always passed and now always fails could reach it`}. Only the paired test can reject.`,
+    );
+    text.push(
+      forPower === null
+        ? `Not even ${SEARCH_CAP} trials a side would confirm a case whose pass chance falls by ${num(input.detectableDrop)} from 100% with ${pct(STATED_POWER)} power.`
+        : `To confirm a case whose pass chance falls by ${num(input.detectableDrop)} from 100% with ${pct(STATED_POWER)} power would take about ${forPower} trials a side.`,
+    );
+  }
+  const aggregate = singleStageAggregate(input.screening, input.aggregateLevel);
+  if (aggregate) {
+    text.push(
+      aggregate.detectableDrop === null
+        ? `The paired test over the ${aggregate.pairs} cases (passing ${pct(aggregate.rate)} of the time in the baseline) could not detect any common drop with ${pct(STATED_POWER)} power.`
+        : `The paired test over the ${aggregate.pairs} cases detects with ${pct(STATED_POWER)} power a common drop of ${num(aggregate.detectableDrop)} in their pass chance (from ${pct(aggregate.rate)}).`,
     );
   }
   if (regressions.length > 0) {
@@ -177,9 +199,22 @@ export function singleStagePower(input: { readonly screening: Screening; readonl
   return {
     statedPower: STATED_POWER,
     families: [],
-    aggregate: null,
+    aggregate,
     underpowered: null,
-    likely: { regressions, fdr: input.fdr, namedAtFdr, confirmable, smallestPValue, bar, trialsNeeded: needed },
+    likely: { regressions, fdr: input.fdr, namedAtFdr, confirmable, smallestPValue, bar, trialsNeeded: needed, trialsForPower: forPower },
     text,
   };
+}
+
+/**
+ * The single-stage paired test's reach: a common drop in every graded case's pass chance, from
+ * their mean baseline share, at the fewest trials a side any case has (so the statement never
+ * claims more than the runs hold).
+ */
+function singleStageAggregate(screening: Screening, level: number): PowerStatement['aggregate'] {
+  const graded = screening.cases.filter((c) => c.baseline.graded > 0 && c.candidate.graded > 0);
+  if (graded.length === 0) return null;
+  const rate = graded.reduce((sum, c) => sum + c.baseline.passes / c.baseline.graded, 0) / graded.length;
+  const trials = Math.min(...graded.map((c) => Math.min(c.baseline.graded, c.candidate.graded)));
+  return { pairs: graded.length, level, rate, detectableDrop: aggregateDetectableDrop(graded.length, rate, level, trials) };
 }

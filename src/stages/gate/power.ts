@@ -166,11 +166,31 @@ export function trialsNeeded(bar: number, pHi: number, pLo: number, from: number
 }
 
 /**
+ * The chances that a case passing with chance `before` on k trials does better (worse) than with
+ * chance `after` on k trials: one trial a side is the 2×2 case, several are compared by pass counts.
+ */
+function discordance(before: number, after: number, trials: number): { readonly worse: number; readonly better: number } {
+  if (trials === 1) return { worse: before * (1 - after), better: (1 - before) * after };
+  const was = binomialPmf(trials, before);
+  const now = binomialPmf(trials, after);
+  let worse = 0;
+  let better = 0;
+  for (let a = 0; a <= trials; a += 1) {
+    for (let b = 0; b <= trials; b += 1) {
+      const joint = (was[a] as number) * (now[b] as number);
+      if (a > b) worse += joint;
+      else if (b > a) better += joint;
+    }
+  }
+  return { worse, better };
+}
+
+/**
  * The smallest common drop in the pass chance of `moved` cases, each passing with chance `rate`
  * before, that the one-sided sign test over their first fresh pairs detects at `level` with
  * STATED_POWER; null when none does.
  */
-export function aggregateDetectableDrop(moved: number, rate: number, level: number): number | null {
+export function aggregateDetectableDrop(moved: number, rate: number, level: number, trials = 1): number | null {
   if (moved === 0 || rate <= 0) return null;
   // The fewest worse pairs among d discordant ones that the sign test rejects on.
   const critical: number[] = [];
@@ -180,9 +200,7 @@ export function aggregateDetectableDrop(moved: number, rate: number, level: numb
     critical.push(w);
   }
   const powerAt = (drop: number): number => {
-    const after = rate - drop;
-    const worse = rate * (1 - after);
-    const better = (1 - rate) * after;
+    const { worse, better } = discordance(rate, rate - drop, trials);
     const discordant = worse + better;
     if (discordant <= 0) return 0;
     const counts = binomialPmf(moved, discordant);

@@ -105,12 +105,19 @@ export function benjaminiHochbergAdjust(pValues: readonly number[]): number[] {
 }
 
 /**
- * How the gate spends alpha, by the union bound: a quarter on the paired sign test over the moved
- * cases' first fresh pairs, three quarters on the family of per-case regression tests. An
- * unchanged agent is rejected only through one of the two, so at most alpha of the time. Fixes are
- * a separate question (is a fix real?) with its own guarantee: a case is credited as a fix it is
- * not at most alpha of the time.
+ * How the gate spends alpha, by the union bound. Two stages: an eighth on the paired sign test over
+ * the moved cases' first fresh pairs, an eighth on the infrastructure balance test (is the
+ * candidate's side failing for infrastructure reasons where the baseline's, run beside it, is
+ * not?), three quarters on the family of per-case regression tests. One stage (runs that cannot be
+ * re-run, so no fresh trials and no balance test): a quarter on the paired test. An unchanged agent
+ * is rejected only through one of these, so at most alpha of the time. Fixes are a separate
+ * question (is a fix real?) with its own guarantee: a case is credited as a fix it is not at most
+ * alpha of the time.
  */
-export function splitAlpha(alpha: number): { readonly aggregate: number; readonly regression: number; readonly fix: number } {
-  return { aggregate: alpha / 4, regression: alpha - alpha / 4, fix: alpha };
+export function splitAlpha(
+  alpha: number,
+  stages: 'one' | 'two' = 'two',
+): { readonly aggregate: number; readonly infrastructure: number; readonly regression: number; readonly fix: number } {
+  const regression = alpha - alpha / 4;
+  return stages === 'two' ? { aggregate: alpha / 8, infrastructure: alpha / 8, regression, fix: alpha } : { aggregate: alpha / 4, infrastructure: 0, regression, fix: alpha };
 }

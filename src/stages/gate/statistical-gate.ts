@@ -1,13 +1,14 @@
-// The gate with a stated error rate. alpha is split by the union bound (splitAlpha): a quarter for
-// the paired sign test over the moved cases' first fresh pairs, three quarters for the family of
-// per-case regression tests (weighted Holm). Every test an unchanged agent could fail rests on
+// The gate with a stated error rate. alpha is split by the union bound (splitAlpha): an eighth for
+// the paired sign test over the moved cases' first fresh pairs, an eighth for the infrastructure
+// balance test, three quarters for the family of per-case regression tests (weighted Holm). Every test an unchanged agent could fail rests on
 // fresh trials that both versions ran together, so it is rejected at most alpha of the time,
 // whatever its per-case pass chances and however the provider drifted since the baseline's
 // records were taken. Fixes are a separate family at alpha: a case is credited as a fix it is not
 // at most alpha of the time.
 import type { CaseTest, FlipsDecision, GateCheck, PowerStatement, Procedure } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import { UNANIMOUS_WEIGHT, type ConfirmationDesign, type freshInfrastructure } from './confirmation.ts';
+import { UNANIMOUS_WEIGHT, type ConfirmationDesign } from './confirmation.ts';
+import { infrastructureBalanceCheck, type InfrastructureEvidence } from './infrastructure-balance.ts';
 import type { CaseSummary } from './flips.ts';
 import { gradedCheck, hitRateOf, intentChecks, listed, pct, plural, verdictOf } from './gate.ts';
 import { meanPassRate, type Screening } from './screening.ts';
@@ -69,7 +70,8 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
       `it stopped early once its verdict was settled, or for futility once its predicted chance of ending significant fell below ${design.policy.futility}. ` +
       `It is decided on those fresh trials alone by a one-sided exact test (Boschloo's), with a tenth of its level spent on an early look at 8 trials a side; ` +
       `cases share their family's level by weight (a unanimous screen weighs ${UNANIMOUS_WEIGHT} times as much), and weighted Holm names them (regressions at ${level(levels.regression)}, fixes at ${level(levels.fix)}). ` +
-      `Worse overall? An exact one-sided sign test over the selected cases' first fresh pairs, at ${level(levels.aggregate)}. Only a confirmed drop is named a regression; ` +
+      `Worse overall? An exact one-sided sign test over the selected cases' first fresh pairs, at ${level(levels.aggregate)}. ` +
+      `Hiding failures? When the candidate left a selected case ungraded on its own side, a one-sided Fisher test on the graded share of each side's fresh trials, at ${level(levels.infrastructure)}. Only a confirmed drop is named a regression; ` +
       'the early stops only ever name fewer cases than the full-size tests would, never more.',
     guarantee: twoStageGuarantee(alpha),
   };
@@ -77,7 +79,7 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
 
 /** The single-stage procedure (`compare`, `calibrate`): no fresh trials, every testable case in the family. */
 export function singleStageProcedure(alpha: number): Procedure {
-  const levels = splitAlpha(alpha);
+  const levels = splitAlpha(alpha, 'one');
   return {
     kind: 'single_stage',
     alpha,
@@ -136,45 +138,6 @@ export function singleStageTests(screening: Screening, alpha: number): CaseTest[
   });
 }
 
-type FreshInfrastructure = ReturnType<typeof freshInfrastructure>;
-
-/** Share of a run's case-trials without a verdict. */
-function ungradedShare(cases: ReadonlyMap<string, CaseSummary>): string {
-  let trials = 0;
-  let graded = 0;
-  for (const c of cases.values()) {
-    trials += c.trials;
-    graded += c.graded;
-  }
-  return pct(trials === 0 ? 0 : (trials - graded) / trials);
-}
-
-/**
- * Does the candidate fail for infrastructure reasons more often than the baseline run beside it?
- * Only asked when the candidate left a selected case undecidable on its own side. A one-sided
- * Fisher test on the graded share of each side's fresh trials, at alpha: an outage strikes both
- * sides of a round alike, so errors on one side alone are that version's.
- */
-function infrastructureCheck(
-  infra: FreshInfrastructure | null,
-  baseline: ReadonlyMap<string, CaseSummary>,
-  candidate: ReadonlyMap<string, CaseSummary>,
-  alpha: number,
-): GateCheck | null {
-  if (!infra || infra.candidateBlocked.length === 0) return null;
-  const { baseline: b, candidate: c } = infra;
-  const pValue = fisherDropPValue(b.attempts - b.errors, b.attempts, c.attempts - c.errors, c.attempts);
-  const imbalanced = meets(pValue, alpha);
-  return {
-    name: 'infra_balance',
-    ok: !imbalanced,
-    message:
-      `the candidate's case-trials failed for infrastructure reasons where the baseline's, run beside them, did not${listed(infra.candidateBlocked)} ` +
-      `(fresh trials: ${c.errors} of ${c.attempts} against ${b.errors} of ${b.attempts}, one-sided p = ${pValue.toPrecision(2)}; screening: ${ungradedShare(candidate)} of the candidate's case-trials ungraded against ${ungradedShare(baseline)} of the baseline's)` +
-      (imbalanced ? ': an agent that reports its failures as infrastructure errors is not accepted' : ''),
-  };
-}
-
 /** The decision from the screening, the per-case tests and the policy. Pure. */
 export function decideStatistical(input: {
   readonly policy: StatisticalPolicy;
@@ -184,8 +147,8 @@ export function decideStatistical(input: {
   /** The paired test's evidence: fresh first pairs (two stages) or the screening runs (one stage). */
   readonly aggregate: { readonly worse: number; readonly better: number; readonly pValue: number; readonly source: 'fresh' | 'screening' };
   readonly power: PowerStatement;
-  /** Infrastructure errors in the fresh trials of each side (two stages; null for one). */
-  readonly infrastructure: FreshInfrastructure | null;
+  /** Infrastructure errors in the fresh trials of each side (two stages; null for one, which has no balance test). */
+  readonly infrastructure: InfrastructureEvidence | null;
   readonly baseline: ReadonlyMap<string, CaseSummary>;
   readonly candidate: ReadonlyMap<string, CaseSummary>;
   readonly intent: ChangeIntent | null;
@@ -197,11 +160,12 @@ export function decideStatistical(input: {
   const fixes = named('fix');
   const moved = [...screening.drops, ...screening.rises];
   const flaky = moved.filter((id) => !regressions.includes(id) && !fixes.includes(id)).sort();
-  const imbalance = infrastructureCheck(input.infrastructure, baseline, candidate, policy.alpha);
+  // The balance test has its own share of alpha (two stages), so an unchanged agent's rejection through it is within the guarantee.
+  const imbalance = input.infrastructure ? infrastructureBalanceCheck(input.infrastructure, { kind: 'test', alpha: splitAlpha(policy.alpha).infrastructure }) : null;
   // Cases the candidate itself left ungradable count against it once the imbalance is shown, for the graded share too; otherwise they are missing evidence.
   const ownFailures = imbalance && !imbalance.ok ? new Set(input.infrastructure?.candidateBlocked ?? []) : new Set<string>();
   const incomplete = tests.filter((t) => t.direction === 'regression' && t.outcome === 'incomplete' && !ownFailures.has(t.caseId)).map((t) => t.caseId);
-  const aggregateLevel = input.procedure.aggregateLevel ?? splitAlpha(policy.alpha).aggregate;
+  const aggregateLevel = input.procedure.aggregateLevel ?? splitAlpha(policy.alpha, input.procedure.kind === 'single_stage' ? 'one' : 'two').aggregate;
   const { worse, better, pValue, source } = input.aggregate;
   const pairs = source === 'fresh' ? 'moved cases\' first fresh pairs' : 'moved cases';
   const total = screening.cases.length + screening.ungraded.length + screening.unmatched.length;

@@ -1,5 +1,6 @@
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
+import { ATTRIBUTION_FILE, type AttributionDocument } from '../../domain/attribution.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
@@ -59,6 +60,8 @@ export interface ReleaseEvidence {
   readonly credit?: CreditDocument | null;
   /** The ablation this decision ran under (scratch lines only), or null. */
   readonly ablation?: Ablation | null;
+  /** Which edit each regression of a rejected RC depends on (attribution.onRejection), or null. */
+  readonly attribution?: AttributionDocument | null;
   readonly simulated: boolean;
   readonly mockRoles: readonly Role[];
   readonly models: Readonly<Record<string, string>>;
@@ -352,6 +355,9 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRende
     files.push({ path: `releases/${evidence.blueprint}/index.html`, content: renderLineIndexHtml({ blueprint: evidence.blueprint, ...lineIndexPoints(lineHistory, evidence, folder) }) });
     const entries = [...(lineHistory.changelog ?? []), changelogEntry(evidence, lineHistory.candidateDate ?? null, null)];
     files.push({ path: `releases/${evidence.blueprint}/CHANGELOG.md`, content: renderChangelog(evidence.blueprint, entries) });
+  }
+  if (evidence.attribution) {
+    files.push({ path: `${diagnosticsFolder(evidence.blueprint, evidence.iteration)}/${ATTRIBUTION_FILE}`, content: `${JSON.stringify(evidence.attribution, null, 2)}\n` });
   }
   if (evidence.credit) {
     files.push({ path: `${diagnosticsFolder(evidence.blueprint, evidence.iteration)}/credit.json`, content: `${JSON.stringify(evidence.credit, null, 2)}\n` });

@@ -1,11 +1,39 @@
 // Approval promotes only what was gated. A pending ref is an ordinary ref: a fetch can move it
-// forward, a person can point it anywhere. So before `approve` moves the line, the commit it
-// would promote is held against what the decision recorded at decision time: the candidate
-// commit, its tree and its parent, with the line's head beneath it, edits inside the blueprint
-// only, and nothing on top of it but the decision's own report. Pure: the pipeline gathers the
-// facts from git (src/pipeline/workspace/pending-integrity.ts).
+// forward, a person can point it anywhere, and whoever can push a ref can push any object with
+// it (a commit, a tree, an annotated tag: none of git's objects is signed by the gate). So
+// before `approve` moves the line, two questions are asked of the commit it would promote:
+//
+// 1. Is it consistent? Re-derived from git alone: the candidate commit and tree the decision
+//    recorded, the line's head beneath it, edits inside the blueprint only, nothing on top but
+//    the decision's own report, and a decision that says what an accepted, pending decision of
+//    this line says (the next release's name, a verdict its layers and flips bear out).
+// 2. Did the gate write exactly this commit? Only something git does not carry can say so: this
+//    machine's store, which the gate wrote at decision time (the pending commit's id, and so
+//    every byte of its decision documents), or the approver, who reviewed the commit and names
+//    its full id. Without either, approval is refused (`pendingTrust` returns null).
+//
+// Pure: the pipeline gathers the facts from git and the store (src/pipeline/workspace/pending-integrity.ts).
 import { outsideBlueprint } from '../synthesize/edits.ts';
 import { diagnosticsFolder, releaseFolder } from './artifacts.ts';
+
+/** What the pending decision.json says, as far as its consistency is checked. */
+export interface PendingDecisionFacts {
+  readonly iteration: number;
+  readonly blueprint: string;
+  readonly outcome: string;
+  readonly release: string | null;
+  /** Whether it already records a person's verdict (a pending one never does). */
+  readonly hasApproval: boolean;
+  readonly policy: 'flips' | 'stochastic';
+  readonly verdict: string;
+  readonly layers: ReadonlyArray<{ readonly layer: string; readonly verdict: string }>;
+  /** Checks of the decision and of its layers that did not hold ("layer: name"). */
+  readonly failedChecks: readonly string[];
+  readonly f2p: readonly string[];
+  readonly p2f: readonly string[];
+  readonly hasIntent: boolean;
+  readonly efficiencyRelease: boolean;
+}
 
 export interface PendingFacts {
   readonly blueprint: string;
@@ -35,8 +63,16 @@ export interface PendingFacts {
   readonly auditRef: string;
   /** Where the iteration's audit ref points (written with the pending ref, in one transaction). */
   readonly auditCommit: string | null;
-  /** The candidate commit this machine's store indexed for the iteration's decision; null when it has none. */
-  readonly storedCandidate: string | null;
+  /** The decision document of the pending commit. */
+  readonly decision: PendingDecisionFacts;
+  /** The case ids of the pending folder's flips.json; null when it has none. */
+  readonly flipsFile: { readonly f2p: readonly string[]; readonly p2f: readonly string[] } | null;
+  /** What the gate of this line would name the release and tolerate now (the line's config). */
+  readonly line: { readonly nextRelease: string; readonly maxRegressions: Readonly<Record<'flips' | 'stochastic', number>>; readonly minFixes: number };
+  /** What this machine's store recorded for the iteration's pending decision (the gate wrote it); null when it holds none. */
+  readonly gateRecord: { readonly candidate: string | null; readonly pendingCommit: string | null } | null;
+  /** The pending commit the approver vouched for (`--trust-pending`, a full commit id); null when none was named. */
+  readonly vouchedFor: string | null;
 }
 
 const short = (sha: string | null | undefined): string => (sha ? sha.slice(0, 10) : 'none');
@@ -85,8 +121,53 @@ export function pendingIntegrityProblems(facts: PendingFacts): string[] {
   if (facts.auditCommit !== pending.commit) {
     problems.push(`${facts.auditRef}, written together with the pending ref, points at ${short(facts.auditCommit)}, not at ${short(pending.commit)}`);
   }
-  if (facts.storedCandidate !== null && facts.storedCandidate !== recorded.commit) {
-    problems.push(`this workspace's store recorded ${short(facts.storedCandidate)} as the candidate of iteration ${facts.iteration}, the pending decision names ${short(recorded.commit)}`);
+  problems.push(...decisionProblems(facts));
+  const record = facts.gateRecord;
+  if (record && record.candidate !== null && record.candidate !== recorded.commit) {
+    problems.push(`this workspace's store recorded ${short(record.candidate)} as the candidate of iteration ${facts.iteration}, the pending decision names ${short(recorded.commit)}`);
+  }
+  if (record && record.pendingCommit !== null && record.pendingCommit !== pending.commit) {
+    problems.push(`the gate on this machine held ${short(record.pendingCommit)} for approval in iteration ${facts.iteration}, the pending ref points at ${short(pending.commit)}`);
+  }
+  if (facts.vouchedFor !== null && facts.vouchedFor !== pending.commit) {
+    problems.push(`--trust-pending names ${short(facts.vouchedFor)}, the pending ref points at ${short(pending.commit)}`);
   }
   return problems;
+}
+
+const sameIds = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().every((id, i) => id === [...b].sort()[i]);
+
+/** Whether the pending decision says what an accepted decision of this line, held for approval, says. */
+function decisionProblems(facts: PendingFacts): string[] {
+  const { decision, line } = facts;
+  const problems: string[] = [];
+  if (decision.iteration !== facts.iteration) problems.push(`its decision is iteration ${decision.iteration}'s, the ref is iteration ${facts.iteration}'s`);
+  if (decision.blueprint !== facts.blueprint) problems.push(`its decision is for the blueprint ${decision.blueprint}, not ${facts.blueprint}`);
+  if (decision.outcome !== 'pending' || decision.hasApproval) problems.push(`its decision reads "${decision.outcome}"${decision.hasApproval ? ' with a verdict already' : ''}, not a pending release`);
+  if (decision.release !== line.nextRelease) problems.push(`its decision names the release ${decision.release ?? 'none'}; the line's next release is ${line.nextRelease}`);
+  const approval = decision.layers.at(-1);
+  const others = decision.layers.slice(0, -1);
+  if (decision.verdict !== 'accept' || approval?.layer !== 'approval' || approval.verdict !== 'pending' || others.some((l) => l.verdict !== 'pass' && l.verdict !== 'accept')) {
+    problems.push(`its decision's verdict (${decision.verdict}; ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}) is not an acceptance held for approval`);
+  }
+  if (decision.failedChecks.length > 0) problems.push(`its decision accepts with checks that failed: ${listed(decision.failedChecks)}`);
+  const tolerated = line.maxRegressions[decision.policy];
+  if (decision.p2f.length > tolerated) problems.push(`its decision accepts ${decision.p2f.length} regressions under gate.policy ${decision.policy}, which tolerates ${tolerated}`);
+  if (decision.hasIntent && !decision.efficiencyRelease && decision.f2p.length < line.minFixes) {
+    problems.push(`its decision accepts ${decision.f2p.length} fixes, gate.minF2P requires ${line.minFixes}`);
+  }
+  if (facts.flipsFile === null) problems.push('its report has no flips.json');
+  else if (!sameIds(facts.flipsFile.f2p, decision.f2p) || !sameIds(facts.flipsFile.p2f, decision.p2f)) problems.push("its flips.json and its decision.json name different flips");
+  return problems;
+}
+
+/**
+ * Why `approve` may trust that the gate wrote this very pending commit: this machine's store
+ * recorded it (the gate ran here), or the approver vouched for it by its full id. Null when
+ * neither holds: approval is then refused. Asked only of a pending release without problems.
+ */
+export function pendingTrust(facts: Pick<PendingFacts, 'pending' | 'gateRecord' | 'vouchedFor'>): 'gate-record' | 'approver-review' | null {
+  if (facts.gateRecord?.pendingCommit === facts.pending.commit) return 'gate-record';
+  if (facts.vouchedFor === facts.pending.commit) return 'approver-review';
+  return null;
 }

@@ -1,4 +1,4 @@
-// A `command` agent: it reads one case as JSON on stdin (never its "expected" field) and writes
+// A `command` agent: it reads one case as JSON on stdin (never what grades it: "expected" and the rest) and writes
 // trace events as JSON lines on stdout. The last "final" event is its output. Replace it with
 // your own agent, in any language; keep the protocol.
 let input = '';

@@ -13,7 +13,7 @@ import {
 } from '../../../domain/ports/model.ts';
 import type { RoleFacts } from '../../../domain/role-facts.ts';
 import type { MessageParams, MessageResult, SendMessage } from './messages-client.ts';
-import { criticCall, diagnosticianCall, judgeCall, messagesParams, requirementsReviewCall, synthesizerCall, type StructuredCall } from './requests.ts';
+import { criticCall, diagnosticianCall, judgeCall, messagesParams, orchestratorPromptCall, requirementsReviewCall, synthesizerCall, writerCall, type StructuredCall } from './requests.ts';
 import { systemClock } from '../../../domain/ports/clock.ts';
 
 /** Receives the usage and cost of every call, failed or not (the cost ledger). */
@@ -134,5 +134,7 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts
     synthesize: (request) => structured(synthesizerCall(request, facts)),
     reviewRequirements: (request) => structured(requirementsReviewCall(request, facts)),
     judgeHelpfulness: (request) => structured(judgeCall(request, facts)),
+    writeMember: (request) => structured(writerCall(request, facts)),
+    writeOrchestratorPrompt: (request) => structured(orchestratorPromptCall(request, facts)),
   };
 }

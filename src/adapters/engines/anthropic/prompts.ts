@@ -7,7 +7,16 @@ import type { GradientDocument } from '../../../domain/gradient.ts';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, RcHistoryEntry, RequirementsReviewRequest, SynthesisRequest } from '../../../domain/ports/model.ts';
+import type {
+  CriticRequest,
+  DiagnosisScriptRequest,
+  HelpfulnessRequest,
+  MemberWriteRequest,
+  OrchestratorPromptRequest,
+  RcHistoryEntry,
+  RequirementsReviewRequest,
+  SynthesisRequest,
+} from '../../../domain/ports/model.ts';
 import type { RoleFacts } from '../../../domain/role-facts.ts';
 import { scorerDecides } from '../../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../../domain/symptoms.ts';
@@ -28,7 +37,10 @@ type TemplateName =
   | 'requirements-system'
   | 'requirements-user'
   | 'judge-system'
-  | 'judge-user';
+  | 'judge-user'
+  | 'writer-system'
+  | 'writer-member'
+  | 'writer-orchestrator';
 
 let compiled: Map<string, Render> | null = null;
 
@@ -85,9 +97,47 @@ export function judgePrompt(request: HelpfulnessRequest, facts: RoleFacts): Role
   };
 }
 
+/** The member writer: the blueprint, the tools a member may have, the archive with its figures; in a warm-up, the draft at work. */
+export function writerPrompt(request: MemberWriteRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('writer-system', { facts })],
+    user: render('writer-member', {
+      rubric: request.task.rubric,
+      blueprintName: request.blueprintName,
+      root: request.blueprintRoot,
+      files: request.files,
+      tools: request.tools,
+      archive: pretty(request.archive),
+      symptoms: request.symptoms,
+      warmup: request.warmup
+        ? {
+            attempt: request.warmup.attempt,
+            draft: pretty(request.warmup.draft),
+            trajectories: request.warmup.trajectories.map((t) => ({ caseId: t.caseId, pass: t.pass, trace: JSON.stringify(criticTrace(t.trace)) })),
+          }
+        : null,
+    }),
+  };
+}
+
+/** The member writer, asked for an orchestrator prompt customised to the chosen team. */
+export function orchestratorPromptPrompt(request: OrchestratorPromptRequest, facts: RoleFacts): RolePrompt {
+  return {
+    system: [render('writer-system', { facts })],
+    user: render('writer-orchestrator', { rubric: request.task.rubric, current: request.current, team: pretty(request.team) }),
+  };
+}
+
 /** Indented JSON with lists of plain values kept on one line: readable, and not three tokens a case id. */
 const pretty = (value: unknown): string =>
   JSON.stringify(value, null, 2).replace(/\[\n\s*([^[\]{}]*?)\n\s*\]/g, (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`);
+
+const ATTRIBUTED = { reverted: 'reverting this edit alone undoes the regression', alone: 'this edit alone reproduces the regression', unexplained: 'no single edit explains it: several together, or noise' } as const;
+
+/** Which edit broke a case, in words: the edits and how the gate found it. */
+function brokenByText(b: NonNullable<RcHistoryEntry['brokenBy']>[number]): string {
+  return b.edits.length === 0 ? ATTRIBUTED.unexplained : `${b.edits.join(', ')} (${ATTRIBUTED[b.evidence]})`;
+}
 
 /** An earlier RC as the diagnostician and the synthesizer read it. */
 function rcView(entry: RcHistoryEntry) {
@@ -103,6 +153,8 @@ function rcView(entry: RcHistoryEntry) {
     fixed: Object.fromEntries(entry.fixed.map((f) => [f.caseId, f.symptom])),
     /** case id → the symptom it failed with under the RC */
     broken: Object.fromEntries(entry.broken.map((b) => [b.caseId, b.symptom])),
+    /** case id → the edit it broke under, found by reverting each edit alone on fresh trials (when the gate attributed them) */
+    ...(entry.brokenBy ? { brokenBy: Object.fromEntries(entry.brokenBy.map((b) => [b.caseId, brokenByText(b)])) } : {}),
   };
 }
 

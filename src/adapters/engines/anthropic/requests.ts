@@ -1,14 +1,26 @@
 // Each role's call as data: the system blocks, the user message, the forced tool and its
 // schema. The engine sends these; `agentdevel prompts` prints them. One builder for both, so
 // what a reviewer reads is byte for byte what the model is sent.
-import type { CallRole, CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, HelpfulnessVerdict, RequirementViolation, RequirementsReviewRequest, SynthesisRequest } from '../../../domain/ports/model.ts';
+import type {
+  CallRole,
+  CriticRequest,
+  DiagnosisScriptRequest,
+  HelpfulnessRequest,
+  HelpfulnessVerdict,
+  MemberWriteRequest,
+  OrchestratorPromptRequest,
+  RequirementViolation,
+  RequirementsReviewRequest,
+  SynthesisRequest,
+} from '../../../domain/ports/model.ts';
+import { draftProblems, memberDraftSchema, orchestratorPromptSchema, type MemberDraft, type OrchestratorPrompt } from '../../../domain/member-writer.ts';
 import { criticAnswerSchema } from '../../../domain/critic-answer.ts';
 import type { CriticVerdict } from '../../../domain/record.ts';
 import { releaseCandidateSchemaFor, type ReleaseCandidate } from '../../../domain/release-candidate.ts';
 import type { RoleFacts } from '../../../domain/role-facts.ts';
 import { z, type ZodType } from '../../../domain/zod.ts';
 import type { MessageParams } from './messages-client.ts';
-import { criticPrompt, diagnosticianPrompt, judgePrompt, requirementsPrompt, synthesizerPrompt } from './prompts.ts';
+import { criticPrompt, diagnosticianPrompt, judgePrompt, orchestratorPromptPrompt, requirementsPrompt, synthesizerPrompt, writerPrompt } from './prompts.ts';
 
 export interface StructuredCall<T> {
   readonly role: CallRole;
@@ -71,6 +83,33 @@ export function judgeCall(request: HelpfulnessRequest, facts: RoleFacts): Struct
     tool: { name: 'submit_helpfulness', description: "Submit one verdict per call of the component: did it help?", schema },
     maxTokens: 1024,
     stream: false,
+  };
+}
+
+/** The member writer: one member, checked against the archive and the blueprint's tool files (a warm-up keeps its name). */
+export function writerCall(request: MemberWriteRequest, facts: RoleFacts): StructuredCall<MemberDraft> {
+  const rules = { archive: request.archive.map((m) => m.name), toolFiles: request.tools.map((t) => t.file), keepName: request.warmup?.draft.name ?? null };
+  const schema = memberDraftSchema.superRefine((draft, context) => {
+    for (const problem of draftProblems(draft, rules)) context.addIssue({ code: 'custom', path: [problem.slice(0, problem.indexOf(':'))], message: problem.slice(problem.indexOf(':') + 2) });
+  });
+  return {
+    role: 'writer',
+    model: request.model,
+    ...writerPrompt(request, facts),
+    tool: { name: 'submit_member', description: 'Submit the crew member.', schema },
+    maxTokens: 8000,
+    stream: true,
+  };
+}
+
+export function orchestratorPromptCall(request: OrchestratorPromptRequest, facts: RoleFacts): StructuredCall<OrchestratorPrompt> {
+  return {
+    role: 'writer',
+    model: request.model,
+    ...orchestratorPromptPrompt(request, facts),
+    tool: { name: 'submit_orchestrator_prompt', description: "Submit the orchestrator's prompt for the team.", schema: orchestratorPromptSchema },
+    maxTokens: 8000,
+    stream: true,
   };
 }
 

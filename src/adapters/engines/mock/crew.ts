@@ -51,8 +51,10 @@ class Orchestrator {
     members: ToolSpec[],
   ) {
     this.lookup = members.find((m) => /look(s)? (up|orders up)|find/i.test(m.description));
-    this.changer = members.find((m) => m !== this.lookup && /cancel|return|refund/i.test(m.description));
-    this.notes = members.filter((m) => m !== this.lookup && m !== this.changer && /deliver|shipping/i.test(m.description));
+    // "cancel" or "refund", not "return": a look-up member's description may say it returns the order.
+    this.changer = members.find((m) => m !== this.lookup && /cancel|refund/i.test(m.description));
+    // Notes, not any mention of delivery: a look-up member's description may name the delivery date.
+    this.notes = members.filter((m) => m !== this.lookup && m !== this.changer && /\bnotes?\b|shipping/i.test(m.description));
   }
 
   private lastCall(name: string | undefined): ToolExchange | undefined {

@@ -6,6 +6,7 @@ import type { ModelPort } from '../../../domain/ports/model.ts';
 import { heuristicCritic, heuristicRequirementsReview } from '../../../stages/critic/heuristic.ts';
 import { simulatedAgentTurn } from './agent.ts';
 import { simulatedHelpfulness } from './helpfulness.ts';
+import { simulatedMemberDraft, simulatedOrchestratorPrompt } from './member-writer.ts';
 import { simulatedSynthesis } from './synthesizer.ts';
 import { mockUsage } from './usage.ts';
 import { blueprintAwareExcuses } from './blueprint-aware-critic.ts';
@@ -36,6 +37,16 @@ export function createMockEngine(): ModelPort {
     judgeHelpfulness: async (request) => {
       const verdicts = simulatedHelpfulness(request);
       return { value: { verdicts }, usage: mockUsage(JSON.stringify(request.trace), JSON.stringify(verdicts)) };
+    },
+    // A simulation of the member writer: a catalogue of members for the orders example, and a
+    // fixed template for a team's orchestrator prompt (see member-writer.ts).
+    writeMember: async (request) => {
+      const draft = simulatedMemberDraft(request);
+      return { value: draft, usage: mockUsage(JSON.stringify(request.archive), JSON.stringify(draft)) };
+    },
+    writeOrchestratorPrompt: async (request) => {
+      const written = simulatedOrchestratorPrompt(request);
+      return { value: written, usage: mockUsage(request.current.content, written.prompt) };
     },
     synthesize: async (request) => {
       const candidate = simulatedSynthesis(request);

@@ -1,0 +1,140 @@
+// The cost ledger: every model call with its tokens and dollars, charged to an iteration, a run
+// and an activity (a discover round), and the calls not made (spared by the critic policy, or
+// a verdict reused), as counts. Part of the store's database; the store hands it its connection.
+import type { CallRole, Role, Usage } from '../../domain/ports/model.ts';
+import type { Sql } from './sqlite.ts';
+
+/** Why a model call was not made. */
+export type SpareReason = 'policy' | 'reused';
+
+/** Which iteration, run and activity (a discover round) a model call is charged to. */
+export interface LedgerScope {
+  readonly iteration: number | null;
+  readonly runId: string | null;
+  readonly activity?: string | null;
+}
+
+/** The ledger's rows of one activity: totals and per role. */
+export interface ActivityCost {
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly byRole: ReadonlyArray<{ readonly role: string; readonly calls: number; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number }>;
+}
+
+export interface IterationCost {
+  readonly costUsd: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Model calls made (spared calls excluded). */
+  readonly calls: number;
+  /** Critic calls the critic policy spared. */
+  readonly skippedCriticCalls: number;
+  /** Critic calls not made because an identical trace was already judged. */
+  readonly reusedCriticCalls: number;
+  /** Their estimated cost at the mean billed critic call; null when none was billed (the mock is free). */
+  readonly savedUsd: number | null;
+}
+
+export class CostLedger {
+  constructor(
+    private readonly sql: Sql,
+    private readonly now: () => string,
+  ) {}
+
+  recordModelCall(role: CallRole, model: string, usage: Usage, context: LedgerScope): void {
+    this.sql.run(
+      `INSERT INTO model_calls (role, model, iteration, run_id, activity, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      role,
+      model,
+      context.iteration,
+      context.runId,
+      context.activity ?? null,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+      usage.costUsd,
+      this.now(),
+    );
+  }
+
+  /**
+   * Calls not made, as one count: "policy" for those the critic policy spared (passing
+   * case-trials), "reused" for verdicts given once for an identical trace.
+   */
+  recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: LedgerScope): void {
+    if (count <= 0) return;
+    this.sql.run(
+      `INSERT INTO spared_calls (role, model, iteration, run_id, activity, reason, count, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      role,
+      model,
+      context.iteration,
+      context.runId,
+      context.activity ?? null,
+      reason,
+      count,
+      this.now(),
+    );
+  }
+
+  /** What the model calls of one activity (a discover round) cost, per role: the ledger's rows for it. */
+  costOfActivity(activity: string): ActivityCost {
+    const rows = this.sql.all<{ role: string; calls: number; input: number; output: number; cost: number }>(
+      `SELECT role, COUNT(*) AS calls, COALESCE(SUM(input_tokens + cache_read_tokens + cache_write_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output, COALESCE(SUM(cost_usd), 0) AS cost
+       FROM model_calls WHERE activity = ? AND skipped = 0 GROUP BY role ORDER BY role`,
+      activity,
+    );
+    const byRole = rows.map((r) => ({ role: String(r.role), calls: Number(r.calls), inputTokens: Number(r.input), outputTokens: Number(r.output), costUsd: Number(r.cost) }));
+    return {
+      calls: byRole.reduce((n, r) => n + r.calls, 0),
+      inputTokens: byRole.reduce((n, r) => n + r.inputTokens, 0),
+      outputTokens: byRole.reduce((n, r) => n + r.outputTokens, 0),
+      costUsd: byRole.reduce((n, r) => n + r.costUsd, 0),
+      byRole,
+    };
+  }
+
+  /** Rows in the ledger (model calls made, and stores from before counts: one per call spared). */
+  modelCallRows(): number {
+    return Number(this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM model_calls`)?.n ?? 0);
+  }
+
+  costOfIteration(iteration: number): IterationCost {
+    const row = this.sql.get<{ cost: number; input: number; output: number; calls: number; skipped: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
+              COALESCE(SUM(skipped = 0), 0) AS calls, COALESCE(SUM(skipped = 1 AND role = 'critic'), 0) AS skipped
+       FROM model_calls WHERE iteration = ?`,
+      iteration,
+    );
+    const spared = this.sql.get<{ policy: number; reused: number }>(
+      `SELECT COALESCE(SUM(CASE WHEN reason = 'policy' THEN count END), 0) AS policy, COALESCE(SUM(CASE WHEN reason = 'reused' THEN count END), 0) AS reused
+       FROM spared_calls WHERE iteration = ? AND role = 'critic'`,
+      iteration,
+    );
+    // Stores written before counts keep one zero-cost row per spared call: both are read.
+    const skipped = Number(row?.skipped ?? 0) + Number(spared?.policy ?? 0);
+    const reused = Number(spared?.reused ?? 0);
+    return {
+      costUsd: row?.cost ?? 0,
+      inputTokens: row?.input ?? 0,
+      outputTokens: row?.output ?? 0,
+      calls: Number(row?.calls ?? 0),
+      skippedCriticCalls: skipped,
+      reusedCriticCalls: reused,
+      savedUsd: skipped + reused === 0 ? null : this.meanCriticCallCost(iteration, skipped + reused),
+    };
+  }
+
+  /** What the skipped critic calls would have cost, at the mean cost of the critic calls actually made (null when none was billed). */
+  private meanCriticCallCost(iteration: number, skipped: number): number | null {
+    const row = this.sql.get<{ cost: number; n: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS cost, COUNT(*) AS n FROM model_calls WHERE iteration = ? AND role = 'critic' AND skipped = 0 AND cost_usd > 0`,
+      iteration,
+    );
+    const n = Number(row?.n ?? 0);
+    return n === 0 ? null : (Number(row?.cost ?? 0) / n) * skipped;
+  }
+}

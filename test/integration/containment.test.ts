@@ -1,0 +1,135 @@
+// Nothing an untrusted program starts outlives it, whatever it does to escape: leave its process
+// group and session (setsid), clear its environment (env -i, env -u AGENTDEVEL_CONTAINED), or
+// orphan itself (a double fork). Blueprint checks and `command` agents alike, under the same
+// memory limit, and the outcome names the limit that stopped them. Real processes throughout;
+// each escapee sleeps for a number no other process uses, so the test can look for it.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadBlueprint } from '../../src/adapters/blueprint/load.ts';
+import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
+import { runBlueprintChecks } from '../../src/adapters/process/blueprint-checks.ts';
+import { startLineRunner } from '../../src/adapters/process/spawner.ts';
+import { containment } from '../../src/adapters/process/untrusted.ts';
+import { startRuntime } from '../../src/adapters/runtimes/index.ts';
+import type { TraceEvent } from '../../src/domain/trace.ts';
+import { processesMentioning, tempDir } from '../helpers/workspace.ts';
+
+const env = { PATH: process.env.PATH ?? '' };
+let serial = 0;
+/** A `sleep` argument unique to this test run: 4xx.<pid><n>. */
+const marker = () => `4${String(++serial).padStart(2, '0')}.${process.pid}`;
+
+async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return check();
+}
+
+/** Runs `body` with the escapee's marker, then checks that no `sleep <marker>` is left (and kills any, so the machine stays clean). */
+async function leavesNothing(body: (sleep: string) => Promise<void>): Promise<void> {
+  const sleep = marker();
+  try {
+    await body(sleep);
+    // The containment acts when the program ends: nothing to wait for but the kernel's reaping.
+    expect(await waitUntil(() => processesMentioning(`sleep ${sleep}`).length === 0, 2000), processesMentioning(`sleep ${sleep}`).join('\n')).toBe(true);
+  } finally {
+    for (const line of processesMentioning(`sleep ${sleep}`)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+  }
+}
+
+const namespaced = (await containment()) === 'pid-namespace';
+
+describe("a blueprint check's processes", () => {
+  it.skipIf(!namespaced).each<[string, (sleep: string) => string[]]>([
+    // setsid -f forks whether or not it leads a group, and its child runs on in a session of its
+    // own. The shell stays a moment, so the child is out of the group well before the check ends.
+    ['setsid -f with a cleared environment', (sleep) => ['sh', '-c', `env -i setsid -f sleep ${sleep}; sleep 0.2`]],
+    ['setsid -f without the containment variable', (sleep) => ['sh', '-c', `env -u AGENTDEVEL_CONTAINED setsid -f sleep ${sleep}; sleep 0.2`]],
+    ['setsid -f as the check itself', (sleep) => ['env', '-i', 'setsid', '-f', 'sleep', sleep]],
+    ['a double fork whose middle process exits at once', (sleep) => ['sh', '-c', `(env -i setsid sleep ${sleep} </dev/null >/dev/null 2>&1 &); exit 0`]],
+  ])('end with it in a PID namespace: %s', async (_name, command) => {
+    await leavesNothing(async (sleep) => {
+      const [outcome] = await runBlueprintChecks([{ name: 'escape', command: command(sleep), timeoutMs: 30_000 }], tempDir('agentdevel-checks-'), env, 64);
+      expect(outcome?.ok, outcome?.detail).toBe(true);
+    });
+  });
+
+  it('end with it where no namespace can be made: found by their parent chain while it runs, with a cleared environment and their own session', async () => {
+    await leavesNothing(async (sleep) => {
+      const escape = `env -i setsid sleep ${sleep} </dev/null >/dev/null 2>&1 & sleep 0.3; exit 0`;
+      const [outcome] = await runBlueprintChecks([{ name: 'escape', command: ['sh', '-c', escape], timeoutMs: 30_000 }], tempDir('agentdevel-checks-'), env, 64, 'process-table');
+      expect(outcome?.ok, outcome?.detail).toBe(true);
+    });
+  });
+
+  it('still fail and name a command that does not exist', async () => {
+    const [outcome] = await runBlueprintChecks([{ name: 'typo', command: ['no-such-checker-xyz'], timeoutMs: 30_000 }], tempDir('agentdevel-checks-'), env, 64);
+    expect(outcome?.ok).toBe(false);
+    expect(outcome?.detail).toMatch(/^could not start no-such-checker-xyz: /);
+  });
+});
+
+/** A `command` blueprint whose agent is the given script (run with this Node), under memoryMb. */
+async function commandAgent(source: string, memoryMb: number) {
+  const dir = tempDir('agentdevel-cmd-');
+  mkdirSync(path.join(dir, 'blueprints/a'), { recursive: true });
+  writeFileSync(path.join(dir, 'blueprints/a/blueprint.json'), JSON.stringify({ runtime: 'command', command: [process.execPath, 'agent.mjs'], timeoutMs: 60_000 }));
+  writeFileSync(path.join(dir, 'blueprints/a/agent.mjs'), source);
+  const blueprint = await loadBlueprint(dir, 'a', tempDir('agentdevel-build-'));
+  return startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb, passEnv: [], gradingPaths: ['expected'], parentEnv: env });
+}
+
+describe('a command agent gets the limits of every untrusted process', () => {
+  it('nothing it starts outlives its case-trial: a double-forked setsid with a cleared environment included', async () => {
+    await leavesNothing(async (sleep) => {
+      const runtime = await commandAgent(
+        `import { execFileSync } from 'node:child_process';
+execFileSync('sh', ['-c', '(env -i setsid sleep ${sleep} </dev/null >/dev/null 2>&1 &); exit 0']);
+console.log(JSON.stringify({ type: 'final', output: 'done' }));
+`,
+        128,
+      );
+      try {
+        const outcome = await runtime.runCase({ id: 'c1' }, 0, { emit: () => undefined });
+        expect(outcome.output).toBe('done');
+      } finally {
+        await runtime.close();
+      }
+    });
+  });
+
+  it('is stopped at the memory limit, off-heap too, and its trace names the limit', async () => {
+    // 512 MB of Buffers, kept: no V8 heap limit sees them; the data-segment limit does.
+    const runtime = await commandAgent(
+      `const kept = [];
+for (let i = 0; i < 32; i += 1) kept.push(Buffer.alloc(16 * 1024 * 1024, 1));
+console.log(JSON.stringify({ type: 'final', output: kept.length }));
+`,
+      64,
+    );
+    const events: TraceEvent[] = [];
+    try {
+      const outcome = await runtime.runCase({ id: 'c1' }, 0, { emit: (e) => events.push(e) });
+      expect(outcome.output).toBeNull();
+      expect(events).toContainEqual({ type: 'error', kind: 'agent', message: 'killed at the memory limit of 64 MB' });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('where no namespace can be made, the spawner side follows its descendants and kills them at its exit', async () => {
+    await leavesNothing(async (sleep) => {
+      const runner = startLineRunner(1);
+      try {
+        const lines: string[] = [];
+        const escape = `env -i setsid sleep ${sleep} </dev/null >/dev/null 2>&1 & sleep 0.3; echo done`;
+        const outcome = await runner.run({ command: 'sh', args: ['-c', escape], env, timeoutMs: 30_000, contain: 'process-table' }, (line) => lines.push(line));
+        expect(outcome.exitCode).toBe(0);
+        expect(lines).toEqual(['done']);
+      } finally {
+        runner.close();
+      }
+    });
+  });
+});
