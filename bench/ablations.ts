@@ -31,6 +31,7 @@ import { iterate } from '../src/pipeline/loop/iterate.ts';
 import { releaseTags } from '../src/pipeline/workspace/line-history.ts';
 import { ensureScratchBranch, scratchConfig } from '../src/pipeline/workspace/scratch-line.ts';
 import { openWorkspace, type Workspace } from '../src/pipeline/workspace/workspace.ts';
+import { wordDiff } from '../src/adapters/text-diff/word-diff.ts';
 import { blueprintCheckRunner } from '../src/adapters/process/blueprint-checks.ts';
 
 const BAD_RELEASE_P2F_RATE = 0.02;
@@ -55,7 +56,7 @@ const dir = path.join(mkdtempSync(path.join(tmpdir(), 'agentdevel-ablations-')),
 await scaffoldExample(dir);
 
 function contextOf(workspace: Workspace): RunContext {
-  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null } };
+  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff };
 }
 
 /** Per case: did every graded trial pass? Measured blind, on the train or test split. */

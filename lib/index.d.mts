@@ -1,7 +1,7 @@
 // Types of agentdevel's library entry point (src/api.ts checks that it matches them).
 
 export interface WorkspaceOptions {
-  /** The workspace: a git repository with agentdevel.config.json. */
+  /** The workspace: a git repository with agentdevel.config.json. Relative to the current directory (like the CLI's -C), or absolute. */
   readonly dir: string;
   /** Where progress lines go (default: nowhere). */
   readonly progress?: NodeJS.WritableStream;
@@ -22,6 +22,18 @@ export interface RunSummary {
   readonly failing: readonly CaseReason[];
   /** True only when the mock engine played the agent. */
   readonly simulated: boolean;
+  /** The JUnit file written (the `junit` option), else null. */
+  readonly junit: string | null;
+}
+
+export interface RunOptions extends WorkspaceOptions {
+  /** A branch, tag or commit to run instead of the working tree. */
+  readonly ref?: string;
+  readonly trials?: number;
+  /** Only these train cases (like `run --case`). */
+  readonly cases?: readonly string[];
+  /** Write JUnit XML here (like `run --junit`); relative to the current directory. */
+  readonly junit?: string;
 }
 
 export interface GateCheck {
@@ -56,6 +68,27 @@ export interface GateSummary {
   /** Files a dry gate wrote to `reportDir`. */
   readonly reports: readonly string[];
   readonly simulated: boolean;
+  /** The summary files written: the `summary` option's, and $GITHUB_STEP_SUMMARY on GitHub Actions. */
+  readonly summary: readonly string[];
+  /** The JUnit file written (the `junit` option), else null. */
+  readonly junit: string | null;
+}
+
+export interface GateOptions extends WorkspaceOptions {
+  /** The branch, tag or commit to gate. */
+  readonly candidate: string;
+  /** Record it on the line: promote it when accepted, record the rejection otherwise. */
+  readonly promote?: boolean;
+  /** Symptom labels the change intends to fix (enables the hit-rate check). */
+  readonly targets?: readonly string[];
+  /** Where a gate without `promote` writes its reports (a folder per candidate below it); none when absent. */
+  readonly reportDir?: string;
+  /** Write the pull request summary (markdown) here, like `gate --summary`. */
+  readonly summary?: string;
+  /** Write JUnit XML here, like `gate --junit`. */
+  readonly junit?: string;
+  /** Gate against this commit instead of the current release, like `gate --baseline` (a change merged into the line without a gate). */
+  readonly baseline?: string;
 }
 
 export interface IterationSummary {
@@ -66,6 +99,8 @@ export interface IterationSummary {
   readonly p2f: readonly string[];
   readonly tag: string | null;
   readonly reasons: readonly string[];
+  /** Where the iteration's diagnosis report is: `file` in git at `ref` (`git show ref:file`), or in agentdevel's state folder when `ref` is null; null without a diagnosis. */
+  readonly diagnosis: { readonly note: string; readonly file: string; readonly ref: string | null } | null;
 }
 
 export interface IterateOutcome {
@@ -75,10 +110,10 @@ export interface IterateOutcome {
   readonly simulated: boolean;
 }
 
-/** Runs the working tree (or `ref`) over the train split. */
-export function run(options: WorkspaceOptions & { readonly ref?: string; readonly trials?: number }): Promise<RunSummary>;
+/** Runs the working tree (or `ref`) over the train split, or only the cases named. */
+export function run(options: RunOptions): Promise<RunSummary>;
 /** Gates a candidate against the current release; `promote` records it on the line. */
-export function gate(options: WorkspaceOptions & { readonly candidate: string; readonly promote?: boolean; readonly targets?: readonly string[]; readonly reportDir?: string }): Promise<GateSummary>;
+export function gate(options: GateOptions): Promise<GateSummary>;
 /** Compares two recorded runs (names or ids) with the gate's own code. */
 export function compare(options: WorkspaceOptions & { readonly baseline: string; readonly candidate: string }): Promise<GateDecision>;
 /** The release loop until a stop condition (or `maxIterations`). */

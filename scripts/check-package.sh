@@ -45,13 +45,17 @@ cd "$work/ws"
 git init -q
 npx --prefix "$work/app" --no-install agentdevel init --runtime command >/dev/null
 CI=true npx --prefix "$work/app" --no-install agentdevel run
+# The library as a program calls it: from the folder above the workspace, naming it by a relative
+# dir (resolved against the current directory, like the CLI's -C), with a relative JUnit path too.
 cat > "$work/app/library.mjs" <<JS
+import { existsSync } from 'node:fs';
 import { run } from 'agentdevel';
-const summary = await run({ dir: process.argv[2] });
+const summary = await run({ dir: process.argv[2], junit: 'library-run.xml' });
 if (summary.passRate !== 1 || summary.simulated) throw new Error('library run: ' + JSON.stringify(summary));
+if (!existsSync('library-run.xml')) throw new Error('library run: no JUnit file in ' + process.cwd());
 console.log('library: run passes ' + summary.passRate * 100 + '%, simulated ' + summary.simulated);
 JS
-node "$work/app/library.mjs" "$work/ws"
+(cd "$work" && node app/library.mjs ws)
 
 if [ -s "$work/warnings.log" ]; then
   echo "npm warnings on install:"

@@ -1,13 +1,17 @@
 // The library entry point (package.json "exports"): run, gate, compare and iterate for programs
 // that drive agentdevel without its CLI. Each call opens the workspace, holds its lock like the
-// CLI would, and closes it. Progress goes nowhere unless `progress` is given.
+// CLI would, and closes it. Progress goes nowhere unless `progress` is given. Paths (`dir`,
+// `summary`, `junit`, `reportDir`) are resolved as the CLI resolves them: against the current
+// directory of the process.
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import type * as Declared from '../lib/index.mjs';
-import { openCommand, processIo, type Io } from './app/compose.ts';
+import { writeGateOutputs, writeRunJunit } from './app/ci-outputs.ts';
+import { openCommand, processIo, workspaceDir, type Io } from './app/compose.ts';
 import type { GateDecision } from './domain/decision.ts';
 import { passRateOf } from './domain/case-summary.ts';
 import { AgentdevelError } from './domain/errors.ts';
-import { runVersion, withCheckout, workingTreeSource } from './pipeline/run/execute-run.ts';
+import { runTrainSplit } from './pipeline/run/train-run.ts';
 import { gateCandidate } from './pipeline/gate/submitted-candidate.ts';
 import { iterate as iterateLine, type IterateOutcome } from './pipeline/loop/iterate.ts';
 import { openStoreWorkspace } from './pipeline/workspace/store-workspace.ts';
@@ -15,7 +19,7 @@ import { failingCases, type CaseReason } from './stages/report/case-reasons.ts';
 import { compareRuns } from './stages/gate/compare.ts';
 
 export interface WorkspaceOptions {
-  /** The workspace (a git repository with agentdevel.config.json). */
+  /** The workspace (a git repository with agentdevel.config.json), relative to the current directory or absolute, like `-C`. */
   readonly dir: string;
   /** Where progress lines go (default: nowhere). */
   readonly progress?: NodeJS.WritableStream;
@@ -24,7 +28,8 @@ export interface WorkspaceOptions {
 function ioFor(options: WorkspaceOptions): Io {
   const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
   const base = processIo();
-  return { ...base, cwd: options.dir, stdout: discard as unknown as NodeJS.WriteStream, stderr: (options.progress ?? discard) as NodeJS.WriteStream };
+  // `dir` is the CLI's -C: resolved against the process's current directory, never against itself.
+  return { ...base, stdout: discard as unknown as NodeJS.WriteStream, stderr: (options.progress ?? discard) as NodeJS.WriteStream };
 }
 
 export interface RunSummary {
@@ -32,25 +37,33 @@ export interface RunSummary {
   readonly passRate: number;
   readonly failing: readonly CaseReason[];
   readonly simulated: boolean;
+  /** The JUnit file written (the `junit` option), else null. */
+  readonly junit: string | null;
 }
 
-/** Runs the working tree (or `ref`) over the train split. */
-export async function run(options: WorkspaceOptions & { readonly ref?: string; readonly trials?: number }): Promise<RunSummary> {
+export interface RunOptions extends WorkspaceOptions {
+  /** A branch, tag or commit to run instead of the working tree. */
+  readonly ref?: string;
+  readonly trials?: number;
+  /** Only these train cases (like `run --case`). */
+  readonly cases?: readonly string[];
+  /** Write JUnit XML here (like `run --junit`). */
+  readonly junit?: string;
+}
+
+/** Runs the working tree (or `ref`) over the train split, or only the cases named. */
+export async function run(options: RunOptions): Promise<RunSummary> {
   const io = ioFor(options);
   const command = await openCommand(io, { C: options.dir, ...(options.trials ? { trials: String(options.trials) } : {}) }, 'run');
   try {
     const { workspace } = command;
-    const request = { split: 'train' as const, trials: workspace.config.trials, purpose: 'run' as const };
-    const commit = options.ref ? await workspace.repo.resolve(options.ref) : null;
-    if (options.ref && !commit) throw new AgentdevelError('REF_NOT_FOUND', `ref "${options.ref}" names no commit in ${workspace.root}`);
-    const result = commit
-      ? await withCheckout(workspace, commit, (source) => runVersion(command.run, { ...request, source, label: options.ref as string }))
-      : await runVersion(command.run, { ...request, source: await workingTreeSource(workspace), label: 'working tree' });
+    const result = await runTrainSplit(command.run, { ref: options.ref ?? null, cases: options.cases ?? [] });
     return {
       runId: result.runId,
       passRate: passRateOf(result.counts),
       failing: failingCases(workspace.store.eachRecord(result.runId)),
       simulated: result.simulated,
+      junit: await writeRunJunit(io, options, workspace, result),
     };
   } finally {
     await command.close();
@@ -63,20 +76,41 @@ export interface GateSummary {
   readonly decision: GateDecision;
   readonly reports: readonly string[];
   readonly simulated: boolean;
+  /** The summary files written: the `summary` option's, and $GITHUB_STEP_SUMMARY on GitHub Actions. */
+  readonly summary: readonly string[];
+  /** The JUnit file written (the `junit` option), else null. */
+  readonly junit: string | null;
+}
+
+export interface GateOptions extends WorkspaceOptions {
+  readonly candidate: string;
+  readonly promote?: boolean;
+  readonly targets?: readonly string[];
+  /** Where a gate without `promote` writes its reports (a folder per candidate below it); none when absent. */
+  readonly reportDir?: string;
+  /** Write the pull request summary (markdown) here, like `gate --summary`. */
+  readonly summary?: string;
+  /** Write JUnit XML here, like `gate --junit`. */
+  readonly junit?: string;
+  /** Gate against this commit instead of the current release, like `gate --baseline` (a change merged into the line without a gate). */
+  readonly baseline?: string;
 }
 
 /** Gates a candidate (branch, tag or commit) against the current release; `promote` records it on the line. */
-export async function gate(options: WorkspaceOptions & { readonly candidate: string; readonly promote?: boolean; readonly targets?: readonly string[]; readonly reportDir?: string }): Promise<GateSummary> {
-  const command = await openCommand(ioFor(options), { C: options.dir }, 'gate');
+export async function gate(options: GateOptions): Promise<GateSummary> {
+  const io = ioFor(options);
+  const command = await openCommand(io, { C: options.dir }, 'gate');
   try {
     const result = await gateCandidate(command.run, {
       ref: options.candidate,
       promote: options.promote === true,
       targets: options.targets ?? [],
-      reportDir: options.promote ? null : (options.reportDir ?? null),
+      reportDir: options.promote || options.reportDir === undefined ? null : path.resolve(io.cwd, options.reportDir),
       allowBehind: false,
+      baseline: options.baseline ?? null,
     });
-    return { outcome: result.outcome, tag: result.tag, decision: result.decision, reports: result.reportFiles, simulated: result.simulated };
+    const written = await writeGateOutputs(io, options, command.workspace, result);
+    return { outcome: result.outcome, tag: result.tag, decision: result.decision, reports: result.reportFiles, simulated: result.simulated, ...written };
   } finally {
     await command.close();
   }
@@ -84,7 +118,8 @@ export async function gate(options: WorkspaceOptions & { readonly candidate: str
 
 /** Compares two recorded runs (names or ids) with the gate's own code. */
 export async function compare(options: WorkspaceOptions & { readonly baseline: string; readonly candidate: string }): Promise<GateDecision> {
-  const workspace = await openStoreWorkspace(options.dir, processIo().clock, null);
+  const io = ioFor(options);
+  const workspace = await openStoreWorkspace(workspaceDir(io, { C: options.dir }), io.clock, null);
   try {
     const runs = [options.baseline, options.candidate].map((name) => {
       const found = workspace.store.findRun(name);

@@ -7,6 +7,7 @@ import type { RunContext, UsageScope } from '../pipeline/run/execute-run.ts';
 import { openWorkspace, type Workspace } from '../pipeline/workspace/workspace.ts';
 import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } from '../domain/environment.ts';
 import { parseQueueUrl, queueSecrets } from '../adapters/queue/url.ts';
+import { wordDiff } from '../adapters/text-diff/word-diff.ts';
 import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';
 import { parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
 import { createOutput, createReporter, type Output } from '../cli/render.ts';
@@ -123,7 +124,7 @@ export async function openCommand(
       requireModels: () => {
         if (claude && usesClaude) claude.ready();
       },
-      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, checks: blueprintCheckRunner(io.env), usageScope, ...(executor ? { executor } : {}) },
+      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, checks: blueprintCheckRunner(io.env), usageScope, textDiff: wordDiff, ...(executor ? { executor } : {}) },
       close: async () => {
         try {
           await executor?.close();

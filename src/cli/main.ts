@@ -117,12 +117,14 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--summary <file>', 'write a markdown summary for a pull request (also appended to $GITHUB_STEP_SUMMARY when set)')
     .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
     .option('--allow-behind', 'gate a candidate cut before the current release as it is (otherwise: rebase it first)')
+    .option('--baseline <ref>', 'gate against REF instead of the current release: for a change merged into the line without a gate, the line before the merge (with --promote, it becomes the next release)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(lazy(commands.gate, (m) => m.gateCommand));
   common(program.command('comment').description('post or update one sticky pull request comment with the summary `gate --summary` wrote (GitHub REST API)'))
     .option('--pr <n>', 'the pull request number')
     .option('--summary <file>', 'the summary to post (default agentdevel-report/summary.md)')
     .option('--repo <owner/name>', 'the repository (default $GITHUB_REPOSITORY); the API is $GITHUB_API_URL, the token $GITHUB_TOKEN')
+    .option('--key <name>', 'one comment per key: tells apart several gate jobs on one pull request (the Action passes the job id)')
     .action(lazy(commands.comment, (m) => m.commentCommand));
   common(program.command('export').description("send a run's case-trials as OpenTelemetry spans (GenAI semantic conventions) to an OTLP/HTTP receiver, or write them as OTLP/JSON"))
     .option('--otlp <url>', "the receiver's traces endpoint, e.g. http://localhost:4318/v1/traces")

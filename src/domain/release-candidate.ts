@@ -28,7 +28,12 @@ export function editsByType(changes: readonly TypedChange[]): Record<EditType, s
 }
 
 export const changeIntentSchema = z.object({
-  targets: z.array(z.string()).min(1),
+  /**
+   * The symptom labels the change means to fix: the gate then asks for fixes and counts its hit
+   * rate. Empty when the intent is a rationale only (a hand-made candidate's commit message
+   * without a `Targets:` line): the gate then judges its flips alone.
+   */
+  targets: z.array(z.string()),
   rationale: z.string().min(1),
   /** The RC's typed edits, each naming its component (absent for candidates recorded before edits were typed). */
   edits: z.array(typedChangeSchema).optional(),
@@ -37,9 +42,12 @@ export const changeIntentSchema = z.object({
 });
 export type ChangeIntent = z.infer<typeof changeIntentSchema>;
 
+/** A synthesized RC always names what it targets (its hit rate is part of its gate). */
+const targetedIntentSchema = changeIntentSchema.extend({ targets: z.array(z.string()).min(1) });
+
 export const releaseCandidateSchema = z.object({
   edits: z.array(fileEditSchema),
-  intent: changeIntentSchema,
+  intent: targetedIntentSchema,
 });
 export type ReleaseCandidate = z.infer<typeof releaseCandidateSchema>;
 
@@ -83,15 +91,30 @@ export function releaseCandidateSchemaFor(vocabulary: readonly string[], runtime
   });
 }
 
+/** An intent in one line: its targets, then its rationale ("missing_confirmation: Ask before cancelling"). */
+export function intentText(intent: Pick<ChangeIntent, 'targets' | 'rationale'>): string {
+  return intent.targets.length > 0 ? `${intent.targets.join(', ')}: ${intent.rationale}` : intent.rationale;
+}
+
+/** Trailers git tools add, which say who, not why. */
+const TRAILER = /^(signed-off-by|co-authored-by|reviewed-by|change-id):/i;
+
 /**
- * The intent a commit message states: a `Targets: a, b` line (symptom labels) in its body,
- * with the message's subject and other body lines as the rationale. Null without such a line.
+ * The intent a commit message states: its subject and body are the rationale, and a
+ * `Targets: a, b` line in it names the symptom labels it means to fix (none without one). Null
+ * for an empty message.
  */
 export function intentFromCommitMessage(message: string): ChangeIntent | null {
   const lines = message.replace(/\r\n?/g, '\n').split('\n');
-  const line = lines.find((l) => /^targets:\s*\S/i.test(l.trim()));
-  if (!line) return null;
-  const targets = line.trim().replace(/^targets:\s*/i, '').split(',').map((t) => t.trim()).filter(Boolean);
-  const rationale = lines.filter((l) => l !== line).join(' ').replace(/\s+/g, ' ').trim() || 'stated in the commit message';
-  return targets.length > 0 ? { targets, rationale } : null;
+  const targetLine = lines.find((l) => /^targets:\s*\S/i.test(l.trim()));
+  const targets = targetLine ? targetLine.trim().replace(/^targets:\s*/i, '').split(',').map((t) => t.trim()).filter(Boolean) : [];
+  const said = lines.filter((l) => l !== targetLine && !TRAILER.test(l.trim()));
+  while (said[0]?.trim() === '') said.shift();
+  const blank = said.findIndex((l) => l.trim() === '');
+  const oneLine = (text: readonly string[]) => text.join(' ').replace(/\s+/g, ' ').trim();
+  const subject = oneLine(blank === -1 ? said : said.slice(0, blank));
+  const body = blank === -1 ? '' : oneLine(said.slice(blank + 1));
+  const rationale = subject && body ? `${subject}${/[.!?:]$/.test(subject) ? '' : '.'} ${body}` : subject || body;
+  if (!rationale) return targets.length > 0 ? { targets, rationale: 'stated in the commit message' } : null;
+  return { targets, rationale };
 }

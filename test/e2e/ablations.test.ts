@@ -10,6 +10,7 @@ import { iterate } from '../../src/pipeline/loop/iterate.ts';
 import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/workspace/scratch-line.ts';
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
+import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
 describe('iterate --ablate', () => {
@@ -82,7 +83,7 @@ describe('iterate --ablate', () => {
             return mock.criticize(request);
           },
         };
-        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null } }, { maxIterations: 1, ablation });
+        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff }, { maxIterations: 1, ablation });
         seen.set(ablation ?? 'none', tally);
       } finally {
         await workspace.close();

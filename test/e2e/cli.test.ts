@@ -38,6 +38,19 @@ describe('agentdevel demo', () => {
     expect(demoResult.stdout).toMatch(/simulated results: the mock engine/);
   });
 
+  it("points at each iteration's diagnosis report: in git where its decision committed it, else in agentdevel's state folder", () => {
+    const iterations = [...demoResult.stdout.matchAll(/^iteration \d+: /gm)].length;
+    const pointers = [...demoResult.stdout.matchAll(/^ {2}diagnosis: [^\n]*; report: (?:git show (\S+):(\S+)|(\S+) \(not committed[^\n]*)$/gm)];
+    expect(iterations).toBeGreaterThan(0);
+    expect(pointers).toHaveLength(iterations);
+    for (const [, ref, inGit, inState] of pointers) {
+      const text = ref ? git(demo, 'show', `${ref}:${inGit}`) : readFileSync(path.join(demo, inState as string), 'utf8');
+      expect(JSON.parse(text)).toMatchObject({ summary: expect.any(String), dominantSymptoms: expect.any(Array) });
+    }
+    expect(pointers.some(([, ref]) => ref?.startsWith('refs/agentdevel/rc/'))).toBe(true);
+    expect(pointers.some(([, ref]) => ref?.startsWith('support-agent/v'))).toBe(true);
+  });
+
   it('leaves annotated release tags on the line', () => {
     const tags = git(demo, 'tag', '--list', 'support-agent/v*').split('\n').filter(Boolean);
     expect(tags.length).toBeGreaterThanOrEqual(1);
@@ -269,6 +282,10 @@ describe('reviewing a release and running in CI', () => {
     expect(path.relative(path.join(out, 'report'), path.dirname(verdict.reports[0] ?? ''))).toMatch(/^broken-wrappers-[0-9a-f]{10}$/);
     const report = readFileSync(path.join(path.dirname(verdict.reports[0] ?? ''), 'report.md'), 'utf8');
     expect(report).toMatch(/```+diff\ndiff --git a\/blueprints\/support-agent\/tools\/get_order\.ts/);
+    // A dry gate is no iteration of the line: titled by its candidate, with no iteration number.
+    expect(report).toMatch(/^# Gate\\: broken\\-wrappers \\\([0-9a-f]{10}\\\) rejected \\\(a dry gate\\: not recorded\\\)\n/);
+    expect(report).not.toMatch(/\| Iteration \|/);
+    expect(readFileSync(path.join(path.dirname(verdict.reports[0] ?? ''), 'report.html'), 'utf8')).toMatch(/<h1>Gate: broken-wrappers \([0-9a-f]{10}\) rejected \(a dry gate: not recorded\)<\/h1>/);
     expect(report).toMatch(/\| why it fails now \|/);
   });
 

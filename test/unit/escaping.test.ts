@@ -21,6 +21,7 @@ import { renderJunit } from '../../src/stages/report/junit.ts';
 import { renderPrSummary } from '../../src/stages/report/pr-summary.ts';
 import { compareRuns } from '../../src/stages/gate/compare.ts';
 import { buildArtifacts, decisionDocument, tagMessage, type ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
+import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 
 const md = new MarkdownIt({ html: true });
 const RUNS = { numRuns: 150 };
@@ -196,7 +197,7 @@ describe('every output of a decision, on arbitrary text', () => {
         const document = { ...decisionDocument(evidence), approval: { verdict: 'declined' as const, by: approver, at: '2026-11-23T00:00:00Z', reason: output } };
         const headline = decisionHeadline(document, cases);
         const summary = renderPrSummary({ candidate: { label: branch, commit: 'c'.repeat(40) }, baseline: 'bp/v1', headline, decision: evidence.decision, cases, simulated: false, mockRoles: [], links: { report: output, artifactPage: `https://x.y/${output}` } });
-        const report = buildArtifacts(evidence).find((f) => f.path.endsWith('/report.md'))?.content ?? '';
+        const report = buildArtifacts(evidence, { textDiff: wordDiff }).find((f) => f.path.endsWith('/report.md'))?.content ?? '';
         for (const doc of [summary, report]) {
           const tokens = flat(md.parse(doc, {}));
           expect(tokens.filter((t) => RAW_HTML.has(t.type))).toEqual([]);
@@ -216,11 +217,11 @@ describe('every output of a decision, on arbitrary text', () => {
   it('report.html keeps exactly the tags of its template, whatever the text', () => {
     const tags = (page: string) => [...page.matchAll(/<[^>]*>/g)].map((m) => m[0].replace(/"[^"]*"/g, '""'));
     const plain = gateOn(['a', 'b', 'c'], 'x', 'y', 'z');
-    const expected = tags(renderFlipReportHtml({ title: 't', document: decisionDocument(plain.evidence), evidence: plain.cases, diagnosis: null }));
+    const expected = tags(renderFlipReportHtml({ title: 't', document: decisionDocument(plain.evidence), evidence: plain.cases, diagnosis: null }, { textDiff: wordDiff }));
     fc.assert(
       fc.property(ids, text, text, text, (caseIds, output, branch, approver) => {
         const { evidence, cases } = gateOn(caseIds, output, branch, approver);
-        const page = renderFlipReportHtml({ title: branch, document: decisionDocument(evidence), evidence: cases, diagnosis: null });
+        const page = renderFlipReportHtml({ title: branch, document: decisionDocument(evidence), evidence: cases, diagnosis: null }, { textDiff: wordDiff });
         expect(tags(page)).toEqual(expected);
       }),
       RUNS,

@@ -116,6 +116,14 @@ describe('the paper-faithful gate', () => {
     expect(decision.checks.map((c) => c.name)).not.toContain('fixes');
   });
 
+  it('asks for no fixes and no hit rate of an intent that is a rationale only (a commit message without targets)', () => {
+    const decision = gate({ a: 'P', b: 'Fx' }, { a: 'P', b: 'Fx' }, []);
+    expect(decision.verdict).toBe('accept');
+    expect(decision.checks.map((c) => c.name)).not.toContain('fixes');
+    expect(decision.checks.map((c) => c.name)).not.toContain('hit_rate');
+    expect(gate({ a: 'Fx' }, { a: 'P' }, []).rates.hitRate).toBeNull();
+  });
+
   it('skips the hit-rate check when no intent is stated', () => {
     const decision = gate({ a: 'Fx' }, { a: 'P' }, null);
     expect(decision.verdict).toBe('accept');

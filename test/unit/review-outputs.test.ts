@@ -101,6 +101,19 @@ describe('JUnit', () => {
     expect(props.get('agentdevel.reason.1')).toMatch(/^flips layer: regression reg/);
   });
 
+  it('a case that passed every trial with a verdict passes, its infrastructure errors named; only a case with no verdict at all is an error', () => {
+    const records = [record('mixed', 0, true), record('mixed', 1, null), record('mixed', 2, true), record('none', 0, null), record('none', 1, null)];
+    for (const gate of [undefined, gateOn('reject')]) {
+      const suite = parseSuite(renderJunit({ suite: 'agentdevel.bp', records, ...(gate ? { gate } : {}) }));
+      const byName = new Map(suite.testcase.map((t) => [t['@_name'], t]));
+      const mixed = byName.get('mixed') as Record<string, unknown>;
+      expect([mixed.error, mixed.failure, mixed.skipped]).toEqual([undefined, undefined, undefined]);
+      expect(mixed['system-out']).toMatch(/^1 of 3 trials without a verdict \(infrastructure\), every other trial passed: infra_error: /);
+      expect(byName.get('none')?.error).toBeDefined();
+      expect(suite['@_errors']).toBe('1');
+    }
+  });
+
   it('after an accepting gate: no failure and no error, so a passing gate is never a red check', () => {
     const suite = parseSuite(renderJunit({ suite: 'agentdevel.bp', records: candidate, gate: gateOn('accept') }));
     expect([suite['@_failures'], suite['@_errors']]).toEqual(['0', '0']);
@@ -131,8 +144,16 @@ describe('the intent of a commit message', () => {
   it('is its Targets line (symptom labels), with the rest of the message as the rationale', () => {
     expect(intentFromCommitMessage('Ask before cancelling\n\nThe agent cancelled without a yes.\nTargets: missing_confirmation, wrong_tool\n')).toEqual({
       targets: ['missing_confirmation', 'wrong_tool'],
-      rationale: 'Ask before cancelling The agent cancelled without a yes.',
+      rationale: 'Ask before cancelling. The agent cancelled without a yes.',
     });
-    expect(intentFromCommitMessage('Refactor the prompt\n\nNo behaviour change.\n')).toBeNull();
+  });
+
+  it('is the subject and body as the rationale, with no targets, when the message has no Targets line', () => {
+    expect(intentFromCommitMessage('Refactor the prompt\n\nNo behaviour change:\nthe same words, reordered.\n\nSigned-off-by: A <a@example.com>\n')).toEqual({
+      targets: [],
+      rationale: 'Refactor the prompt. No behaviour change: the same words, reordered.',
+    });
+    expect(intentFromCommitMessage('Shorter replies\n')).toEqual({ targets: [], rationale: 'Shorter replies' });
+    expect(intentFromCommitMessage('\n')).toBeNull();
   });
 });

@@ -410,7 +410,9 @@ export class GitRepo {
    * overwritten), without a prompt and within `timeoutMs`. Returns why it failed, or null.
    */
   async transferRefs(verb: 'fetch' | 'push', remote: string, refspecs: readonly string[], timeoutMs: number): Promise<string | null> {
-    return transfer(this.root, verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', remote, ...refspecs], timeoutMs);
+    // An atomic push: when the remote refuses one ref (the line moved there meanwhile), none moves,
+    // so a release tag never arrives without the line that holds its commit.
+    return transfer(this.root, verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', '--atomic', remote, ...refspecs], timeoutMs);
   }
 
   /** Moves several refs in one transaction: all of them move, or none does. */

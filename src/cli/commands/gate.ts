@@ -1,11 +1,9 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { gateCandidate, type GateOutcome } from '../../pipeline/gate/submitted-candidate.ts';
+import { intentText } from '../../domain/release-candidate.ts';
+import { gateCandidate } from '../../pipeline/gate/submitted-candidate.ts';
 import { flipReasons } from '../../stages/report/case-reasons.ts';
-import { renderJunit } from '../../stages/report/junit.ts';
-import { renderPrSummary } from '../../stages/report/pr-summary.ts';
-import { decisionHeadline, type DecisionHeadline } from '../../stages/report/headline.ts';
-import { artifactPage, writeJunit, writeSummary, type CiOptions } from '../ci-outputs.ts';
+import { gateHeadline, writeGateOutputs, type CiOptions } from '../../app/ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
@@ -16,32 +14,10 @@ export interface GateOptions extends CommonOptions, CiOptions {
   readonly targets?: string;
   readonly reportDir?: string;
   readonly allowBehind?: boolean;
+  readonly baseline?: string;
 }
 
 /** Where a dry gate writes its reports unless --report-dir says otherwise (git-ignored state). */
-
-/** A path relative to where the command ran when it lies below it (as CI uploads it), else absolute. */
-function shownPath(cwd: string, file: string): string {
-  const relative = path.relative(cwd, file);
-  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
-}
-
-/** The headline of a gate's outcome: the decision and the reasons that caused it (the same words in every output). */
-export function gateHeadline(result: GateOutcome): DecisionHeadline {
-  return decisionHeadline(
-    { outcome: result.outcome, release: result.tag, iteration: result.evidence.iteration, candidate: { ref: result.candidate }, gate: result.decision },
-    result.evidence.cases,
-  );
-}
-
-/**
- * What was gated, as a reviewer knows it: the branch, not `HEAD`. On a pull request GitHub names
- * the branch in GITHUB_HEAD_REF; elsewhere `HEAD` is the checked-out branch when there is one.
- */
-async function candidateLabel(io: Io, repo: { currentBranch(): Promise<string | null> }, ref: string): Promise<string> {
-  if (ref !== 'HEAD' && ref !== '@') return ref;
-  return io.env.GITHUB_HEAD_REF || (await repo.currentBranch()) || ref;
-}
 
 export async function gateCommand(io: Io, options: GateOptions): Promise<number> {
   if (!options.candidate) throw new AgentdevelError('USAGE', 'gate needs --candidate REF (a branch, tag or commit)');
@@ -60,34 +36,12 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       targets,
       reportDir,
       allowBehind: options.allowBehind === true,
+      baseline: options.baseline ?? null,
     });
     const { decision } = result;
     const headline = gateHeadline(result);
     const reportHtml = result.reportFiles.find((f) => f.endsWith('report.html')) ?? null;
-    const summaryFiles = await writeSummary(
-      io,
-      options,
-      renderPrSummary({
-        candidate: { label: await candidateLabel(io, command.workspace.repo, result.candidate), commit: result.commit },
-        baseline: result.evidence.baseline.label,
-        headline,
-        decision,
-        cases: result.evidence.cases,
-        simulated: result.simulated,
-        mockRoles: result.mockRoles,
-        screenText: result.evidence.screenText ?? null,
-        links: { report: reportHtml ? shownPath(io.cwd, reportHtml) : null, artifactPage: artifactPage(io.env) },
-      }),
-    );
-    const { candidateRunId } = result;
-    const records = () => (candidateRunId ? command.workspace.store.eachRecord(candidateRunId) : []);
-    const junit = await writeJunit(io, options, () =>
-      renderJunit({
-        suite: `agentdevel.${command.workspace.config.blueprint}`,
-        records: records(),
-        gate: { candidate: result.candidate, decision, headline, baselineCases: result.evidence.baselineCases, simulated: result.simulated },
-      }),
-    );
+    const { summary: summaryFiles, junit } = await writeGateOutputs(io, options, command.workspace, result);
     if (command.output.json) {
       command.output.result({
         candidate: result.candidate,
@@ -100,6 +54,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         f2p: decision.f2p,
         flaky: decision.flaky,
         reasons: decision.reasons,
+        intent: result.evidence.intent,
         caseReasons: Object.fromEntries(flipReasons(result.evidence.cases)),
         screening: decision.screening,
         p2fRate: decision.rates.p2fRate,
@@ -127,6 +82,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       command.output.line(`${result.candidate}: ${headline.outcome}`);
       for (const reason of headline.reasons) command.output.line(`  ${headline.failed ? 'why' : 'ok '}: ${reason}`);
       if (result.evidence.screenText) command.output.line(`  ${result.evidence.screenText}`);
+      command.output.line(`  intent: ${result.evidence.intent ? intentText(result.evidence.intent) : 'none given'}`);
       command.output.line(`  layers: ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);
       const flips = (title: string, ids: readonly string[]) => {

@@ -1,6 +1,6 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { ABLATION_TEXT, ablations, isAblation, type Ablation } from '../../domain/ablation.ts';
-import { iterate, type IterateOutcome } from '../../pipeline/loop/iterate.ts';
+import { iterate, type DiagnosisPointer, type IterateOutcome } from '../../pipeline/loop/iterate.ts';
 import { refuseDirtyTree } from '../../pipeline/workspace/workspace.ts';
 import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
@@ -23,15 +23,18 @@ export function parseMaxIterations(value: string | undefined): number | null {
   return n;
 }
 
+/** Where to read a diagnosis report: the command that shows it from git, or its file in agentdevel's state folder. */
+function diagnosisPlace(diagnosis: DiagnosisPointer): string {
+  return diagnosis.ref ? `git show ${diagnosis.ref}:${diagnosis.file}` : `${diagnosis.file} (not committed: no release candidate was gated)`;
+}
+
 export function printIterations(command: CommandContext, outcome: IterateOutcome): void {
   for (const it of outcome.iterations) {
     if (it.gradientDropped) command.output.line(`iteration ${it.iteration}: gradient records: ${it.gradientDropped} model-phrased claim${it.gradientDropped === 1 ? '' : 's'} dropped (evidence that does not resolve)`);
     const what = it.kind === 'promoted' ? `promoted ${it.tag}` : it.kind === 'rejected' ? 'rejected' : 'no release candidate';
-    if (it.kind === 'no_candidate') {
-      command.output.line(`iteration ${it.iteration}: ${what}: ${it.reasons.join('; ')}`);
-      continue;
-    }
-    command.output.line(`iteration ${it.iteration}: ${what}  F→P ${it.f2p.length}  P→F ${it.p2f.length}${it.targets.length ? `  targets ${it.targets.join(', ')}` : ''}${it.ablation ? `  ABLATED: ${it.ablation}` : ''}`);
+    if (it.kind === 'no_candidate') command.output.line(`iteration ${it.iteration}: ${what}: ${it.reasons.filter((r) => r !== it.diagnosis?.note).join('; ')}`);
+    else command.output.line(`iteration ${it.iteration}: ${what}  F→P ${it.f2p.length}  P→F ${it.p2f.length}${it.targets.length ? `  targets ${it.targets.join(', ')}` : ''}${it.ablation ? `  ABLATED: ${it.ablation}` : ''}`);
+    if (it.diagnosis) command.output.line(`  ${it.diagnosis.note}; report: ${diagnosisPlace(it.diagnosis)}`);
   }
   command.output.line(`current release: ${outcome.release}`);
   command.output.line(`stopped: ${outcome.stopReason}`);

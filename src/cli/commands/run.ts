@@ -1,10 +1,9 @@
 import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { runVersion, withCheckout, workingTreeSource, type RunResult } from '../../pipeline/run/execute-run.ts';
+import { runTrainSplit } from '../../pipeline/run/train-run.ts';
 import { failingCases } from '../../stages/report/case-reasons.ts';
 import { agentErrorTally, countingAgentErrors } from '../../stages/run/agent-errors.ts';
-import { renderJunit } from '../../stages/report/junit.ts';
-import { writeJunit, type CiOptions } from '../ci-outputs.ts';
+import { writeRunJunit, type CiOptions } from '../../app/ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
 
@@ -26,29 +25,20 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
   const command = await openCommand(io, options, 'run');
   try {
     const { workspace } = command;
-    const request = { split: 'train' as const, trials: workspace.config.trials, purpose: 'run' as const, ...(options.case?.length ? { cases: options.case } : {}) };
-    let result: RunResult;
-    if (options.ref) {
-      const commit = await workspace.repo.resolve(options.ref);
-      if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
-      result = await withCheckout(workspace, commit, (source) => runVersion(command.run, { ...request, source, label: options.ref as string }));
-    } else {
-      result = await runVersion(command.run, { ...request, source: await workingTreeSource(workspace), label: 'working tree' });
-    }
+    const result = await runTrainSplit(command.run, { ref: options.ref ?? null, cases: options.case ?? [] });
     const { passed, graded, infraErrors } = result.counts;
     const passRate = passRateOf(result.counts);
     // The records stay in the store, read as a stream: once for the failing cases and the alarm
     // together, and once more only when JUnit is asked for.
-    const records = () => workspace.store.eachRecord(result.runId);
     const errors = agentErrorTally();
-    const failing = failingCases(countingAgentErrors(records(), errors));
-    const junit = await writeJunit(io, options, () => renderJunit({ suite: `agentdevel.${workspace.config.blueprint}`, records: records() }));
+    const failing = failingCases(countingAgentErrors(workspace.store.eachRecord(result.runId), errors));
+    const junit = await writeRunJunit(io, options, workspace, result);
     const alarm = errors.alarm('run');
     if (command.output.json) {
       command.output.result({
         runId: result.runId,
         split,
-        trials: request.trials,
+        trials: workspace.config.trials,
         passRate,
         passed,
         graded,

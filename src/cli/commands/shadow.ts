@@ -2,7 +2,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { shadow, type ShadowOutcome, type ShadowSide } from '../../pipeline/loop/shadow.ts';
 import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
 import { renderShadowSummary } from '../../stages/report/shadow-summary.ts';
-import { writeSummary } from '../ci-outputs.ts';
+import { writeSummary } from '../../app/ci-outputs.ts';
 import { simulationNote } from './notes.ts';
 
 export interface ShadowOptions extends CommonOptions {

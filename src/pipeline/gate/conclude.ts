@@ -32,6 +32,11 @@ export interface GateSubject {
   readonly candidate: { readonly ref: string; readonly commit: string; readonly dir: string };
   /** The current release and its screen, its records pooled (null when the candidate is rejected before running). */
   readonly baseline: { readonly commit: string; readonly label: string; readonly screen: BaselineScreen | null };
+  /**
+   * The line's tip, which a promotion moves from: the baseline's commit, except for a change
+   * merged into the line before its gate (`gate --baseline`), which is the tip itself.
+   */
+  readonly lineTip?: string;
   /** The tag the candidate becomes if it is promoted. */
   readonly nextRelease: string;
   readonly intent: ChangeIntent | null;
@@ -192,9 +197,9 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
   };
   if (subject.record) {
     const record = { promoted: promote, pending: holdForApproval, rejected: recordRejection }[recordedOutcome];
-    recorded = await record(context.workspace, subject.candidate.dir, subject.baseline.commit, evidence);
+    recorded = await record(context.workspace, subject.candidate.dir, subject.lineTip ?? subject.baseline.commit, evidence, { textDiff: context.textDiff });
   }
-  const reportFiles = !subject.record && subject.reportDir ? await writeReports(subject.reportDir, evidence) : [];
+  const reportFiles = !subject.record && subject.reportDir ? await writeReports(subject.reportDir, evidence, { textDiff: context.textDiff }) : [];
   const outcome = subject.record ? recordedOutcome : accepted ? 'accepted' : 'rejected';
   store.saveDecision({
     blueprint: config.blueprint,

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { AgentdevelError } from '../../domain/errors.ts';
 import path from 'node:path';
 import { buildArtifacts, releaseCommitMessage, releaseFolder, tagMessage, type LineHistory, type ReleaseEvidence } from '../../stages/release/artifacts.ts';
+import type { ReportRendering } from '../../stages/report/html/flip-report.ts';
 import { applyPromotion, clearJournal, PromotionBlocked, writeJournal } from '../../stages/release/journal.ts';
 import { readLineHistory } from '../workspace/line-history.ts';
 import { auditRef, pendingRef } from '../workspace/versions.ts';
@@ -14,8 +15,8 @@ export interface Recorded {
   readonly worktreeSynced: boolean;
 }
 
-async function commitArtifacts(workspace: Workspace, dir: string, evidence: ReleaseEvidence, history: LineHistory | null): Promise<string> {
-  const files = buildArtifacts(evidence, history);
+async function commitArtifacts(workspace: Workspace, dir: string, evidence: ReleaseEvidence, rendering: ReportRendering, history: LineHistory | null): Promise<string> {
+  const files = buildArtifacts(evidence, rendering, history);
   for (const file of files) {
     const target = path.join(dir, file.path);
     await mkdir(path.dirname(target), { recursive: true });
@@ -29,12 +30,12 @@ async function commitArtifacts(workspace: Workspace, dir: string, evidence: Rele
  * then moves the line, adds the annotated tag and the audit ref in one ref transaction, and
  * brings a clean, checked-out line along. A journal makes a crash at any point recoverable.
  */
-export async function promote(workspace: Workspace, candidateDir: string, oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
+export async function promote(workspace: Workspace, candidateDir: string, oldTip: string, evidence: ReleaseEvidence, rendering: ReportRendering): Promise<Recorded> {
   const { repo, config } = workspace;
   // The line's index (releases/<bp>/index.html) is rewritten with every release, from what the earlier ones recorded.
   // So is CHANGELOG.md, dated by the candidate's commit (a rebuild from git gives the same bytes).
   const history = { ...(await readLineHistory(repo, config)), candidateDate: (await repo.commitDate(evidence.candidate.commit))?.slice(0, 10) ?? null };
-  const releaseCommit = await commitArtifacts(workspace, candidateDir, evidence, history);
+  const releaseCommit = await commitArtifacts(workspace, candidateDir, evidence, rendering, history);
   const tag = evidence.release as string;
   const tagObject = await repo.createTagObject(tag, releaseCommit, tagMessage(evidence));
   const checkedOut = (await repo.currentBranch()) === config.line.branch;
@@ -68,8 +69,8 @@ export async function promote(workspace: Workspace, candidateDir: string, oldTip
 }
 
 /** Records a rejected RC off the line: its commit plus the rejection report, under refs/agentdevel/. */
-export async function recordRejection(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
-  const commit = await commitArtifacts(workspace, candidateDir, evidence, null);
+export async function recordRejection(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence, rendering: ReportRendering): Promise<Recorded> {
+  const commit = await commitArtifacts(workspace, candidateDir, evidence, rendering, null);
   const ref = auditRef(workspace.config, evidence.iteration);
   const previous = await workspace.repo.refValue(ref);
   await workspace.repo.updateRefs([{ ref, newValue: commit, oldValue: previous }]);
@@ -81,8 +82,8 @@ export async function recordRejection(workspace: Workspace, candidateDir: string
  * report, under refs/agentdevel/pending/ and its audit ref, in one transaction. The line and
  * the tags do not move until `agentdevel approve`.
  */
-export async function holdForApproval(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
-  const commit = await commitArtifacts(workspace, candidateDir, evidence, null);
+export async function holdForApproval(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence, rendering: ReportRendering): Promise<Recorded> {
+  const commit = await commitArtifacts(workspace, candidateDir, evidence, rendering, null);
   const audit = auditRef(workspace.config, evidence.iteration);
   const pending = pendingRef(workspace.config, evidence.iteration);
   await workspace.repo.updateRefs([
@@ -96,11 +97,11 @@ export async function holdForApproval(workspace: Workspace, candidateDir: string
  * A dry gate's reports: the files a recorded decision would commit in its release folder
  * (report.md, report.html, decision.json, flips.json, cases.json), written flat into `dir`.
  */
-export async function writeReports(dir: string, evidence: ReleaseEvidence): Promise<string[]> {
+export async function writeReports(dir: string, evidence: ReleaseEvidence, rendering: ReportRendering): Promise<string[]> {
   const folder = `${releaseFolder(evidence)}/`;
   const written: string[] = [];
   await mkdir(dir, { recursive: true });
-  for (const file of buildArtifacts(evidence).filter((f) => f.path.startsWith(folder))) {
+  for (const file of buildArtifacts(evidence, rendering).filter((f) => f.path.startsWith(folder))) {
     const target = path.join(dir, file.path.slice(folder.length));
     await writeFile(target, file.content);
     written.push(target);

@@ -21,6 +21,11 @@ export interface GateRequest {
   readonly reportDir: string | null;
   /** Gate a candidate cut before the current release as it is (a dry gate only). */
   readonly allowBehind: boolean;
+  /**
+   * Gate against this commit instead of the line's tip: for a change merged into the line without
+   * a gate, the line as it was before the merge. Null: the current release.
+   */
+  readonly baseline?: string | null;
   /** The change intent when the caller knows it (discover's proposal); otherwise --targets or the commit message. */
   readonly intent?: ChangeIntent | null;
   /** The model roles that wrote the candidate (discover's member writer); none for a person's change. */
@@ -49,34 +54,30 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   const { repo, config } = workspace;
   const commit = await repo.resolve(request.ref);
   if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--candidate: "${request.ref}" names no commit in ${workspace.root}`);
-  const tip = await lineTip(workspace);
-  if (commit === tip) throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" is the current release itself; there is nothing to gate`);
+  const line = await lineTip(workspace);
+  const tip = await baselineOf(context, request, commit, line);
   // What the candidate itself changes: against its fork point, so a branch cut from an earlier
   // release is not blamed for the release artifacts that came since.
   const forkPoint = (await repo.mergeBase(tip, commit)) ?? tip;
   const changed = await repo.changedPaths(forkPoint, commit);
-  if (changed.length === 0) throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" changes nothing relative to the current release`);
+  if (changed.length === 0) throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" changes nothing relative to ${request.baseline ? `--baseline "${request.baseline}"` : 'the current release'}`);
   const release = await currentRelease(repo, config, tip);
   if (request.promote) await refuseDirtyTree(workspace);
-  if (!(await repo.isAncestor(tip, commit))) {
+  if (!(await repo.isAncestor(line, commit))) {
     if (request.promote) {
-      throw new AgentdevelError('CANDIDATE_NOT_ON_RELEASE', `--candidate: "${request.ref}" is not based on the current release (${config.line.branch} at ${tip.slice(0, 10)})`);
+      throw new AgentdevelError('CANDIDATE_NOT_ON_RELEASE', `--candidate: "${request.ref}" is not based on the current release (${config.line.branch} at ${line.slice(0, 10)})`);
     }
-    // Cases fixed since the branch was cut would read as its regressions: say so before running anything.
-    if (!request.allowBehind) {
+    // Cases fixed since the branch was cut would read as its regressions: say so before running
+    // anything (a baseline named with --baseline was chosen on purpose).
+    if (!request.allowBehind && !request.baseline) {
       const base = await releaseAt(repo, config, forkPoint);
       throw new AgentdevelError('CANDIDATE_BEHIND', `--candidate: "${request.ref}" is based on ${base}, the current release is ${release.label}: rebase onto it`);
     }
   }
   const iteration = await nextIteration(repo, config);
   context.usageScope.iteration = request.promote ? iteration : null;
-  // The intent: --targets, else a `Targets: a, b` line in the candidate's commit message.
-  const stated: ChangeIntent | null =
-    request.intent !== undefined
-      ? request.intent
-      : request.targets.length > 0
-      ? { targets: [...request.targets], rationale: `targets given on the command line for ${request.ref}` }
-      : intentFromCommitMessage((await repo.commitMessage(commit)) ?? '');
+  // The intent: the caller's (discover's proposal), else the commit message with --targets or its `Targets:` line.
+  const stated = request.intent !== undefined ? request.intent : intentOf(request, (await repo.commitMessage(commit)) ?? '');
   // A person types no edits: the intent carries the types the diff shows, marked inferred.
   const intent = await withInferredEdits(workspace, stated, { base: forkPoint, commit, changed });
 
@@ -95,6 +96,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         record: built !== null,
         candidate: { ref: request.ref, commit, dir },
         baseline: { commit: tip, label: release.label, screen: baseline },
+        lineTip: line,
         nextRelease: tagName(config, release.version + 1),
         intent,
         fingerprint: null,
@@ -122,6 +124,53 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   } finally {
     if (built) await discardCandidate(workspace, built);
   }
+}
+
+/**
+ * What the candidate is gated against: the line's tip (the current release) for a change made on
+ * it; for the tip itself, holding changes merged into the line without a gate, the newest release
+ * it contains (before any release, its first parent: the line before the merge); or the commit
+ * --baseline names.
+ */
+async function baselineOf(context: RunContext, request: GateRequest, commit: string, line: string): Promise<string> {
+  const { repo, config } = context.workspace;
+  if (!request.baseline && commit !== line) return line;
+  const releases = [];
+  for (const { tag } of await releaseTags(repo, config)) releases.push({ tag, commit: await repo.resolve(tag) });
+  const released = releases.find((r) => r.commit === commit);
+  if (released) throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" is release ${released.tag} already; there is nothing to gate`);
+  if (request.baseline) return namedBaseline(context, request, commit, line);
+  for (const { commit: tagged } of releases.reverse()) if (tagged && (await repo.isAncestor(tagged, commit))) return tagged;
+  // No release yet: the line before the merge is the tip's first parent.
+  const [before] = await repo.parents(commit);
+  if (before) return before;
+  throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" is the first commit of ${config.line.branch}; there is nothing to gate it against`);
+}
+
+/** The commit --baseline names, checked: the candidate contains it, and a promotion needs it on the line the candidate joins. */
+async function namedBaseline(context: RunContext, request: GateRequest, commit: string, line: string): Promise<string> {
+  const { repo, config, root } = context.workspace;
+  const name = request.baseline as string;
+  const baseline = await repo.resolve(name);
+  if (!baseline) throw new AgentdevelError('REF_NOT_FOUND', `--baseline: "${name}" names no commit in ${root}`);
+  if (baseline === commit) throw new AgentdevelError('USAGE', `--baseline: "${name}" is the candidate itself; there is nothing to gate`);
+  if (!(await repo.isAncestor(baseline, commit))) {
+    throw new AgentdevelError('USAGE', `--baseline: "${name}" is not an ancestor of --candidate "${request.ref}"; the gate compares a change with what it was made on`);
+  }
+  if (request.promote && !(await repo.isAncestor(baseline, line))) {
+    throw new AgentdevelError('USAGE', `--baseline: "${name}" is not on the line (${config.line.branch}); a promotion gates a change against the line it joins`);
+  }
+  return baseline;
+}
+
+/**
+ * The candidate's intent: its commit message (subject and body) is the rationale, and the targets
+ * are --targets, else a `Targets: a, b` line of that message (none: the flips alone decide).
+ */
+export function intentOf(request: Pick<GateRequest, 'ref' | 'targets'>, message: string): ChangeIntent | null {
+  const stated = intentFromCommitMessage(message);
+  if (request.targets.length === 0) return stated;
+  return { targets: [...request.targets], rationale: stated?.rationale ?? `targets given on the command line for ${request.ref}` };
 }
 
 /** The newest release a commit contains (its tag), or the line and short commit when it contains none. */

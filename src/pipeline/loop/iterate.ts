@@ -10,6 +10,7 @@ import type { CreditDocument } from '../../domain/credit.ts';
 import { gradientSummary } from '../../domain/gradient.ts';
 import { recordCredit } from './credit.ts';
 import { diagnose, type DiagnoseResult } from '../../stages/diagnose/diagnose.ts';
+import { diagnosticsFolder } from '../../stages/release/artifacts.ts';
 import { synthesize } from '../../stages/synthesize/synthesize.ts';
 import { rawRecordsReport } from '../../stages/diagnose/raw-records.ts';
 import { symptomVocabulary } from '../../domain/symptoms.ts';
@@ -36,6 +37,18 @@ export interface IterationSummary extends IterationResult {
   readonly ablation: Ablation | null;
   /** Model-phrased gradient claims dropped this iteration because their evidence did not resolve. */
   readonly gradientDropped?: number;
+  /** Where the iteration's diagnosis report is; null when none was made (the no-diagnosis ablation). */
+  readonly diagnosis: DiagnosisPointer | null;
+}
+
+/** Where to read an iteration's diagnosis report. */
+export interface DiagnosisPointer {
+  /** How it was made ("built-in diagnosis script used", …). */
+  readonly note: string;
+  /** report.json: a path in the workspace, committed at `ref`; or, when no decision committed it, in agentdevel's state folder. */
+  readonly file: string;
+  /** The git ref holding it (the release tag, or the RC's audit ref); null when it was not committed. */
+  readonly ref: string | null;
 }
 
 export interface IterateOutcome {
@@ -179,7 +192,22 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         f2p: [],
         p2f: [],
       });
-      results.push({ iteration, kind: 'no_candidate', f2p: [], p2f: [], p2fRate: 0, rc: null, tag: null, reasons: [synthesis.reason, diagnosisNote(diagnosis)], targets: [], diagnosisSource: diagnosis.source, ablation, gradientDropped: gradient?.dropped.count ?? 0 });
+      results.push({
+        iteration,
+        kind: 'no_candidate',
+        f2p: [],
+        p2f: [],
+        p2fRate: 0,
+        rc: null,
+        tag: null,
+        reasons: [synthesis.reason, diagnosisNote(diagnosis)],
+        targets: [],
+        diagnosisSource: diagnosis.source,
+        ablation,
+        gradientDropped: gradient?.dropped.count ?? 0,
+        // Nothing was committed: the report stays in the iteration's work folder.
+        diagnosis: diagnosis.source === 'none' ? null : { note: diagnosisNote(diagnosis), file: path.relative(workspace.root, diagnosis.reportFile), ref: null },
+      });
       const stopNow = stopReason(results, stopPolicy, failingCases(baseline)) ?? synthesis.reason;
       return { iterations: results, stopReason: stopNow, release: release.label, simulated, ablation };
     }
@@ -222,6 +250,11 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         diagnosisSource: diagnosis.source,
         ablation,
         gradientDropped: gradient?.dropped.count ?? 0,
+        // Committed with the decision: in the release (and on the line), or on the RC's audit ref.
+        diagnosis:
+          diagnosis.source === 'none'
+            ? null
+            : { note: diagnosisNote(diagnosis), file: `${diagnosticsFolder(config.blueprint, iteration)}/report.json`, ref: conclusion.tag ?? conclusion.auditRef },
       });
       if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(await pendingReleases(workspace), tip), release: release.label, simulated, ablation };
       const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;
@@ -261,7 +294,7 @@ function awaitingApproval(waiting: readonly PendingRelease[], tip: string): stri
 }
 
 /** The `no-diagnosis` ablation: the raw records stand in for the report, and no script runs. */
-type Diagnosed = DiagnoseResult | (Omit<DiagnoseResult, 'source' | 'script'> & { readonly source: 'none' });
+type Diagnosed = DiagnoseResult | (Omit<DiagnoseResult, 'source' | 'script' | 'reportFile'> & { readonly source: 'none' });
 
 function undiagnosed(records: readonly CaseRecord[], taxonomy: readonly SymptomEntry[]): Diagnosed {
   return { report: rawRecordsReport(records), source: 'none', attempts: [], usage: zeroUsage, vocabulary: symptomVocabulary(taxonomy, records) };

@@ -2,6 +2,7 @@
 // waits as a pending release (refs/agentdevel/pending/<bp>/iter-NNN, its report beside it).
 // `approve` promotes it with the same journalled, all-or-nothing transaction as any promotion;
 // `decline` records the refusal in git. Either way the pending ref goes in the same transaction.
+import { intentText } from '../../domain/release-candidate.ts';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../../domain/ports/clock.ts';
@@ -10,7 +11,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { parseCaseEvidence } from '../../domain/case-evidence.ts';
 import { commitText } from '../../stages/report/escape/commit-message.ts';
 import { mdCode, mdText } from '../../stages/report/escape/markdown.ts';
-import { renderFlipReportHtml } from '../../stages/report/html/flip-report.ts';
+import { renderFlipReportHtml, type ReportRendering } from '../../stages/report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../../stages/report/html/line-index.ts';
 import { changelogEntry, releaseFolder, reportTitle, tagMessage } from '../../stages/release/artifacts.ts';
 import { renderChangelog } from '../../stages/report/changelog.ts';
@@ -87,7 +88,7 @@ const TRUST_TEXT: Record<PendingTrust, (commit: string) => string> = {
  * the folder of the outcome (releases/<bp>/vN, or releases/<bp>/declined/iter-NNN) and record
  * who decided and when.
  */
-async function commitVerdict(workspace: Workspace, pending: PendingRelease, verdict: Verdict, clock: Clock): Promise<string> {
+async function commitVerdict(workspace: Workspace, pending: PendingRelease, verdict: Verdict, clock: Clock, rendering: ReportRendering): Promise<string> {
   const { config, repo } = workspace;
   const at = clock.now().toISOString();
   const outcome = verdict.verdict === 'approved' ? ('promoted' as const) : ('declined' as const);
@@ -109,7 +110,7 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
     // report.html is rebuilt from the document as it now reads (no longer "awaiting approval").
     const casesText = await readFile(path.join(dir, to, 'cases.json'), 'utf8').catch(() => null);
     const evidence = casesText === null ? null : parseCaseEvidence(casesText, `${to}/cases.json`);
-    await writeFile(path.join(dir, to, 'report.html'), renderFlipReportHtml({ title: reportTitle(document), document, evidence, diagnosis: null }));
+    await writeFile(path.join(dir, to, 'report.html'), renderFlipReportHtml({ title: reportTitle(document), document, evidence, diagnosis: null }, rendering));
     const paths = [from, to];
     if (outcome === 'promoted') {
       // The line's index lists the release it now has.
@@ -124,7 +125,7 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
         href: `${to.split('/').at(-1)}/report.html`,
         simulated: document.simulated,
         date: at,
-        intent: document.intent ? `${document.intent.targets.join(', ')}: ${document.intent.rationale}` : null,
+        intent: document.intent ? intentText(document.intent) : null,
         approvedBy: verdict.by,
         caseTrials: evidence?.runs.candidate ? evidence.runs.candidate.cases * evidence.runs.candidate.trials : null,
         testSplit: null,
@@ -151,7 +152,7 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
  * release, the tag object, and the journal of the transaction. After this a crash loses
  * nothing: the next command finishes the promotion from the journal.
  */
-export async function prepareApproval(workspace: Workspace, iteration: number, by: string | null, clock: Clock, trustPending: string | null = null): Promise<PromotionJournalInput> {
+export async function prepareApproval(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering, trustPending: string | null = null): Promise<PromotionJournalInput> {
   const { repo, config } = workspace;
   const pending = await readPending(workspace, iteration);
   const tip = await lineTip(workspace);
@@ -163,7 +164,7 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
   const trust = await refuseUngatedPending(workspace, pending, tip, trustPending);
   const tag = pending.document.release as string;
   const verdict = { verdict: 'approved' as const, by: by ?? (await repo.committer()), reason: null, trust };
-  const commit = await commitVerdict(workspace, pending, verdict, clock);
+  const commit = await commitVerdict(workspace, pending, verdict, clock, rendering);
   const tagObject = await repo.createTagObject(tag, commit, tagMessage({ ...pending.document, decision: pending.document.gate }));
   const checkedOut = (await repo.currentBranch()) === config.line.branch;
   if (checkedOut && (await repo.indexTree()) !== (await repo.treeOf(tip))) {
@@ -185,8 +186,8 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
 }
 
 /** Promotes a pending release: the line, its tag, the audit ref and the pending ref move in one journalled transaction. */
-export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock, trustPending: string | null = null): Promise<{ tag: string; commit: string }> {
-  const journal = await prepareApproval(workspace, iteration, by, clock, trustPending);
+export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering, trustPending: string | null = null): Promise<{ tag: string; commit: string }> {
+  const journal = await prepareApproval(workspace, iteration, by, clock, rendering, trustPending);
   try {
     await applyPromotion(workspace.repo, journal);
   } catch (error) {
@@ -200,10 +201,10 @@ export async function approvePending(workspace: Workspace, iteration: number, by
 }
 
 /** Records a person's refusal: the audit ref moves to the declined report and the pending ref goes, together. */
-export async function declinePending(workspace: Workspace, iteration: number, reason: string, by: string | null, clock: Clock): Promise<{ commit: string }> {
+export async function declinePending(workspace: Workspace, iteration: number, reason: string, by: string | null, clock: Clock, rendering: ReportRendering): Promise<{ commit: string }> {
   const { repo, config } = workspace;
   const pending = await readPending(workspace, iteration);
-  const commit = await commitVerdict(workspace, pending, { verdict: 'declined', by: by ?? (await repo.committer()), reason, trust: null }, clock);
+  const commit = await commitVerdict(workspace, pending, { verdict: 'declined', by: by ?? (await repo.committer()), reason, trust: null }, clock, rendering);
   const audit = auditRef(config, iteration);
   await repo.updateRefs([
     { ref: audit, newValue: commit, oldValue: await repo.refValue(audit) },

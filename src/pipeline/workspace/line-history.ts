@@ -1,3 +1,4 @@
+import { intentText } from '../../domain/release-candidate.ts';
 import type { Config } from '../../config/schema.ts';
 import { parseCaseEvidenceRuns } from '../../domain/case-evidence.ts';
 import { parseDecisionDocument } from '../../domain/decision.ts';
@@ -95,7 +96,7 @@ export async function readLineHistory(repo: GitRepo, config: Config, lineRefs?: 
       href: `v${version}/report.html`,
       simulated: decision.simulated,
       date: decision.document?.approval?.at ?? detail.date,
-      intent: intent ? `${intent.targets.join(', ')}: ${intent.rationale}` : null,
+      intent: intent ? intentText(intent) : null,
       approvedBy: decision.document?.approval?.verdict === 'approved' ? decision.document.approval.by : null,
       caseTrials: cases?.runs.candidate ? cases.runs.candidate.cases * cases.runs.candidate.trials : null,
       testSplit: seal ? { passRate: seal.passRate, passed: seal.passed, graded: seal.graded } : null,

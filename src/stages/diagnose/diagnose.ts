@@ -59,6 +59,8 @@ export interface DiagnoseDeps {
 }
 
 export interface DiagnoseResult extends DiagnosisEvidence {
+  /** The report.json the accepted script wrote, in the iteration's work folder (agentdevel's state, not in git). */
+  readonly reportFile: string;
   readonly usage: Usage;
   /** The symptom vocabulary the report was checked against: the labels an RC may target. */
   readonly vocabulary: readonly SymptomEntry[];
@@ -127,7 +129,7 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
     const outcome = await execute(script, recordsFile, path.join(input.workDir, `attempt-${attempt + 1}`), input.limits, labels);
     attempts.push({ ok: outcome.ok, error: outcome.ok ? null : outcome.error });
     // A diagnostician that hands back the built-in script (the mock does) did not write one.
-    if (outcome.ok) return { report: outcome.report, script, source: script === (await builtinScript()) ? 'builtin' : 'generated', attempts, usage, vocabulary };
+    if (outcome.ok) return { report: outcome.report, reportFile: outcome.reportFile, script, source: script === (await builtinScript()) ? 'builtin' : 'generated', attempts, usage, vocabulary };
     deps.reporter.emit({ type: 'warning', message: `diagnosis script attempt ${attempt + 1} failed: ${outcome.error}` });
     repair = { previousOutput: script, error: outcome.error };
   }
@@ -136,7 +138,7 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
   const script = await builtinScript();
   const outcome = await execute(script, recordsFile, path.join(input.workDir, 'builtin'), input.limits, labels);
   if (!outcome.ok) throw new Error(`the built-in diagnosis script failed: ${outcome.error}`);
-  return { report: outcome.report, script, source: 'builtin', attempts, usage, vocabulary };
+  return { report: outcome.report, reportFile: outcome.reportFile, script, source: 'builtin', attempts, usage, vocabulary };
 }
 
 /**
@@ -165,7 +167,7 @@ async function execute(
   dir: string,
   limits: SandboxLimits,
   vocabulary: ReadonlySet<string>,
-): Promise<{ ok: true; report: DiagnosisReport } | { ok: false; error: string }> {
+): Promise<{ ok: true; report: DiagnosisReport; reportFile: string } | { ok: false; error: string }> {
   const scriptFile = path.join(dir, 'diagnosis.mjs');
   const outputDir = path.join(dir, 'output');
   const reportFile = path.join(outputDir, 'report.json');
@@ -196,7 +198,7 @@ async function execute(
       error: `REPORT.json uses labels outside the symptom vocabulary: ${shown}${unknown.length > 5 ? '; …' : ''}. Labels must be one of: ${[...vocabulary].join(', ')}. Put a finer pattern in that symptom's subPatterns instead.`,
     };
   }
-  return { ok: true, report: checked.data };
+  return { ok: true, report: checked.data, reportFile };
 }
 
 /** Records the diagnostician's prompt shows: the first failing and the first passing ones. */

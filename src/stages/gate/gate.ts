@@ -34,7 +34,7 @@ const FLIPS_PROCEDURE: Procedure = {
 
 /**
  * The paper-faithful flip gate (section 2.4): regressions are release accidents, fixes are the
- * evidence, and fixes must land on the symptoms the change intent targets. Without an intent
+ * evidence, and fixes must land on the symptoms the change intent targets. Without targets
  * (compare, a hand-made candidate without targets) no fixes are required. Pure.
  */
 export function decideGate(input: {
@@ -92,7 +92,7 @@ export function decideGate(input: {
   };
 }
 
-/** With a change intent, the RC must bring fixes, and they must land on what it targets. */
+/** With a change intent that names targets, the RC must bring fixes, and they must land on what it targets. */
 export function intentChecks(
   fixes: readonly string[],
   baseline: ReadonlyMap<string, CaseSummary>,
@@ -100,7 +100,8 @@ export function intentChecks(
   policy: Pick<GatePolicy, 'minF2P' | 'minHitRate'>,
   kind: string,
 ): GateCheck[] {
-  if (!intent) return [];
+  // A rationale without targets (a commit message) asks for nothing: the flips alone decide.
+  if (!intent || intent.targets.length === 0) return [];
   return [
     {
       name: 'fixes',
@@ -120,9 +121,9 @@ export function gradedCheck(ungraded: number, total: number, maxShare: number): 
   };
 }
 
-/** Share of fixes whose baseline symptom the change intent targets; null without fixes or intent. */
+/** Share of fixes whose baseline symptom the change intent targets; null without fixes or targets. */
 export function hitRateOf(fixes: readonly string[], baseline: ReadonlyMap<string, CaseSummary>, intent: ChangeIntent | null): number | null {
-  if (fixes.length === 0 || !intent) return null;
+  if (fixes.length === 0 || !intent || intent.targets.length === 0) return null;
   return fixes.filter((id) => intent.targets.includes(baseline.get(id)?.symptom ?? '')).length / fixes.length;
 }
 

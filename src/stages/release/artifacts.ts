@@ -8,12 +8,12 @@ import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.
 import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-document.ts';
 import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument } from '../../domain/git-documents.ts';
 import type { Role } from '../../domain/ports/model.ts';
-import { editsByType, type ChangeIntent } from '../../domain/release-candidate.ts';
+import { editsByType, intentText, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../adapters/git/git.ts';
 import type { Ablation } from '../../domain/ablation.ts';
 import { reportTemplate } from '../../adapters/template/report-templates.ts';
 import { aggregateText } from '../report/gate-text.ts';
-import { renderFlipReportHtml } from '../report/html/flip-report.ts';
+import { renderFlipReportHtml, type ReportRendering } from '../report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../report/html/line-index.ts';
 import { renderTemplate } from '../../adapters/template/handlebars.ts';
 import { mdCode, mdCodeBlock, mdText } from '../report/escape/markdown.ts';
@@ -207,7 +207,7 @@ function lineIndexPoints(history: LineHistory, evidence: ReleaseEvidence, folder
     href: `${folder.split('/').at(-1)}/report.html`,
     simulated: evidence.simulated,
     date: null,
-    intent: evidence.intent ? `${evidence.intent.targets.join(', ')}: ${evidence.intent.rationale}` : null,
+    intent: evidence.intent ? intentText(evidence.intent) : null,
     approvedBy: null,
     caseTrials: evidence.cases?.runs.candidate ? evidence.cases.runs.candidate.cases * evidence.cases.runs.candidate.trials : null,
     testSplit: null,
@@ -238,7 +238,7 @@ function typedEditRows(intent: ChangeIntent | null): Array<{ type: string; compo
     .map(([type, components]) => ({ type, components }));
 }
 
-export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHistory | null = null): ArtifactFile[] {
+export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRendering, lineHistory: LineHistory | null = null): ArtifactFile[] {
   const folder = releaseFolder(evidence);
   const { decision } = evidence;
   const f2p = flipRows(decision.f2p, evidence.baselineCases, evidence.cases, 'baseline');
@@ -252,13 +252,14 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
   const mdFlipRow = (row: ReturnType<typeof flipRows>[number]) => ({ caseId: code(row.caseId), symptom: row.symptom ? code(row.symptom) : null, description: cell(row.description), reason: cell(row.reason) });
   const mdChecks = (checks: readonly GateDecision['checks'][number][]) => checks.map((c) => ({ ...c, message: cell(c.message) }));
   const report = renderTemplate(reportTemplate('flip-report'), {
-    title: mdText(reportTitle(evidence)),
+    title: mdText(reportTitle(evidence, evidence.record !== null && evidence.record !== undefined)),
     headline: { outcome: cell(headline.outcome), reasons: headline.reasons.map(cell) },
     simulated: evidence.simulated,
     mockRolesText: evidence.mockRoles.length > 0 ? evidence.mockRoles.join(', ') : null,
     outcome: evidence.outcome,
     release: evidence.release ? code(evidence.release) : null,
-    iteration: evidence.iteration,
+    // A dry gate is no iteration of the line: its report names none.
+    iteration: evidence.record ? evidence.iteration : null,
     candidate: { ref: code(evidence.candidate.ref), short: short(evidence.candidate.commit) },
     baseline: { label: cell(evidence.baseline.label), short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
     candidateRun: { passRateText: pct(decision.passRates.candidate) },
@@ -327,7 +328,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
     { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
-    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null, gradient: evidence.gradient ?? null }) },
+    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence, evidence.record !== null && evidence.record !== undefined), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null, gradient: evidence.gradient ?? null }, rendering) },
   ];
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
   if (evidence.record) {
@@ -412,7 +413,7 @@ export function tagMessage(evidence: TagSubject): string {
   const lines = [
     `${t(evidence.release ?? '')}: ${flipSummary(evidence)}`,
     '',
-    `Intent: ${evidence.intent ? `${ids(evidence.intent.targets)}: ${t(evidence.intent.rationale)}` : 'none given'}`,
+    `Intent: ${evidence.intent ? intentText({ targets: evidence.intent.targets.map(t), rationale: t(evidence.intent.rationale) }) : 'none given'}`,
     `Fixed: ${ids(evidence.decision.f2p) || 'none'}`,
     `Regressed: ${ids(evidence.decision.p2f) || 'none'}`,
     ...(evidence.decision.flaky.length > 0 ? [`Moved within noise: ${ids(evidence.decision.flaky)}`] : []),

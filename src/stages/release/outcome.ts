@@ -4,7 +4,15 @@
 /** promoted / rejected / pending when recorded in git; accepted / rejected by a dry gate (written to its report folder only). */
 export type ReleaseOutcome = 'promoted' | 'rejected' | 'pending' | 'accepted';
 
-export function reportTitle(evidence: { readonly outcome: ReleaseOutcome | 'declined'; readonly release: string | null; readonly iteration: number; readonly candidate: { readonly ref: string } }): string {
+/**
+ * A report's title. A recorded decision is an iteration of the line; a dry gate (`gate` without
+ * --promote, recorded nowhere) is not, and is titled by its candidate alone.
+ */
+export function reportTitle(
+  evidence: { readonly outcome: ReleaseOutcome | 'declined'; readonly release: string | null; readonly iteration: number; readonly candidate: { readonly ref: string; readonly commit: string } },
+  recorded = true,
+): string {
+  if (!recorded) return `Gate: ${evidence.candidate.ref} (${evidence.candidate.commit.slice(0, 10)}) ${evidence.outcome} (a dry gate: not recorded)`;
   switch (evidence.outcome) {
     case 'promoted':
       return `Release ${evidence.release}`;

@@ -2,7 +2,9 @@
 // release candidate's commit, so a rebuild from git gives the same bytes), the intent, the fixes
 // and regressions by case, and the approver. Generated from the decision documents only, so
 // `agentdevel report` rebuilds it identically. Every piece of text is escaped for markdown.
+import { intentText } from '../../domain/release-candidate.ts';
 import { mdCode, mdText } from './escape/markdown.ts';
+import { approverText } from './gate-text.ts';
 
 export interface ChangelogEntry {
   readonly release: string;
@@ -27,10 +29,10 @@ export function renderChangelog(blueprint: string, entries: readonly ChangelogEn
       '',
       `## ${mdCode(e.release)}${e.date ? ` (${e.date})` : ''}`,
       '',
-      `- Intent: ${e.intent ? `${e.intent.targets.map((t) => mdCode(t)).join(', ')}: ${mdText(e.intent.rationale)}` : 'none given'}`,
+      `- Intent: ${e.intent ? intentText({ targets: e.intent.targets.map((t) => mdCode(t)), rationale: mdText(e.intent.rationale) }) : 'none given'}`,
       `- Fixed: ${cases(e.f2p)}`,
       `- Regressed: ${cases(e.p2f)}`,
-      `- Approved by: ${e.approvedBy ? mdText(e.approvedBy) : 'the gate (no approval layer)'}`,
+      `- Approved by: ${e.approvedBy ? mdText(e.approvedBy) : approverText(null)}`,
       ...(e.simulated ? ['- Simulated: the mock engine played the agent.'] : []),
     );
   }

@@ -1,7 +1,9 @@
 // JUnit XML for CI. What CI shows red must mean what the gate means: after a gate, only a
 // confirmed regression or a veto is a <failure>; a case that was already failing before the
-// change, or that moved within noise, is <skipped> with a message saying which; a case-trial
-// without a verdict (infrastructure) is an <error>. The gate's verdict and reasons go in the
+// change, or that moved within noise, is <skipped> with a message saying which; a case whose
+// trials all ended without a verdict (infrastructure) is an <error>, while one that passed every
+// trial that got a verdict passes (its ungraded trials named in system-out), since the agent did
+// nothing wrong there and a red check would send a reviewer after nothing. The gate's verdict and reasons go in the
 // suite's properties. On an accepted gate nothing is red: a regression the policy tolerates and
 // an infrastructure error within the allowed ungraded share are <skipped> too. A rejection that
 // no case explains (too few fixes, a blueprint check) is the one failing testcase "gate", so a
@@ -42,7 +44,12 @@ function caseVerdict(id: string, bad: CaseReason | undefined, gate: JunitGate | 
   if (!bad) return { kind: 'pass', note: fixed ?? (decision?.flaky.includes(id) ? 'moved within noise (not counted)' : null) };
   const detail = `${counts(bad)}\n${bad.reason}`;
   const accepted = decision?.verdict === 'accept';
-  if (bad.graded === bad.passes) {
+  if (bad.graded > 0 && bad.graded === bad.passes) {
+    // Every trial with a verdict passed; the others had none: a pass, with the gap said.
+    const ungraded = `${bad.infraErrors} of ${bad.graded + bad.infraErrors} trials without a verdict (infrastructure), every other trial passed: ${bad.reason}`;
+    return { kind: 'pass', note: fixed ? `${fixed}\n${ungraded}` : ungraded };
+  }
+  if (bad.graded === 0) {
     // A passing gate allowed this share of ungraded trials: it must not turn the check red.
     if (accepted) return { kind: 'skipped', type: 'infra_error', message: `no verdict (infrastructure), within the ungraded share the gate allows: ${bad.reason}`, detail };
     return { kind: 'error', type: 'infra_error', message: `no verdict (infrastructure): ${bad.reason}`, detail };

@@ -24,8 +24,20 @@ export interface SummaryInput {
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
-/** The first line of every summary: `agentdevel comment` finds its own comment by it. */
+/** The first line of every summary (`agentdevel comment` refuses a file that does not start with it). */
 export const SUMMARY_MARKER = '### agentdevel gate';
+
+/**
+ * The hidden first line of agentdevel's pull request comment: an HTML comment GitHub does not
+ * show, by which `agentdevel comment` finds its own comment again. A key tells apart the comments
+ * of several gate jobs on one pull request.
+ */
+export function commentMarker(key: string | null): string {
+  return key === null ? '<!-- agentdevel:gate -->' : `<!-- agentdevel:gate key=${key} -->`;
+}
+
+/** A comment key: letters, digits, `.`, `_` and `-` (nothing that could end the HTML comment). */
+export const COMMENT_KEY = /^[\w.-]{1,100}$/;
 
 /** A markdown summary fit for a pull request comment or $GITHUB_STEP_SUMMARY. */
 export function renderPrSummary(input: SummaryInput): string {

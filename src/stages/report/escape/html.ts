@@ -4,8 +4,12 @@
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+/** A value as the pages show it: a string as it is, anything else as pretty JSON. */
+export function displayText(value: unknown): string {
+  return typeof value === 'string' ? value : value === undefined ? '' : (JSON.stringify(value, null, 2) ?? String(value));
+}
+
 /** HTML-escapes text (a non-string value is shown as pretty JSON). */
 export function html(value: unknown): string {
-  const text = typeof value === 'string' ? value : value === undefined ? '' : (JSON.stringify(value, null, 2) ?? String(value));
-  return text.replace(/\u0000/g, '\uFFFD').replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
+  return displayText(value).replace(/\u0000/g, '\uFFFD').replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 }

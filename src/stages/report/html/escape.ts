@@ -10,8 +10,8 @@ export function pre(value: unknown, className = 'value'): string {
 
 export const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
-/** A self-contained page: inline styles, no scripts, nothing fetched from the network. */
-export function page(title: string, body: string): string {
+/** A self-contained page: inline styles (`css` added to the shared ones), no scripts, nothing fetched from the network. */
+export function page(title: string, body: string, css = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -19,7 +19,7 @@ export function page(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>${esc(title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${css}</style>
 </head>
 <body>
 ${body}
@@ -45,4 +45,14 @@ table.checks{width:100%;table-layout:fixed}table.checks th{overflow-wrap:anywher
 ul.flips li{overflow-wrap:anywhere}table{max-width:100%}table.summary,table.evidence{display:block;overflow-x:auto}
 @media (max-width:700px){body{padding:8px}.sides{grid-template-columns:1fr}table.checks,table.checks tbody,table.checks tr,table.checks td{display:block;width:auto}table.checks tr:first-child{display:none}table.checks td{border:0;border-bottom:1px solid #d0d7de}}
 .muted{color:#57606a}svg text{font:11px system-ui,sans-serif}
+td,th{overflow-wrap:anywhere}svg.chart{max-width:100%;height:auto}
+.case-browser{position:relative}.case-browser .filter{position:absolute;opacity:0;width:1px;height:1px;margin:0}
+.filters{display:flex;flex-wrap:wrap;gap:6px 18px;margin:6px 0 8px}fieldset.facet{border:0;padding:0;margin:0;min-width:0;display:flex;flex-wrap:wrap;gap:4px;align-items:center}
+fieldset.facet legend{float:left;font-weight:600;padding:0;margin-right:4px}fieldset.facet label{border:1px solid #d0d7de;border-radius:12px;padding:1px 9px;font-size:12px;cursor:pointer;overflow-wrap:anywhere}
+table.case-table{width:100%;table-layout:fixed;font-size:13px}table.case-table th{overflow-wrap:normal}table.case-table th:nth-child(n+5){width:6.5em}table.case-table td.class-veto,table.case-table td.class-regression{color:#cf222e;font-weight:600}
+.case>details>summary{cursor:pointer}.case>details>summary h3{display:inline;font-size:15px}.case>details[open]>summary{margin-bottom:6px}
+pre.diff-text del{background:#ffcecb;color:inherit;text-decoration:line-through}pre.diff-text ins{background:#aceebb;color:inherit;text-decoration:none;font-weight:600}
+@media (max-width:700px){td,th{padding:3px 4px}
+table.case-table,table.case-table tbody{display:block}table.case-table thead{display:none}table.case-table tr{display:flex;flex-wrap:wrap;gap:0 10px;border-bottom:1px solid #d0d7de;padding:4px 0}table.case-table td{border:0;padding:0}table.case-table td[data-label]::before{content:attr(data-label) " ";color:#57606a}
+table.releases,table.releases tbody,table.releases tr,table.releases td{display:block;width:auto}table.releases tr:first-child{display:none}table.releases tr{border:1px solid #d0d7de;border-radius:6px;margin:8px 0;padding:4px 0}table.releases td{border:0;padding:1px 8px}table.releases td::before{content:attr(data-label) ": ";font-weight:600}}
 `;

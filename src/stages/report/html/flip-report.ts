@@ -1,5 +1,6 @@
 import { editsByType } from '../../../domain/release-candidate.ts';
-import type { CaseEvidence, CaseEvidenceDocument, SideEvidence, TrialEvidence } from '../../../domain/case-evidence.ts';
+import type { CaseEvidenceDocument, SideEvidence, TrialEvidence } from '../../../domain/case-evidence.ts';
+import type { TextDiff } from '../../../domain/ports/text-diff.ts';
 import type { CaseTest, DecisionDocument } from '../../../domain/decision.ts';
 import type { DiagnosisReport } from '../../../domain/diagnosis.ts';
 import type { GradientSummary } from '../../../domain/gradient.ts';
@@ -8,7 +9,9 @@ import type { TraceEvent } from '../../../domain/trace.ts';
 import { flipReasons } from '../case-reasons.ts';
 import { aggregateText } from '../gate-text.ts';
 import { decisionHeadline } from '../headline.ts';
+import { caseBrowser, caseRows, CLASS_TEXT, type CaseRow } from './case-table.ts';
 import { esc, page, pct, pre } from './escape.ts';
+import { outputsSideBySide } from './output-diff.ts';
 
 export interface FlipReportPage {
   readonly title: string;
@@ -19,11 +22,10 @@ export interface FlipReportPage {
   readonly gradient?: GradientSummary | null;
 }
 
-const KIND_TITLE: Record<CaseEvidence['kind'], string> = {
-  fix: 'fixed (fail → pass)',
-  regression: 'regressed (pass → fail)',
-  flaky: 'moved within noise',
-};
+/** The ports a report needs: the comparison that highlights where two outputs differ. */
+export interface ReportRendering {
+  readonly textDiff: TextDiff;
+}
 
 const OUTCOME_TEXT: Record<CaseTest['outcome'], string> = {
   confirmed: 'confirmed',
@@ -71,7 +73,7 @@ function checkRow(check: ScorerCheck): string {
   return `<tr><td><code>${esc(check.scorer)}</code></td><td>${verdict}${check.code ? ` <code>${esc(check.code)}</code>` : ''}</td><td>${esc(check.where ?? '')}</td><td>${check.expected === undefined ? '' : pre(check.expected)}</td><td>${check.actual === undefined ? '' : pre(check.actual)}</td><td>${esc(check.message ?? '')}</td></tr>`;
 }
 
-function trial(shown: TrialEvidence): string {
+function trial(shown: TrialEvidence, output: string): string {
   const verdict = shown.pass === null ? '<span class="fail">infra_error</span>' : shown.pass ? '<span class="ok">pass</span>' : '<span class="fail">fail</span>';
   const checks = shown.scorer
     ? `<table class="checks"><tr><th>scorer</th><th>verdict</th><th>where</th><th>expected</th><th>actual</th><th>message</th></tr>${shown.scorer.checks.map(checkRow).join('')}</table>`
@@ -79,23 +81,31 @@ function trial(shown: TrialEvidence): string {
   const critic = shown.critic ? `<p>critic: ${shown.critic.pass ? '<span class="ok">pass</span>' : '<span class="fail">fail</span>'} <code>${esc(shown.critic.label)}</code> ${esc(shown.critic.description)}</p>` : '<p class="muted">critic: not asked</p>';
   const omitted = shown.omittedEvents > 0 ? `<p class="muted">${shown.omittedEvents} events left out in the middle.</p>` : '';
   return `<p>trial ${shown.trial}: ${verdict} — ${esc(shown.reason)}</p>
-<h5>output</h5>${pre(shown.output, 'output')}
+<h5>output</h5>${output}
 ${checks}
 ${critic}
 <details><summary>trace (${shown.trace.length} events)</summary><ol class="trace">${shown.trace.map((e) => `<li>${traceEvent(e)}</li>`).join('')}</ol>${omitted}</details>`;
 }
 
-function side(label: string, evidence: SideEvidence): string {
-  const body = evidence.shown ? trial(evidence.shown) : '<p class="muted">Not run on this side.</p>';
+function side(label: string, evidence: SideEvidence, output: string): string {
+  const body = evidence.shown ? trial(evidence.shown, output) : '<p class="muted">Not run on this side.</p>';
   return `<div class="side ${label}"><h4>${label}: ${evidence.passes}/${evidence.graded} trials passed</h4>${body}</div>`;
 }
 
-function caseSection(c: CaseEvidence): string {
-  return `<section class="case ${c.kind}" id="case-${esc(c.caseId)}" data-case="${esc(c.caseId)}" data-kind="${c.kind}">
-<h3><code>${esc(c.caseId)}</code> — ${KIND_TITLE[c.kind]}</h3>
+/**
+ * One case's details: input and expected, then each side's trial with its output (where the two
+ * outputs differ highlighted), its scorers' checks, the critic and a collapsed trace. What broke
+ * (vetoes, regressions) is open; the rest opens on demand.
+ */
+function caseSection(row: CaseRow, classes: string, rendering: ReportRendering): string {
+  const c = row.evidence;
+  const outputs = outputsSideBySide(c.baseline.shown?.output, c.candidate.shown?.output, rendering.textDiff, { baseline: c.baseline.shown !== null, candidate: c.candidate.shown !== null });
+  const open = row.caseClass === 'veto' || row.caseClass === 'regression' ? ' open' : '';
+  return `<section class="case ${c.kind} ${classes}" id="case-${esc(c.caseId)}" data-case="${esc(c.caseId)}" data-kind="${c.kind}" data-class="${row.caseClass}"><details${open}>
+<summary><h3><code>${esc(c.caseId)}</code> — ${esc(CLASS_TEXT[row.caseClass])}</h3></summary>
 <div class="sides"><div><h5>input</h5>${pre(c.input)}</div><div><h5>expected</h5>${pre(c.expected)}</div></div>
-<div class="sides">${side('baseline', c.baseline)}${side('candidate', c.candidate)}</div>
-</section>`;
+<div class="sides">${side('baseline', c.baseline, outputs.baseline)}${side('candidate', c.candidate, outputs.candidate)}</div>
+</details></section>`;
 }
 
 export function diffHtml(diff: string): string {
@@ -123,7 +133,7 @@ function evidenceTable(tests: readonly CaseTest[]): string {
 }
 
 /** One self-contained HTML page per gate decision. */
-export function renderFlipReportHtml(input: FlipReportPage): string {
+export function renderFlipReportHtml(input: FlipReportPage, rendering: ReportRendering): string {
   const { document: doc, evidence, diagnosis } = input;
   const gate = doc.gate;
   const reasons = flipReasons(evidence);
@@ -149,9 +159,9 @@ ${mock}</table>`;
     ? `<table class="layers"><tr><th>layer</th><th>verdict</th></tr>${gate.layers.map((l) => `<tr><td>${esc(l.layer)}</td><td class="${l.verdict === 'veto' || l.verdict === 'reject' ? 'fail' : 'ok'}">${esc(l.verdict)}</td></tr>`).join('')}</table>`
     : '';
   const warnings = gate.warnings.map((w) => `<div class="warn">${esc(w)}</div>`).join('');
-  // What broke first: regressions, then fixes, then what moved within noise.
-  const order: Record<CaseEvidence['kind'], number> = { regression: 0, fix: 1, flaky: 2 };
-  const cases = evidence?.cases.length ? [...evidence.cases].sort((a, b) => order[a.kind] - order[b.kind]).map(caseSection).join('\n') : '<p>No case moved.</p>';
+  // What broke first: vetoes and regressions, then fixes, then what moved within noise.
+  const vetoed = new Set(gate.layers.flatMap((l) => l.checks.filter((c) => c.name === 'must_pass' && !c.ok).flatMap((c) => c.cases ?? [])));
+  const cases = caseBrowser(caseRows(evidence?.cases ?? [], vetoed), (row, classes) => caseSection(row, classes, rendering));
   const decision = `<section class="headline${headline.failed ? ' failed' : ''}" id="decision"><p><span class="badge ${esc(doc.outcome)}">${esc(headline.outcome)}</span> <code>${esc(doc.candidate.ref)}</code> (${esc(doc.candidate.commit.slice(0, 10))}) against ${esc(doc.baseline.label)}</p><ul class="reasons">${headline.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></section>`;
   const diagnosisHtml = diagnosis
     ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>`
@@ -162,11 +172,12 @@ ${mock}</table>`;
         .map(([type, components]) => `<li><strong>${esc(type)}</strong>: ${components.map((c) => `<code>${esc(c)}</code>`).join(', ')}</li>`)
         .join('')}</ul>`
     : '';
-  const intent = doc.intent ? `<p>Targets: ${doc.intent.targets.map((t) => `<code>${esc(t)}</code>`).join(', ')}</p><p>${esc(doc.intent.rationale)}</p>${typed}` : '<p class="muted">No intent was given.</p>';
+  const targets = doc.intent?.targets.length ? `<p>Targets: ${doc.intent.targets.map((t) => `<code>${esc(t)}</code>`).join(', ')}</p>` : '<p class="muted">No targets: the gate judged the flips alone (no fixes or hit rate required).</p>';
+  const intent = doc.intent ? `${targets}<p class="rationale">${esc(doc.intent.rationale)}</p>${typed}` : '<p class="muted">No intent was given.</p>';
   const body = `<header><h1>${esc(input.title)}</h1>${simulated}</header>
 ${decision}
 <h2 id="flips">What changed</h2>${flipList('Regressions', gate.p2f, reasons)}${flipList('Fixes', gate.f2p, reasons)}${flipList('Moved within noise', gate.flaky, reasons)}
-<h2 id="cases">Cases, side by side</h2>${cases}
+<h2 id="cases">Cases</h2>${cases.html}
 <h2 id="summary">Summary</h2>${summary}
 <h2 id="checks">Gate checks</h2>${layers}${checks}${warnings}
 <h2 id="intent">Change intent</h2>${intent}
@@ -175,5 +186,5 @@ ${decision}
 <h2 id="diagnosis">Diagnosis</h2>${diagnosisHtml}
 <h2 id="gradient">Gradient records</h2>${gradientHtml(input.gradient ?? null)}
 <footer class="muted"><p>Written by agentdevel from ${esc(doc.schema)}${evidence ? ` and ${esc(evidence.schema)}` : ''}.</p></footer>`;
-  return page(input.title, body);
+  return page(input.title, body, cases.css);
 }

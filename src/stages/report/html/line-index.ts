@@ -1,3 +1,4 @@
+import { approverText } from '../gate-text.ts';
 import { esc, page, pct } from './escape.ts';
 
 /** One release of the line as the index shows it. */
@@ -67,6 +68,8 @@ export function releaseChart(index: LineIndexPage): string {
   return `<svg class="chart" role="img" aria-label="pass rate over releases" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg">${grid}${ticks}${line(rate, '#0969da', 'pass rate')}${k > 1 ? line(hat, '#8250df', `pass^${k}`) : ''}${legend}</svg>`;
 }
 
+const COLUMNS = ['release', 'date', 'iteration', 'intent', 'approved by', 'pass rate [95% interval]', 'pass^k', 'fixes', 'regressions', 'test split', 'agent', 'report'] as const;
+
 /** The line's index: every release with its flips and a link to its report, and the chart. */
 export function renderLineIndexHtml(index: LineIndexPage): string {
   const rows = index.releases
@@ -75,12 +78,27 @@ export function renderLineIndexHtml(index: LineIndexPage): string {
       const rate = `${pct(r.passRate)}${interval ? ` <span class="muted">[${pct(interval[0])}, ${pct(interval[1])}]</span>` : ''}`;
       const hat = Object.entries(r.passHat).map(([k, v]) => `pass^${esc(k)} ${pct(v)}`).join(', ');
       const test = r.testSplit ? `${pct(r.testSplit.passRate)}${r.testSplit.graded ? ` (${r.testSplit.passed}/${r.testSplit.graded})` : ''}` : '<span class="muted">not evaluated</span>';
-      return `<tr><td><a href="${esc(r.href)}"><code>${esc(r.release)}</code></a></td><td>${r.date ? esc(r.date.slice(0, 10)) : '—'}</td><td>${r.iteration}</td><td>${esc(r.intent ?? '—')}</td><td>${esc(r.approvedBy ?? '—')}</td><td>${rate}</td><td>${hat}</td><td>${r.f2p}</td><td>${r.p2f}</td><td>${test}</td><td>${r.simulated ? 'simulated (mock agent)' : 'real'}</td><td><a href="${esc(r.href)}">report</a></td></tr>`;
+      const cells = [
+        `<a href="${esc(r.href)}"><code>${esc(r.release)}</code></a>`,
+        r.date ? esc(r.date.slice(0, 10)) : '—',
+        String(r.iteration),
+        esc(r.intent ?? '—'),
+        esc(approverText(r.approvedBy)),
+        rate,
+        hat,
+        String(r.f2p),
+        String(r.p2f),
+        test,
+        r.simulated ? 'simulated (mock agent)' : 'real',
+        `<a href="${esc(r.href)}">report</a>`,
+      ];
+      // Each cell names its column, so a narrow screen can show a row as a card of labelled lines.
+      return `<tr>${cells.map((cell, i) => `<td data-label="${COLUMNS[i]}">${cell}</td>`).join('')}</tr>`;
     })
     .join('');
   const body = `<h1>${esc(index.blueprint)}: releases</h1>
 ${releaseChart(index)}
-<table class="releases"><tr><th>release</th><th>date</th><th>iteration</th><th>intent</th><th>approved by</th><th>pass rate [95% interval]</th><th>pass^k</th><th>fixes</th><th>regressions</th><th>test split</th><th>agent</th><th>report</th></tr>${rows}</table>
+<table class="releases"><tr>${COLUMNS.map((c) => `<th>${c}</th>`).join('')}</tr>${rows}</table>
 <p class="muted">Pass-rate intervals are 95% Wilson intervals over the release run's case-trials. Rejected release candidates are kept on refs/agentdevel/rc/${esc(index.blueprint)}/iter-NNN: <code>agentdevel log</code> lists them and <code>agentdevel report iter-NNN</code> writes their report.</p>`;
   return page(`${index.blueprint}: releases`, body);
 }

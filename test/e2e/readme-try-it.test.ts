@@ -1,0 +1,29 @@
+// The README's "Try it" tells a new user, in a fresh clone, how to start a workspace of their
+// own. Its commands run here as written (bash, from the clone, with a home folder of its own),
+// so an instruction that only works after a registry release fails this test.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, tempDir } from '../helpers/workspace.ts';
+
+const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const tryIt = readme.slice(readme.indexOf('## Try it'), readme.indexOf('\n## ', readme.indexOf('## Try it') + 1));
+const blocks = [...tryIt.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1] as string).trim());
+
+describe("the README's Try it", () => {
+  it('starts a workspace of your own from the clone, and its run passes', () => {
+    const start = blocks.find((block) => block.includes('agentdevel init'));
+    expect(start, 'a shell block that runs agentdevel init').toBeDefined();
+    const home = tempDir('agentdevel-home-');
+    const ran = spawnSync('bash', ['-eo', 'pipefail', '-c', start as string], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      timeout: 180_000,
+      env: { ...process.env, HOME: home, CI: 'true', ANTHROPIC_API_KEY: '', npm_config_cache: path.join(home, '.npm'), npm_config_offline: 'true' },
+    });
+    expect(ran.status, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+    expect(existsSync(path.join(home, 'my-agent', 'blueprints', 'my-agent', 'agent.mjs'))).toBe(true);
+    expect(ran.stdout).toMatch(/pass rate 100\.0% \(6\/6 case-trials\)/);
+  });
+});
