@@ -7,7 +7,7 @@ import { rubricWithBlueprint } from '../../domain/blueprint-shown.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
 import type { Split } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { invalidOutputHint, type ModelPort } from '../../domain/ports/model.ts';
+import type { ModelPort } from '../../domain/ports/model.ts';
 import type { Reporter } from '../../domain/ports/reporter.ts';
 import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../../domain/provenance.ts';
@@ -21,6 +21,7 @@ import type { RunPurpose } from '../../adapters/store/store.ts';
 import { loadSplit, loadTask, type Task } from '../../adapters/task/load.ts';
 import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
 import { folderFingerprint } from './fingerprint.ts';
+import { failedRunError } from './failed-run.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
@@ -229,14 +230,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
     // A confirmation run holds a few cases of one side: the gate weighs its errors against the other side's, run beside it.
     if (request.purpose !== 'confirm' && counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
-      const invalid = tally.invalidOutputs;
-      if (invalid.first && invalid.count === counts.infraErrors) {
-        throw new AgentdevelError('MODEL_OUTPUT_INVALID', `every case-trial of run ${runId} failed: the ${invalid.first.role}'s answer was invalid after its repair on all ${invalid.count}`, {
-          cause: invalid.first,
-          hint: invalidOutputHint(invalid.first),
-        });
-      }
-      throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
+      throw failedRunError({ runId, caseTrials: counts.caseTrials, invalid: tally.invalidOutputs, firstOutage: tally.firstOutage });
     }
     // Symptoms read through the vocabulary's aliases, as the store reads them for a reused run.
     const summaries = new Map([...tally.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: store.canonicalLabel(c.symptom) }]));

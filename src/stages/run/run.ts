@@ -62,6 +62,8 @@ export interface RunTally {
   readonly counts: RunCounts;
   /** The error of the first infrastructure failure, to say why when every case-trial had one. */
   readonly firstInfraError: string | null;
+  /** The error of the first outage: an infrastructure failure other than an answer that stayed invalid. */
+  readonly firstOutage: string | null;
   /** A loud warning when one kind of agent error dominates the run (see agent-errors), or null. */
   readonly agentErrorAlarm: string | null;
   /** Critic calls the critic policy spared (for the cost ledger). */
@@ -87,27 +89,31 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const newSymptoms = new Map<string, { at: number; description: string }>();
   const agentErrors = agentErrorTally();
   const firstInfra: { at: number; error: string | null } = { at: Number.POSITIVE_INFINITY, error: null };
+  const firstOutage: { at: number; error: string | null } = { at: Number.POSITIVE_INFINITY, error: null };
   let spared = 0;
   // An answer that stays invalid is an infra_error record too, but not an outage: it is counted apart.
   const invalid: { count: number; first: StructuredOutputError | null } = { count: 0, first: null };
-  const model: ModelPort = {
+  /** The model port of one case-trial: it notes whether that case-trial's critic answer stayed invalid. */
+  const watched = (seen: { invalid: boolean }): ModelPort => ({
     ...deps.model,
     criticize: async (request) => {
       try {
         return await deps.model.criticize(request);
       } catch (error) {
         if (error instanceof StructuredOutputError) {
+          seen.invalid = true;
           invalid.count += 1;
           invalid.first ??= error;
         }
         throw error;
       }
     },
-  };
+  });
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
       const execution = await executeCaseTrial(testCase, trial, deps);
-      const graded = await gradeCaseTrial(execution, testCase, input, model, taxonomy);
+      const seen = { invalid: false };
+      const graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy);
       const traceRef = await deps.traces.append(execution.lines);
       // Secrets are redacted from the whole record (the agent's output, scorer and critic
       // messages) before it reaches the store, the diagnosis or a report.
@@ -122,6 +128,7 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
       agentErrors.add(record, at);
       if (criticSpared(record, input.criticPolicy)) spared += 1;
       if (record.status === 'infra_error' && at < firstInfra.at) Object.assign(firstInfra, { at, error: record.error });
+      if (record.status === 'infra_error' && !seen.invalid && at < firstOutage.at) Object.assign(firstOutage, { at, error: record.error });
       deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
     });
   } finally {
@@ -135,7 +142,7 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const cases = summarizer.summaries();
   const counts = runCounts(cases.values());
   deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
-  return { cases, counts, firstInfraError: firstInfra.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared, invalidOutputs: invalid };
+  return { cases, counts, firstInfraError: firstInfra.error, firstOutage: firstOutage.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared, invalidOutputs: invalid };
 }
 
 function* caseTrials(cases: readonly Case[], trials: number, first: number): Generator<{ testCase: Case; trial: number }> {
