@@ -1,3 +1,4 @@
+import { LABEL_PATTERN } from './symptoms.ts';
 import { z } from './zod.ts';
 
 export const editTypes = ['remove', 'revise', 'add'] as const;
@@ -41,18 +42,30 @@ export const releaseCandidateSchema = z.object({
 });
 export type ReleaseCandidate = z.infer<typeof releaseCandidateSchema>;
 
+const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A path inside the blueprint folder, as a pattern JSON Schema can state: `<root>/` then one or
+ * more segments, none of them "." or "..", no backslash (the edit check, edits.ts, says the same
+ * in code and stays the last word).
+ */
+export function blueprintPathPattern(blueprintRoot: string): RegExp {
+  return new RegExp(`^(?!.*(?:^|/)\\.{1,2}(?:/|$))${escapeRegex(blueprintRoot)}/(?:[^/\\\\]+/)*[^/\\\\]+$`);
+}
+
 /**
  * The RC schema a synthesizer answers with: its targets are an enum of the symptom vocabulary,
  * so a label the critic never gave (and the gate's hit rate could never count) is refused
- * where it is written. Without a vocabulary (nothing failed with a label) any target is taken.
+ * where it is written, and every edit's path lies in the blueprint folder. Without a vocabulary
+ * (nothing failed with a label yet) a target is any label-shaped name: the prompt says so.
  */
-export function releaseCandidateSchemaFor(vocabulary: readonly string[]) {
+export function releaseCandidateSchemaFor(vocabulary: readonly string[], blueprintRoot: string) {
   const [first, ...rest] = vocabulary;
-  if (first === undefined) return releaseCandidateSchema;
+  const target = first === undefined ? z.string().regex(LABEL_PATTERN, 'a symptom label is snake_case, 2 to 64 characters') : z.enum([first, ...rest]);
   return z.object({
-    edits: z.array(fileEditSchema),
+    edits: z.array(fileEditSchema.extend({ path: z.string().regex(blueprintPathPattern(blueprintRoot), `a path inside ${blueprintRoot}/ (no "." or ".." segment)`) })),
     intent: z.object({
-      targets: z.array(z.enum([first, ...rest])).min(1),
+      targets: z.array(target).min(1),
       rationale: z.string().min(1),
       edits: z.array(typedChangeSchema).optional(),
     }),

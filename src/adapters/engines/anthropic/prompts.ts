@@ -127,7 +127,7 @@ export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): 
   // Each statement about the blueprint follows its runtime: a command agent has no prompt template or wrappers.
   const toolLoop = request.blueprint.runtime === 'tool-loop';
   return {
-    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, toolLoop }), render('task', { ...request.task, toolLoop })],
+    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, toolLoop, vocabulary: request.taxonomy.length > 0 }), render('task', { ...request.task, toolLoop })],
     user: render('synthesizer-user', {
       taxonomy: request.taxonomy,
       blueprintName: request.blueprintName,
