@@ -194,13 +194,20 @@ export class Store {
 
   /** The newest finished run of one blueprint version (by content) over a whole split (not a confirmation of a few cases), or undefined. */
   latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined {
-    const row = this.sql.get(
-      `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC LIMIT 1`,
-      blueprintTree,
-      taskTree,
-      split,
-    );
-    return row ? toRun(row) : undefined;
+    return this.latestRuns(blueprintTree, taskTree, split, 1)[0];
+  }
+
+  /** The newest finished runs of one blueprint version over a whole split, newest (and complete) first. */
+  latestRuns(blueprintTree: string, taskTree: string, split: string, limit: number): RunSummary[] {
+    return this.sql
+      .all(
+        `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC, rowid DESC LIMIT ?`,
+        blueprintTree,
+        taskTree,
+        split,
+        limit,
+      )
+      .map(toRun);
   }
 
   /** A run by its name (imports, calibration) or its id. */
