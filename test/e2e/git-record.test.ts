@@ -87,7 +87,7 @@ describe('a fresh clone rebuilds its store from git', () => {
     const first = decisionOf(original, 1);
     const folder = first.outcome === 'promoted' ? `releases/${BP}/${String(first.release).split('/').at(-1)}` : `releases/${BP}/rejected/iter-001`;
     const runs = JSON.parse(git(original, 'show', `${auditRef(1)}:${folder}/runs.json`)) as { schema: string; runs: Array<{ purpose: string; records: Array<{ trace: unknown }> }> };
-    expect(runs.schema).toBe('agentdevel/runs@1');
+    expect(runs.schema).toBe('agentdevel/runs@2');
     expect(runs.runs.map((r) => r.purpose)).toEqual(expect.arrayContaining(['baseline', 'candidate']));
     const taxonomy = JSON.parse(git(original, 'show', `${auditRef(1)}:${folder}/taxonomy.json`)) as { schema: string; labels: Array<{ label: string }> };
     expect(taxonomy.schema).toBe('agentdevel/taxonomy@1');

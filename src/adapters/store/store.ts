@@ -6,6 +6,7 @@ import type { CaseRecord, CriticVerdict, ScorerResult } from '../../domain/recor
 import { AgentdevelError } from '../../domain/errors.ts';
 import { migrate, StoreTooNew } from './migrations.ts';
 import { caseSummarizer, type CaseSummary } from '../../domain/case-summary.ts';
+import type { RunKeyParts } from '../../domain/run-fingerprint.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 
 /** Records read per query when a run's records are walked. */
@@ -30,9 +31,12 @@ export interface RunIdentity {
   readonly agentModel: string;
   readonly criticModel: string;
   readonly simulated: boolean;
+  /** The other parts of the cache key (null for runs recorded before they were kept). */
+  readonly keyParts?: RunKeyParts | null;
 }
 
 export interface RunSummary extends RunIdentity {
+  readonly keyParts: RunKeyParts | null;
   readonly id: string;
   readonly purpose: RunPurpose;
   readonly status: 'running' | 'complete' | 'failed';
@@ -173,8 +177,8 @@ export class Store {
 
   createRun(id: string, identity: RunIdentity, purpose: RunPurpose, name: string | null = null): void {
     this.sql.run(
-      `INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at, name)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
+      `INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at, name, key_parts)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
       id,
       identity.cacheKey,
       identity.blueprint,
@@ -189,6 +193,7 @@ export class Store {
       identity.simulated ? 1 : 0,
       this.now(),
       name,
+      json(identity.keyParts),
     );
   }
 
@@ -210,13 +215,20 @@ export class Store {
       .map(toRun);
   }
 
-  /** A run by its name (imports, calibration) or its id. */
+  /** The runs of one blueprint content on a split (any task, confirmations left out), newest first: what a run that was not reused is compared with. */
+  runsOfBlueprint(blueprintTree: string, split: string, limit: number): RunSummary[] {
+    return this.sql
+      .all(`SELECT * FROM runs WHERE blueprint_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT ?`, blueprintTree, split, limit)
+      .map(toRun);
+  }
+
   /** The newest finished train run (confirmation runs, which hold only moved cases, left out). */
   newestRun(): RunSummary | undefined {
     const row = this.sql.get(`SELECT * FROM runs WHERE split = 'train' AND purpose != 'confirm' AND status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT 1`);
     return row ? toRun(row) : undefined;
   }
 
+  /** A run by its name (imports, calibration) or its id. */
   findRun(nameOrId: string): RunSummary | undefined {
     const row = this.sql.get(`SELECT * FROM runs WHERE name = ? OR id = ? ORDER BY name IS NULL LIMIT 1`, nameOrId, nameOrId);
     return row ? toRun(row) : undefined;
@@ -579,5 +591,6 @@ function toRun(row: Record<string, unknown>): RunSummary {
     infraErrors: row.infra_errors === null ? null : Number(row.infra_errors),
     name: row.name === null || row.name === undefined ? null : String(row.name),
     origin: row.origin === 'git' ? 'git' : 'local',
+    keyParts: parse<RunKeyParts>(row.key_parts),
   };
 }

@@ -51,6 +51,7 @@ export async function recordedRuns(workspace: Pick<Workspace, 'store' | 'tracesR
       agentModel: run.agentModel,
       criticModel: run.criticModel,
       simulated: run.simulated,
+      keyParts: run.keyParts,
       records,
     });
   }

@@ -22,6 +22,7 @@ import { loadSplit, loadTask, type Task } from '../../adapters/task/load.ts';
 import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
 import { folderFingerprint } from './fingerprint.ts';
 import { failedRunError } from './failed-run.ts';
+import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
@@ -46,6 +47,8 @@ export interface RunRequest {
   readonly firstTrial?: number;
   /** At most this many case-trials in flight (the version's concurrency when absent): two versions running side by side share it. */
   readonly concurrency?: number;
+  /** Run now even when records of the same key exist, for this reason (said wherever the run's origin is). */
+  readonly fresh?: { readonly reason: string };
 }
 
 export interface RunResult {
@@ -65,6 +68,8 @@ export interface RunResult {
   /** Content fingerprints of the task and the blueprint version (the scope of the flaky history). */
   readonly taskTree: string;
   readonly blueprintTree: string;
+  /** For a run made now: why no recorded run was reused (which part of the key differs, or that none is recorded). */
+  readonly rerunReason?: string | null;
 }
 
 /** Which iteration and run model calls are charged to in the cost ledger (set as the pipeline moves). */
@@ -166,12 +171,13 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       criticModel: config.models.critic,
       simulated: provenance.simulated,
     };
+    const keyParts: RunKeyParts = { format: RECORD_FORMAT, criticPolicy, cases: request.cases ? [...request.cases] : null, firstTrial: request.firstTrial ?? 0, criticSeesBlueprint: context.criticSeesBlueprint === true };
     const cacheKey = createHash('sha256')
       .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0, ...(context.criticSeesBlueprint ? { criticSeesBlueprint: true } : {}) }))
       .digest('hex');
 
     // Confirmation trials are fresh draws by definition, run beside the other version's: never an earlier run's.
-    const cached = request.purpose === 'confirm' ? undefined : store.findCompleteRun(cacheKey);
+    const cached = request.purpose === 'confirm' || request.fresh ? undefined : store.findCompleteRun(cacheKey);
     if (cached) {
       const summaries = store.caseSummaries(cached.id);
       const counts = runCounts(summaries.values());
@@ -179,13 +185,19 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       return { runId: cached.id, cases: summaries, counts, reused: true, origin: cached.origin === 'git' ? 'git' : 'store', simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
+    // A baseline's screen taken again costs a whole run: say why no recorded one served.
+    const rerun =
+      request.fresh?.reason ??
+      (request.purpose === 'baseline'
+        ? rerunReason(store.runsOfBlueprint(identity.blueprintTree, request.split, 20).map((run) => ({ ...run, runId: run.id })), { ...identity, keyParts }, { task: config.task })
+        : null);
     const runId = newRunId(context.clock);
     // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
     if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
     const running = await runtime(task);
     const agent = running.runtime;
     const concurrency = Math.max(1, Math.min(running.concurrency, request.concurrency ?? running.concurrency));
-    store.createRun(runId, { ...identity, cacheKey }, request.purpose);
+    store.createRun(runId, { ...identity, cacheKey, keyParts }, request.purpose);
     const traces = openRunTraces(workspace.tracesRoot, runId);
     let tally: RunTally;
     // Each content is judged once per workspace: identical traces (a deterministic agent's trials) reuse the verdict.
@@ -234,7 +246,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     }
     // Symptoms read through the vocabulary's aliases, as the store reads them for a reused run.
     const summaries = new Map([...tally.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: store.canonicalLabel(c.symptom) }]));
-    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree, rerunReason: rerun };
   }
 
   return {
@@ -294,7 +306,7 @@ export interface BaselineScreen {
  * run of its own, cached by its first trial number, so a release's records are taken once and
  * reused by every later gate against it.
  */
-export async function recordBaseline(context: RunContext, source: VersionSource, label: string, count: number): Promise<BaselineScreen> {
+export async function recordBaseline(context: RunContext, source: VersionSource, label: string, count: number, options: Pick<RunRequest, 'fresh'> = {}): Promise<BaselineScreen> {
   const trials = context.workspace.config.trials;
   const version = openVersion(context, source);
   try {
@@ -307,6 +319,7 @@ export async function recordBaseline(context: RunContext, source: VersionSource,
           purpose: 'baseline',
           label: record === 0 ? label : `${label} (record ${record + 1} of ${count})`,
           ...(record === 0 ? {} : { firstTrial: record * trials }),
+          ...(options.fresh ? { fresh: options.fresh } : {}),
         }),
       );
     }
@@ -333,7 +346,11 @@ export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label:
     ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials)`] : []),
   ];
   const ran = fresh.length === 0 ? '; no baseline case-trial ran' : '';
-  return `baseline screen of ${label}: ${n} record${n === 1 ? '' : 's'}, ${parts.join(', ')}${ran}`;
+  // Taking the screen again costs a whole run of the split: say why (the first fresh record's
+  // reason: the later records are further draws of the same version, run for the same reason).
+  const reason = fresh.find((r) => r.rerunReason)?.rerunReason;
+  const why = reason ? `; run now because ${reason}` : '';
+  return `baseline screen of ${label}: ${n} record${n === 1 ? '' : 's'}, ${parts.join(', ')}${ran}${why}`;
 }
 
 /** How many records of the baseline's screen the gate selects with: one for the paper-faithful gate, which reads a single run. */
