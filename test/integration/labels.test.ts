@@ -7,6 +7,7 @@ import { Store } from '../../src/adapters/store/store.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
+const effective = { iteration: 1, stage: 'start' as const };
 const identity = { cacheKey: 'k1', blueprint: 'bp', commit: 'c1', blueprintTree: 't1', taskTree: 't2', split: 'train', trials: 1, agentModel: 'mock', criticModel: 'mock', simulated: true };
 const failing = (caseId: string, label: string) => ({
   caseId,
@@ -33,7 +34,7 @@ describe('labels merge', () => {
     // Before: an RC that targets one synonym misses the fix of the other.
     expect(hitRateOf(['a', 'b'], store.caseSummaries('run-1'), intent)).toBe(0.5);
 
-    const added = mergeAliases([], ['incorrect_temperature_conversion', 'wrong_temperature_conversion'], 'wrong_temperature_conversion', 'person', 'one fault', clock.now().toISOString());
+    const added = mergeAliases([], ['incorrect_temperature_conversion', 'wrong_temperature_conversion'], 'wrong_temperature_conversion', { by: 'person', reason: 'one fault', at: clock.now().toISOString(), effective });
     expect(added).toEqual([expect.objectContaining({ from: 'incorrect_temperature_conversion', to: 'wrong_temperature_conversion' })]);
     store.useAliases(aliasMap(added as never));
 
@@ -47,10 +48,10 @@ describe('labels merge', () => {
   });
 
   it('follows chains and refuses to alias a label that already reads as another', () => {
-    const at = clock.now().toISOString();
-    const first = mergeAliases([], ['a_b', 'c_d'], 'a_b', 'person', 'r', at) as never[];
-    expect(aliasMap([...first, ...(mergeAliases(first, ['a_b'], 'e_f', 'person', 'r', at) as never[])])).toEqual(new Map([['c_d', 'e_f'], ['a_b', 'e_f']]));
-    expect(mergeAliases(first, ['c_d', 'x_y'], 'x_y', 'person', 'r', at)).toMatch(/"c_d" already reads as "a_b"/);
+    const source = { by: 'person' as const, reason: 'r', at: clock.now().toISOString(), effective };
+    const first = mergeAliases([], ['a_b', 'c_d'], 'a_b', source) as never[];
+    expect(aliasMap([...first, ...(mergeAliases(first, ['a_b'], 'e_f', source) as never[])])).toEqual(new Map([['c_d', 'e_f'], ['a_b', 'e_f']]));
+    expect(mergeAliases(first, ['c_d', 'x_y'], 'x_y', source)).toMatch(/"c_d" already reads as "a_b"/);
   });
 });
 

@@ -7,12 +7,10 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit, type SimpleGit, type SimpleGitOptions } from 'simple-git';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { ambientEnvironment } from '../process/ambient-environment.ts';
 import { atExit } from '../process/exit-hooks.ts';
-import { runProcess } from '../process/runner.ts';
+import { transferRefs } from './transfer.ts';
 import {
   comparablePath,
-  definedEnvironment,
   execGit,
   GIT_TIMEOUT_MS,
   gitEnvironment,
@@ -370,17 +368,19 @@ export class GitRepo {
   }
 
   /**
-   * Writes a commit that holds just these files (at the top of its tree), on top of `parent`,
-   * without touching any worktree or index: a document recorded in git.
+   * Writes a commit that holds just these files (at the top of its tree), on top of `parent` (two
+   * parents: a merge of two clones' chains), without touching any worktree or index: a document
+   * recorded in git.
    */
-  async documentCommit(parent: string, files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
+  async documentCommit(parent: string | readonly string[], files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
     const entries: string[] = [];
     for (const file of files) {
       const blob = (await this.plumbing(['hash-object', '-w', '--stdin'], file.content)).trim();
       entries.push(`100644 blob ${blob}\t${file.name}`);
     }
     const tree = (await this.plumbing(['mktree'], `${entries.join('\n')}\n`)).trim();
-    return (await this.plumbing(['commit-tree', tree, '-p', parent, '-F', '-'], message)).trim();
+    const parents = (typeof parent === 'string' ? [parent] : parent).flatMap((p) => ['-p', p]);
+    return (await this.plumbing(['commit-tree', tree, ...parents, '-F', '-'], message)).trim();
   }
 
   /** The names of the configured remotes. */
@@ -388,38 +388,14 @@ export class GitRepo {
     return (await this.raw(['remote'], 'remote')).split('\n').filter((name) => name.trim() !== '');
   }
 
-  /**
-   * Fetches refs matching `refspec` from a remote, without prompting for credentials and within
-   * `timeoutMs`. Returns why it failed (git's words), or null.
-   */
+  /** Fetches refs matching `refspec` from a remote (no tags), within `timeoutMs`. Returns why it failed (git's words), or null. */
   async fetchRefs(remote: string, refspec: string, timeoutMs: number): Promise<string | null> {
-    const outcome = await runProcess({
-      command: 'git',
-      args: ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec],
-      cwd: this.root,
-      // The user's own environment (SSH agent, credential helpers), but never a prompt.
-      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
-      timeoutMs,
-    });
-    if (outcome.exitCode === 0) return null;
-    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+    return transferRefs(this.root, 'fetch', remote, ['--no-tags', refspec], timeoutMs);
   }
 
-  /**
-   * Fetches or pushes refspecs (no "+": a ref that would move backwards is refused, not
-   * overwritten), without a prompt and within `timeoutMs`. Returns why it failed, or null.
-   */
+  /** Fetches or pushes refspecs to a remote (see transfer.ts). Returns why it failed (git's words), or null. */
   async transferRefs(verb: 'fetch' | 'push', remote: string, refspecs: readonly string[], timeoutMs: number): Promise<string | null> {
-    const args = verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', remote, ...refspecs];
-    const outcome = await runProcess({
-      command: 'git',
-      args,
-      cwd: this.root,
-      env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
-      timeoutMs,
-    });
-    if (outcome.exitCode === 0) return null;
-    return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
+    return transferRefs(this.root, verb, remote, refspecs, timeoutMs);
   }
 
   /** Moves several refs in one transaction: all of them move, or none does. */
