@@ -7,6 +7,7 @@ import {
   intentDocument,
   readAttemptsDocument,
   readDiagnosisReportDocument,
+  readDiagnosisRecord,
   readFlipsDocument,
   readIntentDocument,
 } from '../../src/domain/git-documents.ts';
@@ -59,9 +60,13 @@ describe('the versioned documents written to git', () => {
 
   it('keep a diagnosis report strict: an unknown key is damage, the version key is not', () => {
     const parsed = (text: string) => readDiagnosisReportDocument(text, 'diagnostics/a/iter-001/report.json');
-    const written = diagnosisReportDocument(validReport());
-    expect(written.schema).toBe('agentdevel/diagnosis-report@2');
+    const merge = { labels: ['missing_required_step', 'skipped_confirmation'], into: 'missing_required_step', reason: 'one fault', evidence: ['train-001', 'train-002'] };
+    const written = diagnosisReportDocument(validReport(), [merge]);
+    expect(written.schema).toBe('agentdevel/diagnosis-report@3');
     expect(parsed(json(written))).toEqual(validReport());
+    expect(readDiagnosisRecord(json(written), 'report.json')).toEqual({ report: validReport(), labelMerges: [merge] });
+    // Version 2 and the unversioned first shape are read, with no merges.
+    expect(readDiagnosisRecord(json({ schema: 'agentdevel/diagnosis-report@2', ...validReport() }), 'report.json')).toEqual({ report: validReport(), labelMerges: [] });
     expect(parsed(json(validReport()))).toEqual(validReport());
     expect(historyError(() => parsed(json({ ...validReport(), extra: 1 }))).code).toBe('HISTORY_INVALID');
   });

@@ -318,9 +318,10 @@ export class Store {
   /**
    * A run's records in case and trial order, read a page at a time so that a run of any size
    * is never held whole (and no query stays open between pages, so the store stays usable).
-   * `only.failing` keeps the failing ones.
+   * `only.failing` keeps the failing ones; `only.asRecorded` reads the labels as the critic gave
+   * them, not through the aliases (what git records).
    */
-  *eachRecord(runId: string, only: { readonly failing?: boolean } = {}): Generator<CaseRecord> {
+  *eachRecord(runId: string, only: { readonly failing?: boolean; readonly asRecorded?: boolean } = {}): Generator<CaseRecord> {
     const filter = only.failing ? ' AND pass = 0' : '';
     let after: { caseId: string; trial: number } | null = null;
     for (;;) {
@@ -329,7 +330,7 @@ export class Store {
         : this.sql.all(`SELECT * FROM records WHERE run_id = ?${filter} ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId);
       for (const row of rows) {
         const record = toRecord(row);
-        yield this.aliases.size === 0 ? record : { ...record, critic: this.throughAliases(record.critic) };
+        yield this.aliases.size === 0 || only.asRecorded ? record : { ...record, critic: this.throughAliases(record.critic) };
       }
       const last = rows.at(-1);
       if (rows.length < RECORD_PAGE || !last) return;

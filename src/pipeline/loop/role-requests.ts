@@ -12,7 +12,7 @@ import type { CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { criticJudged } from '../../domain/requirements.ts';
 import { declaredSymptoms, withDeclared } from '../../domain/symptoms.ts';
-import { diagnosisView } from '../../stages/diagnose/diagnose.ts';
+import { diagnosisView, failingLabels, listedFailingCases } from '../../stages/diagnose/diagnose.ts';
 import { RECORD_SCHEMA_DOC } from '../../stages/diagnose/record-schema.ts';
 import { diagnosticsFolder } from '../../stages/release/artifacts.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
@@ -168,6 +168,7 @@ async function diagnosticianRequest(workspace: Workspace): Promise<RoleRequestPr
         previousScript: last ? await recordedScript(workspace, last.iteration) : null,
         ...previous,
         repair: null,
+        failingCases: listedFailingCases(failingLabels(records)),
       },
     },
     sources: [runNote(runId), 'taxonomy: the store and the last recorded report, with the labels of the failing records', last ? `previous script, report and RC: iteration ${last.iteration} (git)` : 'previous iteration: none recorded'],

@@ -3,7 +3,7 @@
 // are merged by `sync`, see sync-refs.ts).
 import type { Config } from '../../config/schema.ts';
 import { parseJsonDocument } from '../../domain/json-document.ts';
-import { LABELS_FILE, LABELS_SCHEMA, anyLabelsDocumentSchema, type LabelAlias, type LabelsDocument } from '../../domain/label-aliases.ts';
+import { LABELS_FILE, LABELS_SCHEMA, aliasMap, aliasesInEffect, anyLabelsDocumentSchema, type AliasEffect, type LabelAlias, type LabelsDocument } from '../../domain/label-aliases.ts';
 import type { GitRepo } from '../../adapters/git/git.ts';
 
 export function labelsRef(config: Config): string {
@@ -43,4 +43,19 @@ export async function writeLabelAliases(repo: GitRepo, config: Config, added: re
   const commit = await repo.documentCommit(old ?? base, [{ name: LABELS_FILE, content: labelsText(document) }], message);
   await repo.updateRefs([{ ref, newValue: commit, oldValue: old }]);
   return fresh;
+}
+
+/** What reads labels through the aliases (the store). */
+export interface AliasReader {
+  useAliases(aliases: ReadonlyMap<string, string>): void;
+}
+
+/**
+ * Makes `reader` read labels through the aliases in effect at a point of the loop (all recorded
+ * ones for commands outside it), plus `extra` (merges decided in this iteration, not yet in git).
+ * An iteration replayed from before an alias was recorded so sees the taxonomy as it stood.
+ */
+export async function applyLabelAliases(repo: GitRepo, config: Config, reader: AliasReader, at: AliasEffect | 'all', extra: readonly LabelAlias[] = []): Promise<void> {
+  const recorded = (await readLabelAliases(repo, config)).aliases;
+  reader.useAliases(aliasMap([...aliasesInEffect(recorded, at), ...extra]));
 }

@@ -2,7 +2,8 @@ import { parseCaseEvidence, type CaseEvidenceDocument } from '../../domain/case-
 import { parseDecisionDocument, type DecisionDocument } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { readDiagnosisReportDocument } from '../../domain/git-documents.ts';
+import { readDiagnosisRecord } from '../../domain/git-documents.ts';
+import type { LabelMergeProposal } from '../../domain/label-aliases.ts';
 import { releaseTags } from './line-history.ts';
 import { auditRef } from './versions.ts';
 import type { Workspace } from './workspace.ts';
@@ -16,6 +17,8 @@ export interface RecordedDecision {
   readonly document: DecisionDocument;
   readonly cases: CaseEvidenceDocument | null;
   readonly diagnosis: DiagnosisReport | null;
+  /** The label merges recorded with the diagnosis (none before diagnosis-report@3). */
+  readonly labelMerges: LabelMergeProposal[];
 }
 
 /**
@@ -67,11 +70,13 @@ export async function readRecordedDecision(workspace: Workspace, target: string 
   if (!summary.document) throw new AgentdevelError('HISTORY_INVALID', `${ref}:${file} was written by an agentdevel too old for HTML reports (decision@1)`);
   const diagnosisFile = summary.document.diagnosis ? `${summary.document.diagnosis.folder}/report.json` : null;
   const diagnosisText = diagnosisFile ? await repo.readFileAt(commit, diagnosisFile) : null;
+  const diagnosis = diagnosisText === null ? null : readDiagnosisRecord(diagnosisText, `${ref}:${diagnosisFile}`);
   return {
     ref,
     folder,
     document: summary.document,
     cases: casesText === null ? null : parseCaseEvidence(casesText, `${ref}:${folder}/cases.json`),
-    diagnosis: diagnosisText === null ? null : readDiagnosisReportDocument(diagnosisText, `${ref}:${diagnosisFile}`),
+    diagnosis: diagnosis?.report ?? null,
+    labelMerges: diagnosis?.labelMerges ?? [],
   };
 }

@@ -10,8 +10,7 @@ import { STATE_DIR, Store } from '../../adapters/store/store.ts';
 import { acquireLock, type WorkspaceLock } from './lock.ts';
 import { recoverPromotion } from '../../stages/release/journal.ts';
 import { rebuildStoreFromGit } from './rebuild-store.ts';
-import { aliasMap } from '../../domain/label-aliases.ts';
-import { readLabelAliases } from './label-aliases.ts';
+import { applyLabelAliases } from './label-aliases.ts';
 
 /** An opened workspace: the repository, its config, its store, and (for writers) its lock. */
 export interface Workspace {
@@ -69,8 +68,9 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
       // A CI checkout may hold the line only as the remote's branch.
       const tip = (await repo.resolve(`refs/heads/${config.line.branch}`)) ?? (await repo.resolve(`refs/remotes/origin/${config.line.branch}`));
       await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') }, tip);
-      // The curated vocabulary: merged labels read as one everywhere the store is read.
-      store.useAliases(aliasMap((await readLabelAliases(repo, config)).aliases));
+      // The curated vocabulary: merged labels read as one everywhere the store is read (the loop
+      // narrows this to the aliases in effect at each iteration, see applyLabelAliases).
+      await applyLabelAliases(repo, config, store, 'all');
     }
   } catch (error) {
     store?.close();

@@ -2,6 +2,7 @@ import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
+import type { LabelMergeProposal } from '../../domain/label-aliases.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
 import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-document.ts';
 import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument } from '../../domain/git-documents.ts';
@@ -30,6 +31,8 @@ export interface DiagnosisEvidence {
   readonly attempts: ReadonlyArray<{ readonly ok: boolean; readonly error: string | null }>;
   /** The synthesizer's refused attempts of the iteration, each with what was wrong (its repairs). */
   readonly synthesisAttempts?: readonly string[];
+  /** Merges of synonym labels the diagnostician proposed and the loop recorded as aliases. */
+  readonly labelMerges?: readonly LabelMergeProposal[];
 }
 
 /** Everything a release decision rests on; artifacts are a pure function of it. */
@@ -319,6 +322,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
       ? {
           summary: cell(evidence.diagnosis.report.summary),
           dominantSymptoms: evidence.diagnosis.report.dominantSymptoms.map((d) => ({ label: code(d.label), count: d.count, share: d.share })),
+          labelMerges: (evidence.diagnosis.labelMerges ?? []).map((m) => ({ labels: m.labels.filter((l) => l !== m.into).map((l) => mdCode(l)).join(', '), into: mdCode(m.into), reason: cell(m.reason), evidence: m.evidence.map((id) => mdCode(id)).join(', ') })),
         }
       : null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
@@ -329,7 +333,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
     { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
-    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null }) },
+    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null, labelMerges: evidence.diagnosis?.labelMerges ?? [] }) },
   ];
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
   if (evidence.record) {
@@ -351,7 +355,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
     const dir = diagnosticsFolder(evidence.blueprint, evidence.iteration);
     files.push(
       { path: `${dir}/diagnosis.mjs`, content: evidence.diagnosis.script },
-      { path: `${dir}/report.json`, content: `${JSON.stringify(diagnosisReportDocument(evidence.diagnosis.report), null, 2)}\n` },
+      { path: `${dir}/report.json`, content: `${JSON.stringify(diagnosisReportDocument(evidence.diagnosis.report, evidence.diagnosis.labelMerges ?? []), null, 2)}\n` },
       { path: `${dir}/attempts.json`, content: `${JSON.stringify(attemptsDocument({ source: evidence.diagnosis.source, attempts: [...evidence.diagnosis.attempts] }), null, 2)}\n` },
     );
     const repairs = evidence.diagnosis.synthesisAttempts ?? [];

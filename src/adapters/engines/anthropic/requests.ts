@@ -1,7 +1,7 @@
 // Each role's call as data: the system blocks, the user message, the forced tool and its
 // schema. The engine sends these; `agentdevel prompts` prints them. One builder for both, so
 // what a reviewer reads is byte for byte what the model is sent.
-import type { CallRole, CriticRequest, DiagnosisScriptRequest, HelpfulnessRequest, HelpfulnessVerdict, RequirementViolation, RequirementsReviewRequest, SynthesisRequest } from '../../../domain/ports/model.ts';
+import type { CallRole, CriticRequest, DiagnosisAnswer, DiagnosisScriptRequest, HelpfulnessRequest, HelpfulnessVerdict, RequirementViolation, RequirementsReviewRequest, SynthesisRequest } from '../../../domain/ports/model.ts';
 import { criticAnswerSchema } from '../../../domain/critic-answer.ts';
 import type { CriticVerdict } from '../../../domain/record.ts';
 import { releaseCandidateSchemaFor, type ReleaseCandidate } from '../../../domain/release-candidate.ts';
@@ -84,12 +84,31 @@ export function judgeCall(request: HelpfulnessRequest, facts: RoleFacts): Struct
   };
 }
 
-export function diagnosticianCall(request: DiagnosisScriptRequest, facts: RoleFacts): StructuredCall<{ script: string }> {
+/**
+ * The diagnostician's answer: the script and, where the taxonomy has labels to merge, the merges
+ * of synonyms it proposes. The labels are an enum of the taxonomy, the evidence an enum of the
+ * run's failing cases (when they are few enough to list); that the evidence shows at least two
+ * of the labels is checked after the answer (stages/diagnose), and the prompt says so.
+ */
+export function diagnosisAnswerSchema(request: Pick<DiagnosisScriptRequest, 'taxonomy' | 'failingCases'>): ZodType<DiagnosisAnswer> {
+  const labels = request.taxonomy.map((s) => s.label);
+  if (labels.length < 2) return z.object({ script: z.string() });
+  const cases = request.failingCases ?? null;
+  const merge = z.object({
+    labels: z.array(oneOf(labels)).min(2).describe('the synonyms: labels of the taxonomy that name one fault'),
+    into: oneOf(labels).describe('the label they all become: one of "labels"'),
+    reason: z.string().min(1).describe('what the cases share that makes these one fault'),
+    evidence: z.array(cases && cases.length > 0 ? oneOf(cases) : z.string().min(1)).min(1).describe('ids of failing cases of at least two of the labels that show one fault'),
+  });
+  return z.object({ script: z.string(), labelMerges: z.array(merge).optional() }) as ZodType<DiagnosisAnswer>;
+}
+
+export function diagnosticianCall(request: DiagnosisScriptRequest, facts: RoleFacts): StructuredCall<DiagnosisAnswer> {
   return {
     role: 'diagnostician',
     model: request.model,
     ...diagnosticianPrompt(request, facts),
-    tool: { name: 'submit_script', description: 'Submit the complete diagnosis script.', schema: z.object({ script: z.string() }) },
+    tool: { name: 'submit_script', description: 'Submit the complete diagnosis script (and any merges of synonym labels it found).', schema: diagnosisAnswerSchema(request) },
     maxTokens: 16_000,
     stream: true,
   };

@@ -2,6 +2,7 @@ import { editsByType } from '../../../domain/release-candidate.ts';
 import type { CaseEvidence, CaseEvidenceDocument, SideEvidence, TrialEvidence } from '../../../domain/case-evidence.ts';
 import type { CaseTest, DecisionDocument } from '../../../domain/decision.ts';
 import type { DiagnosisReport } from '../../../domain/diagnosis.ts';
+import type { LabelMergeProposal } from '../../../domain/label-aliases.ts';
 import type { ScorerCheck } from '../../../domain/record.ts';
 import type { TraceEvent } from '../../../domain/trace.ts';
 import { flipReasons } from '../case-reasons.ts';
@@ -14,6 +15,8 @@ export interface FlipReportPage {
   readonly document: DecisionDocument;
   readonly evidence: CaseEvidenceDocument | null;
   readonly diagnosis: DiagnosisReport | null;
+  /** Merges of synonym labels the diagnostician proposed, recorded as aliases. */
+  readonly labelMerges?: readonly LabelMergeProposal[];
 }
 
 const KIND_TITLE: Record<CaseEvidence['kind'], string> = {
@@ -142,7 +145,7 @@ ${mock}</table>`;
   const cases = evidence?.cases.length ? [...evidence.cases].sort((a, b) => order[a.kind] - order[b.kind]).map(caseSection).join('\n') : '<p>No case moved.</p>';
   const decision = `<section class="headline${headline.failed ? ' failed' : ''}" id="decision"><p><span class="badge ${esc(doc.outcome)}">${esc(headline.outcome)}</span> <code>${esc(doc.candidate.ref)}</code> (${esc(doc.candidate.commit.slice(0, 10))}) against ${esc(doc.baseline.label)}</p><ul class="reasons">${headline.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></section>`;
   const diagnosisHtml = diagnosis
-    ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>`
+    ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>${mergesHtml(input.labelMerges ?? [])}`
     : '<p class="muted">No diagnosis (the candidate came from outside the loop).</p>';
   const typed = doc.intent?.edits?.length
     ? `<ul class="edits-by-type">${Object.entries(editsByType(doc.intent.edits))
@@ -163,4 +166,11 @@ ${decision}
 <h2 id="diagnosis">Diagnosis</h2>${diagnosisHtml}
 <footer class="muted"><p>Written by agentdevel from ${esc(doc.schema)}${evidence ? ` and ${esc(evidence.schema)}` : ''}.</p></footer>`;
   return page(input.title, body);
+}
+
+/** The label merges the diagnostician proposed with this diagnosis (recorded as aliases), or nothing. */
+function mergesHtml(merges: readonly LabelMergeProposal[]): string {
+  if (merges.length === 0) return '';
+  const items = merges.map((m) => `<li>${m.labels.filter((l) => l !== m.into).map((l) => `<code>${esc(l)}</code>`).join(', ')} now read as <code>${esc(m.into)}</code>: ${esc(m.reason)} (evidence: ${m.evidence.map((id) => `<code>${esc(id)}</code>`).join(', ')})</li>`);
+  return `<p>Labels merged by the diagnostician (aliases from this iteration's synthesis on; records and earlier decisions keep their labels):</p><ul>${items.join('')}</ul>`;
 }
