@@ -117,4 +117,22 @@ describe('the first run’s critic', () => {
     const labels = JSON.parse((await cliAsync(['labels', '--json', '-C', dir])).stdout) as { labels: Array<{ label: string; description: string }> };
     expect(labels.labels.find((l) => l.label === 'acted_against_user')?.description).toMatch(/^breaks the rubric's requirement "no-unwanted-change": When the customer does not clearly say yes/);
   }, 120_000);
+
+  it('defines a label it coins once, from what its cases share, not one case’s sentence; `labels` and the critic’s taxonomy show it', async () => {
+    const { cliAsync, exampleWorkspace } = await import('../helpers/workspace.ts');
+    const dir = await exampleWorkspace();
+    expect((await cliAsync(['run', '-C', dir])).code).toBe(0);
+    const labels = JSON.parse((await cliAsync(['labels', '--json', '-C', dir])).stdout) as { labels: Array<{ label: string; description: string; cases: number }> };
+    const toolError = labels.labels.find((l) => l.label === 'tool_error');
+    // Before: "get_order with {"order_id":"w1034"} failed: …", the first case's sentence.
+    expect(toolError?.description).toMatch(new RegExp(`^the critic's label for ${toolError?.cases} cases when it was coined: all ${toolError?.cases} show a get_order call that failed; most show the state scorer's check missing_state_change \\(\\d+ of ${toolError?.cases}\\)\\. Example \\(train-007\\): get_order with`));
+    const text = (await cliAsync(['labels', '-C', dir])).stdout;
+    expect(text).toContain(`  definition: ${toolError?.description}`);
+    const preview = JSON.parse((await cliAsync(['prompts', '--role', 'critic', '--json', '-C', dir])).stdout) as { body: { messages: Array<{ content: string }> } };
+    expect(preview.body.messages[0]?.content).toContain(`- tool_error: ${toolError?.description}`);
+    // Written once: a later run that meets the label again keeps the definition.
+    expect((await cliAsync(['run', '--case', 'train-013', '-C', dir])).code).toBe(0);
+    const again = JSON.parse((await cliAsync(['labels', '--json', '-C', dir])).stdout) as { labels: Array<{ label: string; description: string }> };
+    expect(again.labels.find((l) => l.label === 'tool_error')?.description).toBe(toolError?.description);
+  }, 120_000);
 });

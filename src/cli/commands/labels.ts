@@ -11,7 +11,7 @@ export interface LabelsOptions extends CommonOptions {
   readonly reason?: string;
 }
 
-/** `agentdevel labels`: the vocabulary with its counts (failing case-trials and cases), and the aliases. Reads only. */
+/** `agentdevel labels`: the vocabulary with its definitions and counts (failing case-trials and cases), and the aliases. Reads only. */
 export async function labelsCommand(io: Io, options: CommonOptions): Promise<number> {
   const command = await openCommand(io, options, null);
   try {
@@ -32,7 +32,7 @@ export async function labelsCommand(io: Io, options: CommonOptions): Promise<num
     if (rows.length === 0) command.output.line('no symptom labels yet: the critic names them in the first run');
     for (const row of rows) {
       command.output.line(`${row.label.padEnd(36)} ${String(row.cases).padStart(4)} cases ${String(row.caseTrials).padStart(5)} failing case-trials${row.aliases.length ? `  (also: ${row.aliases.join(', ')})` : ''}`);
-      command.output.line(`  ${row.description}`);
+      command.output.line(`  definition: ${row.description}`);
     }
     return 0;
   } finally {

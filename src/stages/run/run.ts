@@ -6,6 +6,7 @@ import { finalPass, scorerDecides, type CaseRecord, type CriticPolicy, type Crit
 import { criticJudged, type Requirement } from '../../domain/requirements.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { agentErrorTally } from './agent-errors.ts';
+import { addLabelEvidence, caseTrialFeatures, labelDefinition, type LabelEvidence } from '../../domain/label-definition.ts';
 import type { Redactor } from '../../domain/environment.ts';
 import type { CaseOutcome, Runtime } from '../../domain/ports/runtime.ts';
 import type { ScorerConfig } from '../../domain/task-manifest.ts';
@@ -86,7 +87,9 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const summarizer = caseSummarizer(input.cases.map((c) => c.id));
   const batch = recordBatch(input.runId, deps.store);
   const order = new Map(input.cases.map((c, i) => [c.id, i * input.trials]));
-  const newSymptoms = new Map<string, { at: number; description: string }>();
+  // Labels the critic coins in this run, each with what its cases show: its definition is written from that.
+  const shown = new Set(taxonomy.map((entry) => entry.label));
+  const newSymptoms = new Map<string, LabelEvidence>();
   const agentErrors = agentErrorTally();
   const firstInfra: { at: number; error: string | null } = { at: Number.POSITIVE_INFINITY, error: null };
   const firstOutage: { at: number; error: string | null } = { at: Number.POSITIVE_INFINITY, error: null };
@@ -119,9 +122,9 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
       // messages) before it reaches the store, the diagnosis or a report.
       const record = redactRecord({ ...graded, traceRef }, deps.redact);
       const at = (order.get(record.caseId) ?? 0) + (record.trial - first);
-      if (input.growTaxonomy && record.critic && !record.critic.pass) {
-        const known = newSymptoms.get(record.critic.label);
-        if (!known || at < known.at) newSymptoms.set(record.critic.label, { at, description: record.critic.description });
+      if (input.growTaxonomy && record.critic && !record.critic.pass && !shown.has(record.critic.label)) {
+        const features = caseTrialFeatures(record, execution.trace);
+        newSymptoms.set(record.critic.label, addLabelEvidence(newSymptoms.get(record.critic.label), { at, caseId: record.caseId, description: record.critic.description, features }));
       }
       batch.add(record, null);
       summarizer.add(record);
@@ -135,9 +138,10 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
     // What finished is kept, also when the run fails (a failed run is never reused).
     batch.flush();
   }
-  // New labels join the taxonomy in case order, not in the order the critic answered: a label
-  // keeps its first description, and that description is in later requests (a replay must match).
-  const symptoms = [...newSymptoms].sort(([, a], [, b]) => a.at - b.at).map(([label, { description }]) => ({ label, description }));
+  // New labels join the taxonomy in case order, not in the order the critic answered, each with
+  // a definition written once from what its cases share (not one case's sentence); it is in
+  // later requests, so it depends on the records alone (a replay must match).
+  const symptoms = [...newSymptoms].sort(([, a], [, b]) => a.first.at - b.first.at).map(([label, evidence]) => ({ label, description: labelDefinition(evidence) }));
   if (symptoms.length > 0) deps.store.saveRecords(input.runId, [], symptoms);
   const cases = summarizer.summaries();
   const counts = runCounts(cases.values());
