@@ -41,10 +41,17 @@ const attemptsBody = {
 export const attemptsDocumentSchema = z.object({ schema: z.literal(ATTEMPTS_SCHEMA), ...attemptsBody });
 export type AttemptsDocument = z.infer<typeof attemptsDocumentSchema>;
 
+/** The synthesizer's refused attempts of an iteration, each with what was wrong (its repairs); the first shape had no `schema`. */
+export const SYNTHESIS_ATTEMPTS_SCHEMA = 'agentdevel/synthesis-attempts@2';
+const synthesisAttemptsBody = { refused: z.array(z.string()) };
+export const synthesisAttemptsDocumentSchema = z.object({ schema: z.literal(SYNTHESIS_ATTEMPTS_SCHEMA), ...synthesisAttemptsBody });
+export type SynthesisAttemptsDocument = z.infer<typeof synthesisAttemptsDocumentSchema>;
+
 export const flipsDocument = (body: Omit<FlipsDocument, 'schema'>): FlipsDocument => ({ schema: FLIPS_SCHEMA, ...body });
 export const intentDocument = (intent: ChangeIntent | null): IntentDocument => ({ schema: INTENT_SCHEMA, intent });
 export const diagnosisReportDocument = (report: DiagnosisReport, labelMerges: readonly LabelMergeProposal[] = []): DiagnosisReportDocument => ({ schema: DIAGNOSIS_REPORT_SCHEMA, ...report, labelMerges: [...labelMerges] });
 export const attemptsDocument = (body: Omit<AttemptsDocument, 'schema'>): AttemptsDocument => ({ schema: ATTEMPTS_SCHEMA, ...body });
+export const synthesisAttemptsDocument = (refused: readonly string[]): SynthesisAttemptsDocument => ({ schema: SYNTHESIS_ATTEMPTS_SCHEMA, refused: [...refused] });
 
 /**
  * Reads a versioned document: `current` is the schema's name, `body` the shape without the
@@ -87,4 +94,8 @@ export function readDiagnosisReportDocument(text: string, file: string): Diagnos
 
 export function readAttemptsDocument(text: string, file: string): Omit<AttemptsDocument, 'schema'> {
   return readVersioned(text, file, ATTEMPTS_SCHEMA, z.object(attemptsBody));
+}
+
+export function readSynthesisAttemptsDocument(text: string, file: string): Omit<SynthesisAttemptsDocument, 'schema'> {
+  return readVersioned(text, file, SYNTHESIS_ATTEMPTS_SCHEMA, z.object(synthesisAttemptsBody));
 }

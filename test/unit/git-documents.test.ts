@@ -72,6 +72,22 @@ describe('the versioned documents written to git', () => {
   });
 });
 
+describe('the synthesis attempts and the test seal', () => {
+  it('name their schema, and read the shape written before', async () => {
+    const { synthesisAttemptsDocument, readSynthesisAttemptsDocument } = await import('../../src/domain/git-documents.ts');
+    const written = synthesisAttemptsDocument(['intent.targets: "x" is not a symptom label']);
+    expect(written.schema).toBe('agentdevel/synthesis-attempts@2');
+    expect(readSynthesisAttemptsDocument(json(written), 'synthesis-attempts.json')).toEqual({ refused: ['intent.targets: "x" is not a symptom label'] });
+    expect(readSynthesisAttemptsDocument(json({ refused: ['a'] }), 'synthesis-attempts.json')).toEqual({ refused: ['a'] });
+    const { testSealSchema, TEST_SEAL_SCHEMA } = await import('../../src/domain/test-seal.ts');
+    const seal = { blueprint: 'bp', release: 'bp/v1', commit: 'c', runId: 'r', passRate: 0.5, passed: 1, graded: 2, at: 't', simulated: false };
+    expect(TEST_SEAL_SCHEMA).toBe('agentdevel/test-seal@2');
+    expect(testSealSchema.parse({ schema: TEST_SEAL_SCHEMA, ...seal }).schema).toBe(TEST_SEAL_SCHEMA);
+    expect(testSealSchema.parse({ schema: 1, ...seal }).schema).toBe(1);
+    expect(testSealSchema.safeParse({ schema: 3, ...seal }).success).toBe(false);
+  });
+});
+
 function validReport(): DiagnosisReport {
   return {
     summary: 'one failure',

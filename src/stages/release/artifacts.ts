@@ -5,7 +5,7 @@ import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { LabelMergeProposal } from '../../domain/label-aliases.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
 import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-document.ts';
-import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument } from '../../domain/git-documents.ts';
+import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument, synthesisAttemptsDocument } from '../../domain/git-documents.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { editsByType, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../adapters/git/git.ts';
@@ -359,7 +359,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, lineHistory: LineHisto
       { path: `${dir}/attempts.json`, content: `${JSON.stringify(attemptsDocument({ source: evidence.diagnosis.source, attempts: [...evidence.diagnosis.attempts] }), null, 2)}\n` },
     );
     const repairs = evidence.diagnosis.synthesisAttempts ?? [];
-    if (repairs.length > 0) files.push({ path: `${dir}/synthesis-attempts.json`, content: `${JSON.stringify({ refused: repairs }, null, 2)}\n` });
+    if (repairs.length > 0) files.push({ path: `${dir}/synthesis-attempts.json`, content: `${JSON.stringify(synthesisAttemptsDocument(repairs), null, 2)}\n` });
   }
   return files;
 }
