@@ -2,7 +2,7 @@
 // mixed are both counted, and the code follows the cause that dominated.
 import { describe, expect, it } from 'vitest';
 import { StructuredOutputError } from '../../src/domain/ports/model.ts';
-import { failedRunError } from '../../src/pipeline/run/failed-run.ts';
+import { failedRunError, unsealedTestError } from '../../src/pipeline/run/failed-run.ts';
 
 const answer = new StructuredOutputError('critic', 'invalid', '{"label": "Looks Fine!"}', 'label: a symptom label is snake_case');
 const outage = 'critic: the model API refused the critic\'s request (400)';
@@ -19,5 +19,12 @@ describe('failedRunError', () => {
     expect(error.code).toBe(code);
     expect(error.message).toMatch(message);
     expect(error.hint).toMatch(hint);
+  });
+
+  it('counts invalid answers apart in an unrecorded test evaluation too', () => {
+    const mostlyInvalid = unsealedTestError({ infraErrors: 5, invalid: { count: 4, first: answer }, firstOutage: outage });
+    expect(mostlyInvalid.code).toBe('MODEL_OUTPUT_INVALID');
+    expect(mostlyInvalid.message).toBe("5 test case-trials had infrastructure errors (1 for infrastructure reasons, first: critic: the model API refused the critic's request (400); 4 because the critic's answer was invalid after its repair); the test evaluation was not recorded");
+    expect(unsealedTestError({ infraErrors: 2, invalid: { count: 0, first: null }, firstOutage: outage })).toMatchObject({ code: 'MODEL_UNAVAILABLE', message: '2 test case-trials had infrastructure errors; the test evaluation was not recorded' });
   });
 });

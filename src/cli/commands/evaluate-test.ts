@@ -1,6 +1,6 @@
 import { passRateOf } from '../../domain/case-summary.ts';
-import { AgentdevelError } from '../../domain/errors.ts';
 import { TEST_SEAL_SCHEMA, type TestSeal } from '../../domain/test-seal.ts';
+import { unsealedTestError } from '../../pipeline/run/failed-run.ts';
 import { runVersion, withCheckout } from '../../pipeline/run/execute-run.ts';
 import { fetchSeals, readSeal, writeSeal } from '../../pipeline/workspace/test-seal.ts';
 import { currentRelease } from '../../pipeline/workspace/versions.ts';
@@ -41,7 +41,7 @@ export async function evaluateTestCommand(io: Io, options: CommonOptions): Promi
       const { graded, passed, infraErrors } = run.counts;
       if (infraErrors > 0) {
         // A partial evaluation is not the evaluation: it is not sealed, so it can be run again.
-        throw new AgentdevelError('MODEL_UNAVAILABLE', `${infraErrors} test case-trials had infrastructure errors; the test evaluation was not recorded`);
+        throw unsealedTestError({ infraErrors, invalid: run.infra?.invalidOutputs ?? { count: 0, first: null }, firstOutage: run.infra?.firstOutage ?? null });
       }
       seal = {
         schema: TEST_SEAL_SCHEMA,

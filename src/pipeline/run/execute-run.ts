@@ -70,6 +70,8 @@ export interface RunResult {
   readonly blueprintTree: string;
   /** For a run made now: why no recorded run was reused (which part of the key differs, or that none is recorded). */
   readonly rerunReason?: string | null;
+  /** For a run made now: its infrastructure errors told apart (answers that stayed invalid, and the first outage). */
+  readonly infra?: Pick<RunTally, 'invalidOutputs' | 'firstOutage'>;
 }
 
 /** Which iteration and run model calls are charged to in the cost ledger (set as the pipeline moves). */
@@ -246,7 +248,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     }
     // Symptoms read through the vocabulary's aliases, as the store reads them for a reused run.
     const summaries = new Map([...tally.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: store.canonicalLabel(c.symptom) }]));
-    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree, rerunReason: rerun };
+    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree, rerunReason: rerun, infra: { invalidOutputs: tally.invalidOutputs, firstOutage: tally.firstOutage } };
   }
 
   return {

@@ -41,3 +41,18 @@ export function failedRunError(evidence: FailedRunEvidence): AgentdevelError {
   }
   return new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${evidence.firstOutage ?? ''}`);
 }
+
+/**
+ * A test-split evaluation with infrastructure errors is not recorded (it can be run again). Its
+ * error, too, counts the answers that stayed invalid apart from the outages, and takes its code
+ * from the cause that dominated.
+ */
+export function unsealedTestError(evidence: { readonly infraErrors: number; readonly invalid: FailedRunEvidence['invalid']; readonly firstOutage: string | null }): AgentdevelError {
+  const { infraErrors, invalid } = evidence;
+  const outages = infraErrors - invalid.count;
+  const first = invalid.first;
+  const why = first && invalid.count > 0 ? ` (${outages} for infrastructure reasons${outages > 0 ? `, first: ${evidence.firstOutage ?? 'unknown'}` : ''}; ${invalid.count} because the ${first.role}'s answer was invalid after its repair)` : '';
+  const message = `${infraErrors} test case-trials had infrastructure errors${why}; the test evaluation was not recorded`;
+  if (first && invalid.count > outages) return new AgentdevelError('MODEL_OUTPUT_INVALID', message, { cause: first, hint: invalidOutputHint(first) });
+  return new AgentdevelError('MODEL_UNAVAILABLE', message, first ? { cause: first, hint: `${catalogueHint('MODEL_UNAVAILABLE')} The other ${invalid.count}: ${invalidOutputHint(first)}` } : {});
+}
