@@ -332,9 +332,11 @@ export async function recordBaseline(context: RunContext, source: VersionSource,
 }
 
 /**
- * Where a screen's records came from, in words for the run summary and the report. Records
- * serve selection only (docs/gate.md), so reusing them, from this store or from git, cannot
- * move a test: every verdict rests on fresh trials of both sides run together.
+ * Where a screen's records came from, in words for the run summary and the report, and why any
+ * were run now. Under the statistical gate records serve selection only (docs/gate.md), so
+ * reusing them, from this store or from git, cannot move a test: every verdict rests on fresh
+ * trials of both sides run together. Under "flips" the screen is the verdict, and a recorded one
+ * is never reused (pipeline/gate/verdict-screen.ts).
  */
 export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label: string): string {
   const n = screen.records.length;
