@@ -11,6 +11,7 @@ import type { DiagnosisEvidence, ReleaseEvidence } from '../../stages/release/ar
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { recordBaseline, screenSourceText, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
+import { screenForVerdict } from './verdict-screen.ts';
 import type { Config } from '../../config/schema.ts';
 import { checksConfig, decideLayers } from './decide-layers.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
@@ -84,7 +85,8 @@ const AUTHOR_ROLES: readonly Role[] = ['diagnostician', 'synthesizer', 'writer']
  */
 export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
   const { config, store } = context.workspace;
-  const screen = subject.outside.length > 0 ? null : subject.baseline.screen;
+  // Under "flips" a screen read from an earlier run is taken again beside the candidate (verdict-screen.ts).
+  const screen = subject.outside.length > 0 ? null : await screenForVerdict(context, subject.baseline);
   // The release's first record is its ordinary run: the layers and the reports read its records.
   const baselineRun = screen?.records[0] ?? null;
   // The layers and the reports read the same runs' records: from the store once.

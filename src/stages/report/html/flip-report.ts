@@ -4,6 +4,7 @@ import type { TextDiff } from '../../../domain/ports/text-diff.ts';
 import type { CaseTest, DecisionDocument } from '../../../domain/decision.ts';
 import type { DiagnosisReport } from '../../../domain/diagnosis.ts';
 import type { GradientSummary } from '../../../domain/gradient.ts';
+import type { LabelMergeProposal } from '../../../domain/label-aliases.ts';
 import type { ScorerCheck } from '../../../domain/record.ts';
 import type { TraceEvent } from '../../../domain/trace.ts';
 import { flipReasons } from '../case-reasons.ts';
@@ -20,6 +21,8 @@ export interface FlipReportPage {
   readonly diagnosis: DiagnosisReport | null;
   /** The iteration's gradient records, summarized (null outside the loop, or before they existed). */
   readonly gradient?: GradientSummary | null;
+  /** Merges of synonym labels the diagnostician proposed, recorded as aliases. */
+  readonly labelMerges?: readonly LabelMergeProposal[];
 }
 
 /** The ports a report needs: the comparison that highlights where two outputs differ. */
@@ -164,7 +167,7 @@ ${mock}</table>`;
   const cases = caseBrowser(caseRows(evidence?.cases ?? [], vetoed), (row, classes) => caseSection(row, classes, rendering));
   const decision = `<section class="headline${headline.failed ? ' failed' : ''}" id="decision"><p><span class="badge ${esc(doc.outcome)}">${esc(headline.outcome)}</span> <code>${esc(doc.candidate.ref)}</code> (${esc(doc.candidate.commit.slice(0, 10))}) against ${esc(doc.baseline.label)}</p><ul class="reasons">${headline.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></section>`;
   const diagnosisHtml = diagnosis
-    ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>`
+    ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>${mergesHtml(input.labelMerges ?? [])}`
     : '<p class="muted">No diagnosis (the candidate came from outside the loop).</p>';
   const typed = doc.intent?.edits?.length
     ? `${doc.intent.editsInferred ? '<p class="muted">Edits by type, inferred from the diff (the change did not type its edits):</p>' : ''}<ul class="edits-by-type">${Object.entries(editsByType(doc.intent.edits))
@@ -187,4 +190,11 @@ ${decision}
 <h2 id="gradient">Gradient records</h2>${gradientHtml(input.gradient ?? null)}
 <footer class="muted"><p>Written by agentdevel from ${esc(doc.schema)}${evidence ? ` and ${esc(evidence.schema)}` : ''}.</p></footer>`;
   return page(input.title, body, cases.css);
+}
+
+/** The label merges the diagnostician proposed with this diagnosis (recorded as aliases), or nothing. */
+function mergesHtml(merges: readonly LabelMergeProposal[]): string {
+  if (merges.length === 0) return '';
+  const items = merges.map((m) => `<li>${m.labels.filter((l) => l !== m.into).map((l) => `<code>${esc(l)}</code>`).join(', ')} now read as <code>${esc(m.into)}</code>: ${esc(m.reason)} (evidence: ${m.evidence.map((id) => `<code>${esc(id)}</code>`).join(', ')})</li>`);
+  return `<p>Labels merged by the diagnostician (aliases from this iteration's synthesis on; records and earlier decisions keep their labels):</p><ul>${items.join('')}</ul>`;
 }
