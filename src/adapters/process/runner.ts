@@ -178,3 +178,58 @@ export function startIpcProcess(request: ProcessRequest, options: { readonly end
     },
   };
 }
+
+/** A long-lived child that reads text on its stdin and writes text on its stdout (a protocol of its own). */
+export interface PipeProcess {
+  /** Writes to the child's stdin; false when it is gone (its exit says why). */
+  write(text: string): boolean;
+  onText(listener: (text: string) => void): void;
+  /** Ends its stdin: a child that ends itself at the end of its input does so. */
+  endInput(): void;
+  readonly exited: Promise<ProcessOutcome>;
+  /** Stops the process and everything it started. */
+  kill(): void;
+}
+
+/**
+ * Starts a long-lived child that talks over its stdin and stdout, without Node's IPC channel
+ * and execa's bookkeeping of each IPC message (a spawner exchanges several per case-trial).
+ * `endsWithParent` as for startIpcProcess: the child ends itself, and what it started, when its
+ * stdin closes, which also happens when agentdevel dies.
+ */
+export function startPipeProcess(request: ProcessRequest, options: { readonly endsWithParent?: boolean } = {}): PipeProcess {
+  const subprocess: ResultPromise = execa(request.command, [...request.args], {
+    ...baseOptions(request),
+    stdin: 'pipe',
+    stdout: 'pipe',
+    // Read as it comes, never kept for the result; stderr's tail says why the child died.
+    buffer: { stdout: false, stderr: true },
+    maxBuffer: { stderr: 256 * 1024 },
+  });
+  const supervision = supervise(subprocess, request.timeoutMs, options.endsWithParent !== true);
+  const exited = subprocess.then(
+    (result) => toOutcome(result, supervision),
+    (error: RawResult) => toOutcome(error, supervision),
+  );
+  // A child gone before reading all its input: its exit says so, the write error adds nothing.
+  subprocess.stdin?.on('error', () => undefined);
+  subprocess.stdout?.setEncoding('utf8');
+  return {
+    write: (text) => {
+      const stdin = subprocess.stdin;
+      if (!stdin || stdin.destroyed || stdin.writableEnded) return false;
+      stdin.write(text);
+      return true;
+    },
+    onText: (listener) => {
+      subprocess.stdout?.on('data', listener);
+    },
+    endInput: () => {
+      subprocess.stdin?.end();
+    },
+    exited,
+    kill: () => {
+      if (subprocess.pid !== undefined) killGroup(subprocess.pid);
+    },
+  };
+}
