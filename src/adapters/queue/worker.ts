@@ -19,8 +19,8 @@ import { checkoutFromRemote, checkoutSnapshot } from '../git/snapshot.ts';
 import { splitNames } from '../../domain/case.ts';
 import type { Redactor } from '../../domain/environment.ts';
 import { loadTask } from '../task/load.ts';
-import { JobRefused, type JobContext } from './bullmq.ts';
-import { caseTrialJobSchema, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type ModelCallUsage } from './job.ts';
+import { JobRefused, JsonText, type JobContext } from './bullmq.ts';
+import { caseTrialJobReader, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type ModelCallUsage } from './job.ts';
 
 export interface WorkerDeps {
   /** The worker's own environment: its credentials (for the agent role only) and what `passEnv` names. */
@@ -46,7 +46,8 @@ interface KeptRuntime {
 }
 
 export interface CaseTrialHandler {
-  handle(data: unknown, context: JobContext): Promise<CaseTrialResult>;
+  /** The result as JSON text, redacted. */
+  handle(data: unknown, context: JobContext): Promise<JsonText>;
   close(): Promise<void>;
 }
 
@@ -135,13 +136,14 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     }
   }
 
-  async function handle(data: unknown, context: JobContext): Promise<CaseTrialResult> {
-    const parsed = caseTrialJobSchema.safeParse(data);
-    if (!parsed.success) {
+  const readJob = caseTrialJobReader();
+
+  async function handle(data: unknown, context: JobContext): Promise<JsonText> {
+    const job = readJob(data);
+    if (!job) {
       const version = (data as { schema?: unknown } | null)?.schema;
       throw new JobRefused(version !== JOB_SCHEMA ? `a job of schema ${String(version)}; this worker takes schema ${JOB_SCHEMA} (run the same agentdevel version as the coordinator)` : 'not a case-trial job');
     }
-    const job = parsed.data;
     const dir = await checkout(job, context);
     let kept: KeptRuntime;
     let runtime: Runtime;
@@ -156,8 +158,13 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     const events: TraceEvent[] = [];
     const usage: ModelCallUsage[] = [];
     kept.inFlight += 1;
+    const sink = { emit: (event: TraceEvent) => events.push(event) };
     try {
-      const outcome = await usageOfJob.run(usage, () => runtime.runCase(job.testCase, job.trial, { emit: (event) => events.push(event) }));
+      // Only an agent on a model makes calls to charge to this job: the others run without the
+      // async context (whose hooks would cost every promise of the process).
+      const outcome = await (job.agentModel === 'mock'
+        ? runtime.runCase(job.testCase, job.trial, sink)
+        : usageOfJob.run(usage, () => runtime.runCase(job.testCase, job.trial, sink)));
       return redacted({ kind: 'ran', events, output: outcome.output, observation: outcome.observation, usage, worker: deps.name });
     } catch (error) {
       if (!(error instanceof InfraError)) throw error;
@@ -167,11 +174,14 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     }
   }
 
-  // Secrets of the worker's environment never leave it, in a trace or an output.
-  function redacted(result: CaseTrialResult): CaseTrialResult {
+  // Secrets of the worker's environment never leave it, in a trace or an output: the result is
+  // redacted as the text that travels (JSON-escaped secrets included, as the redactor knows them).
+  function redacted(result: CaseTrialResult): JsonText {
     const text = JSON.stringify(result);
     const clean = deps.redact(text);
-    return clean === text ? result : (JSON.parse(clean) as CaseTrialResult);
+    // Something was redacted: the text must still be JSON (it throws, as a failed job, if not).
+    if (clean !== text) JSON.parse(clean);
+    return new JsonText(clean);
   }
 
   return {
