@@ -114,13 +114,41 @@ async function coordinatorRun(dir: string, extra: string[]): Promise<Coordinator
   return { wallS, treeMs: reapedChildrenMs() - before, mainThreadMs: reported.mainThreadMs ?? Number.NaN };
 }
 
+/** A worker's CPU, ms: its tree, and the parts of it. */
+interface WorkerCpu {
+  readonly treeMs: number;
+  /** The worker process (all its threads). */
+  readonly rootMs: number;
+  readonly mainMs: number;
+  /** Its spawners (its live children), and the agents below them. */
+  readonly spawnersMs: number;
+  readonly agentsMs: number;
+}
+
+function workerCpu(pid: number): WorkerCpu {
+  const tree = treeCpu(pid);
+  return {
+    treeMs: tree?.totalMs ?? Number.NaN,
+    rootMs: tree?.rootMs ?? Number.NaN,
+    mainMs: mainThreadMs(pid) ?? Number.NaN,
+    spawnersMs: tree?.liveChildrenMs ?? Number.NaN,
+    agentsMs: tree?.grandchildrenMs ?? Number.NaN,
+  };
+}
+
+const minus = (a: WorkerCpu, b: WorkerCpu): WorkerCpu => ({
+  treeMs: a.treeMs - b.treeMs,
+  rootMs: a.rootMs - b.rootMs,
+  mainMs: a.mainMs - b.mainMs,
+  spawnersMs: a.spawnersMs - b.spawnersMs,
+  agentsMs: a.agentsMs - b.agentsMs,
+});
+
 interface WorkerProbe {
   readonly child: ChildProcess;
   readonly pid: number;
-  /** Tree and main thread CPU when it said it takes case-trials. */
-  readonly readyTreeMs: number;
-  readonly readyRootMs: number;
-  readonly readyMainMs: number;
+  /** Its CPU when it said it takes case-trials. */
+  readonly ready: WorkerCpu;
 }
 
 function startWorker(url: string, index: number): Promise<WorkerProbe> {
@@ -138,8 +166,7 @@ function startWorker(url: string, index: number): Promise<WorkerProbe> {
       if (!said.includes('taking case-trials')) return;
       clearTimeout(timer);
       const pid = child.pid as number;
-      const tree = treeCpu(pid);
-      resolve({ child, pid, readyTreeMs: tree?.totalMs ?? Number.NaN, readyRootMs: tree?.rootMs ?? Number.NaN, readyMainMs: mainThreadMs(pid) ?? Number.NaN });
+      resolve({ child, pid, ready: workerCpu(pid) });
     });
   });
 }
@@ -165,7 +192,7 @@ interface Row {
   readonly setup: string;
   readonly wallS: number;
   readonly coordinator: CoordinatorCost;
-  readonly workers: { readonly treeMs: number; readonly rootMs: number; readonly mainMs: number } | null;
+  readonly workers: WorkerCpu | null;
   readonly redisMs: number | null;
 }
 
@@ -179,7 +206,7 @@ function printRow(row: Row, localWallS: number): void {
     `${(localWallS / row.wallS).toFixed(2)}×`,
     perJob(total),
     `${perJob(row.coordinator.treeMs)} (${perJob(row.coordinator.mainThreadMs)})`,
-    w ? `${perJob(w.treeMs)} (${perJob(w.mainMs)}; ${perJob(w.treeMs - w.rootMs)})` : '–',
+    w ? `${perJob(w.treeMs)} (${perJob(w.mainMs)}; ${perJob(w.rootMs - w.mainMs)}; ${perJob(w.spawnersMs)}; ${perJob(w.agentsMs)}; ${perJob(w.treeMs - w.rootMs - w.spawnersMs - w.agentsMs)})` : '–',
     row.redisMs === null ? '–' : perJob(row.redisMs),
     perJob(queueMain),
     load(),
@@ -197,13 +224,14 @@ try {
   const redisNow = () => redisCpuMs(cli('info', 'cpu'));
 
   console.log(`distributed: ${CASES} case-trials of a \`command\` agent (sh + sleep); ${cpus().length} cores; load average ${load()} at the start`);
-  console.log('CPU in ms per case-trial: total = coordinator + workers, each with all its descendants; in brackets the main threads (workers: then spawners + agents);');
+  console.log('CPU in ms per case-trial: total = coordinator + workers, each with all its descendants; in brackets: the coordinator\'s main thread;');
+  console.log('the workers\' main threads; their other threads (V8\'s helpers, the thread pool); their spawners; the agents (sh, sleep); other processes (git).');
   console.log('queue\'s own work = the main threads of the coordinator and the workers. Redis apart.');
   const summary: string[] = [];
   for (const sleepMs of SLEEPS_MS) {
     const origin = workspace(sleepMs);
     console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}`);
-    console.log('| setup | wall | speed-up | CPU/job total | coordinator (main) | workers (main; spawners + agents) | Redis | queue\'s own work | load |');
+    console.log('| setup | wall | speed-up | CPU/job total | coordinator (main) | workers (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     const local = await coordinatorRun(freshClone(origin), []);
     printRow({ setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, coordinator: local, workers: null, redisMs: null }, local.wallS);
@@ -215,12 +243,15 @@ try {
       const coordinator = await coordinatorRun(freshClone(origin), ['--queue', url]);
       const redisMs = redisNow() - redisBefore;
       // Read while every worker is alive and idle again: their spawners and agents are all in the tree.
-      const spent = workers.map((w) => {
-        const tree = treeCpu(w.pid);
-        return { treeMs: (tree?.totalMs ?? Number.NaN) - w.readyTreeMs, rootMs: (tree?.rootMs ?? Number.NaN) - w.readyRootMs, mainMs: (mainThreadMs(w.pid) ?? Number.NaN) - w.readyMainMs };
-      });
-      const sum = (pick: (s: (typeof spent)[number]) => number) => spent.reduce((total, s) => total + pick(s), 0);
-      const row: Row = { setup: `${count} worker${count === 1 ? '' : 's'} × ${CONCURRENCY}`, wallS: coordinator.wallS, coordinator, workers: { treeMs: sum((s) => s.treeMs), rootMs: sum((s) => s.rootMs), mainMs: sum((s) => s.mainMs) }, redisMs };
+      const spent = workers.map((w) => minus(workerCpu(w.pid), w.ready));
+      const total = spent.reduce((sum, s) => ({
+        treeMs: sum.treeMs + s.treeMs,
+        rootMs: sum.rootMs + s.rootMs,
+        mainMs: sum.mainMs + s.mainMs,
+        spawnersMs: sum.spawnersMs + s.spawnersMs,
+        agentsMs: sum.agentsMs + s.agentsMs,
+      }));
+      const row: Row = { setup: `${count} worker${count === 1 ? '' : 's'} × ${CONCURRENCY}`, wallS: coordinator.wallS, coordinator, workers: total, redisMs };
       printRow(row, local.wallS);
       await Promise.all(workers.map((w) => stop(w.child)));
       if (count === Math.max(...WORKER_COUNTS)) {

@@ -55,6 +55,10 @@ export interface TreeCpu {
   readonly rootMs: number;
   /** Its descendants: live ones' own CPU plus every reaped one's (cutime/cstime) at any level. */
   readonly descendantsMs: number;
+  /** Of those: its live children's own CPU (for a worker, its spawners). */
+  readonly liveChildrenMs: number;
+  /** Of those: what lives or lived below its live children (for a worker, the agents). */
+  readonly grandchildrenMs: number;
   readonly totalMs: number;
   /** Live processes in the tree, root included. */
   readonly processes: number;
@@ -68,14 +72,17 @@ export function treeCpu(root: number): TreeCpu | null {
   const rootStat = stats.find((s) => s.pid === root);
   if (!rootStat) return null;
   let descendantsMs = rootStat.reapedMs;
+  let liveChildrenMs = 0;
   let processes = 1;
   const stack = [...(byParent.get(root) ?? [])];
   for (let stat = stack.pop(); stat; stat = stack.pop()) {
     descendantsMs += stat.selfMs + stat.reapedMs;
+    if (stat.ppid === root) liveChildrenMs += stat.selfMs;
     processes += 1;
     stack.push(...(byParent.get(stat.pid) ?? []));
   }
-  return { rootMs: rootStat.selfMs, descendantsMs, totalMs: rootStat.selfMs + descendantsMs, processes };
+  const grandchildrenMs = descendantsMs - rootStat.reapedMs - liveChildrenMs;
+  return { rootMs: rootStat.selfMs, descendantsMs, liveChildrenMs, grandchildrenMs, totalMs: rootStat.selfMs + descendantsMs, processes };
 }
 
 /** The main thread's time on a CPU, ms (nanosecond resolution); null when the process is gone. */

@@ -85,6 +85,13 @@ const RERUNS_OF_REFUSED = 2;
 /** Most jobs looked up and added in one round trip. */
 const BATCH_MAX = 500;
 const READ_BLOCK_MS = 1000;
+/**
+ * After a read that brought events, the reader waits this long before the next one, and a
+ * batch is sent this long after its first job was submitted: results and submissions that come
+ * one at a time then share a round trip (a case-trial takes far longer than this; the workers
+ * meanwhile run the jobs queued ahead, up to QUEUE_IN_FLIGHT).
+ */
+const GATHER_MS = 20;
 /** A batch that could not be sent (Redis reconnecting) is sent again after this long, until the watchdog gives up. */
 const RESEND_MS = 500;
 const WATCHDOG_MS = 500;
@@ -159,7 +166,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
   const scheduleFlush = () => {
     if (flushScheduled) return;
     flushScheduled = true;
-    setImmediate(() => void flush());
+    setTimeout(() => void flush(), GATHER_MS);
   };
 
   const enqueue = (job: Pending) => {
@@ -271,6 +278,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
         position = read.position;
         failedReads = 0;
         onEvents(read.events);
+        if (read.events.length > 0 && !closing) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
       } catch (error) {
         if (closing) return;
         // Lost or reconnecting: the watchdog decides when that has lasted too long. Failing
