@@ -13,7 +13,12 @@
 //   children, from start to exit, start-up included);
 // - workers: each worker process and its descendants (spawners, every agent's sh and sleep),
 //   from the moment it says it takes case-trials (its start-up left out: a worker serves many
-//   runs) to the end of the run, summed over the workers;
+//   runs), summed over the workers;
+// - each setup runs twice: first a short run of one case-trial per slot (fresh workers check the
+//   version out, start its runtime and spawners), then the full run. The difference tells the
+//   fixed costs (the coordinator's start-up, the workers' set-up) from the cost per case-trial;
+//   "all in" is what one run of --cases costs on fresh workers, "per more" what each further
+//   case-trial adds;
 // - Redis: `INFO cpu` (user + sys) over the run;
 // - the queue's own work: the main threads of the coordinator (reported at its exit through
 //   AGENTDEVEL_CPU_REPORT) and of the workers (their schedstat over the run): what runs the
@@ -96,7 +101,7 @@ interface CoordinatorCost {
 }
 
 /** Runs `agentdevel run` to its end; its CPU is this process's reaped children's, before and after. */
-async function coordinatorRun(dir: string, extra: string[]): Promise<CoordinatorCost> {
+async function coordinatorRun(dir: string, extra: string[], cases = CASES): Promise<CoordinatorCost> {
   const report = path.join(scratch, `cpu-${clones}-${extra.length}.jsonl`);
   const before = reapedChildrenMs();
   const started = process.hrtime.bigint();
@@ -109,7 +114,7 @@ async function coordinatorRun(dir: string, extra: string[]): Promise<Coordinator
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
   if (code !== 0) throw new Error(`run failed (exit ${code}): ${stderr.slice(-2000)}`);
   const output = JSON.parse(stdout) as { graded: number; passed: number; reused: boolean };
-  if (output.graded !== CASES || output.passed !== CASES || output.reused) throw new Error(`unexpected run: ${stdout}`);
+  if (output.graded !== cases || output.passed !== cases || output.reused) throw new Error(`unexpected run: ${stdout}`);
   const reported = JSON.parse(readFileSync(report, 'utf8').trim().split('\n').at(-1) as string) as { mainThreadMs: number | null };
   return { wallS, treeMs: reapedChildrenMs() - before, mainThreadMs: reported.mainThreadMs ?? Number.NaN };
 }
@@ -186,33 +191,77 @@ async function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-const perJob = (ms: number) => (ms / CASES).toFixed(2);
+const ms = (value: number) => `${Math.round(value)} ms`;
+const perJob = (value: number) => (value / CASES).toFixed(2);
+/** The first `count` cases, as `--case` options: a short run first, to tell a run's fixed costs from its cost per case-trial. */
+const firstCases = (count: number) => Array.from({ length: count }, (_, i) => ['--case', `case-${String(i).padStart(4, '0')}`]).flat();
 
-interface Row {
+interface Measured {
   readonly setup: string;
   readonly wallS: number;
+  /** Case-trials of the short run. */
+  readonly short: number;
+  /** The coordinator of the short run and of the full run (same start-up, CASES - short more case-trials). */
+  readonly coordinatorShort: CoordinatorCost;
   readonly coordinator: CoordinatorCost;
+  /** The fresh workers over the short run (their set-up: checkout, runtime, spawners; and `short` case-trials), and over the full run, set up. */
+  readonly workersShort: WorkerCpu | null;
   readonly workers: WorkerCpu | null;
   readonly redisMs: number | null;
 }
 
-function printRow(row: Row, localWallS: number): void {
-  const w = row.workers;
-  const total = row.coordinator.treeMs + (w?.treeMs ?? 0);
-  const queueMain = row.coordinator.mainThreadMs + (w?.mainMs ?? 0);
+/**
+ * CPU per case-trial, ms: per case-trial more (what each adds once everything is started and
+ * set up), and all in (one run of CASES case-trials on fresh workers, start-up and set-up
+ * included); the fixed costs: the coordinator's start-up and the workers' set-up.
+ */
+function costs(m: Measured) {
+  const more = CASES - m.short;
+  const coordinatorPer = (m.coordinator.treeMs - m.coordinatorShort.treeMs) / more;
+  const coordinatorMainPer = (m.coordinator.mainThreadMs - m.coordinatorShort.mainThreadMs) / more;
+  const workersPer = (m.workers?.treeMs ?? 0) / CASES;
+  const workersMainPer = (m.workers?.mainMs ?? 0) / CASES;
+  const startUpMs = m.coordinator.treeMs - CASES * coordinatorPer;
+  const setUpMs = (m.workersShort?.treeMs ?? 0) - m.short * workersPer;
+  const setUpMainMs = (m.workersShort?.mainMs ?? 0) - m.short * workersMainPer;
+  return {
+    coordinatorPer,
+    coordinatorMainPer,
+    startUpMs,
+    setUpMs,
+    perMore: coordinatorPer + workersPer,
+    allIn: (m.coordinator.treeMs + setUpMs) / CASES + workersPer,
+    ownPerMore: coordinatorMainPer + workersMainPer,
+    ownAllIn: (m.coordinator.mainThreadMs + setUpMainMs) / CASES + workersMainPer,
+  };
+}
+
+function printRow(m: Measured, localWallS: number): void {
+  const w = m.workers;
+  const cost = costs(m);
   const cells = [
-    row.setup,
-    `${row.wallS.toFixed(1)} s`,
-    `${(localWallS / row.wallS).toFixed(2)}×`,
-    perJob(total),
-    `${perJob(row.coordinator.treeMs)} (${perJob(row.coordinator.mainThreadMs)})`,
-    w ? `${perJob(w.treeMs)} (${perJob(w.mainMs)}; ${perJob(w.rootMs - w.mainMs)}; ${perJob(w.spawnersMs)}; ${perJob(w.agentsMs)}; ${perJob(w.treeMs - w.rootMs - w.spawnersMs - w.agentsMs)})` : '–',
-    row.redisMs === null ? '–' : perJob(row.redisMs),
-    perJob(queueMain),
+    m.setup,
+    `${m.wallS.toFixed(1)} s`,
+    `${(localWallS / m.wallS).toFixed(2)}×`,
+    cost.allIn.toFixed(2),
+    cost.perMore.toFixed(2),
+    `${ms(cost.startUpMs)}; ${cost.coordinatorPer.toFixed(2)} (${cost.coordinatorMainPer.toFixed(2)})`,
+    w ? `${ms(cost.setUpMs)}; ${perJob(w.treeMs)} (${perJob(w.mainMs)}; ${perJob(w.rootMs - w.mainMs)}; ${perJob(w.spawnersMs)}; ${perJob(w.agentsMs)}; ${perJob(w.treeMs - w.rootMs - w.spawnersMs - w.agentsMs)})` : '–',
+    m.redisMs === null ? '–' : perJob(m.redisMs),
+    `${cost.ownAllIn.toFixed(2)}; ${cost.ownPerMore.toFixed(2)}`,
     load(),
   ];
   console.log(`| ${cells.join(' | ')} |`);
 }
+
+const sumCpu = (all: readonly WorkerCpu[]): WorkerCpu =>
+  all.reduce((sum, s) => ({
+    treeMs: sum.treeMs + s.treeMs,
+    rootMs: sum.rootMs + s.rootMs,
+    mainMs: sum.mainMs + s.mainMs,
+    spawnersMs: sum.spawnersMs + s.spawnersMs,
+    agentsMs: sum.agentsMs + s.agentsMs,
+  }));
 
 try {
   const port = await freePort();
@@ -224,40 +273,53 @@ try {
   const redisNow = () => redisCpuMs(cli('info', 'cpu'));
 
   console.log(`distributed: ${CASES} case-trials of a \`command\` agent (sh + sleep); ${cpus().length} cores; load average ${load()} at the start`);
-  console.log('CPU in ms per case-trial: total = coordinator + workers, each with all its descendants; in brackets: the coordinator\'s main thread;');
-  console.log('the workers\' main threads; their other threads (V8\'s helpers, the thread pool); their spawners; the agents (sh, sleep); other processes (git).');
-  console.log('queue\'s own work = the main threads of the coordinator and the workers. Redis apart.');
+  console.log('CPU in ms per case-trial, each process with all its descendants. "all in": the coordinator and the workers over');
+  console.log(`one run of ${CASES} case-trials on fresh workers, start-up and set-up included; "per more": what each further`);
+  console.log('case-trial adds, once started and set up (a short run of one case-trial per slot first tells the two apart).');
+  console.log('coordinator: its start-up; per case-trial (its main thread). workers: their set-up (checkout, runtime, spawners);');
+  console.log('per case-trial (main threads; other threads: V8\'s helpers, the thread pool; spawners; agents: sh and sleep;');
+  console.log('other processes: git). queue\'s own work: the main threads of the coordinator and the workers (all in; per more).');
   const summary: string[] = [];
   for (const sleepMs of SLEEPS_MS) {
     const origin = workspace(sleepMs);
     console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}`);
-    console.log('| setup | wall | speed-up | CPU/job total | coordinator (main) | workers (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('| setup | wall | speed-up | CPU/job all in | per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    const localShort = await coordinatorRun(freshClone(origin), firstCases(CONCURRENCY), CONCURRENCY);
     const local = await coordinatorRun(freshClone(origin), []);
-    printRow({ setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, coordinator: local, workers: null, redisMs: null }, local.wallS);
+    printRow({ setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, short: CONCURRENCY, coordinatorShort: localShort, coordinator: local, workersShort: null, workers: null, redisMs: null }, local.wallS);
     for (const count of WORKER_COUNTS) {
       cli('flushall');
       const workers = await Promise.all(Array.from({ length: count }, (_, i) => startWorker(url, i)));
+      // One case-trial per slot, so every worker takes some and sets itself up.
+      const short = count * CONCURRENCY;
+      const coordinatorShort = await coordinatorRun(freshClone(origin), ['--queue', url, ...firstCases(short)], short);
+      // Read while every worker is alive and idle again: their spawners and agents are all in the tree.
+      const setUp = workers.map((w) => workerCpu(w.pid));
+      // The workers keep their checkouts (on disk, by content) and runtimes; the results of the short run go.
+      cli('flushall');
       const redisBefore = redisNow();
-      // The first run of a worker checks the version out; a warm-up on another clone would hide that, so none is made.
       const coordinator = await coordinatorRun(freshClone(origin), ['--queue', url]);
       const redisMs = redisNow() - redisBefore;
-      // Read while every worker is alive and idle again: their spawners and agents are all in the tree.
-      const spent = workers.map((w) => minus(workerCpu(w.pid), w.ready));
-      const total = spent.reduce((sum, s) => ({
-        treeMs: sum.treeMs + s.treeMs,
-        rootMs: sum.rootMs + s.rootMs,
-        mainMs: sum.mainMs + s.mainMs,
-        spawnersMs: sum.spawnersMs + s.spawnersMs,
-        agentsMs: sum.agentsMs + s.agentsMs,
-      }));
-      const row: Row = { setup: `${count} worker${count === 1 ? '' : 's'} × ${CONCURRENCY}`, wallS: coordinator.wallS, coordinator, workers: total, redisMs };
-      printRow(row, local.wallS);
+      const after = workers.map((w) => workerCpu(w.pid));
+      const measured: Measured = {
+        setup: `${count} worker${count === 1 ? '' : 's'} × ${CONCURRENCY}`,
+        wallS: coordinator.wallS,
+        short,
+        coordinatorShort,
+        coordinator,
+        workersShort: sumCpu(setUp.map((s, i) => minus(s, workers[i]!.ready))),
+        workers: sumCpu(after.map((s, i) => minus(s, setUp[i]!))),
+        redisMs,
+      };
+      printRow(measured, local.wallS);
       await Promise.all(workers.map((w) => stop(w.child)));
       if (count === Math.max(...WORKER_COUNTS)) {
-        const total = (coordinator.treeMs + row.workers!.treeMs) / CASES;
-        const own = (coordinator.mainThreadMs + row.workers!.mainMs) / CASES;
-        summary.push(`sleep ${sleepMs} ms, ${count} workers: speed-up ${(local.wallS / coordinator.wallS).toFixed(2)}×, CPU/job ${total.toFixed(2)} ms (target ≤ 5), queue's own work ${own.toFixed(2)} ms (target ≤ 2), Redis ${(redisMs / CASES).toFixed(2)} ms`);
+        const cost = costs(measured);
+        summary.push(
+          `sleep ${sleepMs} ms, ${count} workers: speed-up ${(local.wallS / coordinator.wallS).toFixed(2)}×; CPU/job ${cost.allIn.toFixed(2)} ms all in, ${cost.perMore.toFixed(2)} ms per more (target ≤ 5); ` +
+            `queue's own work ${cost.ownAllIn.toFixed(2)} ms all in, ${cost.ownPerMore.toFixed(2)} ms per more (target ≤ 2); Redis ${(redisMs / CASES).toFixed(2)} ms`,
+        );
       }
     }
   }
