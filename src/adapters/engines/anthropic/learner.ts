@@ -19,7 +19,11 @@
 // The bucket lets a second's worth of calls start at once (BURST_MS), so the calls refused
 // together and the API's refilled burst meet again after the pause.
 
-/** Calls the API accepted, by the second they started in: [second, count]. */
+/**
+ * Calls the API accepted, by the second they started in: [second, count]. A call counts from
+ * when it starts (so the calls still in flight at a 429 count, whatever the API's latency), and
+ * is taken out again if it is refused or fails.
+ */
 export type AcceptedBySecond = ReadonlyArray<readonly [number, number]>;
 
 export interface LearnedBucket {
@@ -81,28 +85,39 @@ export function learnedWait(learner: LearnerState, now: number): number {
   return level >= 1 ? 0 : (1 - level) / rate;
 }
 
-/** A call started at `now` (the caller waited for learnedWait first). */
+/** Adds `change` to the count of the second `at` falls in, dropping seconds older than the evidence. */
+function counted(accepted: AcceptedBySecond, at: number, change: number, now: number): AcceptedBySecond {
+  const second = Math.floor(at / 1000);
+  const oldest = Math.floor((now - EVIDENCE_MS) / 1000);
+  const out: Array<readonly [number, number]> = [];
+  let found = false;
+  for (const [s, count] of accepted) {
+    if (s < oldest) continue;
+    if (s === second) {
+      found = true;
+      if (count + change > 0) out.push([s, count + change]);
+    } else out.push([s, count]);
+  }
+  if (!found && change > 0 && second >= oldest) out.push([second, change]);
+  return out;
+}
+
+/** A call started at `now` (the caller waited for learnedWait first): it counts as accepted until it is refused or fails. */
 export function learnerAdmitted(learner: LearnerState, now: number): LearnerState {
   const awoken = awake(learner, now);
   const rate = learnedRate(awoken, now);
   const bucket = awoken.bucket && rate !== null ? { ...awoken.bucket, level: levelNow(awoken.bucket, rate, now) - 1, levelAt: now } : awoken.bucket;
-  return { ...awoken, bucket, lastCallAt: now, busySince: awoken.busySince ?? now };
+  return { ...awoken, bucket, accepted: counted(awoken.accepted, now, 1, now), lastCallAt: now, busySince: awoken.busySince ?? now };
 }
 
-/** A call that started at `startedAt` was accepted (answered), at `now`. */
-export function learnerAccepted(learner: LearnerState, startedAt: number, now: number): LearnerState {
-  const second = Math.floor(startedAt / 1000);
-  const oldest = Math.floor((now - EVIDENCE_MS) / 1000);
-  const accepted: Array<readonly [number, number]> = [];
-  let counted = false;
-  for (const [s, count] of learner.accepted) {
-    if (s < oldest) continue;
-    if (s === second) {
-      accepted.push([s, count + 1]);
-      counted = true;
-    } else accepted.push([s, count]);
-  }
-  if (!counted && second >= oldest) accepted.push([second, 1]);
+/** A call that started at `startedAt` was answered, at `now`. */
+export function learnerAccepted(learner: LearnerState, _startedAt: number, now: number): LearnerState {
+  return { ...learner, lastCallAt: Math.max(learner.lastCallAt ?? now, now) };
+}
+
+/** A call that started at `startedAt` (null: not known any more) was not accepted (refused, or failed): it no longer counts. */
+function notAccepted(learner: LearnerState, startedAt: number | null, now: number): LearnerState {
+  const accepted = startedAt === null ? learner.accepted : counted(learner.accepted, startedAt, -1, now);
   return { ...learner, accepted, lastCallAt: Math.max(learner.lastCallAt ?? now, now) };
 }
 
@@ -114,19 +129,23 @@ export function evidence(learner: LearnerState, now: number): { readonly accepte
   return { accepted, spanMs: now - from };
 }
 
-/** A 429 at `now`: learn the rate, when the evidence is enough and the 429 is a limit, not a fault. */
-export function learnerRefused(learner: LearnerState, now: number, retryAfterMs: number | null): LearnerState {
-  const seen = { ...learner, lastCallAt: Math.max(learner.lastCallAt ?? now, now) };
+/**
+ * A 429 at `now`, for a call that started at `startedAt`: learn the rate, when the evidence is
+ * enough and the 429 is a limit, not a fault.
+ */
+export function learnerRefused(learner: LearnerState, now: number, retryAfterMs: number | null, startedAt: number | null): LearnerState {
+  const seen = notAccepted(learner, startedAt, now);
   if (retryAfterMs === null) return seen;
   if (learner.lastFaultAt !== null && now - learner.lastFaultAt < FAULT_QUIET_MS) return seen;
-  const { accepted, spanMs } = evidence(learner, now);
+  const { accepted, spanMs } = evidence(seen, now);
   if (accepted < MIN_EVIDENCE || spanMs < MIN_SPAN_MS) return seen;
   const perMs = Math.max(FLOOR_PER_MINUTE / 60_000, accepted / spanMs);
   // Empty now: it refills during the retry-after pause, to the API's burst when the pause ends.
   return { ...seen, bucket: { perMs, learnedAt: now, level: 0, levelAt: now } };
 }
 
-/** The API failed at `now` (5xx, 529, no connection): 429s near it are read as faults. */
-export function learnerFault(learner: LearnerState, now: number): LearnerState {
-  return { ...learner, lastFaultAt: now };
+/** A call that started at `startedAt` failed at `now`; `fault`: the API failed (5xx, 529, no connection), and 429s near it are read as faults. */
+export function learnerFailed(learner: LearnerState, now: number, startedAt: number | null, fault: boolean): LearnerState {
+  const seen = notAccepted(learner, startedAt, now);
+  return fault ? { ...seen, lastFaultAt: now } : seen;
 }

@@ -13,7 +13,7 @@
 //     retry-after;
 //   - an API that sends no rate-limit headers, only 429 with retry-after, gets a learned bucket
 //     (learner.ts): the rate the API accepted while it was kept busy, never below a floor.
-import { awake, idleLearner, learnedRate, learnedWait, learnerAccepted, learnerAdmitted, learnerFault, learnerRefused, type LearnerState } from './learner.ts';
+import { awake, idleLearner, learnedRate, learnedWait, learnerAccepted, learnerAdmitted, learnerFailed, learnerRefused, type LearnerState } from './learner.ts';
 
 export type BucketName = 'requests' | 'tokens' | 'input-tokens' | 'output-tokens';
 export const BUCKETS: readonly BucketName[] = ['requests', 'tokens', 'input-tokens', 'output-tokens'];
@@ -198,7 +198,7 @@ export function end(state: PaceState, id: string, how: CallEnd, now: number): Pa
     }
     case 'rate-limited': {
       const pausedUntil = how.retryAfterMs === null ? state.pausedUntil : Math.max(state.pausedUntil, now + how.retryAfterMs);
-      const learner = headersKnown(state) ? state.learner : learnerRefused(state.learner, now, how.retryAfterMs);
+      const learner = headersKnown(state) ? state.learner : learnerRefused(state.learner, now, how.retryAfterMs, call?.at ?? null);
       let { window, lastDecreaseSeq } = state;
       // One decrease per congestion: calls started before the last decrease saw the old pace.
       if (call && call.seq > state.lastDecreaseSeq) {
@@ -213,7 +213,7 @@ export function end(state: PaceState, id: string, how: CallEnd, now: number): Pa
       return { ...state, calls, owners, pausedUntil, learner, window, lastDecreaseSeq, slowStart: false };
     }
     case 'failed':
-      return { ...state, calls, owners, learner: how.fault ? learnerFault(state.learner, now) : state.learner };
+      return { ...state, calls, owners, learner: headersKnown(state) ? state.learner : learnerFailed(state.learner, now, call?.at ?? null, how.fault) };
     default: {
       const exhaustive: never = how;
       return exhaustive;
