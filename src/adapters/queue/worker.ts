@@ -20,6 +20,8 @@ import { splitNames } from '../../domain/case.ts';
 import type { Redactor } from '../../domain/environment.ts';
 import { loadTask } from '../task/load.ts';
 import { JobRefused, JsonText, type JobContext } from './bullmq.ts';
+import { openSharedPace } from './redis-pace.ts';
+import type { QueueAddress } from './url.ts';
 import { caseTrialJobReader, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type ModelCallUsage } from './job.ts';
 
 export interface WorkerDeps {
@@ -33,6 +35,8 @@ export interface WorkerDeps {
   readonly clock: Clock;
   /** Case-trials the worker runs at once (a `command` runtime sizes its spawners by it). */
   readonly concurrency: number;
+  /** The queue whose Redis keeps the pace of model calls shared with the coordinator and the other workers; null: this worker's own. */
+  readonly sharedPaceAt: QueueAddress | null;
 }
 
 /** Runtimes kept at once; a worker serving many versions closes the least recently used. */
@@ -53,6 +57,8 @@ export interface CaseTrialHandler {
 
 export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
   const usageOfJob = new AsyncLocalStorage<ModelCallUsage[]>();
+  // One pace with every process on the queue (the connection opens at the first model call).
+  const sharedPace = deps.sharedPaceAt ? openSharedPace(deps.sharedPaceAt) : null;
   // Model calls are charged to the job they were made for; the coordinator writes the ledger.
   const claude = claudeEngines({
     env: deps.env,
@@ -60,6 +66,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     cassette: deps.cassette,
     ledger: (role, model, usage) => usageOfJob.getStore()?.push({ role, model, usage }),
     facts: currentRoleFacts(deps.clock),
+    ...(sharedPace ? { pace: sharedPace.pace } : {}),
   });
   const runtimes = new Map<string, KeptRuntime>();
   const checkouts = new Map<string, Promise<string>>();
@@ -189,7 +196,11 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     close: async () => {
       const all = [...runtimes.values()];
       runtimes.clear();
-      await Promise.all(all.map(closeKept));
+      try {
+        await Promise.all(all.map(closeKept));
+      } finally {
+        await sharedPace?.close();
+      }
     },
   };
 }
