@@ -20,22 +20,27 @@ type Step =
   | { readonly refusedAt: number; readonly retryAfterMs: number | null }
   | { readonly faultAt: number };
 
+/** Plays the steps; the retry-after of each 429 pauses every call, as the pace does. */
 function play(steps: readonly Step[], start: LearnerState = idleLearner): LearnerState {
   let learner = start;
+  let pauseEnd = 0;
   for (const step of steps) {
     if ('calls' in step) {
       for (let i = 0; i < step.calls; i += 1) {
         const at = step.from + ((step.to - step.from) * i) / Math.max(1, step.calls - 1);
-        learner = learnerAccepted(learnerAdmitted(learner, at), at, at + 200);
+        learner = learnerAccepted(learnerAdmitted(learner, at), at + 200);
       }
-    } else if ('refusedAt' in step) learner = learnerRefused(learnerAdmitted(learner, step.refusedAt), step.refusedAt, step.retryAfterMs, step.refusedAt);
+    } else if ('refusedAt' in step) {
+      learner = learnerRefused(learnerAdmitted(learner, step.refusedAt), step.refusedAt, step.retryAfterMs, step.refusedAt, pauseEnd);
+      pauseEnd = Math.max(pauseEnd, step.refusedAt + (step.retryAfterMs ?? 0));
+    }
     else learner = learnerFailed(learnerAdmitted(learner, step.faultAt), step.faultAt, step.faultAt, true);
   }
   return learner;
 }
 
-const perMinute = (learner: LearnerState, at: number): number | null => {
-  const rate = learnedRate(learner, at);
+const perMinute = (learner: LearnerState): number | null => {
+  const rate = learnedRate(learner);
   return rate === null ? null : rate * 60_000;
 };
 
@@ -85,7 +90,7 @@ describe('the learned bucket of an API that sends no rate-limit headers', () => 
     ['never below the floor: 12 calls over a minute, then a 429', [{ calls: 12, from: 0, to: 29_000 }, { calls: 1, from: 58_000, to: 58_000 }, { refusedAt: 59_000, retryAfterMs: 1000 }], 59_000, [FLOOR_PER_MINUTE, FLOOR_PER_MINUTE]],
   ])('%s', (_name, steps, at, expected) => {
     const learner = play(steps);
-    const rate = perMinute(learner, at);
+    const rate = perMinute(learner);
     if (expected === null) {
       expect(rate).toBeNull();
       expect(learnedWait(learner, at)).toBe(0);
@@ -96,19 +101,56 @@ describe('the learned bucket of an API that sends no rate-limit headers', () => 
     }
   });
 
-  it('grows back by a fifth a minute without a 429, and starts over after 30 s without a call', () => {
-    const learner = play([{ calls: 210, from: 0, to: 20_000 }, { refusedAt: 20_000, retryAfterMs: 1000 }]);
-    const learned = perMinute(learner, 20_000) as number;
-    expect(perMinute(learner, 80_000)).toBeCloseTo(learned * 1.2, 6);
-    expect(perMinute(learner, 140_000)).toBeCloseTo(learned * 1.4, 6);
+  it('grows while it holds calls back, fast below the rate of the last 429 and slowly near it; not while fewer calls come; and starts over after 30 s without a call', () => {
+    // A low estimate: the busy phase ramped up.
+    let learner = play([{ calls: 30, from: 0, to: 6000 }, { refusedAt: 6000, retryAfterMs: 1000 }]);
+    const learned = perMinute(learner) as number;
+    expect(learned).toBeLessThan(400);
+    // Fewer calls than it allows (one a second): no growth, nothing to learn from.
+    learner = play([{ calls: 10, from: 7000, to: 16_000 }], learner);
+    expect(perMinute(learner)).toBeCloseTo(learned, 6);
+    // Calls as fast as it lets them, for 10 s: it grows, a tenth a second.
+    const heldBack = (from: number, forMs: number) => {
+      let now = from;
+      while (now < from + forMs) {
+        now += learnedWait(learner, now);
+        learner = learnerAccepted(learnerAdmitted(learner, now), now + 200);
+      }
+      return now;
+    };
+    let now = heldBack(17_000, 10_000);
+    expect(perMinute(learner)).toBeGreaterThan(learned * 1.8);
+    // Refused at that rate (the pause of the last 429 long over): lowered, by at most 15%.
+    const refusedAt = perMinute(learner) as number;
+    learner = learnerRefused(learnerAdmitted(learner, now), now, 1000, now, 7000);
+    expect(perMinute(learner)).toBeGreaterThanOrEqual(refusedAt * 0.85 - 1e-9);
+    expect(perMinute(learner)).toBeLessThanOrEqual(refusedAt);
+    // Near the rate refused at, probing is slow: 10 s of held-back calls add about 5%.
+    const relearned = perMinute(learner) as number;
+    now = heldBack(now + 1000, 10_000);
+    expect(perMinute(learner)).toBeLessThan(Math.max(relearned, refusedAt * 0.9) * 1.07);
     // 30 s without a call: nothing learned any more.
-    expect(awake(learner, 50_300).bucket).toBeNull();
-    expect(awake(learner, 49_000).bucket).not.toBeNull();
+    expect(awake(learner, now + 200 + 30_001).bucket).toBeNull();
+    expect(awake(learner, now + 200 + 29_000).bucket).not.toBeNull();
+  });
+
+  it('reads a 429 as the burst after a pause went out as the burst\'s fault (the burst halves, not the rate), and one during the pause of another as the same event', () => {
+    const learner = play([{ calls: 210, from: 0, to: 20_000 }, { refusedAt: 20_000, retryAfterMs: 1000 }]);
+    const bucket = learner.bucket;
+    expect(bucket?.burstMs).toBe(1000);
+    // During the pause (a call that started before it): nothing changes but the count.
+    const during = learnerRefused(learnerAdmitted(learner, 20_500), 20_500, 1000, 20_500, 21_000);
+    expect(during.bucket?.perMs).toBe(bucket?.perMs);
+    expect(during.bucket?.burstMs).toBe(bucket?.burstMs);
+    // Just as the pause ended, with the burst going out: half the burst, the same rate.
+    const burst = learnerRefused(learnerAdmitted(learner, 21_050), 21_050, 1000, 21_050, 21_000);
+    expect(burst.bucket?.perMs).toBeCloseTo(bucket?.perMs as number, 9);
+    expect(burst.bucket?.burstMs).toBe(500);
   });
 
   it('paces calls at the learned rate after the retry-after, a second of them at once', () => {
     const learner = play([{ calls: 210, from: 0, to: 20_000 }, { refusedAt: 20_000, retryAfterMs: 1000 }]);
-    const rate = learnedRate(learner, 21_000) as number;
+    const rate = learnedRate(learner) as number;
     // Empty at the 429; refilled over the pause to about a second's worth, which go at once.
     let state = learner;
     let now = 21_000;

@@ -1,23 +1,32 @@
 // The pace of an API that sends no rate-limit headers, only 429 with retry-after (as some
 // gateways answer), learned from what it accepted. Pure: every function is given the time.
 //
-// At a 429 that carries a retry-after, the learned rate becomes the calls the API accepted over
-// the stretch that ended in the 429: from the start of the current busy phase (the first call
-// after an idle gap), at most the last minute. A token bucket that refused us had accepted at
-// least its rate over that stretch (plus its burst), so the estimate is the limit or a little
-// above it, never a fraction of it. What withdrew the first learned bucket (commit 5b932de)
-// cannot happen here:
+// The learned bucket has a rate and a burst (the calls it lets start at once after a pause).
+//   - The first 429 that carries a retry-after, with enough evidence, sets the rate: the calls
+//     the API accepted over the stretch that ended in the 429 (from the start of the current
+//     busy phase, the first call after an idle gap; at most the last minute), per millisecond.
+//     A token bucket that refused us after we kept it busy had accepted at least its rate over
+//     that stretch, so the estimate is the limit or above it; a stretch not kept busy (calls
+//     still ramping up) gives a lower one, which probing corrects.
+//   - Probing: while the learned bucket holds calls back (it is nearly empty at each call), its
+//     rate grows, by PROBE_FAST a second while below 90% of the rate that last drew a 429 (the
+//     ceiling), by PROBE_NEAR a second above it: quickly back to the limit, slowly past it.
+//   - A later 429 at the learned rate (the bucket was pacing the calls) moves the rate to the
+//     evidence's estimate, kept between 85% and 100% of the rate refused at: the rate comes
+//     down by at most 15% per 429 and never spirals down.
+//   - A 429 while the burst that followed a pause was going out is the burst's fault, not the
+//     rate's: the burst halves (the API's own bucket is smaller than a second's worth).
+//
+// What withdrew the first learned bucket (commit 5b932de) cannot happen here:
 //   - a 429 after an idle phase came with a minute in which almost nothing was asked, and the
 //     estimate was a crawl. Here the evidence starts at the busy phase, and a 429 with fewer
 //     than MIN_EVIDENCE accepted calls, or over less than MIN_SPAN_MS, teaches nothing;
-//   - the learned rate is never below FLOOR_PER_MINUTE, and grows by GROWTH_PER_MINUTE for
-//     every minute without a 429, so an estimate that came out low does not last;
+//   - the learned rate is never below FLOOR_PER_MINUTE, falls by at most 15% per 429, and
+//     grows again while it holds calls back;
 //   - a 429 without retry-after, or within FAULT_QUIET_MS of a fault (5xx, 529, no
 //     connection), is an API in trouble, not a limit: it teaches nothing (it is still waited
 //     out and retried by the client);
 //   - IDLE_MS without a call and the learner starts over, as if it had never seen a 429.
-// The bucket lets a second's worth of calls start at once (BURST_MS), so the calls refused
-// together and the API's refilled burst meet again after the pause.
 
 /**
  * Calls the API accepted, by the second they started in: [second, count]. A call counts from
@@ -27,9 +36,10 @@
 export type AcceptedBySecond = ReadonlyArray<readonly [number, number]>;
 
 export interface LearnedBucket {
-  /** Calls per millisecond when learned. */
+  /** Calls per millisecond. */
   readonly perMs: number;
-  readonly learnedAt: number;
+  /** How many milliseconds' worth of calls may start at once (at least one call). */
+  readonly burstMs: number;
   /** Calls it holds (may be below zero while the calls it let through are paid back), at `levelAt`. */
   readonly level: number;
   readonly levelAt: number;
@@ -44,9 +54,11 @@ export interface LearnerState {
   /** The last fault of the API (5xx, 529, no connection). */
   readonly lastFaultAt: number | null;
   readonly bucket: LearnedBucket | null;
+  /** The learned rate calls were paced at when the API last refused one (per ms). */
+  readonly ceilingPerMs: number | null;
 }
 
-export const idleLearner: LearnerState = { accepted: [], busySince: null, lastCallAt: null, lastFaultAt: null, bucket: null };
+export const idleLearner: LearnerState = { accepted: [], busySince: null, lastCallAt: null, lastFaultAt: null, bucket: null, ceilingPerMs: null };
 
 /** The evidence looked at: at most the last minute (the API's limits are per minute). */
 const EVIDENCE_MS = 60_000;
@@ -56,8 +68,16 @@ export const IDLE_MS = 30_000;
 export const MIN_EVIDENCE = 10;
 export const MIN_SPAN_MS = 2000;
 export const FLOOR_PER_MINUTE = 30;
-export const GROWTH_PER_MINUTE = 0.2;
+/** Growth of the learned rate per second it holds calls back, below 90% of the ceiling (or with none), and above. */
+export const PROBE_FAST = 0.1;
+export const PROBE_NEAR = 0.005;
+/** A later 429 leaves the rate between these shares of the rate refused at. */
+const DECREASE_MIN = 0.85;
 const BURST_MS = 1000;
+/** A 429 this soon after a pause ended answers the burst that went out then. */
+const BURST_BLAME_MS = 250;
+/** A call that finds fewer calls than this in the bucket was held back by it (the bucket sets the pace). */
+const HELD_BACK_LEVEL = 2;
 export const FAULT_QUIET_MS = 30_000;
 
 /** The learner as a call starts at `now`: after an idle gap it starts over, and a busy phase begins. */
@@ -66,23 +86,21 @@ export function awake(learner: LearnerState, now: number): LearnerState {
   return { ...idleLearner, lastFaultAt: learner.lastFaultAt, busySince: now };
 }
 
-/** The learned rate now (calls per ms), grown since it was learned; null when nothing is learned. */
-export function learnedRate(learner: LearnerState, now: number): number | null {
-  const bucket = learner.bucket;
-  if (!bucket) return null;
-  return bucket.perMs * (1 + (GROWTH_PER_MINUTE * Math.max(0, now - bucket.learnedAt)) / 60_000);
+/** The learned rate (calls per ms); null when nothing is learned. */
+export function learnedRate(learner: LearnerState): number | null {
+  return learner.bucket?.perMs ?? null;
 }
 
-function levelNow(bucket: LearnedBucket, rate: number, now: number): number {
-  return Math.min(rate * BURST_MS, bucket.level + rate * Math.max(0, now - bucket.levelAt));
+function levelNow(bucket: LearnedBucket, now: number): number {
+  return Math.min(Math.max(1, bucket.perMs * bucket.burstMs), bucket.level + bucket.perMs * Math.max(0, now - bucket.levelAt));
 }
 
 /** Milliseconds until the learned bucket lets one more call start (0: now, or nothing learned). */
 export function learnedWait(learner: LearnerState, now: number): number {
-  const rate = learnedRate(learner, now);
-  if (!learner.bucket || rate === null) return 0;
-  const level = levelNow(learner.bucket, rate, now);
-  return level >= 1 ? 0 : (1 - level) / rate;
+  const bucket = learner.bucket;
+  if (!bucket) return 0;
+  const level = levelNow(bucket, now);
+  return level >= 1 ? 0 : (1 - level) / bucket.perMs;
 }
 
 /** Adds `change` to the count of the second `at` falls in, dropping seconds older than the evidence. */
@@ -102,16 +120,26 @@ function counted(accepted: AcceptedBySecond, at: number, change: number, now: nu
   return out;
 }
 
-/** A call started at `now` (the caller waited for learnedWait first): it counts as accepted until it is refused or fails. */
+/**
+ * A call started at `now` (the caller waited for learnedWait first): it counts as accepted until
+ * it is refused or fails, and a bucket that held it back grows (probing).
+ */
 export function learnerAdmitted(learner: LearnerState, now: number): LearnerState {
   const awoken = awake(learner, now);
-  const rate = learnedRate(awoken, now);
-  const bucket = awoken.bucket && rate !== null ? { ...awoken.bucket, level: levelNow(awoken.bucket, rate, now) - 1, levelAt: now } : awoken.bucket;
+  let bucket = awoken.bucket;
+  if (bucket) {
+    const level = levelNow(bucket, now);
+    const near = awoken.ceilingPerMs !== null && bucket.perMs >= 0.9 * awoken.ceilingPerMs;
+    // Held back since the last call (at most a second of it counts): the rate grows for that long.
+    const heldMs = level < HELD_BACK_LEVEL ? Math.min(1000, Math.max(0, now - bucket.levelAt)) : 0;
+    const perMs = bucket.perMs * (1 + ((near ? PROBE_NEAR : PROBE_FAST) * heldMs) / 1000);
+    bucket = { ...bucket, perMs, level: level - 1, levelAt: now };
+  }
   return { ...awoken, bucket, accepted: counted(awoken.accepted, now, 1, now), lastCallAt: now, busySince: awoken.busySince ?? now };
 }
 
-/** A call that started at `startedAt` was answered, at `now`. */
-export function learnerAccepted(learner: LearnerState, _startedAt: number, now: number): LearnerState {
+/** A call was answered, at `now`. */
+export function learnerAccepted(learner: LearnerState, now: number): LearnerState {
   return { ...learner, lastCallAt: Math.max(learner.lastCallAt ?? now, now) };
 }
 
@@ -130,18 +158,28 @@ export function evidence(learner: LearnerState, now: number): { readonly accepte
 }
 
 /**
- * A 429 at `now`, for a call that started at `startedAt`: learn the rate, when the evidence is
- * enough and the 429 is a limit, not a fault.
+ * A 429 at `now`, for a call that started at `startedAt`: learn, when the evidence is enough and
+ * the 429 is a limit, not a fault. `pauseEndedAt`: when the last retry-after pause ended (the
+ * burst after it goes out then).
  */
-export function learnerRefused(learner: LearnerState, now: number, retryAfterMs: number | null, startedAt: number | null): LearnerState {
+export function learnerRefused(learner: LearnerState, now: number, retryAfterMs: number | null, startedAt: number | null, pauseEndedAt: number): LearnerState {
   const seen = notAccepted(learner, startedAt, now);
   if (retryAfterMs === null) return seen;
   if (learner.lastFaultAt !== null && now - learner.lastFaultAt < FAULT_QUIET_MS) return seen;
+  // Refused during the pause of an earlier 429 (a call that started before it): the same event.
+  if (now < pauseEndedAt) return seen;
+  const known = seen.bucket;
+  if (known && now - pauseEndedAt < BURST_BLAME_MS && known.perMs * known.burstMs >= 2) {
+    // Refused as the burst after a pause went out (a burst of two calls or more): a smaller burst, the same rate.
+    return { ...seen, bucket: { ...known, burstMs: Math.max(1 / known.perMs, known.burstMs / 2), level: 0, levelAt: now } };
+  }
   const { accepted, spanMs } = evidence(seen, now);
-  if (accepted < MIN_EVIDENCE || spanMs < MIN_SPAN_MS) return seen;
-  const perMs = Math.max(FLOOR_PER_MINUTE / 60_000, accepted / spanMs);
-  // Empty now: it refills during the retry-after pause, to the API's burst when the pause ends.
-  return { ...seen, bucket: { perMs, learnedAt: now, level: 0, levelAt: now } };
+  if (!known && (accepted < MIN_EVIDENCE || spanMs < MIN_SPAN_MS)) return seen;
+  const estimate = Math.max(FLOOR_PER_MINUTE / 60_000, accepted / spanMs);
+  // Refused at the learned rate: the limit is at most that, and probably a little below.
+  const perMs = known ? Math.min(known.perMs, Math.max(DECREASE_MIN * known.perMs, estimate)) : estimate;
+  // Empty now: it refills during the retry-after pause, to a burst when the pause ends.
+  return { ...seen, ceilingPerMs: known?.perMs ?? seen.ceilingPerMs, bucket: { perMs, burstMs: known?.burstMs ?? BURST_MS, level: 0, levelAt: now } };
 }
 
 /** A call that started at `startedAt` failed at `now`; `fault`: the API failed (5xx, 529, no connection), and 429s near it are read as faults. */

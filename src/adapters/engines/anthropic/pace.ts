@@ -131,7 +131,9 @@ export type Admission = { readonly granted: string } | { readonly waitMs: number
 /** One call asks to start: it is granted a permit id, or told how long to wait (or to wait for a call to end). */
 export function admit(state: PaceState, owner: string, now: number): readonly [PaceState, Admission] {
   const current = heard(state, owner, now);
-  if (Object.keys(current.calls).length >= Math.floor(current.window)) return [current, { windowFull: true }];
+  // Without headers, a learned rate paces the calls: the window holds at least what it keeps in flight.
+  const window = headersKnown(current) ? current.window : Math.max(current.window, learnedWindow(current.learner, current.latencyMs));
+  if (Object.keys(current.calls).length >= Math.floor(window)) return [current, { windowFull: true }];
   const learner = headersKnown(current) ? current.learner : awake(current.learner, now);
   const wait = Math.max(current.pausedUntil - now, bucketWait(current, now), headersKnown(current) ? 0 : learnedWait(learner, now));
   if (wait > 0) return [{ ...current, learner }, { waitMs: Math.ceil(wait) }];
@@ -193,21 +195,20 @@ export function end(state: PaceState, id: string, how: CallEnd, now: number): Pa
         tokens: { input: smooth(state.tokens.input, how.tokens.input), output: smooth(state.tokens.output, how.tokens.output), seen: true },
         latencyMs: took === null ? state.latencyMs : state.latencyMs === null ? took : state.latencyMs + SMOOTHING * (took - state.latencyMs),
         window: call ? Math.min(MAX_WINDOW, state.window + (state.slowStart ? 1 : 1 / Math.max(1, state.window))) : state.window,
-        learner: call && !headersKnown(state) ? learnerAccepted(state.learner, call.at, now) : state.learner,
+        learner: call && !headersKnown(state) ? learnerAccepted(state.learner, now) : state.learner,
       };
     }
     case 'rate-limited': {
       const pausedUntil = how.retryAfterMs === null ? state.pausedUntil : Math.max(state.pausedUntil, now + how.retryAfterMs);
-      const learner = headersKnown(state) ? state.learner : learnerRefused(state.learner, now, how.retryAfterMs, call?.at ?? null);
+      const learner = headersKnown(state) ? state.learner : learnerRefused(state.learner, now, how.retryAfterMs, call?.at ?? null, state.pausedUntil);
       let { window, lastDecreaseSeq } = state;
       // One decrease per congestion: calls started before the last decrease saw the old pace.
       if (call && call.seq > state.lastDecreaseSeq) {
         const inFlight = Object.keys(state.calls).length;
         window = Math.max(1, Math.floor(Math.min(window, inFlight) / 2));
-        // With a learned bucket setting the rate, the window need only hold what that rate
-        // keeps in flight: halving it further would slow calls the bucket already paces.
-        const rate = learnedRate(learner, now);
-        if (rate !== null && state.latencyMs !== null) window = Math.max(window, Math.min(MAX_WINDOW, Math.ceil(rate * state.latencyMs * 1.5) + 1));
+        // Without headers the 429s say a rate, which the learned bucket keeps: the window need
+        // only hold what that rate keeps in flight (calls that take seconds would starve below).
+        if (!headersKnown(state)) window = Math.max(window, Math.min(FIRST_WINDOW, state.window), learnedWindow(learner, state.latencyMs));
         lastDecreaseSeq = state.seq - 1;
       }
       return { ...state, calls, owners, pausedUntil, learner, window, lastDecreaseSeq, slowStart: false };
@@ -219,6 +220,13 @@ export function end(state: PaceState, id: string, how: CallEnd, now: number): Pa
       return exhaustive;
     }
   }
+}
+
+/** Calls in flight that a learned rate keeps going at the calls' latency, with room to spare. */
+function learnedWindow(learner: LearnerState, latencyMs: number | null): number {
+  const rate = learnedRate(learner);
+  if (rate === null || latencyMs === null) return 1;
+  return Math.min(MAX_WINDOW, Math.ceil(rate * latencyMs * 1.5) + 1);
 }
 
 /** A process with calls in flight says it is alive, so its calls keep counting. */
