@@ -15,6 +15,7 @@ import { decideGate } from '../../src/stages/gate/gate.ts';
 import { composeLayers, flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
+import { releaseEvidence } from '../helpers/records.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
@@ -43,28 +44,15 @@ function evidence(commit: string, base: string, tree: string): ReleaseEvidence {
     ),
     { approval: true },
   );
-  return {
-    iteration: 1,
+  return releaseEvidence({
     blueprint: 'support-agent',
     outcome: 'pending',
     release: 'support-agent/v1',
     candidate: { ref: 'rc-1', commit, tree, parent: base },
     baseline: { commit: base, label: 'main', runId: 'run-a', recordRunIds: ['run-a'] },
-    candidateRunId: 'run-b',
-    confirmationRunIds: [],
-    fingerprint: null,
     decision,
-    intent: { targets: ['x'], rationale: 'why' },
-    baselineCases: new Map(),
-    candidateCases: new Map(),
     edits: [{ status: 'M', path: 'blueprints/support-agent/system.hbs' }],
-    diagnosis: null,
-    simulated: true,
-    mockRoles: ['agent', 'critic'],
-    models: { agent: 'mock' },
-    cost: null,
-    cases: null,
-  };
+  });
 }
 
 describe('approve promotes only what the gate accepted', () => {

@@ -6,6 +6,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import { diagnose } from '../../src/stages/diagnose/diagnose.ts';
 import { scriptedDiagnostician, scriptedModel } from '../helpers/scripted-model.ts';
 import { tempDir } from '../helpers/workspace.ts';
+import { caseRecord } from '../helpers/records.ts';
 
 let tracesRoot: string;
 let records: CaseRecord[];
@@ -14,17 +15,7 @@ function record(caseId: string, pass: boolean, label: string, trace: object[]): 
   const traceRef = `run-x/${caseId}.t0.jsonl`;
   mkdirSync(path.join(tracesRoot, 'run-x'), { recursive: true });
   writeFileSync(path.join(tracesRoot, traceRef), trace.map((e) => JSON.stringify(e)).join('\n'));
-  return {
-    caseId,
-    trial: 0,
-    status: 'ok',
-    output: 'x',
-    traceRef,
-    scorer: { pass, checks: [] },
-    critic: { pass, label, description: `${label} happened` },
-    pass,
-    error: null,
-  };
+  return caseRecord(caseId, pass, { output: 'x', traceRef, scorer: { pass, checks: [] }, critic: { pass, label, description: `${label} happened` } });
 }
 
 beforeAll(() => {

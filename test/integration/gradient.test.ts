@@ -14,6 +14,7 @@ import { readTrace } from '../../src/stages/run/trace-file.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli, exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
+import { caseRecord } from '../helpers/records.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
@@ -138,7 +139,7 @@ describe('gradient records', () => {
       components,
       trials: [
         {
-          record: { caseId: 'c1', trial: 0, status: 'ok', output: 'x', traceRef: 'x', scorer: { pass: false, checks: [] } as never, critic: { pass: true, label: 'ok', description: '', requirements: [{ id: 'brief', pass: true, reason: '' }] }, pass: false, error: null },
+          record: caseRecord('c1', false, { output: 'x', traceRef: 'x', scorer: { pass: false, checks: [] }, critic: { pass: true, label: 'ok', description: '', requirements: [{ id: 'brief', pass: true, reason: '' }] } }),
           trace,
           requirements: [{ id: 'brief', text: 'answer briefly', symptoms: [] }],
         },
@@ -193,7 +194,7 @@ describe('gradient records', () => {
           helpful,
           trials: [
             {
-              record: { caseId: 'c1', trial: 0, status: 'ok', output: 'x', traceRef: 'x', scorer: null, critic: { pass: true, label: 'ok', description: '', requirements: [{ id: 'answer', pass: true, reason: '' }] }, pass: true, error: null } as never,
+              record: caseRecord('c1', true, { output: 'x', traceRef: 'x', critic: { pass: true, label: 'ok', description: '', requirements: [{ id: 'answer', pass: true, reason: '' }] } }),
               trace,
               requirements: [{ id: 'answer', text: 'answer the question', symptoms: [] }],
             },

@@ -31,6 +31,7 @@ import { Store } from '../../src/adapters/store/store.ts';
 import { runCollected } from '../helpers/run-cases.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
 import { exampleWorkspace, git, processesMentioning, tempDir } from '../helpers/workspace.ts';
+import { caseRecord } from '../helpers/records.ts';
 
 const clock = { now: () => new Date() };
 
@@ -180,7 +181,7 @@ describe('errors are told apart by their class', () => {
 
   it('a missing trace is said, not silently read as empty', async () => {
     const tracesRoot = tempDir('agentdevel-traces-');
-    const record: CaseRecord = { caseId: 'a', trial: 0, status: 'ok', output: null, traceRef: 'run-x/a.t0.jsonl', scorer: null, critic: { pass: false, label: 'tool_error', description: 'd' }, pass: false, error: null };
+    const record = caseRecord('a', false, { traceRef: 'run-x/a.t0.jsonl', critic: { pass: false, label: 'tool_error', description: 'd' } });
     const events: ProgressEvent[] = [];
     await diagnose(
       { runId: 'run-x', tracesRoot, workDir: tempDir(), previousScript: null, previousReport: null, lastRc: null, caseChanges: null, model: 'mock', taxonomy: [], limits: { timeoutMs: 10_000, memoryMb: 128 }, maxRepairs: 0 },

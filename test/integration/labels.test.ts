@@ -6,21 +6,13 @@ import { reportThroughAliases } from '../../src/domain/diagnosis.ts';
 import { hitRateOf } from '../../src/stages/gate/gate.ts';
 import { Store } from '../../src/adapters/store/store.ts';
 import { tempDir } from '../helpers/workspace.ts';
+import { caseRecord } from '../helpers/records.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
 const effective = { iteration: 1, stage: 'start' as const };
 const identity = { cacheKey: 'k1', blueprint: 'bp', commit: 'c1', blueprintTree: 't1', taskTree: 't2', split: 'train', trials: 1, agentModel: 'mock', criticModel: 'mock', simulated: true };
-const failing = (caseId: string, label: string) => ({
-  caseId,
-  trial: 0,
-  status: 'ok' as const,
-  output: null,
-  traceRef: `run-1/${caseId}.t0.jsonl`,
-  scorer: { pass: false, checks: [] },
-  critic: { pass: false, label, description: `${caseId}: converted 20 °C to 36 °F` },
-  pass: false,
-  error: null,
-});
+const failing = (caseId: string, label: string) =>
+  caseRecord(caseId, false, { traceRef: `run-1/${caseId}.t0.jsonl`, scorer: { pass: false, checks: [] }, critic: { pass: false, label, description: `${caseId}: converted 20 °C to 36 °F` } });
 
 describe('labels merge', () => {
   it('makes two synonyms one label for the hit rate, the taxonomy and the counts, and keeps the recorded labels', () => {

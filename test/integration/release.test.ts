@@ -12,6 +12,7 @@ import { decideGate } from '../../src/stages/gate/gate.ts';
 import { flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
+import { releaseEvidence } from '../helpers/records.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
@@ -44,28 +45,16 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     intent: { targets: ['x'], rationale: 'why' },
     warnings: [],
   }));
-  return {
+  return releaseEvidence({
     iteration,
     blueprint: 'support-agent',
     outcome,
     release: outcome === 'promoted' ? 'support-agent/v1' : null,
     candidate: { ref: `rc-${iteration}`, commit, tree: 'e'.repeat(40), parent: base },
     baseline: { commit: base, label: 'main', runId: 'run-a', recordRunIds: ['run-a'] },
-    candidateRunId: 'run-b',
-    confirmationRunIds: [],
-    fingerprint: null,
     decision,
-    intent: { targets: ['x'], rationale: 'why' },
-    baselineCases: new Map(),
-    candidateCases: new Map(),
     edits: [{ status: 'M', path: 'blueprints/support-agent/system.hbs' }],
-    diagnosis: null,
-    simulated: true,
-    mockRoles: ['agent', 'critic'],
-    models: { agent: 'mock' },
-    cost: null,
-    cases: null,
-  };
+  });
 }
 
 describe('promotion', () => {

@@ -5,6 +5,7 @@ import { openSql } from '../../src/adapters/store/sqlite.ts';
 import { migrations } from '../../src/adapters/store/migrations.ts';
 import { Store } from '../../src/adapters/store/store.ts';
 import { tempDir } from '../helpers/workspace.ts';
+import { caseRecord } from '../helpers/records.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
 const identity = {
@@ -37,8 +38,8 @@ describe('the store', () => {
     const store = Store.open(tempDir(), clock);
     store.createRun('run-1', identity, 'baseline');
     expect(store.findCompleteRun('k1')).toBeUndefined();
-    store.saveRecord('run-1', { caseId: 'a', trial: 0, status: 'ok', output: { x: 1 }, traceRef: 'run-1/a.t0.jsonl', scorer: { pass: true, checks: [] }, critic: { pass: true, label: 'ok', description: '' }, pass: true, error: null });
-    store.saveRecord('run-1', { caseId: 'b', trial: 0, status: 'infra_error', output: null, traceRef: 'run-1/b.t0.jsonl', scorer: null, critic: null, pass: null, error: 'agent: 529' });
+    store.saveRecord('run-1', caseRecord('a', true, { output: { x: 1 }, traceRef: 'run-1/a.t0.jsonl', scorer: { pass: true, checks: [] } }));
+    store.saveRecord('run-1', caseRecord('b', null, { traceRef: 'run-1/b.t0.jsonl', error: 'agent: 529' }));
     store.finishRun('run-1', 'complete');
     const run = store.findCompleteRun('k1');
     expect(run).toMatchObject({ id: 'run-1', cases: 2, passed: 1, infraErrors: 1, simulated: true });

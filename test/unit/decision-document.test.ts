@@ -3,41 +3,27 @@ import { DECISION_SCHEMA, parseDecisionDocument } from '../../src/domain/decisio
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import { decisionDocument, type ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { compareRuns } from '../../src/stages/gate/compare.ts';
-import type { CaseRecord } from '../../src/domain/record.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
-
-const record = (caseId: string, pass: boolean): CaseRecord => ({ caseId, trial: 0, status: 'ok', output: null, traceRef: '', scorer: null, critic: { pass, label: pass ? 'ok' : 'x', description: '' }, pass, error: null });
+import { AUTO_POLICY, caseRecord as record, releaseEvidence } from '../helpers/records.ts';
 
 function evidence(): ReleaseEvidence {
   const { decision, baselineCases, candidateCases } = compareRuns({
     baseline: summarizeCases([record('a', false), record('b', true)]),
     candidate: summarizeCases([record('a', true), record('b', true)]),
-    policy: { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3 },
+    policy: AUTO_POLICY,
     noise: { variedCases: 0 },
     intent: null,
   });
-  return {
+  return releaseEvidence({
     iteration: 3,
-    blueprint: 'bp',
-    outcome: 'rejected',
-    release: null,
     candidate: { ref: 'rc', commit: 'c'.repeat(40), tree: 'e'.repeat(40), parent: 'b'.repeat(40) },
     baseline: { commit: 'b'.repeat(40), label: 'bp/v1', runId: 'run-1', recordRunIds: ['run-1', 'run-4', 'run-5'] },
     candidateRunId: 'run-2',
     confirmationRunIds: ['run-3'],
-    fingerprint: null,
     decision,
-    intent: { targets: ['x'], rationale: 'why' },
     baselineCases,
     candidateCases,
-    edits: [],
-    diagnosis: null,
-    simulated: true,
-    mockRoles: ['agent', 'critic'],
-    models: { agent: 'mock' },
-    cost: null,
-    cases: null,
-  };
+  });
 }
 
 describe('the decision document in git', () => {

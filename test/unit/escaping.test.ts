@@ -15,6 +15,7 @@ import { commitText } from '../../src/stages/report/escape/commit-message.ts';
 import { mdCode, mdText } from '../../src/stages/report/escape/markdown.ts';
 import { xml } from '../../src/stages/report/escape/xml.ts';
 import { xmlCharViolations } from '../helpers/xml-chars.ts';
+import { AUTO_POLICY, caseRecord, releaseEvidence } from '../helpers/records.ts';
 import { decisionHeadline } from '../../src/stages/report/headline.ts';
 import { renderFlipReportHtml } from '../../src/stages/report/html/flip-report.ts';
 import { renderJunit } from '../../src/stages/report/junit.ts';
@@ -45,18 +46,16 @@ const twinIds = fc.tuple(ids, text, forbidden, text).map(([others, before, chara
   return [...new Set([`${before}${character}${after}`, `${before}${shown}${after}`, ...others])];
 });
 
-const record = (caseId: string, pass: boolean | null, output: string): CaseRecord => ({
-  caseId,
-  trial: 0,
-  status: pass === null ? 'infra_error' : 'ok',
-  output,
-  traceRef: 't.jsonl',
-  scorer: pass === null ? null : { pass, checks: [{ scorer: 'exact', pass, ...(pass ? {} : { where: output, expected: output, actual: `${output}!`, message: output }) }] },
-  critic: null,
-  pass,
-  error: pass === null ? output : null,
-  agentError: pass === false ? output : null,
-});
+/** A record with the text everywhere a report shows one: output, the scorer's reason, the errors. */
+const record = (caseId: string, pass: boolean | null, output: string): CaseRecord =>
+  caseRecord(caseId, pass, {
+    output,
+    traceRef: 't.jsonl',
+    scorer: pass === null ? null : { pass, checks: [{ scorer: 'exact', pass, ...(pass ? {} : { where: output, expected: output, actual: `${output}!`, message: output }) }] },
+    critic: null,
+    error: pass === null ? output : null,
+    agentError: pass === false ? output : null,
+  });
 
 /** A rejected gate on arbitrary text: the first id regressed, the second was fixed, the third moved within noise. */
 function gateOn(caseIds: readonly string[], output: string, branch: string, approver: string): { evidence: ReleaseEvidence; cases: CaseEvidenceDocument } {
@@ -64,7 +63,7 @@ function gateOn(caseIds: readonly string[], output: string, branch: string, appr
   const flips = compareRuns({
     baseline: summarizeCases([record(reg, true, output), record(fix, false, output)]),
     candidate: summarizeCases([record(reg, false, output), record(fix, true, output)]),
-    policy: { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3 },
+    policy: AUTO_POLICY,
     noise: { variedCases: 0 },
     intent: null,
   });
@@ -85,28 +84,21 @@ function gateOn(caseIds: readonly string[], output: string, branch: string, appr
     diff: `diff --git a/x b/x\n+x ${output.replace(/\n/g, ' ')}\n-x ${output.replace(/\n/g, ' ')}`,
     diffTruncated: false,
   };
-  const evidence: ReleaseEvidence = {
+  const evidence = releaseEvidence({
     iteration: 2,
-    blueprint: 'bp',
-    outcome: 'rejected',
-    release: null,
     candidate: { ref: branch, commit: 'c'.repeat(40), tree: 'd'.repeat(40), parent: 'b'.repeat(40) },
     baseline: { commit: 'b'.repeat(40), label: `bp/v1 ${approver}`, runId: 'run-1', recordRunIds: ['run-1'] },
     candidateRunId: 'run-2',
-    confirmationRunIds: [],
-    fingerprint: null,
     decision: { ...flips.decision, verdict: 'reject', p2f: [reg], f2p: [fix], flaky: [noisy], warnings: [output] },
     intent: { targets: [output], rationale: output },
     baselineCases: flips.baselineCases,
     candidateCases: flips.candidateCases,
     edits: [{ status: 'M', path: output }],
     cases,
-    diagnosis: null,
     simulated: false,
     mockRoles: [],
     models: {},
-    cost: null,
-  };
+  });
   return { evidence, cases };
 }
 

@@ -3,23 +3,16 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import { computeFlips, summarizeCases } from '../../src/stages/gate/flips.ts';
 import { decideGate, scopeRejection, type GatePolicy } from '../../src/stages/gate/gate.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
+import { caseRecord } from '../helpers/records.ts';
 
 const policy: GatePolicy = { maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1 };
 
 /** Records from a compact picture: "P" pass, "F<label>" fail with a symptom, "I" infra error. */
 function run(outcomes: Record<string, string>): CaseRecord[] {
   return Object.entries(outcomes).flatMap(([caseId, trials]) =>
-    trials.split(' ').map((t, trial) => ({
-      caseId,
-      trial,
-      status: t === 'I' ? 'infra_error' : 'ok',
-      output: null,
-      traceRef: '',
-      scorer: null,
-      critic: t.startsWith('F') ? { pass: false, label: t.slice(1) || 'wrong', description: 'd' } : { pass: true, label: 'ok', description: '' },
-      pass: t === 'I' ? null : t === 'P',
-      error: null,
-    })),
+    trials.split(' ').map((t, trial) =>
+      caseRecord(caseId, t === 'I' ? null : t === 'P', { trial, critic: t.startsWith('F') ? { pass: false, label: t.slice(1) || 'wrong', description: 'd' } : { pass: true, label: 'ok', description: '' } }),
+    ),
   );
 }
 

@@ -4,7 +4,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
 import { finalPass } from '../../src/domain/record.ts';
 import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
-import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
+import { compareRuns } from '../../src/stages/gate/compare.ts';
 import { caseSubScores, composite, pairedImprovement, runSubScores } from '../../src/stages/gate/efficiency.ts';
 import { checksLayer, composeLayers, requirementsLayer } from '../../src/stages/gate/layers.ts';
 import { candidateTrialsOf } from '../../src/pipeline/gate/decide-layers.ts';
@@ -12,17 +12,12 @@ import { requirementFlips, requirementVerdicts, violationRate } from '../../src/
 import { score } from '../../src/stages/score/scorers.ts';
 import { PAPER_COST_WEIGHTS, traceCost } from '../../src/stages/score/trace-cost.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
-
-const policy: ComparePolicy = { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3 };
-
-function record(caseId: string, pass: boolean, extra: Partial<CaseRecord> = {}): CaseRecord {
-  return { caseId, trial: 0, status: 'ok', output: null, traceRef: '', scorer: null, critic: { pass, label: pass ? 'ok' : 'x', description: '' }, pass, error: null, ...extra };
-}
+import { AUTO_POLICY, caseRecord as record } from '../helpers/records.ts';
 
 /** A flips decision that accepts (identical runs) or rejects (a run that lost a case, with an intent to fix). */
 function flips(verdict: 'accept' | 'reject'): GateDecision {
   const before = [record('a', true), record('b', false)];
-  return compareRuns({ baseline: summarizeCases(before), candidate: summarizeCases(before), policy, noise: { variedCases: 0 }, intent: verdict === 'accept' ? null : { targets: ['x'], rationale: 'r' } }).decision;
+  return compareRuns({ baseline: summarizeCases(before), candidate: summarizeCases(before), policy: AUTO_POLICY, noise: { variedCases: 0 }, intent: verdict === 'accept' ? null : { targets: ['x'], rationale: 'r' } }).decision;
 }
 
 describe('the layered gate', () => {

@@ -7,21 +7,20 @@ import type { GateDecision } from '../../src/domain/decision.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
 import { decisionHeadline } from '../../src/stages/report/headline.ts';
 import { renderJunit, type JunitGate } from '../../src/stages/report/junit.ts';
-import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
+import { compareRuns } from '../../src/stages/gate/compare.ts';
 import { agentErrorAlarm, agentErrorTally } from '../../src/stages/run/agent-errors.ts';
+import { AUTO_POLICY, caseRecord } from '../helpers/records.ts';
 
-const record = (caseId: string, trial: number, pass: boolean | null, extra: Partial<CaseRecord> = {}): CaseRecord => ({
-  caseId,
-  trial,
-  status: pass === null ? 'infra_error' : 'ok',
-  output: null,
-  traceRef: `${caseId}.t${trial}.jsonl`,
-  scorer: pass === null ? null : { pass, checks: [{ scorer: 'numeric', pass, ...(pass ? {} : { code: 'out_of_tolerance', where: 'answer', expected: 42, actual: 41 }) }] },
-  critic: pass === false ? { pass: false, label: 'wrong_answer', description: 'The answer is off by one.' } : null,
-  pass,
-  error: pass === null ? 'agent: 529 overloaded after 4 retries' : null,
-  ...extra,
-});
+/** A record whose failure has a reason in every part: the numeric scorer's values, the critic's label, the infrastructure's error. */
+const record = (caseId: string, trial: number, pass: boolean | null, extra: Partial<CaseRecord> = {}): CaseRecord =>
+  caseRecord(caseId, pass, {
+    trial,
+    traceRef: `${caseId}.t${trial}.jsonl`,
+    scorer: pass === null ? null : { pass, checks: [{ scorer: 'numeric', pass, ...(pass ? {} : { code: 'out_of_tolerance', where: 'answer', expected: 42, actual: 41 }) }] },
+    critic: pass === false ? { pass: false, label: 'wrong_answer', description: 'The answer is off by one.' } : null,
+    error: pass === null ? 'agent: 529 overloaded after 4 retries' : null,
+    ...extra,
+  });
 
 describe('case reasons', () => {
   it('say why in one line: the scorer\'s expected against actual, the critic\'s label, the agent\'s error', () => {
@@ -47,8 +46,7 @@ const parseSuite = (xml: string): Suite => {
 /** A gate decision on the runs below: `reg` regressed (confirmed), `noisy` moved within noise. */
 function gateOn(verdict: 'accept' | 'reject'): JunitGate {
   const base = [record('reg', 0, true), record('old1', 0, false), record('old2', 0, false), record('noisy', 0, true), record('ok', 0, true), record('infra', 0, true)];
-  const policy: ComparePolicy = { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3 };
-  const flips = compareRuns({ baseline: summarizeCases(base), candidate: summarizeCases(base), policy, noise: { variedCases: 0 }, intent: null }).decision;
+  const flips = compareRuns({ baseline: summarizeCases(base), candidate: summarizeCases(base), policy: AUTO_POLICY, noise: { variedCases: 0 }, intent: null }).decision;
   const decision: GateDecision = { ...flips, verdict, p2f: ['reg'], flaky: ['noisy'] };
   const headline = decisionHeadline({ outcome: verdict === 'accept' ? 'accepted' : 'rejected', release: null, iteration: 3, candidate: { ref: 'feature' }, gate: decision }, null);
   const baselineCases = new Map([

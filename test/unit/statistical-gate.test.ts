@@ -9,37 +9,15 @@ import { designTrials, fixedPower } from '../../src/stages/gate/power.ts';
 import { splitAlpha } from '../../src/stages/gate/significance.ts';
 import { SCENARIOS, simulatePair } from '../../bench/lib/gate-simulation.ts';
 import { FIRST_MIX, seededRandom } from '../../bench/lib/simulated-agent.ts';
+import { AUTO_POLICY, caseRecord } from '../helpers/records.ts';
 
-const policy: ComparePolicy = {
-  policy: 'auto',
-  maxP2F: 0,
-  maxP2FRate: 0.02,
-  minF2P: 1,
-  minHitRate: 0.5,
-  maxUngradedShare: 0.1,
-  alpha: 0.05,
-  maxSignificantRegressions: 0,
-  maxConfirmTrials: 32,
-  detectableDrop: 0.6,
-  futility: 0.33,
-  baselineRecords: 3,
-};
+const policy = AUTO_POLICY;
 const quiet = { variedCases: 0 };
 
 /** Records from trial strings per case: "1101" = pass, pass, fail, pass; "I" an infrastructure error. */
 function records(outcomes: Record<string, string>, label = 'x', firstTrial = 0): CaseRecord[] {
   return Object.entries(outcomes).flatMap(([id, trials]) =>
-    [...trials].map((t, i) => ({
-      caseId: id,
-      trial: firstTrial + i,
-      status: t === 'I' ? ('infra_error' as const) : ('ok' as const),
-      output: null,
-      traceRef: '',
-      scorer: null,
-      critic: t === 'I' ? null : { pass: t === '1', label: t === '1' ? 'ok' : label, description: '' },
-      pass: t === 'I' ? null : t === '1',
-      error: null,
-    })),
+    [...trials].map((t, i) => caseRecord(id, t === 'I' ? null : t === '1', { trial: firstTrial + i, ...(t !== '1' && t !== 'I' ? { critic: { pass: false, label, description: '' } } : {}) })),
   );
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { estimateTokens, synthesisEvidence } from '../../src/pipeline/loop/synthesis-evidence.ts';
+import { caseRecord } from '../helpers/records.ts';
 
 const report = {
   summary: 's',
@@ -14,17 +15,14 @@ const report = {
   affectedSurface: [{ label: 'no_unit', caseIds: ['c5', 'c6'] }],
 };
 const cases = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'].map((id) => ({ id, input: `convert ${id}`, expected: { answer: 212 } }));
-const record = (caseId: string, label: string | null): CaseRecord => ({
-  caseId,
-  trial: 0,
-  status: 'ok',
-  output: { answer: 180 },
-  traceRef: caseId,
-  scorer: { pass: false, checks: [{ scorer: 'numeric', pass: false, where: 'answer', expected: 212, actual: 180 }] },
-  critic: label ? { pass: false, label, description: 'x' } : null,
-  pass: false,
-  error: null,
-});
+/** A failing record the scorer explains, with the critic's label or none. */
+const record = (caseId: string, label: string | null): CaseRecord =>
+  caseRecord(caseId, false, {
+    output: { answer: 180 },
+    traceRef: caseId,
+    scorer: { pass: false, checks: [{ scorer: 'numeric', pass: false, where: 'answer', expected: 212, actual: 180 }] },
+    critic: label ? { pass: false, label, description: 'x' } : null,
+  });
 const records = [record('c1', 'wrong_offset'), record('c2', 'wrong_offset'), record('c3', 'wrong_offset'), record('c4', 'wrong_offset'), record('c5', null), record('c6', null)];
 const trace = async (r: CaseRecord) => [
   { type: 'start' as const, caseId: r.caseId, trial: 0 },
