@@ -9,7 +9,7 @@ import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { iterate } from '../../src/pipeline/loop/iterate.ts';
 import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/workspace/scratch-line.ts';
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
-import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
+import { cli, decisionLog, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
@@ -36,9 +36,7 @@ describe('iterate --ablate', () => {
     expect(after.filter((l) => !before.includes(l)).every((l) => /refs\/(heads\/agentdevel\/scratch\/scratch|tags\/scratch\/scratch\/|agentdevel\/scratch\/scratch\/)/.test(l))).toBe(true);
     expect(git(dir, 'tag', '--list', 'support-agent/*')).toBe('');
 
-    const logged = cli(['log', '--json', '--line', 'scratch', '-C', dir]);
-    expect(logged.code).toBe(0);
-    const entries = logged.stdout.trim().split('\n').map((l) => JSON.parse(l) as { ablation: string; decision: string; rc: string; iteration: number; commit: string });
+    const entries = decisionLog(dir, { line: 'scratch' }) as Array<{ ablation: string; decision: string; rc: string; iteration: number; commit: string }>;
     expect(entries.length).toBeGreaterThan(0);
     for (const entry of entries) expect(entry.ablation).toBe('no-gate');
     // Each RC ref names the scratch line's RC: git resolves it to the scratch audit ref, whose

@@ -2,45 +2,26 @@
 // line and its line number in `run`'s failing list and in `show`, and the tail of its stderr is
 // in the trace, redacted (a value passed through passEnv never shows).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
-import { git, tempDir } from '../helpers/workspace.ts';
+import { git, runMain, tempDir, writeFileIn } from '../helpers/workspace.ts';
 
-function write(dir: string, file: string, text: string): void {
-  mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-  writeFileSync(path.join(dir, file), text);
-}
-
-async function agentdevel(dir: string, args: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const sink = (into: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (into(chunk.toString()), done()) }) as unknown as NodeJS.WriteStream;
-  const code = await main([...args, '-C', dir], {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink(() => {}),
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', AGENT_TOKEN: 'hunter2-correct-horse' },
-    cwd: dir,
-    clock: { now: () => new Date() },
-  });
-  return { code, stdout };
-}
+const agentdevel = (dir: string, args: string[]) => runMain([...args, '-C', dir], { cwd: dir, env: { AGENT_TOKEN: 'hunter2-correct-horse' } });
 
 describe('an agent that crashes', () => {
   it('keeps its error and line number in run and show, and its stderr tail in the trace, redacted', async () => {
     const dir = path.join(tempDir('agentdevel-crash-'), 'ws');
-    write(dir, 'agentdevel.config.json', JSON.stringify({ blueprint: 'adder', task: 'sums', models: { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' }, command: { passEnv: ['AGENT_TOKEN'] } }, null, 2));
-    write(dir, 'blueprints/adder/blueprint.json', JSON.stringify({ runtime: 'command', command: ['node', 'agent.mjs'], timeoutMs: 20_000 }));
+    writeFileIn(dir, 'agentdevel.config.json', JSON.stringify({ blueprint: 'adder', task: 'sums', models: { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' }, command: { passEnv: ['AGENT_TOKEN'] } }, null, 2));
+    writeFileIn(dir, 'blueprints/adder/blueprint.json', JSON.stringify({ runtime: 'command', command: ['node', 'agent.mjs'], timeoutMs: 20_000 }));
     // The main module imports a helper that logs the token and then a module with a syntax error on line 3.
-    write(dir, 'blueprints/adder/agent.mjs', "import './log.mjs';\nimport './sum.mjs';\n");
-    write(dir, 'blueprints/adder/log.mjs', "console.error('token is ' + process.env.AGENT_TOKEN);\n");
-    write(dir, 'blueprints/adder/sum.mjs', 'export function sum(a, b) {\n  const total = a + b;\n  return total 1;\n}\n');
-    write(dir, 'rubrics/sums/task.json', JSON.stringify({ rubric: 'rubric.md', scorers: [{ kind: 'numeric', path: 'answer', expectedFromCase: 'expected.answer' }] }));
-    write(dir, 'rubrics/sums/rubric.md', 'Answer with the sum of a and b.\n');
-    write(dir, 'rubrics/sums/train.jsonl', `${JSON.stringify({ id: 'c1', a: 1, b: 2, expected: { answer: 3 } })}\n`);
-    write(dir, 'rubrics/sums/test.jsonl', `${JSON.stringify({ id: 't1', a: 1, b: 1, expected: { answer: 2 } })}\n`);
-    write(dir, '.gitignore', '.agentdevel/\ntraces/\n');
+    writeFileIn(dir, 'blueprints/adder/agent.mjs', "import './log.mjs';\nimport './sum.mjs';\n");
+    writeFileIn(dir, 'blueprints/adder/log.mjs', "console.error('token is ' + process.env.AGENT_TOKEN);\n");
+    writeFileIn(dir, 'blueprints/adder/sum.mjs', 'export function sum(a, b) {\n  const total = a + b;\n  return total 1;\n}\n');
+    writeFileIn(dir, 'rubrics/sums/task.json', JSON.stringify({ rubric: 'rubric.md', scorers: [{ kind: 'numeric', path: 'answer', expectedFromCase: 'expected.answer' }] }));
+    writeFileIn(dir, 'rubrics/sums/rubric.md', 'Answer with the sum of a and b.\n');
+    writeFileIn(dir, 'rubrics/sums/train.jsonl', `${JSON.stringify({ id: 'c1', a: 1, b: 2, expected: { answer: 3 } })}\n`);
+    writeFileIn(dir, 'rubrics/sums/test.jsonl', `${JSON.stringify({ id: 't1', a: 1, b: 1, expected: { answer: 2 } })}\n`);
+    writeFileIn(dir, '.gitignore', '.agentdevel/\ntraces/\n');
     execFileSync('git', ['init', '-q', '-b', 'main', dir]);
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'an agent with a syntax error');
@@ -54,7 +35,7 @@ describe('an agent that crashes', () => {
     expect(show.stdout).toMatch(/stderr \(last lines\):[\s\S]*return total 1;[\s\S]*SyntaxError: Unexpected number/);
 
     // A runtime error after the helper printed the token: the tail is kept, the token is not.
-    write(dir, 'blueprints/adder/sum.mjs', "export function sum(a, b) {\n  return a + b;\n}\nthrow new TypeError('no input parser');\n");
+    writeFileIn(dir, 'blueprints/adder/sum.mjs', "export function sum(a, b) {\n  return a + b;\n}\nthrow new TypeError('no input parser');\n");
     git(dir, 'commit', '-qam', 'a runtime error instead');
     const again = await agentdevel(dir, ['run']);
     expect(again.stdout).toMatch(/agent error: exited with code 1: TypeError: no input parser \(at sum\.mjs:4\)/);

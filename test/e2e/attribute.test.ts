@@ -3,6 +3,20 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, cliAsync, exampleWorkspace, git, keepTrainCases } from '../helpers/workspace.ts';
 
+/**
+ * Branch `two-edits` off main: a return-window rule in the prompt (fixes late returns) and a
+ * list_orders that keeps only the last order (breaks searches). Main stays checked out.
+ */
+function twoEditsBranch(dir: string): void {
+  git(dir, 'checkout', '-qb', 'two-edits');
+  const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
+  writeFileSync(prompt, readFileSync(prompt, 'utf8').replace('You can use these tools', 'Items can be returned only within 30 days of delivery. Check the delivery date with get_order first, and politely refuse returns of orders delivered earlier than that.\n\nYou can use these tools'));
+  const listOrders = path.join(dir, 'blueprints/support-agent/tools/list_orders.ts');
+  writeFileSync(listOrders, readFileSync(listOrders, 'utf8').replace('ctx.env.listOrders(args.customer_id),', '(ctx.env.listOrders(args.customer_id) as unknown[]).slice(-1),'));
+  git(dir, 'commit', '-qam', 'a return window, and a list_orders that keeps only the last order');
+  git(dir, 'checkout', '-q', 'main');
+}
+
 describe('attribute', () => {
   it('traces each flip of an RC with two independent edits to the edit that caused it', async () => {
     const dir = await exampleWorkspace();
@@ -13,13 +27,7 @@ describe('attribute', () => {
     git(dir, 'commit', '-qam', 'six train cases');
     const line = git(dir, 'rev-parse', 'HEAD').trim();
 
-    git(dir, 'checkout', '-qb', 'two-edits');
-    const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
-    writeFileSync(prompt, readFileSync(prompt, 'utf8').replace('You can use these tools', 'Items can be returned only within 30 days of delivery. Check the delivery date with get_order first, and politely refuse returns of orders delivered earlier than that.\n\nYou can use these tools'));
-    const listOrders = path.join(dir, 'blueprints/support-agent/tools/list_orders.ts');
-    writeFileSync(listOrders, readFileSync(listOrders, 'utf8').replace('ctx.env.listOrders(args.customer_id),', '(ctx.env.listOrders(args.customer_id) as unknown[]).slice(-1),'));
-    git(dir, 'commit', '-qam', 'a return window, and a list_orders that keeps only the last order');
-    git(dir, 'checkout', '-q', 'main');
+    twoEditsBranch(dir);
 
     const result = await cliAsync(['attribute', 'two-edits', '--json', '-C', dir]);
     expect(result.code, result.stderr).toBe(0);
@@ -61,13 +69,7 @@ describe('attribute', () => {
     config.attribution = { onRejection: true, maxEdits: 4, variantTrials: 2 };
     writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
     git(dir, 'commit', '-qam', 'six train cases; attribution on rejection, 2 fresh trials a variant');
-    git(dir, 'checkout', '-qb', 'two-edits');
-    const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
-    writeFileSync(prompt, readFileSync(prompt, 'utf8').replace('You can use these tools', 'Items can be returned only within 30 days of delivery. Check the delivery date with get_order first, and politely refuse returns of orders delivered earlier than that.\n\nYou can use these tools'));
-    const listOrders = path.join(dir, 'blueprints/support-agent/tools/list_orders.ts');
-    writeFileSync(listOrders, readFileSync(listOrders, 'utf8').replace('ctx.env.listOrders(args.customer_id),', '(ctx.env.listOrders(args.customer_id) as unknown[]).slice(-1),'));
-    git(dir, 'commit', '-qam', 'a return window, and a list_orders that keeps only the last order');
-    git(dir, 'checkout', '-q', 'main');
+    twoEditsBranch(dir);
 
     const gated = await cliAsync(['gate', '--candidate', 'two-edits', '--promote', '--json', '-C', dir]);
     expect(gated.code, gated.stderr).toBe(1);

@@ -1,15 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliAsync, exampleWorkspace, git } from '../helpers/workspace.ts';
+import { cliAsync, decisionLogAsync, exampleWorkspace, git } from '../helpers/workspace.ts';
 
 describe('the diagnostician is told what changed in the train split', () => {
   it('names the cases added and edited since the last report, and shows the last RC\'s flips only over cases on both sides', async () => {
     const dir = await exampleWorkspace();
     const first = await cliAsync(['iterate', '--max-iterations', '1', '--json', '-C', dir], { env: { ANTHROPIC_API_KEY: '' } });
     expect(first.code, first.stderr).toBeLessThanOrEqual(1);
-    const log = await cliAsync(['log', '--json', '-C', dir]);
-    const last = JSON.parse(log.stdout.trim().split('\n').at(-1) as string) as { f2pCases: string[]; p2fCases: string[] };
+    const last = (await decisionLogAsync(dir)).at(-1) as { f2pCases: string[]; p2fCases: string[] };
     const moved = [...last.f2pCases, ...last.p2fCases];
     const edited = moved[0] as string;
     expect(edited).toBeDefined();

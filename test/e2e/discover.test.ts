@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { banditStateSchema, roundDocumentSchema, type BanditState, type RoundDocument } from '../../src/domain/discover.ts';
 import { scaffoldExample } from '../../src/pipeline/workspace/example.ts';
-import { cli, cliAsync, git, tempDir } from '../helpers/workspace.ts';
+import { cli, cliAsync, decisionLog, git, tempDir } from '../helpers/workspace.ts';
 
 const REF = 'refs/agentdevel/discover/orders-crew';
 
@@ -109,7 +109,7 @@ describe('discover on the crew example, offline (mock engine)', () => {
     expect(outcome.proposal.team.map((name) => outcome.state.arms.find((a) => a.name === name)?.mean)).toEqual(ranked.slice(0, 2).map((a) => a.mean));
     expect(outcome.proposal.edits).toContain('blueprints/orders-crew/system.hbs');
     expect(outcome.gate.candidate).toMatch(/^agentdevel\/rc\/orders-crew\/iter-001$/);
-    const log = cli(['log', '--json', '-C', dir]).stdout.trim().split('\n').map((line) => JSON.parse(line) as { rc: string; decision: string; tag: string | null; f2p: number; p2f: number });
+    const log = decisionLog(dir) as Array<{ rc: string; decision: string; tag: string | null; f2p: number; p2f: number }>;
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ rc: outcome.gate.candidate, decision: outcome.gate.outcome, f2p: outcome.gate.decision.f2p.length, p2f: outcome.gate.decision.p2f.length });
     const recorded = outcome.gate.outcome === 'promoted' ? (outcome.gate.tag as string) : 'refs/agentdevel/rc/orders-crew/iter-001';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
-import { cliAsync, exampleWorkspace, git, keepTrainCases, tempDir } from '../helpers/workspace.ts';
+import { cliAsync, decisionLogAsync, exampleWorkspace, git, keepTrainCases, tempDir } from '../helpers/workspace.ts';
 
 const CLAUDE = 'claude-sonnet-5-5';
 const KEY = 'sk-ant-test-0123456789abcdef';
@@ -38,11 +38,7 @@ afterAll(async () => {
 /** No key, and a base URL where nothing listens: any request that leaves is an error. */
 const OFFLINE = { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: undefined };
 
-async function log(dir: string): Promise<Array<Record<string, unknown>>> {
-  const result = await cliAsync(['log', '--json', '-C', dir], { env: OFFLINE });
-  expect(result.code, result.stderr).toBe(0);
-  return result.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-}
+const log = (dir: string) => decisionLogAsync(dir, { env: OFFLINE });
 
 const auditRef = (iteration: number) => `refs/agentdevel/rc/${BP}/iter-${String(iteration).padStart(3, '0')}`;
 

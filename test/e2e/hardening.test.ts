@@ -11,6 +11,7 @@ import { openSql } from '../../src/adapters/store/sqlite.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic, type FakeRequest } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
 import { cli, cliWithin, exampleWorkspace, git, lineState, processesMentioning, tempDir } from '../helpers/workspace.ts';
+import { until } from '../helpers/waits.ts';
 
 const BOUND_MS = 45_000;
 const LEFT_RUNNING = /still running after the command finished/;
@@ -310,9 +311,7 @@ describe('crash recovery', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const rcDir = path.join(dir, '.agentdevel', 'worktrees', 'rc-iter-001');
-    const deadline = Date.now() + 60_000;
-    while (!existsSync(rcDir) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(existsSync(rcDir)).toBe(true);
+    await until(() => existsSync(rcDir), 60_000, 'the RC worktree');
     const interrupted = Date.now();
     child.kill('SIGINT');
     expect(await exited).toBe(130);

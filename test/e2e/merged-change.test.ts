@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cli, git, repoRoot, tempDir } from '../helpers/workspace.ts';
+import { cli, decisionLog, git, repoRoot, tempDir } from '../helpers/workspace.ts';
 
 interface ActionStep {
   readonly id?: string;
@@ -131,8 +131,7 @@ describe('a pull request merged without a gate, recorded by the Action (command:
     // A fresh clone reads both decisions back from the remote.
     const clone = ciClone('reader');
     expect(cli(['sync', '--fetch-only', '-C', clone]).code).toBe(0);
-    const log = cli(['log', '--json', '-C', clone]);
-    expect(log.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { decision: string; tag: string }).tag)).toEqual(['my-agent/v1', 'my-agent/v2']);
+    expect(decisionLog(clone).map((entry) => entry.tag)).toEqual(['my-agent/v1', 'my-agent/v2']);
   });
 
   it('when the line moved on the remote while the gate ran, pushes nothing: no tag without its line (exit 3)', () => {

@@ -3,12 +3,10 @@
 // randomness is seeded from AGENT_SEED, the trial number and its own source, so a comment-only
 // edit draws afresh while the suite stays deterministic.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
-import { git, lineState, tempDir } from '../helpers/workspace.ts';
+import { git, lineState, runMain, tempDir, writeFileIn } from '../helpers/workspace.ts';
 
 const AGENT = `import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -29,30 +27,8 @@ const softBreaks = [id(0), id(1), id(2)];
 const softFixes = [id(3), id(4), id(5)];
 const alwaysRight = CHANCES.flatMap((chance, i) => (chance === 1 ? [id(i)] : []));
 
-function write(dir: string, file: string, text: string): void {
-  mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-  writeFileSync(path.join(dir, file), text);
-}
-
-const quiet = () => new Writable({ write: (_chunk, _encoding, done) => done() }) as unknown as NodeJS.WriteStream;
-
-async function agentdevel(dir: string, args: string[], env: { seed: number; drift: number }): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const out = new Writable({
-    write: (chunk, _encoding, done) => {
-      stdout += chunk.toString();
-      done();
-    },
-  }) as unknown as NodeJS.WriteStream;
-  const code = await main([...args, '-C', dir], {
-    stdout: out,
-    stderr: quiet(),
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', AGENT_SEED: String(env.seed), AGENT_DRIFT: String(env.drift) },
-    cwd: dir,
-    clock: { now: () => new Date() },
-  });
-  return { code, stdout };
-}
+const agentdevel = (dir: string, args: string[], env: { seed: number; drift: number }) =>
+  runMain([...args, '-C', dir], { cwd: dir, env: { AGENT_SEED: String(env.seed), AGENT_DRIFT: String(env.drift) } });
 
 interface GateJson {
   decision: string;
@@ -68,14 +44,14 @@ let dir: string;
 
 beforeAll(() => {
   dir = path.join(tempDir('agentdevel-noisy-'), 'ws');
-  write(dir, 'agentdevel.config.json', JSON.stringify({ blueprint: 'adder', task: 'sums', models: { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' }, command: { passEnv: ['AGENT_SEED', 'AGENT_DRIFT'] } }, null, 2));
-  write(dir, 'blueprints/adder/blueprint.json', JSON.stringify({ runtime: 'command', command: ['node', 'agent.mjs'], timeoutMs: 20_000 }));
-  write(dir, 'blueprints/adder/agent.mjs', AGENT);
-  write(dir, 'rubrics/sums/task.json', JSON.stringify({ rubric: 'rubric.md', scorers: [{ kind: 'numeric', path: 'answer', expectedFromCase: 'expected.answer' }] }));
-  write(dir, 'rubrics/sums/rubric.md', 'Answer with the sum of a and b.\n');
-  write(dir, 'rubrics/sums/train.jsonl', CHANCES.map((chance, i) => JSON.stringify({ id: id(i), a: i, b: 2 * i, chance, expected: { answer: 3 * i } })).join('\n') + '\n');
-  write(dir, 'rubrics/sums/test.jsonl', `${JSON.stringify({ id: 't0', a: 1, b: 1, chance: 1, expected: { answer: 2 } })}\n`);
-  write(dir, '.gitignore', '.agentdevel/\ntraces/\n');
+  writeFileIn(dir, 'agentdevel.config.json', JSON.stringify({ blueprint: 'adder', task: 'sums', models: { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' }, command: { passEnv: ['AGENT_SEED', 'AGENT_DRIFT'] } }, null, 2));
+  writeFileIn(dir, 'blueprints/adder/blueprint.json', JSON.stringify({ runtime: 'command', command: ['node', 'agent.mjs'], timeoutMs: 20_000 }));
+  writeFileIn(dir, 'blueprints/adder/agent.mjs', AGENT);
+  writeFileIn(dir, 'rubrics/sums/task.json', JSON.stringify({ rubric: 'rubric.md', scorers: [{ kind: 'numeric', path: 'answer', expectedFromCase: 'expected.answer' }] }));
+  writeFileIn(dir, 'rubrics/sums/rubric.md', 'Answer with the sum of a and b.\n');
+  writeFileIn(dir, 'rubrics/sums/train.jsonl', CHANCES.map((chance, i) => JSON.stringify({ id: id(i), a: i, b: 2 * i, chance, expected: { answer: 3 * i } })).join('\n') + '\n');
+  writeFileIn(dir, 'rubrics/sums/test.jsonl', `${JSON.stringify({ id: 't0', a: 1, b: 1, chance: 1, expected: { answer: 2 } })}\n`);
+  writeFileIn(dir, '.gitignore', '.agentdevel/\ntraces/\n');
   execFileSync('git', ['init', '-q', '-b', 'main', dir]);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'a noisy adder');

@@ -9,6 +9,8 @@ import { freePort } from '../helpers/free-port.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
 import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir } from '../helpers/workspace.ts';
+import { until } from '../helpers/waits.ts';
+import { startRedisServer, stopAll } from '../helpers/redis.ts';
 
 const PASSWORD = 'pace-pw-31c8e07d';
 const QUEUE_KEY = 'pace-queue-key-8d2f64a1b9';
@@ -17,46 +19,19 @@ const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');
 const PER_SECOND = 10;
 const BURST = 5;
 
-function stopped(child: ChildProcess, ms: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve();
-    }, ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
 let scratch: string;
 let redis: ChildProcess | null = null;
 let port: number;
 const workers: Array<{ child: ChildProcess; log: () => string }> = [];
 
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 beforeAll(async () => {
   scratch = tempDir('agentdevel-queue-pace-');
   port = await freePort();
-  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', scratch, '--requirepass', PASSWORD], { stdio: 'ignore' });
-  const ping = () => spawnSync('redis-cli', ['-p', String(port), '-a', PASSWORD, '--no-auth-warning', 'ping'], { encoding: 'utf8' }).stdout.trim();
-  await until(() => ping() === 'PONG', 10_000, 'redis-server');
+  redis = await startRedisServer({ port, password: PASSWORD }, scratch);
 }, 30_000);
 
 afterAll(async () => {
-  for (const worker of workers) worker.child.kill('SIGTERM');
-  await Promise.all(workers.map((w) => stopped(w.child, 5000)));
-  redis?.kill('SIGTERM');
-  if (redis) await stopped(redis, 5000);
+  await stopAll([...workers.map((w) => w.child), ...(redis ? [redis] : [])]);
   if (scratch) removeDir(scratch);
 });
 

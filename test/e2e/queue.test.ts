@@ -20,6 +20,8 @@ import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
 import { ANSWERS, answerKeyWorkspace } from '../helpers/answer-keys.ts';
 import { cliAsync, exampleWorkspace, removeDir, repoRoot, tempDir, type CliResult } from '../helpers/workspace.ts';
+import { stopped, until } from '../helpers/waits.ts';
+import { redisCommand, startRedisServer, stopAll } from '../helpers/redis.ts';
 
 const PASSWORD = 'queue-pw-7f3a9c21e5';
 /** The key coordinator and workers share; never in Redis, never in any output. */
@@ -28,29 +30,6 @@ const key = Buffer.from(QUEUE_KEY);
 const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');
 const clock = { now: () => new Date() };
 
-/** Resolves when `child` has exited, or after `ms` (then it is killed): every wait has a bound. */
-function stopped(child: ChildProcess, ms: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve();
-    }, ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 let scratch: string;
 let port: number;
 let redis: ChildProcess | null = null;
@@ -58,14 +37,10 @@ const workers: Array<{ child: ChildProcess; log: () => string }> = [];
 const outputs: string[] = [];
 
 async function startRedis(): Promise<void> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', scratch, '--requirepass', PASSWORD], { stdio: 'ignore' });
-  redis = child;
-  await until(() => spawnSync('redis-cli', ['-p', String(port), '-a', PASSWORD, '--no-auth-warning', 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG', 10_000, 'redis-server');
+  redis = await startRedisServer({ port, password: PASSWORD }, scratch);
 }
 
-function redisCli(...args: string[]): string {
-  return spawnSync('redis-cli', ['-p', String(port), '-a', PASSWORD, '--no-auth-warning', ...args], { encoding: 'utf8' }).stdout.trim();
-}
+const redisCli = (...args: string[]): string => redisCommand({ port, password: PASSWORD }, ...args);
 
 const completedJobs = () => Number(redisCli('ZCARD', 'bull:agentdevel-case-trials:completed'));
 
@@ -142,10 +117,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const worker of workers) worker.child.kill('SIGTERM');
-  await Promise.all(workers.map((w) => stopped(w.child, 5000)));
-  redis?.kill('SIGTERM');
-  if (redis) await stopped(redis, 5000);
+  await stopAll([...workers.map((w) => w.child), ...(redis ? [redis] : [])]);
   if (scratch) removeDir(scratch);
 });
 

@@ -4,11 +4,11 @@
 // JUnit, the traces, the store, the working tree or any object git keeps. A variable the
 // workspace declares in `secrets` is redacted from what the command prints, whatever its name.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openCommand } from '../../src/app/compose.ts';
-import { cli, git, tempDir } from '../helpers/workspace.ts';
+import { cli, git, tempDir, writeFileIn } from '../helpers/workspace.ts';
 
 const PASSWORD = 'hunter2-Orders';
 const LOGIN = 'shop-admin-77';
@@ -23,11 +23,6 @@ const fixed = FIXED;
 console.log(JSON.stringify({ type: 'final', output: { answer: input.a + input.b + (input.id === 'c2' && !fixed ? 1 : 0), note: JSON.stringify({ pw, login }) } }));
 `;
 
-function write(dir: string, file: string, text: string): void {
-  mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-  writeFileSync(path.join(dir, file), text);
-}
-
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .map((f) => path.join(dir, f))
@@ -41,20 +36,20 @@ describe('every passEnv value and declared secret is redacted, whatever its name
   beforeAll(() => {
     dir = path.join(tempDir('agentdevel-secrets-'), 'ws');
     const config = { blueprint: 'adder', task: 'sums', models: { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' }, command: { passEnv: ['ORDERS_DB_PW', 'SHOP_LOGIN'] }, secrets: ['VAULT_REF'] };
-    write(dir, 'agentdevel.config.json', JSON.stringify(config, null, 2));
-    write(dir, 'blueprints/adder/blueprint.json', JSON.stringify({ runtime: 'command', command: ['node', 'agent.mjs'], timeoutMs: 20_000 }));
-    write(dir, 'blueprints/adder/agent.mjs', AGENT.replace('FIXED', 'false'));
-    write(dir, 'rubrics/sums/task.json', JSON.stringify({ rubric: 'rubric.md', scorers: [{ kind: 'numeric', path: 'answer', expectedFromCase: 'expected.answer' }] }));
-    write(dir, 'rubrics/sums/rubric.md', 'Answer with the sum of a and b.\n');
+    writeFileIn(dir, 'agentdevel.config.json', JSON.stringify(config, null, 2));
+    writeFileIn(dir, 'blueprints/adder/blueprint.json', JSON.stringify({ runtime: 'command', command: ['node', 'agent.mjs'], timeoutMs: 20_000 }));
+    writeFileIn(dir, 'blueprints/adder/agent.mjs', AGENT.replace('FIXED', 'false'));
+    writeFileIn(dir, 'rubrics/sums/task.json', JSON.stringify({ rubric: 'rubric.md', scorers: [{ kind: 'numeric', path: 'answer', expectedFromCase: 'expected.answer' }] }));
+    writeFileIn(dir, 'rubrics/sums/rubric.md', 'Answer with the sum of a and b.\n');
     const cases = ['c1', 'c2', 'c3', 'broken'].map((id, i) => JSON.stringify({ id, a: i, b: 1, expected: { answer: i + 1 } }));
-    write(dir, 'rubrics/sums/train.jsonl', `${cases.join('\n')}\n`);
-    write(dir, 'rubrics/sums/test.jsonl', `${JSON.stringify({ id: 't0', a: 1, b: 1, expected: { answer: 2 } })}\n`);
-    write(dir, '.gitignore', '.agentdevel/\n');
+    writeFileIn(dir, 'rubrics/sums/train.jsonl', `${cases.join('\n')}\n`);
+    writeFileIn(dir, 'rubrics/sums/test.jsonl', `${JSON.stringify({ id: 't0', a: 1, b: 1, expected: { answer: 2 } })}\n`);
+    writeFileIn(dir, '.gitignore', '.agentdevel/\n');
     execFileSync('git', ['init', '-q', '-b', 'main', dir]);
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'an adder that talks about its password');
     git(dir, 'checkout', '-q', '-b', 'fix-c2');
-    write(dir, 'blueprints/adder/agent.mjs', AGENT.replace('FIXED', 'true'));
+    writeFileIn(dir, 'blueprints/adder/agent.mjs', AGENT.replace('FIXED', 'true'));
     git(dir, 'commit', '-qam', 'fix c2');
     git(dir, 'checkout', '-q', 'main');
   });

@@ -1,8 +1,10 @@
 import { spawn as spawnChild, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { systemClock } from '../../src/domain/ports/clock.ts';
 import { scaffoldExample } from '../../src/pipeline/workspace/example.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,7 +31,6 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the real CLI in a subprocess, as a user would. */
 /**
  * Keeps only the train cases `keep` accepts (by id and position) and drops the example's
  * must-pass entry, which would name no case of a cut split (refused at load, as it should be).
@@ -44,7 +45,8 @@ export function keepTrainCases(dir: string, keep: (id: string, index: number) =>
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
 }
 
-export function cli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
+/** Runs the real CLI in a subprocess, as a user would. */
+export function cli(args: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): CliResult {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, CI: 'true', ...options.env },
@@ -52,6 +54,32 @@ export function cli(args: readonly string[], options: { cwd?: string; env?: Reco
     timeout: 120_000,
   });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Runs the CLI's `main` in this process, as the library's callers and the sources are (no bundle,
+ * no subprocess): its output is collected, and it sees only PATH and the environment given.
+ */
+export async function runMain(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  // Loaded on first use, so the tests that only spawn the CLI never load its sources.
+  const { main } = await import('../../src/cli/main.ts');
+  let stdout = '';
+  let stderr = '';
+  const sink = (into: (text: string) => void) => new Writable({ write: (chunk, _encoding, done) => (into(chunk.toString()), done()) }) as unknown as NodeJS.WriteStream;
+  const code = await main(args, {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+    cwd: options.cwd,
+    clock: systemClock,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Writes `text` to `file` under `dir`, making the folders it needs. */
+export function writeFileIn(dir: string, file: string, text: string): void {
+  mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+  writeFileSync(path.join(dir, file), text);
 }
 
 /** Real git, with an identity of its own so tests pass on machines without a git config (CI). */
@@ -90,19 +118,27 @@ export function parseJsonLines(stdout: string): Array<Record<string, unknown>> {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** Which decision log to read: another line's (`--line`), with more environment for the CLI. */
+export interface LogOptions {
+  readonly line?: string;
+  readonly env?: Record<string, string | undefined>;
+}
+
+const logArgs = (dir: string, options: LogOptions): string[] => ['log', '--json', ...(options.line ? ['--line', options.line] : []), '-C', dir];
+
 function decisionLogOf(dir: string, result: CliResult): Array<Record<string, unknown>> {
   if (result.code !== 0) throw new Error(`agentdevel log --json -C ${dir} exited ${result.code}: ${result.stderr}`);
   return parseJsonLines(result.stdout);
 }
 
 /** The workspace's decision log as `agentdevel log --json` prints it, one object per decision. */
-export function decisionLog(dir: string): Array<Record<string, unknown>> {
-  return decisionLogOf(dir, cli(['log', '--json', '-C', dir]));
+export function decisionLog(dir: string, options: LogOptions = {}): Array<Record<string, unknown>> {
+  return decisionLogOf(dir, cli(logArgs(dir, options), options.env ? { env: options.env } : {}));
 }
 
 /** decisionLog without blocking this process (for tests that serve HTTP themselves). */
-export async function decisionLogAsync(dir: string): Promise<Array<Record<string, unknown>>> {
-  return decisionLogOf(dir, await cliAsync(['log', '--json', '-C', dir]));
+export async function decisionLogAsync(dir: string, options: LogOptions = {}): Promise<Array<Record<string, unknown>>> {
+  return decisionLogOf(dir, await cliAsync(logArgs(dir, options), options.env ? { env: options.env } : {}));
 }
 
 /** Runs the real CLI without blocking this process (needed when the test serves HTTP itself). */

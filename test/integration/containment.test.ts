@@ -14,17 +14,12 @@ import { containment } from '../../src/adapters/process/untrusted.ts';
 import { startRuntime } from '../../src/adapters/runtimes/index.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { processesMentioning, tempDir } from '../helpers/workspace.ts';
+import { waitFor } from '../helpers/waits.ts';
 
 const env = { PATH: process.env.PATH ?? '' };
 let serial = 0;
 /** A `sleep` argument unique to this test run: 4xx.<pid><n>. */
 const marker = () => `4${String(++serial).padStart(2, '0')}.${process.pid}`;
-
-async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  return check();
-}
 
 /** Runs `body` with the escapee's marker, then checks that no `sleep <marker>` is left (and kills any, so the machine stays clean). */
 async function leavesNothing(body: (sleep: string) => Promise<void>): Promise<void> {
@@ -32,7 +27,7 @@ async function leavesNothing(body: (sleep: string) => Promise<void>): Promise<vo
   try {
     await body(sleep);
     // The containment acts when the program ends: nothing to wait for but the kernel's reaping.
-    expect(await waitUntil(() => processesMentioning(`sleep ${sleep}`).length === 0, 2000), processesMentioning(`sleep ${sleep}`).join('\n')).toBe(true);
+    expect(await waitFor(() => processesMentioning(`sleep ${sleep}`).length === 0, 2000), processesMentioning(`sleep ${sleep}`).join('\n')).toBe(true);
   } finally {
     for (const line of processesMentioning(`sleep ${sleep}`)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
   }

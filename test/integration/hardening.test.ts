@@ -32,14 +32,9 @@ import { runCollected } from '../helpers/run-cases.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
 import { exampleWorkspace, git, processesMentioning, tempDir } from '../helpers/workspace.ts';
 import { caseRecord } from '../helpers/records.ts';
+import { waitFor } from '../helpers/waits.ts';
 
 const clock = { now: () => new Date() };
-
-async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  return check();
-}
 
 /** A `command` blueprint whose agent is the given script (run with this Node). */
 async function commandAgent(source: string, timeoutMs: number, passEnv: string[] = [], parentEnv: Record<string, string> = {}) {
@@ -84,7 +79,7 @@ setInterval(() => {}, 1000);
       // The one that left the group (its own session) too: the agent is contained (untrusted.ts).
       for (const name of ['child', 'grandchild', 'escaped']) {
         expect(readFileSync(path.join(pids, name), 'utf8'), `${name} started`).toMatch(/^\d+$/);
-        expect(await waitUntil(() => processesMentioning(mark(name)).length === 0, 5000), name).toBe(true);
+        expect(await waitFor(() => processesMentioning(mark(name)).length === 0, 5000), name).toBe(true);
       }
     } finally {
       // Should containment fail, the test that started them ends them.
@@ -119,7 +114,7 @@ describe('a tool host that cannot start', () => {
     expect(error).toBeInstanceOf(ToolHostError);
     expect((error as Error).message).toMatch(/did not answer "init" within 1500 ms/);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(await waitUntil(() => runningChildren() === before, 5000)).toBe(true);
+    expect(await waitFor(() => runningChildren() === before, 5000)).toBe(true);
   });
 });
 
@@ -351,7 +346,7 @@ describe("a blueprint's checks get the limits of all untrusted code", () => {
     try {
       const [outcome] = await runBlueprintChecks([{ name: 'escape', command: ['sh', '-c', escape], timeoutMs: 30_000 }], folder, { PATH: process.env.PATH ?? '' }, 64);
       expect(outcome?.ok).toBe(true);
-      expect(await waitUntil(() => processesMentioning(`sleep ${marker}`).length === 0, 3000)).toBe(true);
+      expect(await waitFor(() => processesMentioning(`sleep ${marker}`).length === 0, 3000)).toBe(true);
     } finally {
       for (const line of processesMentioning(`sleep ${marker}`)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
     }
@@ -369,13 +364,13 @@ describe("git's own locks after a kill -9", () => {
     // A git process still at work in the repository (here one waiting on its input): its locks may be live.
     const busy = spawn('git', ['cat-file', '--batch'], { cwd: dir, stdio: ['pipe', 'ignore', 'ignore'] });
     try {
-      expect(await waitUntil(() => gitProcessesIn(dir).includes(busy.pid as number), 5000)).toBe(true);
+      expect(await waitFor(() => gitProcessesIn(dir).includes(busy.pid as number), 5000)).toBe(true);
       expect(await clearStaleGitLocks(dir, gitDir, 300)).toEqual([]);
       expect(locks.every((file) => existsSync(file))).toBe(true);
     } finally {
       busy.stdin?.end();
     }
-    expect(await waitUntil(() => gitProcessesIn(dir).length === 0, 5000)).toBe(true);
+    expect(await waitFor(() => gitProcessesIn(dir).length === 0, 5000)).toBe(true);
     // The next command (it holds the workspace lock, so no agentdevel writes here) clears them.
     const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock });
     await workspace.close();
@@ -399,12 +394,12 @@ describe("git's own locks after a kill -9", () => {
       const busy = spawn('git', ['cat-file', '--batch'], { cwd: where, env: { ...process.env, ...env }, stdio: ['pipe', 'ignore', 'ignore'] });
       try {
         // Seen from the workspace's path and from a symbolic link to it.
-        expect(await waitUntil(() => gitProcessesIn(repositoryPlaces(link, gitDir)).includes(busy.pid as number), 5000), where).toBe(true);
+        expect(await waitFor(() => gitProcessesIn(repositoryPlaces(link, gitDir)).includes(busy.pid as number), 5000), where).toBe(true);
         expect(await clearStaleGitLocks(link, gitDir, 300), where).toEqual([]);
         expect(existsSync(path.join(gitDir, 'index.lock'))).toBe(true);
       } finally {
         busy.stdin?.end();
-        await waitUntil(() => busy.exitCode !== null, 5000);
+        await waitFor(() => busy.exitCode !== null, 5000);
       }
     }
     expect(await clearStaleGitLocks(link, gitDir, 2000)).toEqual([path.join(gitDir, 'index.lock')]);

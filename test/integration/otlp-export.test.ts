@@ -3,11 +3,9 @@
 // per scorer check and critic verdict, and attribute names from the GenAI semantic conventions
 // (checked against the official package's constants) or agentdevel's own namespace.
 import { createServer, type Server } from 'node:http';
-import { Writable } from 'node:stream';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
-import { exampleWorkspace } from '../helpers/workspace.ts';
+import { exampleWorkspace, runMain } from '../helpers/workspace.ts';
 
 interface OtlpAttribute {
   key: string;
@@ -42,13 +40,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-async function agentdevel(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (into: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (into(chunk.toString()), done()) }) as unknown as NodeJS.WriteStream;
-  const code = await main([...args, '-C', dir], { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env: { PATH: process.env.PATH ?? '' }, cwd: dir, clock: { now: () => new Date() } });
-  return { code, stdout, stderr };
-}
+const agentdevel = (dir: string, args: string[]) => runMain([...args, '-C', dir], { cwd: dir });
 
 const value = (a: OtlpAttribute | undefined): unknown => (a ? Object.values(a.value)[0] : undefined);
 

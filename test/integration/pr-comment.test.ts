@@ -6,10 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
-import { tempDir } from '../helpers/workspace.ts';
+import { runMain, tempDir } from '../helpers/workspace.ts';
 
 interface Comment {
   id: number;
@@ -84,13 +82,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-async function comment(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (into: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (into(chunk.toString()), done()) }) as unknown as NodeJS.WriteStream;
-  const code = await main(['comment', ...args], { stdout: sink((s) => (stdout += s)), stderr: sink((s) => (stderr += s)), env, cwd: tempDir(), clock: { now: () => new Date() } });
-  return { code, stdout, stderr };
-}
+const comment = (args: string[], env: Record<string, string>) => runMain(['comment', ...args], { cwd: tempDir(), env });
 
 const people = (): string[] => comments.filter((c) => c.user.login === 'reviewer').map((c) => c.body);
 const peopleBefore = people();

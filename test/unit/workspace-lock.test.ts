@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireLock } from '../../src/pipeline/workspace/lock.ts';
 import { bootId, processState } from '../../src/adapters/process/liveness.ts';
+import { until } from '../helpers/waits.ts';
 
 const now = () => new Date('2026-11-23T12:00:00Z');
 const started: ChildProcess[] = [];
@@ -32,11 +33,6 @@ function startPrinting(script: string): Promise<{ child: ChildProcess; line: str
   });
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((r) => setTimeout(r, 25));
-  expect(condition()).toBe(true);
-}
-
 function stateDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'agentdevel-lock-'));
 }
@@ -54,7 +50,7 @@ describe('the workspace lock after its holder was killed', () => {
     const startTime = processState(pid)?.startTime ?? null;
     expect(startTime).not.toBeNull();
     process.kill(pid, 'SIGKILL');
-    await until(() => processState(pid)?.state === 'Z');
+    await until(() => processState(pid)?.state === 'Z', 5000, `${pid} to be a zombie`);
     // The zombie still answers a signal: the old check took it for a live holder.
     expect(() => process.kill(pid, 0)).not.toThrow();
     for (const owner of [{ pid, startTime, boot: bootId() }, { pid }]) {
