@@ -48,7 +48,7 @@ export function workspaceDir(io: Io, options: CommonOptions): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-    throw new AgentdevelError('USAGE', `${flag}: the folder ${dir} does not exist`, { hint: 'Pass -C the folder of a workspace (the top of its git repository).' });
+    throw new AgentdevelError('USAGE', `${flag}: the folder ${dir} does not exist`, { hint: 'Pass -C the folder of a workspace (the top of its git repository).', cause: error });
   }
   if (!stat.isDirectory()) {
     throw new AgentdevelError('USAGE', `${flag}: ${dir} is a file, not a folder`, { hint: 'Pass -C the folder of a workspace (the top of its git repository).' });

@@ -12,7 +12,7 @@ export function openFile(file: string, platform: NodeJS.Platform = process.platf
       resolve();
     });
     child.once('error', (error) => {
-      reject(new AgentdevelError('USAGE', `cannot open ${file}: ${command} failed (${error.message})`, { hint: `Open ${file} in a browser yourself.` }));
+      reject(new AgentdevelError('USAGE', `cannot open ${file}: ${command} failed (${error.message})`, { hint: `Open ${file} in a browser yourself.`, cause: error }));
     });
   });
 }

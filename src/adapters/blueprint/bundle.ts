@@ -25,8 +25,10 @@ export class BundleError extends Error {
     readonly file: string,
     readonly line: number | null,
     message: string,
+    /** The cause: esbuild's own failure. */
+    options: { cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, options);
     this.name = 'BundleError';
   }
 }
@@ -114,7 +116,7 @@ export async function bundleModule(entrySource: string, resolveDir: string, outf
     if (first) {
       // esbuild names files relative to absWorkingDir.
       const file = first.location ? path.resolve(resolveDir, first.location.file) : resolveDir;
-      throw new BundleError(file, first.location?.line ?? null, first.text);
+      throw new BundleError(file, first.location?.line ?? null, first.text, { cause: error });
     }
     throw error;
   } finally {

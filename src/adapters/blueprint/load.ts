@@ -46,8 +46,9 @@ export function shownPath(workspace: string, file: string): string {
   return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative.split(path.sep).join('/');
 }
 
-function invalid(message: string, location: ErrorLocation = {}): AgentdevelError {
-  return new AgentdevelError('BLUEPRINT_INVALID', message, { location });
+/** A blueprint error the user fixes; `cause` is the failure it was read from (a file system error, a template's, the bundler's). */
+function invalid(message: string, location: ErrorLocation = {}, cause?: unknown): AgentdevelError {
+  return new AgentdevelError('BLUEPRINT_INVALID', message, { location, cause });
 }
 
 function at(file: string, line: number | null): string {
@@ -62,7 +63,7 @@ export async function readManifest(workspace: string, root: string): Promise<Blu
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw cause;
-    throw invalid(`${file}: missing (every blueprint folder needs a ${BLUEPRINT_FILE})`, { file });
+    throw invalid(`${file}: missing (every blueprint folder needs a ${BLUEPRINT_FILE})`, { file }, cause);
   }
   return parseJsonDocument(text, file, blueprintManifestSchema, 'BLUEPRINT_INVALID');
 }
@@ -82,7 +83,7 @@ async function refuseEscapingLinks(workspace: string, root: string): Promise<voi
     if (!(await stat(realRoot)).isDirectory()) throw invalid(`${shownPath(workspace, root)}: not a folder`, { file: shownPath(workspace, root) });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw invalid(`${shownPath(workspace, root)}: missing (the blueprint named in agentdevel.config.json has no folder)`, { file: shownPath(workspace, root) });
+    throw invalid(`${shownPath(workspace, root)}: missing (the blueprint named in agentdevel.config.json has no folder)`, { file: shownPath(workspace, root) }, error);
   }
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
     if (!entry.isSymbolicLink()) continue;
@@ -93,7 +94,7 @@ async function refuseEscapingLinks(workspace: string, root: string): Promise<voi
       resolved = await realpath(link);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw invalid(`${shownPath(workspace, link)}: a symbolic link that loops (to ${target})`, { file: shownPath(workspace, link) });
+      if (code === 'ELOOP') throw invalid(`${shownPath(workspace, link)}: a symbolic link that loops (to ${target})`, { file: shownPath(workspace, link) }, error);
       if (code !== 'ENOENT') throw error;
       // A link to nothing: judged by where it points.
       resolved = path.resolve(await realpath(path.dirname(link)), target);
@@ -178,7 +179,7 @@ export async function loadBlueprint(workspace: string, name: string, buildDir: s
   } catch (error) {
     if (error instanceof BundleError) {
       const file = shownPath(workspace, error.file);
-      throw invalid(`${at(file, error.line)}: ${error.message}`, { file, ...(error.line === null ? {} : { line: error.line }) });
+      throw invalid(`${at(file, error.line)}: ${error.message}`, { file, ...(error.line === null ? {} : { line: error.line }) }, error);
     }
     throw error;
   }
@@ -235,7 +236,7 @@ function renderSystemPrompt(workspace: string, root: string, promptFile: string,
 function templateInvalid(workspace: string, root: string, promptFile: string, error: TemplateError, what: string): AgentdevelError {
   const template = error.template === promptFile || error.template.endsWith('.hbs') ? error.template : `${error.template}.hbs`;
   const file = shownPath(workspace, path.join(root, template === promptFile ? promptFile : template));
-  return invalid(`${at(file, error.line)}: ${what}: ${error.message}`, { file, ...(error.line === null ? {} : { line: error.line }) });
+  return invalid(`${at(file, error.line)}: ${what}: ${error.message}`, { file, ...(error.line === null ? {} : { line: error.line }) }, error);
 }
 
 /** Every .hbs file of a blueprint, by its path relative to the blueprint folder. */
@@ -330,7 +331,7 @@ export async function bundleEnvironment(environmentModule: string, buildDir: str
   } catch (error) {
     if (error instanceof BundleError) {
       const file = workspace === undefined ? error.file : shownPath(workspace, error.file);
-      throw new AgentdevelError('TASK_INVALID', `${at(file, error.line)}: ${error.message}`, { location: { file, ...(error.line === null ? {} : { line: error.line }) } });
+      throw new AgentdevelError('TASK_INVALID', `${at(file, error.line)}: ${error.message}`, { location: { file, ...(error.line === null ? {} : { line: error.line }) }, cause: error });
     }
     throw error;
   }

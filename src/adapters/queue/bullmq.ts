@@ -64,7 +64,7 @@ async function ping(client: Promise<RedisClient>, address: QueueAddress, ms: num
     () => new QueueUnreachable(address.shown, `did not answer within ${Math.round(ms / 1000)} s${why() ? ` (${why()})` : ''}`),
   ).catch((error: unknown) => {
     if (error instanceof QueueUnreachable) throw error;
-    throw new QueueUnreachable(address.shown, `cannot be reached: ${error instanceof Error ? error.message : String(error)}`);
+    throw new QueueUnreachable(address.shown, `cannot be reached: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
 }
 

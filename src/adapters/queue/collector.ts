@@ -248,7 +248,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
       if (failure) return giveUp(failure);
       // Redis answered, with an error: nothing to wait out (a bug, a Redis that refuses the commands).
       if (await link.reachable().catch(() => false)) {
-        for (const job of live()) settleWith(job, { error: error instanceof Error ? error : new Error(String(error)) });
+        for (const job of live()) settleWith(job, { error: error instanceof Error ? error : new Error(String(error), { cause: error }) });
         return;
       }
       // Redis is reconnecting: the batch goes again, until the watchdog says it was lost too long.
@@ -284,7 +284,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
         // Lost or reconnecting: the watchdog decides when that has lasted too long. Failing
         // while Redis answers is no outage: after a few tries, every wait ends with the error.
         failedReads = (await link.reachable().catch(() => false)) ? failedReads + 1 : 0;
-        if (failedReads >= 3) return giveUp(error instanceof Error ? error : new Error(String(error)));
+        if (failedReads >= 3) return giveUp(error instanceof Error ? error : new Error(String(error), { cause: error }));
         await new Promise((resolve) => setTimeout(resolve, RESEND_MS));
       }
     }

@@ -6,8 +6,10 @@ export class QueueUnreachable extends Error {
   constructor(
     readonly shown: string,
     reason: string,
+    /** The cause: the Redis client's own error, when there is one. */
+    options: { cause?: unknown } = {},
   ) {
-    super(`the queue at ${shown} ${reason}`);
+    super(`the queue at ${shown} ${reason}`, options);
     this.name = 'QueueUnreachable';
   }
 }
@@ -30,8 +32,8 @@ export class NoWorkerAnswered extends Error {
 
 /** A job a worker must not retry: it cannot succeed anywhere (a malformed job, a job of another version). */
 export class JobRefused extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
     this.name = 'JobRefused';
   }
 }

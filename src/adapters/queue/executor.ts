@@ -136,7 +136,7 @@ export async function collectCaseTrial(
   } catch (error) {
     // A job BullMQ gave up on (a worker crashed on it, its checkout failed, its stalls ran out)
     // is an infrastructure error of this case-trial, never a fail.
-    if (error instanceof JobGaveUp) throw new InfraError('agent', `on the workers: ${error.message}`);
+    if (error instanceof JobGaveUp) throw new InfraError('agent', `on the workers: ${error.message}`, { cause: error });
     throw commandError(error);
   }
   const result = readResult(collected.value);

@@ -23,6 +23,7 @@ export function parseQueueUrl(text: string, from: string): QueueAddress {
   try {
     url = new URL(text);
   } catch {
+    // No cause: URL's TypeError carries the input, password and all, and this error is shown.
     throw new AgentdevelError('USAGE', `${from}: expected a URL such as redis://127.0.0.1:6379, got "${redactUrlPasswords(text)}"`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {

@@ -162,7 +162,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
       runtime = await kept.started;
     } catch (error) {
       // A blueprint or task that does not load fails on every worker alike: retrying cannot help.
-      if (isAgentdevelError(error) && error.exitCode === 2) throw new JobRefused(error.message);
+      if (isAgentdevelError(error) && error.exitCode === 2) throw new JobRefused(error.message, { cause: error });
       throw error;
     }
     const events: TraceEvent[] = [];

@@ -58,7 +58,7 @@ export async function loadTask(workspace: string, name: string): Promise<Task> {
   } catch (error) {
     if (!(error instanceof RubricBlockError)) throw error;
     const where = shown(workspace, rubricFile);
-    throw new AgentdevelError('TASK_INVALID', `${where}:${error.line}: ${error.block}: ${error.message}`, { location: { file: where, line: error.line } });
+    throw new AgentdevelError('TASK_INVALID', `${where}:${error.line}: ${error.block}: ${error.message}`, { location: { file: where, line: error.line }, cause: error });
   }
   const kinds = new Set<string>(manifest.scorers.map((s) => s.kind));
   const unknownScorer = requirements.find((r) => r.scorer !== undefined && !kinds.has(r.scorer));

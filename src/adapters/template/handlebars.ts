@@ -15,8 +15,10 @@ export class TemplateError extends Error {
     readonly template: string,
     message: string,
     readonly line: number | null = null,
+    /** The cause: Handlebars' own error. */
+    options: { cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, options);
     this.name = 'TemplateError';
   }
 }
@@ -40,7 +42,7 @@ function parse(source: string, template: string): hbs.AST.Program {
     // file name, the excerpt is noise, the expectation is the news.
     const lines = message.split('\n').filter((l) => l.trim() !== '');
     const what = /^Parse error/.test(lines[0] ?? '') ? `parse error: ${lines.at(-1) ?? ''}` : (lines[0] ?? 'invalid template');
-    throw new TemplateError(template, what, line === undefined ? null : Number(line));
+    throw new TemplateError(template, what, line === undefined ? null : Number(line), { cause: error });
   }
 }
 
@@ -103,7 +105,7 @@ export function checkTemplateSet(templates: ReadonlyMap<string, string>): void {
     try {
       env.precompile(source);
     } catch (error) {
-      throw new TemplateError(name, (error as Error).message.split('\n')[0] ?? 'invalid template');
+      throw new TemplateError(name, (error as Error).message.split('\n')[0] ?? 'invalid template', null, { cause: error });
     }
   }
 }
@@ -128,7 +130,7 @@ export function compileTemplates(set: TemplateSet, mainName: string): Render {
     env.precompile(set.main);
     render = env.compile(set.main, { strict: false, noEscape: true });
   } catch (error) {
-    throw new TemplateError(mainName, (error as Error).message.split('\n')[0] ?? 'invalid template');
+    throw new TemplateError(mainName, (error as Error).message.split('\n')[0] ?? 'invalid template', null, { cause: error });
   }
   return (context) => {
     try {
@@ -136,7 +138,7 @@ export function compileTemplates(set: TemplateSet, mainName: string): Render {
     } catch (error) {
       if (!(error instanceof Handlebars.Exception)) throw error;
       const line = (error as { lineNumber?: number }).lineNumber;
-      throw new TemplateError(mainName, error.message.split('\n')[0] ?? 'cannot be rendered', line ?? null);
+      throw new TemplateError(mainName, error.message.split('\n')[0] ?? 'cannot be rendered', line ?? null, { cause: error });
     }
   };
 }

@@ -28,7 +28,7 @@ export async function commentCommand(io: Io, options: CommentOptions): Promise<n
   }
   const file = path.resolve(options.C ? path.resolve(io.cwd, options.C) : io.cwd, options.summary ?? 'agentdevel-report/summary.md');
   const summary = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new AgentdevelError('USAGE', `--summary: cannot read ${file} (${error.code ?? error.message})`, { hint: 'Write it first with `agentdevel gate --summary FILE`.' });
+    throw new AgentdevelError('USAGE', `--summary: cannot read ${file} (${error.code ?? error.message})`, { hint: 'Write it first with `agentdevel gate --summary FILE`.', cause: error });
   });
   if (!summary.startsWith(SUMMARY_MARKER)) throw new AgentdevelError('USAGE', `--summary: ${file} is not a summary written by \`agentdevel gate --summary\` (it must start with "${SUMMARY_MARKER}")`);
   const repository = options.repo ?? io.env.GITHUB_REPOSITORY;
