@@ -10,7 +10,7 @@ import { parseQueueUrl, queueSecrets } from '../adapters/queue/url.ts';
 import { wordDiff } from '../adapters/text-diff/word-diff.ts';
 import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';
 import type { PaceFor } from '../adapters/engines/anthropic/rate-limits.ts';
-import { parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
+import { checkpointOf, parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
 import { createOutput, createReporter, type Output } from '../cli/render.ts';
 
 export { parseTrials, parseWait, processIo, type CommonOptions, type Io } from '../cli/io.ts';
@@ -81,6 +81,7 @@ export async function openCommand(
     lock: lockFor ? { command: lockFor, waitMs } : null,
     clock: io.clock,
     readsStore: store === 'reads',
+    checkpoint: checkpointOf(io),
   });
   let workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.

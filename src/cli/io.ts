@@ -1,8 +1,11 @@
 // What every command starts from: its streams, environment and clock, and the options common
 // to all commands. Kept apart from the workspace and the engines, so that `--help` and the
 // command line's parsing load nothing heavy.
+import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
+import { CHECKPOINT_MOMENTS, noCheckpoint, type Checkpoint, type CheckpointMoment } from '../domain/ports/checkpoint.ts';
 import { systemClock, type Clock } from '../domain/ports/clock.ts';
+import { pauseAt } from './test-pause.ts';
 
 export interface CommonOptions {
   readonly C?: string;
@@ -53,3 +56,21 @@ export const processIo = (): Io => ({
   clock: systemClock,
 });
 
+
+const isMoment = (text: string): text is CheckpointMoment => (CHECKPOINT_MOMENTS as readonly string[]).includes(text);
+
+/**
+ * The test hook, for tests that kill a command at a named moment (never set in production):
+ * AGENTDEVEL_TEST_PAUSE_AT names one of CHECKPOINT_MOMENTS, and the command, on reaching it,
+ * writes the file AGENTDEVEL_TEST_PAUSE_FILE and pauses there until it is killed. Unset, the
+ * checkpoint does nothing. This is the only place that reads those variables.
+ */
+export function checkpointOf(io: Pick<Io, 'env' | 'cwd'>): Checkpoint {
+  const at = io.env.AGENTDEVEL_TEST_PAUSE_AT;
+  if (at === undefined || at === '') return noCheckpoint;
+  const hint = 'AGENTDEVEL_TEST_PAUSE_AT is a hook for tests that kill a command at a named moment: unset it.';
+  if (!isMoment(at)) throw new AgentdevelError('USAGE', `AGENTDEVEL_TEST_PAUSE_AT: expected one of ${CHECKPOINT_MOMENTS.join(', ')}, got "${at}"`, { hint });
+  const file = io.env.AGENTDEVEL_TEST_PAUSE_FILE;
+  if (!file) throw new AgentdevelError('USAGE', 'AGENTDEVEL_TEST_PAUSE_AT is set without AGENTDEVEL_TEST_PAUSE_FILE, the file written when the pause begins', { hint });
+  return pauseAt(at, path.resolve(io.cwd, file));
+}

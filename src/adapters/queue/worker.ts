@@ -9,6 +9,7 @@ import { bundleEnvironment, loadBlueprint } from '../blueprint/load.ts';
 import { startRuntime } from '../runtimes/index.ts';
 import type { Runtime } from '../../domain/ports/runtime.ts';
 import { systemClock, type Clock } from '../../domain/ports/clock.ts';
+import type { Checkpoint } from '../../domain/ports/checkpoint.ts';
 import { isAgentdevelError } from '../../domain/errors.ts';
 import { InfraError } from '../../domain/ports/model.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
@@ -37,6 +38,8 @@ export interface WorkerDeps {
   readonly concurrency: number;
   /** The queue whose Redis keeps the pace of model calls shared with the coordinator and the other workers; null: this worker's own. */
   readonly sharedPaceAt: QueueAddress | null;
+  /** The test hook's checkpoint: `worker-took-job` once a job is read and before it runs. */
+  readonly checkpoint: Checkpoint;
 }
 
 /** Runtimes kept at once; a worker serving many versions closes the least recently used. */
@@ -154,6 +157,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
       const version = (data as { schema?: unknown } | null)?.schema;
       throw new JobRefused(version !== JOB_SCHEMA ? `a job of schema ${String(version)}; this worker takes schema ${JOB_SCHEMA} (run the same agentdevel version as the coordinator)` : 'not a case-trial job');
     }
+    await deps.checkpoint('worker-took-job');
     const dir = await checkout(job, context);
     let kept: KeptRuntime;
     let runtime: Runtime;

@@ -7,6 +7,7 @@ import { caseTrialHandler } from '../../adapters/queue/worker.ts';
 import { queueKeyFrom, withoutQueueKey } from '../../adapters/queue/queue-key.ts';
 import { parseQueueUrl, queueSecrets } from '../../adapters/queue/url.ts';
 import type { Io } from '../../app/compose.ts';
+import { checkpointOf } from '../io.ts';
 
 export interface WorkerOptions {
   readonly queue?: string;
@@ -67,6 +68,7 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
     clock: io.clock,
     concurrency: settings.concurrency,
     sharedPaceAt: address,
+    checkpoint: checkpointOf(io),
   });
   let worker;
   try {

@@ -52,9 +52,11 @@ export async function promote(workspace: Workspace, candidateDir: string, oldTip
     auditRef: auditRef(config, evidence.iteration),
     syncWorktree: checkedOut,
   };
+  await workspace.checkpoint('release-committed');
   await writeJournal(workspace.stateDir, journal);
+  await workspace.checkpoint('journal-written');
   try {
-    await applyPromotion(repo, journal);
+    await applyPromotion(repo, journal, workspace.checkpoint);
   } catch (error) {
     // Blocked before anything moved (a conflict with local edits, a tag or a line that moved):
     // nothing to finish later, and the user is told. Any other failure keeps the journal, and

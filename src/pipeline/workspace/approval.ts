@@ -181,7 +181,9 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
     syncWorktree: checkedOut,
     removeRefs: [{ ref: pending.ref, oldValue: pending.commit }],
   };
+  await workspace.checkpoint('release-committed');
   await writeJournal(workspace.stateDir, journal);
+  await workspace.checkpoint('journal-written');
   return journal;
 }
 
@@ -189,7 +191,7 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
 export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering, trustPending: string | null = null): Promise<{ tag: string; commit: string }> {
   const journal = await prepareApproval(workspace, iteration, by, clock, rendering, trustPending);
   try {
-    await applyPromotion(workspace.repo, journal);
+    await applyPromotion(workspace.repo, journal, workspace.checkpoint);
   } catch (error) {
     if (!(error instanceof PromotionBlocked)) throw error;
     await clearJournal(workspace.stateDir);

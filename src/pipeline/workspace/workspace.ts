@@ -3,6 +3,7 @@ import path from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../../config/load.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
+import { noCheckpoint, type Checkpoint } from '../../domain/ports/checkpoint.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { GitRepo } from '../../adapters/git/git.ts';
 import { clearStaleGitLocks } from '../../adapters/git/stale-locks.ts';
@@ -20,6 +21,8 @@ export interface Workspace {
   readonly repo: GitRepo;
   readonly config: Config;
   readonly store: Store;
+  /** Marks the moments of a promotion a test may stop the command at (a no-op outside such tests). */
+  readonly checkpoint: Checkpoint;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,8 @@ export interface OpenOptions {
    * opens it, unless something asks for it anyway, and then as it is.
    */
   readonly readsStore?: boolean;
+  /** The test hook's checkpoint (default: none). */
+  readonly checkpoint?: Checkpoint;
 }
 
 export async function openWorkspace(dir: string, options: OpenOptions): Promise<Workspace> {
@@ -81,6 +86,7 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
     tracesRoot: path.join(root, 'traces'),
     repo,
     config,
+    checkpoint: options.checkpoint ?? noCheckpoint,
     get store(): Store {
       store ??= Store.open(root, options.clock);
       return store;

@@ -1,6 +1,7 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
+import { noCheckpoint, type Checkpoint } from '../../domain/ports/checkpoint.ts';
 import { nullWhenAbsent } from '../../domain/absent.ts';
 import { parseStateDocument } from '../../domain/json-document.ts';
 import { z } from '../../domain/zod.ts';
@@ -63,7 +64,7 @@ const short = (value: string | null) => (value === null ? 'nothing' : value.slic
  * changes, a tag or a line that moved meanwhile), and PROMOTION_UNFINISHED when the refs moved
  * but the checked-out files could not follow.
  */
-export async function applyPromotion(repo: GitRepo, input: PromotionJournalInput): Promise<void> {
+export async function applyPromotion(repo: GitRepo, input: PromotionJournalInput, checkpoint: Checkpoint = noCheckpoint): Promise<void> {
   const journal = journalSchema.parse(input);
   const line = await repo.refValue(journal.line);
   if (line !== journal.oldTip && line !== journal.newTip) {
@@ -95,6 +96,7 @@ export async function applyPromotion(repo: GitRepo, input: PromotionJournalInput
     if ((await repo.refValue(ref)) === oldValue) updates.push({ ref, newValue: null, oldValue });
   }
   if (updates.length > 0) await repo.updateRefs(updates);
+  await checkpoint('refs-moved');
   if (checkedOut) await followLine(repo, journal);
 }
 
