@@ -1,7 +1,7 @@
 // Case-trials on BullMQ workers over a real Redis: a real redis-server on 127.0.0.1 (with a
 // password, so every output is checked for it), real `agentdevel worker` processes, the real CLI.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '../helpers/free-port.ts';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,14 +42,30 @@ async function startRedis(): Promise<void> {
 
 const redisCli = (...args: string[]): string => redisCommand({ port, password: PASSWORD }, ...args);
 
+/**
+ * Waits until BullMQ's stalled-job check has run `times` more times on database `db`: each run
+ * stamps its key with the time it ran (and it expires before the next run), so every new stamp
+ * is one more check.
+ */
+async function stallChecks(db: string, times: number): Promise<void> {
+  const stamp = () => redisCli('-n', db, 'GET', `bull:${QUEUE_NAME}:stalled-check`);
+  const before = stamp();
+  const seen = new Set<string>();
+  await until(() => {
+    const now = stamp();
+    if (now !== '' && now !== before) seen.add(now);
+    return seen.size >= times;
+  }, 30_000, `${times} stalled-job checks`);
+}
+
 const completedJobs = () => Number(redisCli('ZCARD', 'bull:agentdevel-case-trials:completed'));
 
 const queueUrl = () => `redis://:${PASSWORD}@127.0.0.1:${port}`;
 
-function startWorker(url = queueUrl()): { child: ChildProcess; log: () => string } {
+function startWorker(url = queueUrl(), env: Record<string, string> = {}): { child: ChildProcess; log: () => string } {
   // Short locks, so a killed worker's jobs are taken over within seconds.
   const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(scratch, `cache-${workers.length}`), '--lock-duration', '2000', '--stalled-interval', '1000'], {
-    env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY },
+    env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -241,8 +257,8 @@ describe('the queue trusts only what the shared key tags', () => {
     try {
       const failed = () => Number(redisCli('-n', '8', 'ZCARD', `bull:${QUEUE_NAME}:failed`));
       await until(() => failed() === 3, 20_000, 'the malformed entries to fail');
-      // Several stall checks later, none was taken again.
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      // Three stalled-job checks later, none was taken again.
+      await stallChecks('8', 3);
       expect(failed()).toBe(3);
       const field = (id: string, name: string) => redisCli('-n', '8', 'HGET', jobKey(id), name);
       expect(field('untagged', 'failedReason')).toMatch(/tag does not match/);
@@ -457,13 +473,15 @@ describe('run --queue', () => {
     }
   }, 120_000);
 
-  it('survives kill -9 of one of two workers mid-run: every case-trial recorded once, none failed by the kill', async () => {
+  it('survives kill -9 of a worker that holds jobs: every case-trial recorded once, none failed by the kill', async () => {
     const dir = await exampleWorkspace();
-    const before = completedJobs();
+    // A third worker, paused by the test hook as soon as it holds a job, is killed there.
+    const marker = path.join(scratch, 'victim-paused');
+    const victim = startWorker(queueUrl(), { AGENTDEVEL_TEST_PAUSE_AT: 'worker-took-job', AGENTDEVEL_TEST_PAUSE_FILE: marker });
+    await until(() => victim.log().includes('taking case-trials'), 60_000, 'the third worker');
     const running = agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--trials', '3', '--json']);
-    // Kill a worker while it holds jobs.
-    await until(() => Number(redisCli('LLEN', 'bull:agentdevel-case-trials:active')) >= 4 && completedJobs() > before + 30, 60_000, 'jobs in flight');
-    const victim = workers[1] as (typeof workers)[number];
+    await until(() => existsSync(marker), 60_000, 'the third worker to take a job');
+    expect(readFileSync(marker, 'utf8')).toBe(`worker-took-job ${victim.child.pid}\n`);
     victim.child.kill('SIGKILL');
     const result = await running;
     expect(result.code, result.stderr).toBe(0);
@@ -477,7 +495,6 @@ describe('run --queue', () => {
     const jobKeys = redisCli('--scan', '--pattern', 'bull:agentdevel-case-trials:*').split('\n').filter((k) => /:[0-9a-f]{64}$/.test(k));
     const stalled = jobKeys.filter((key) => Number(redisCli('HGET', key, 'stc') || '0') > 0 || Number(redisCli('HGET', key, 'ats') || '0') > 1);
     expect(stalled.length).toBeGreaterThan(0);
-    startWorker();
   }, 120_000);
 
   it('exits 3 when Redis stops mid-run, and a rerun once it is back completes without duplicates', async () => {
