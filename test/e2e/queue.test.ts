@@ -9,12 +9,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { readTrace } from '../../src/stages/run/trace-file.ts';
 import { Store } from '../../src/adapters/store/store.ts';
-import { Queue } from 'bullmq';
-import { InfraError } from '../../src/domain/ports/model.ts';
-import { openCaseTrialQueue, QUEUE_NAME, startCaseTrialWorker } from '../../src/adapters/queue/bullmq.ts';
-import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/adapters/queue/executor.ts';
-import type { CaseTrialJob } from '../../src/adapters/queue/job.ts';
-import { parseQueueUrl } from '../../src/adapters/queue/url.ts';
+import { QUEUE_NAME } from '../../src/adapters/queue/bullmq.ts';
 import { bundleSnapshot, checkoutFromRemote } from '../../src/adapters/git/snapshot.ts';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
@@ -41,22 +36,6 @@ async function startRedis(): Promise<void> {
 }
 
 const redisCli = (...args: string[]): string => redisCommand({ port, password: PASSWORD }, ...args);
-
-/**
- * Waits until BullMQ's stalled-job check has run `times` more times on database `db`: each run
- * stamps its key with the time it ran (and it expires before the next run), so every new stamp
- * is one more check.
- */
-async function stallChecks(db: string, times: number): Promise<void> {
-  const stamp = () => redisCli('-n', db, 'GET', `bull:${QUEUE_NAME}:stalled-check`);
-  const before = stamp();
-  const seen = new Set<string>();
-  await until(() => {
-    const now = stamp();
-    if (now !== '' && now !== before) seen.add(now);
-    return seen.size >= times;
-  }, 30_000, `${times} stalled-job checks`);
-}
 
 const completedJobs = () => Number(redisCli('ZCARD', 'bull:agentdevel-case-trials:completed'));
 
@@ -135,144 +114,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopAll([...workers.map((w) => w.child), ...(redis ? [redis] : [])]);
   if (scratch) removeDir(scratch);
-});
-
-describe('results an earlier run left in the queue', () => {
-  it('reuses a result, without counting its cost again, but runs an infrastructure error again', async () => {
-    // A database of its own, so the workers started above never see these jobs; a scripted worker.
-    const address = parseQueueUrl(`${queueUrl()}/5`, 'test');
-    const settings = { concurrency: 1, lockDurationMs: 5000, stalledIntervalMs: 2500, maxStalledCount: 1 };
-    const usage = [{ role: 'agent' as const, model: 'claude-x', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01 } }];
-    let played = 0;
-    const worker = await startCaseTrialWorker(
-      address,
-      settings,
-      key,
-      async () => {
-        played += 1;
-        return played === 1
-          ? { kind: 'infra_error', events: [], message: 'the model API is down', usage, worker: 'scripted' }
-          : { kind: 'ran', events: [], output: { answer: played }, observation: null, usage, worker: 'scripted' };
-      },
-      () => undefined,
-    );
-    const job = { schema: 1, caseId: 'c1', trial: 0 } as unknown as CaseTrialJob;
-    const collect = async () => {
-      const queue = await openCaseTrialQueue(address, defaultCoordinatorSettings, key);
-      try {
-        return await collectCaseTrial(queue, job);
-      } finally {
-        await queue.close();
-      }
-    };
-    try {
-      // The first run meets the outage.
-      expect(await collect()).toMatchObject({ result: { kind: 'infra_error' }, paidHere: true });
-      // A rerun does not take that error back: the case-trial runs again.
-      expect(await collect()).toMatchObject({ result: { kind: 'ran', output: { answer: 2 } }, paidHere: true });
-      // A further rerun reuses the good result, already paid for.
-      expect(await collect()).toMatchObject({ result: { kind: 'ran', output: { answer: 2 } }, paidHere: false });
-      expect(played).toBe(2);
-    } finally {
-      await worker.close();
-    }
-  }, 60_000);
-});
-
-describe('the queue trusts only what the shared key tags', () => {
-  const settings = { concurrency: 2, lockDurationMs: 2000, stalledIntervalMs: 500, maxStalledCount: 1 };
-  const jobKey = (id: string) => `bull:${QUEUE_NAME}:${id}`;
-
-  it('refuses a result altered in Redis and runs the case-trial again; refuses the results of a worker with another key', async () => {
-    const address = parseQueueUrl(`${queueUrl()}/6`, 'test');
-    let played = 0;
-    const worker = await startCaseTrialWorker(address, settings, key, async () => {
-      played += 1;
-      return { kind: 'ran', events: [], output: { pass: false, answer: played }, observation: null, usage: [], worker: 'honest' };
-    }, () => undefined);
-    const job = { schema: 2, caseId: 'altered', trial: 0 } as unknown as CaseTrialJob;
-    const collect = async (withKey: Buffer) => {
-      const queue = await openCaseTrialQueue(address, defaultCoordinatorSettings, withKey);
-      try {
-        return await collectCaseTrial(queue, job);
-      } finally {
-        await queue.close();
-      }
-    };
-    try {
-      expect(await collect(key)).toMatchObject({ result: { output: { answer: 1 } }, paidHere: true });
-      // Someone with write access to Redis turns the failing result into a passing one, tag kept.
-      const id = redisCli('-n', '6', '--scan', '--pattern', `bull:${QUEUE_NAME}:*`).split('\n').find((k) => /:[0-9a-f]{64}$/.test(k)) as string;
-      const stored = JSON.parse(redisCli('-n', '6', 'HGET', id, 'returnvalue')) as { body: string; tag: string };
-      const forged = { ...stored, body: stored.body.replace('"pass":false', '"pass":true') };
-      expect(forged.body).not.toBe(stored.body);
-      redisCli('-n', '6', 'HSET', id, 'returnvalue', JSON.stringify(forged));
-      // The forged result is refused: the case-trial runs again, and the honest result counts.
-      const again = await collect(key);
-      expect(again).toMatchObject({ result: { output: { pass: false, answer: 2 } }, paidHere: true });
-      expect(played).toBe(2);
-    } finally {
-      await worker.close();
-    }
-    // A worker that does not hold the key: it refuses the jobs (failed once, with the reason), and
-    // the case-trial is an infrastructure error on the coordinator, never a verdict.
-    const rogueAddress = parseQueueUrl(`${queueUrl()}/7`, 'test');
-    let rogueRan = 0;
-    const rogue = await startCaseTrialWorker(rogueAddress, settings, Buffer.from('another-key-0123456789'), async () => {
-      rogueRan += 1;
-      return { kind: 'ran', events: [], output: { pass: true }, observation: null, usage: [], worker: 'rogue' };
-    }, () => undefined);
-    try {
-      const queue = await openCaseTrialQueue(rogueAddress, defaultCoordinatorSettings, key);
-      try {
-        const error = await collectCaseTrial(queue, { ...job, caseId: 'rogue' } as unknown as CaseTrialJob).then(() => null, (e: unknown) => e);
-        expect(error).toBeInstanceOf(InfraError);
-        expect((error as Error).message).toMatch(/tag does not match this worker's AGENTDEVEL_QUEUE_KEY/);
-      } finally {
-        await queue.close();
-      }
-    } finally {
-      await rogue.close();
-    }
-    expect(rogueRan).toBe(0);
-  }, 60_000);
-
-  it('fails a malformed entry once, with its reason, instead of taking it again and again', async () => {
-    const address = parseQueueUrl(`${queueUrl()}/8`, 'test');
-    // Entries written straight into Redis, by someone without the key (BullMQ's own client, no agentdevel code).
-    const raw = new Queue(QUEUE_NAME, { connection: { host: '127.0.0.1', port, password: PASSWORD, db: 8 } });
-    try {
-      await raw.add('case-trial', { body: '{}', tag: 'forged' }, { jobId: 'untagged', attempts: 3 });
-      await raw.add('case-trial', { anything: 1 }, { jobId: 'garbled', attempts: 3 });
-      await raw.add('case-trial', { anything: 1 }, { jobId: 'not-json', attempts: 3 });
-    } finally {
-      await raw.close();
-    }
-    redisCli('-n', '8', 'HSET', jobKey('not-json'), 'data', '{"body": "unterminated');
-    let ran = 0;
-    const worker = await startCaseTrialWorker(address, settings, key, async () => {
-      ran += 1;
-      return null;
-    }, () => undefined);
-    try {
-      const failed = () => Number(redisCli('-n', '8', 'ZCARD', `bull:${QUEUE_NAME}:failed`));
-      await until(() => failed() === 3, 20_000, 'the malformed entries to fail');
-      // Three stalled-job checks later, none was taken again.
-      await stallChecks('8', 3);
-      expect(failed()).toBe(3);
-      const field = (id: string, name: string) => redisCli('-n', '8', 'HGET', jobKey(id), name);
-      expect(field('untagged', 'failedReason')).toMatch(/tag does not match/);
-      expect(field('garbled', 'failedReason')).toMatch(/a malformed entry: not a tagged case-trial job/);
-      expect(field('not-json', 'failedReason')).toMatch(/a malformed entry: .*JSON/);
-      for (const id of ['untagged', 'garbled', 'not-json']) {
-        expect(field(id, 'ats') || '1', id).toBe('1');
-        expect(field(id, 'stc') || '0', id).toBe('0');
-      }
-      expect(ran).toBe(0);
-    } finally {
-      await worker.close();
-    }
-  }, 60_000);
 });
 
 describe('snapshots from the workspace\'s git remote', () => {
