@@ -4,6 +4,7 @@ import { ABLATION_TEXT, type Ablation } from '../../domain/ablation.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
+import type { HumanChange } from '../../domain/human-change.ts';
 import type { ChangedPath } from '../../adapters/git/git.ts';
 import { scopeRejection } from '../../stages/gate/gate.ts';
 import { flipsOnly } from '../../stages/gate/layers.ts';
@@ -30,8 +31,12 @@ export interface GateSubject {
   readonly record: boolean;
   /** A checkout of the candidate; the release artifacts are committed there when recording. */
   readonly candidate: { readonly ref: string; readonly commit: string; readonly dir: string };
-  /** The current release and its screen, its records pooled (null when the candidate is rejected before running). */
-  readonly baseline: { readonly commit: string; readonly label: string; readonly screen: BaselineScreen | null };
+  /**
+   * The current release and its screen, its records pooled (null when the candidate is rejected
+   * before running). `measuredOn`: the commit the release's side runs from when it is not the
+   * release itself (a person's change to the task: the release's blueprint on the candidate's task).
+   */
+  readonly baseline: { readonly commit: string; readonly label: string; readonly screen: BaselineScreen | null; readonly measuredOn?: string | null };
   /**
    * The line's tip, which a promotion moves from: the baseline's commit, except for a change
    * merged into the line before its gate (`gate --baseline`), which is the tip itself.
@@ -51,8 +56,10 @@ export interface GateSubject {
   /** The experiment's switch this decision ran under (iterate --ablate, scratch lines only); null otherwise. */
   readonly ablation?: Ablation | null;
   readonly edits: readonly ChangedPath[];
-  /** Edited paths outside the blueprint folder: the candidate is rejected without running. */
+  /** Edited paths outside the blueprint folder (an RC a model wrote), or links leading out of it: the candidate is rejected without running. */
   readonly outside: readonly string[];
+  /** What a person's change touches beyond the blueprint, and how the gate treated it (null: the blueprint alone, or a model's RC). */
+  readonly change?: HumanChange | null;
   /** The commit the candidate's edits are measured from (the release, or a hand-made branch's fork point): the report's diff. */
   readonly changeBase: string;
   /** Where a dry gate (record: false) writes its reports; null writes none. */
@@ -73,6 +80,9 @@ export interface GateConclusion {
   /** The files a dry gate wrote to its report folder (absolute paths). */
   readonly reportFiles: readonly string[];
 }
+
+/** Why the release's screen is taken again for a change to the task: its recorded records are of another task. */
+const TASK_RERUN_REASON = "the candidate's task differs from the release's, so the release's recorded screen does not apply: it ran on the candidate's task";
 
 /** Roles that write candidates rather than run or grade them. */
 const AUTHOR_ROLES: readonly Role[] = ['diagnostician', 'synthesizer', 'writer'];
@@ -97,7 +107,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     screen && blueprintChecks.every((c) => c.ok)
       ? await evaluateCandidate(context, {
           baseline: screen,
-          baselineCommit: subject.baseline.commit,
+          baselineCommit: subject.baseline.measuredOn ?? subject.baseline.commit,
           candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir },
           label: subject.candidate.ref,
           intent: subject.intent,
@@ -180,7 +190,8 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     // The agent's model is what ran: a command agent is its own program, whatever models.agent says.
     models: { ...modelsAsked(config), ...((await readManifest(subject.candidate.dir, blueprintRoot(subject.candidate.dir, config.blueprint)).catch(manifestUnreadable))?.runtime === 'command' ? { agent: 'command' } : {}) },
     cost: subject.record ? store.costOfIteration(subject.iteration) : null,
-    screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label) : null,
+    screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label, subject.baseline.measuredOn ? TASK_RERUN_REASON : null) : null,
+    change: subject.change ?? null,
     // The release's first record and the candidate's run keep their traces: one of them is the
     // run the next iteration's diagnosis reads (the candidate's, once promoted).
     record: subject.record

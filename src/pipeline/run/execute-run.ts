@@ -335,7 +335,7 @@ export async function recordBaseline(context: RunContext, source: VersionSource,
  * serve selection only (docs/gate.md), so reusing them, from this store or from git, cannot
  * move a test: every verdict rests on fresh trials of both sides run together.
  */
-export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label: string): string {
+export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label: string, freshBecause: string | null = null): string {
   const n = screen.records.length;
   const fromGit = screen.records.filter((r) => r.origin === 'git').length;
   const fromStore = screen.records.filter((r) => r.origin === 'store').length;
@@ -344,7 +344,7 @@ export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label:
   const parts = [
     ...(fromGit > 0 ? [`${fromGit} recorded in git with earlier decisions (same blueprint, task, cases, models and trials)`] : []),
     ...(fromStore > 0 ? [`${fromStore} reused from this store`] : []),
-    ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials)`] : []),
+    ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials${freshBecause ? `: ${freshBecause}` : ''})`] : []),
   ];
   const ran = fresh.length === 0 ? '; no baseline case-trial ran' : '';
   return `baseline screen of ${label}: ${n} record${n === 1 ? '' : 's'}, ${parts.join(', ')}${ran}`;

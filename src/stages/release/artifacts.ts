@@ -11,6 +11,7 @@ import type { Role } from '../../domain/ports/model.ts';
 import { editsByType, intentText, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../adapters/git/git.ts';
 import type { Ablation } from '../../domain/ablation.ts';
+import type { HumanChange } from '../../domain/human-change.ts';
 import { reportTemplate } from '../../adapters/template/report-templates.ts';
 import { aggregateText } from '../report/gate-text.ts';
 import { renderFlipReportHtml, type ReportRendering } from '../report/html/flip-report.ts';
@@ -73,6 +74,8 @@ export interface ReleaseEvidence {
   readonly cost: { readonly costUsd: number; readonly skippedCriticCalls: number; readonly reusedCriticCalls?: number; readonly savedUsd: number | null } | null;
   /** Where the baseline's screen came from (reused from git, from the store, or run now), in words. */
   readonly screenText?: string | null;
+  /** What a person's change touches beyond the blueprint, and how the gate treated it (null: the blueprint alone). */
+  readonly change?: HumanChange | null;
   /** What a clone rebuilds its store from: the runs the gate used and the taxonomy as it stood (absent for a dry gate). */
   readonly record?: { readonly runs: RunsDocument; readonly taxonomy: TaxonomyDocument } | null;
 }
@@ -129,6 +132,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     diagnosis: evidence.diagnosis ? { source: evidence.diagnosis.source, folder: diagnosticsFolder(evidence.blueprint, evidence.iteration) } : null,
     approval: null,
     ablation: evidence.ablation ?? null,
+    change: evidence.change ?? null,
   };
 }
 
