@@ -21,6 +21,7 @@ import { mdCode, mdCodeBlock, mdText } from '../report/escape/markdown.ts';
 import { commitText } from '../report/escape/commit-message.ts';
 import { decisionHeadline } from '../report/headline.ts';
 import { renderChangelog, type ChangelogEntry } from '../report/changelog.ts';
+import { changeLines } from '../report/change-text.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
 // The outcome and the report's title live apart from the templates: `report` needs them alone.
@@ -268,6 +269,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRende
     baseline: { label: cell(evidence.baseline.label), short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
     candidateRun: { passRateText: pct(decision.passRates.candidate) },
     screenText: evidence.screenText ?? null,
+    changeLines: changeLines(evidence.change ?? null).map(cell),
     f2pCount: decision.f2p.length,
     p2fCount: decision.p2f.length,
     screenedText: `${decision.screening.f2p.length} up, ${decision.screening.p2f.length} down`,
