@@ -5,6 +5,7 @@
 import { CONFIG_FILE, parseConfig } from '../../config/load.ts';
 import type { Config } from '../../config/schema.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
+import { declareSecrets, valuesOf } from '../../domain/environment.ts';
 import type { HumanChange } from '../../domain/human-change.ts';
 import { parseJson } from '../../domain/json.ts';
 import { changeScope, changedConfigKeys, CONFIG_PATH, taskFolder } from '../../stages/gate/change-scope.ts';
@@ -43,8 +44,12 @@ export async function underLineConfig(context: RunContext, baseline: { readonly 
       });
     }
   }
-  if (changedConfigKeys(line, workspace.config).length === 0) return context;
-  return { ...context, workspace: withConfig(workspace, line) };
+  const config = { ...line, ...context.overrides };
+  if (changedConfigKeys(config, workspace.config).length === 0) return context;
+  // Whatever the line's config passes to the agent or declares secret is redacted, as the checkout's is.
+  declareSecrets(valuesOf(context.parentEnv, [...config.command.passEnv, ...config.secrets]));
+  const sameModels = changedConfigKeys(config.models, workspace.config.models).length === 0;
+  return { ...context, workspace: withConfig(workspace, config), model: sameModels ? context.model : (context.modelFor?.(config.models) ?? context.model) };
 }
 
 /** The keys in which the checkout's config differs from the one a gate runs under (none when it runs under the checkout's). */
