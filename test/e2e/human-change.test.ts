@@ -173,4 +173,47 @@ describe("a person's change beyond the blueprint", () => {
       await workspace.close();
     }
   });
+
+  it('held for approval, a change with task edits is approved exactly as gated; one whose decision no longer records its README is refused', () => {
+    setGate({ layers: [{ layer: 'flips' }, { layer: 'approval' }] });
+    git(dir, 'commit', '-qam', 'a person approves releases');
+    branch('reviewed', 'Support powers, with a case and a README', () => {
+      edit(AGENT, (text) => text.replace('([-+*/])', '([-+*/^])').replace("'/': (x, y) => x / y }", "'/': (x, y) => x / y, '^': (x, y) => x ** y }"));
+      edit(TRAIN, (text) => `${text}${POWERS}\n`);
+      edit('README.md', () => '# The calculator agent, with powers\n');
+    });
+    const gated = cli(['gate', '--candidate', 'reviewed', '--promote', '--json', '-C', dir]);
+    expect(gated.code, gated.stderr).toBe(0);
+    expect(JSON.parse(gated.stdout)).toMatchObject({ outcome: 'pending', f2p: ['pow-1'], change: { blueprint: true, notGated: ['README.md'] } });
+    const pendingRef = 'refs/agentdevel/pending/my-agent/iter-001';
+    const auditRef = 'refs/agentdevel/rc/my-agent/iter-001';
+    const pending = git(dir, 'rev-parse', pendingRef);
+    const candidate = git(dir, 'rev-parse', `${pending}^`);
+
+    // The same report on top of the same candidate, its decision edited to leave the README out of the change.
+    const folder = 'releases/my-agent/pending/iter-001';
+    const scratch = path.join(path.dirname(dir), 'scratch');
+    git(dir, 'worktree', 'add', '-q', '--detach', scratch, candidate);
+    git(scratch, 'checkout', pending, '--', folder);
+    const file = path.join(scratch, folder, 'decision.json');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/"notGated": \[\s*"README\.md"\s*\]/, '"notGated": []'));
+    git(scratch, 'commit', '-qam', 'agentdevel: hold release candidate (iteration 1) for approval as my-agent/v1');
+    const forged = git(scratch, 'rev-parse', 'HEAD');
+    git(dir, 'worktree', 'remove', '--force', scratch);
+    git(dir, 'update-ref', pendingRef, forged, pending);
+    git(dir, 'update-ref', auditRef, forged, pending);
+    const refused = cli(['approve', '1', '--by', 'Reviewer', '-C', dir]);
+    git(dir, 'update-ref', pendingRef, pending, forged);
+    git(dir, 'update-ref', auditRef, pending, forged);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error PENDING_NOT_GATED: /m);
+    expect(refused.stderr).toMatch(/the candidate changes README\.md, outside blueprints\/my-agent\/, which its decision does not record as gated/);
+    expect(git(dir, 'tag')).toBe('');
+
+    const approved = cli(['approve', '1', '--by', 'Reviewer', '-C', dir]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(git(dir, 'rev-parse', 'main^')).toBe(pending);
+    expect(git(dir, 'tag')).toBe('my-agent/v1');
+    expect(git(dir, 'show', `main:${TRAIN}`)).toContain(POWERS);
+  });
 });
