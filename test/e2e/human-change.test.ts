@@ -174,6 +174,19 @@ describe("a person's change beyond the blueprint", () => {
     }
   });
 
+  it("a working tree whose config is not the line's: the gate runs under the line's and says which keys differ", () => {
+    edit('agentdevel.config.json', (text) => text.replace('"trials": 1', '"trials": 2'));
+    try {
+      const result = cli(['gate', '--candidate', 'powers', '--json', '-C', dir]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/the checkout's agentdevel\.config\.json differs from the line's \(at main@[0-9a-f]{10} \(initial\)\) in trials; the gate runs under the line's/);
+      const json = JSON.parse(result.stdout) as { tests: Array<{ caseId: string; screening: { candidate: { graded: number } } }> };
+      expect(json.tests.find((t) => t.caseId === 'pow-1')?.screening.candidate.graded).toBe(1);
+    } finally {
+      git(dir, 'checkout', '-q', '--', 'agentdevel.config.json');
+    }
+  });
+
   it('held for approval, a change with task edits is approved exactly as gated; one whose decision no longer records its README is refused', () => {
     setGate({ layers: [{ layer: 'flips' }, { layer: 'approval' }] });
     git(dir, 'commit', '-qam', 'a person approves releases');
