@@ -72,3 +72,40 @@ export function affectedCases(report: DiagnosisReport, labels: readonly string[]
   const ids = new Set(report.affectedSurface.filter((a) => labels.includes(a.label)).flatMap((a) => a.caseIds));
   return [...ids].sort();
 }
+
+/**
+ * The report read through label aliases decided after it was written (a merge the
+ * diagnostician proposed with it): every label as it now reads, symptoms that became one
+ * merged (counts and shares added, sub-patterns and cases joined). The report recorded in git
+ * stays as written; this is what the synthesizer reads.
+ */
+export function reportThroughAliases(report: DiagnosisReport, canonical: (label: string) => string): DiagnosisReport {
+  const dominant = new Map<string, DiagnosisReport['dominantSymptoms'][number]>();
+  for (const symptom of report.dominantSymptoms) {
+    const label = canonical(symptom.label);
+    const known = dominant.get(label);
+    if (!known) dominant.set(label, { ...symptom, label });
+    else {
+      const subPatterns = [...(known.subPatterns ?? []), ...(symptom.subPatterns ?? [])];
+      dominant.set(label, {
+        ...known,
+        count: known.count + symptom.count,
+        share: Math.min(1, known.share + symptom.share),
+        description: symptom.label === label ? symptom.description : known.description,
+        ...(subPatterns.length > 0 ? { subPatterns } : {}),
+      });
+    }
+  }
+  const surface = new Map<string, Set<string>>();
+  for (const entry of report.affectedSurface) {
+    const label = canonical(entry.label);
+    surface.set(label, new Set([...(surface.get(label) ?? []), ...entry.caseIds]));
+  }
+  return {
+    ...report,
+    dominantSymptoms: [...dominant.values()],
+    patterns: report.patterns.map((p) => ({ ...p, label: canonical(p.label) })),
+    representativeCases: report.representativeCases.map((c) => ({ ...c, label: canonical(c.label) })),
+    affectedSurface: [...surface].map(([label, ids]) => ({ label, caseIds: [...ids].sort() })),
+  };
+}

@@ -152,3 +152,8 @@ export class AgentdevelError extends Error {
 export function isAgentdevelError(error: unknown): error is AgentdevelError {
   return error instanceof AgentdevelError;
 }
+
+/** The catalogue's next step for a code (for a message that adds to it). */
+export function catalogueHint(code: ErrorCode): string {
+  return catalogue[code].hint;
+}

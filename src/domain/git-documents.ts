@@ -7,6 +7,7 @@
 import { diagnosisReportSchema, type DiagnosisReport } from './diagnosis.ts';
 import { AgentdevelError } from './errors.ts';
 import { parseJsonDocument } from './json-document.ts';
+import { labelMergeProposalSchema, type LabelMergeProposal } from './label-aliases.ts';
 import { changeIntentSchema, type ChangeIntent } from './release-candidate.ts';
 import { z, type ZodType } from './zod.ts';
 
@@ -28,8 +29,9 @@ export const INTENT_SCHEMA = 'agentdevel/intent@2';
 export const intentDocumentSchema = z.object({ schema: z.literal(INTENT_SCHEMA), intent: changeIntentSchema.nullable() });
 export type IntentDocument = z.infer<typeof intentDocumentSchema>;
 
-export const DIAGNOSIS_REPORT_SCHEMA = 'agentdevel/diagnosis-report@2';
-export type DiagnosisReportDocument = { readonly schema: typeof DIAGNOSIS_REPORT_SCHEMA } & DiagnosisReport;
+/** Version 3 adds `labelMerges`: the merges of synonym labels the diagnostician proposed and the loop recorded as aliases. */
+export const DIAGNOSIS_REPORT_SCHEMA = 'agentdevel/diagnosis-report@3';
+export type DiagnosisReportDocument = { readonly schema: typeof DIAGNOSIS_REPORT_SCHEMA; readonly labelMerges: LabelMergeProposal[] } & DiagnosisReport;
 
 export const ATTEMPTS_SCHEMA = 'agentdevel/attempts@2';
 const attemptsBody = {
@@ -39,19 +41,27 @@ const attemptsBody = {
 export const attemptsDocumentSchema = z.object({ schema: z.literal(ATTEMPTS_SCHEMA), ...attemptsBody });
 export type AttemptsDocument = z.infer<typeof attemptsDocumentSchema>;
 
+/** The synthesizer's refused attempts of an iteration, each with what was wrong (its repairs); the first shape had no `schema`. */
+export const SYNTHESIS_ATTEMPTS_SCHEMA = 'agentdevel/synthesis-attempts@2';
+const synthesisAttemptsBody = { refused: z.array(z.string()) };
+export const synthesisAttemptsDocumentSchema = z.object({ schema: z.literal(SYNTHESIS_ATTEMPTS_SCHEMA), ...synthesisAttemptsBody });
+export type SynthesisAttemptsDocument = z.infer<typeof synthesisAttemptsDocumentSchema>;
+
 export const flipsDocument = (body: Omit<FlipsDocument, 'schema'>): FlipsDocument => ({ schema: FLIPS_SCHEMA, ...body });
 export const intentDocument = (intent: ChangeIntent | null): IntentDocument => ({ schema: INTENT_SCHEMA, intent });
-export const diagnosisReportDocument = (report: DiagnosisReport): DiagnosisReportDocument => ({ schema: DIAGNOSIS_REPORT_SCHEMA, ...report });
+export const diagnosisReportDocument = (report: DiagnosisReport, labelMerges: readonly LabelMergeProposal[] = []): DiagnosisReportDocument => ({ schema: DIAGNOSIS_REPORT_SCHEMA, ...report, labelMerges: [...labelMerges] });
 export const attemptsDocument = (body: Omit<AttemptsDocument, 'schema'>): AttemptsDocument => ({ schema: ATTEMPTS_SCHEMA, ...body });
+export const synthesisAttemptsDocument = (refused: readonly string[]): SynthesisAttemptsDocument => ({ schema: SYNTHESIS_ATTEMPTS_SCHEMA, refused: [...refused] });
 
 /**
  * Reads a versioned document: `current` is the schema's name, `body` the shape without the
  * `schema` key (what version 1 was). Unknown versions and damaged text are HISTORY_INVALID.
  */
-function readVersioned<T>(text: string, file: string, current: string, body: ZodType<T>): T {
+function readVersioned<T>(text: string, file: string, current: string | readonly string[], body: ZodType<T>): T {
   const { schema } = parseJsonDocument(text, file, z.object({ schema: z.string().optional() }).passthrough(), 'HISTORY_INVALID');
-  if (schema !== undefined && schema !== current) {
-    throw new AgentdevelError('HISTORY_INVALID', `${file}: schema "${schema}" is not one this agentdevel reads (it reads ${current} and the unversioned first shape)`, {
+  const known = typeof current === 'string' ? [current] : current;
+  if (schema !== undefined && !known.includes(schema)) {
+    throw new AgentdevelError('HISTORY_INVALID', `${file}: schema "${schema}" is not one this agentdevel reads (it reads ${known.join(', ')} and the unversioned first shape)`, {
       location: { file, key: 'schema' },
     });
   }
@@ -72,10 +82,20 @@ export function readIntentDocument(text: string, file: string): ChangeIntent | n
   return readVersioned(text, file, INTENT_SCHEMA, z.object({ intent: changeIntentSchema.nullable() })).intent;
 }
 
+/** A recorded diagnosis: its report, and the label merges recorded with it (none before version 3). */
+export function readDiagnosisRecord(text: string, file: string): { readonly report: DiagnosisReport; readonly labelMerges: LabelMergeProposal[] } {
+  const { labelMerges, ...report } = readVersioned(text, file, ['agentdevel/diagnosis-report@2', DIAGNOSIS_REPORT_SCHEMA], diagnosisReportSchema.extend({ labelMerges: z.array(labelMergeProposalSchema).default([]) }));
+  return { report, labelMerges };
+}
+
 export function readDiagnosisReportDocument(text: string, file: string): DiagnosisReport {
-  return readVersioned(text, file, DIAGNOSIS_REPORT_SCHEMA, diagnosisReportSchema);
+  return readDiagnosisRecord(text, file).report;
 }
 
 export function readAttemptsDocument(text: string, file: string): Omit<AttemptsDocument, 'schema'> {
   return readVersioned(text, file, ATTEMPTS_SCHEMA, z.object(attemptsBody));
+}
+
+export function readSynthesisAttemptsDocument(text: string, file: string): Omit<SynthesisAttemptsDocument, 'schema'> {
+  return readVersioned(text, file, SYNTHESIS_ATTEMPTS_SCHEMA, z.object(synthesisAttemptsBody));
 }

@@ -1,3 +1,4 @@
+import { LABEL_PATTERN } from './symptoms.ts';
 import { z } from './zod.ts';
 
 export const editTypes = ['remove', 'revise', 'add'] as const;
@@ -51,6 +52,17 @@ export const releaseCandidateSchema = z.object({
 });
 export type ReleaseCandidate = z.infer<typeof releaseCandidateSchema>;
 
+const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A path inside the blueprint folder, as a pattern JSON Schema can state: `<root>/` then one or
+ * more segments, none of them "." or "..", no backslash (the edit check, edits.ts, says the same
+ * in code and stays the last word).
+ */
+export function blueprintPathPattern(blueprintRoot: string): RegExp {
+  return new RegExp(`^(?!.*(?:^|/)\\.{1,2}(?:/|$))${escapeRegex(blueprintRoot)}/(?:[^/\\\\]+/)*[^/\\\\]+$`);
+}
+
 /** The components a typed edit may name, per runtime (see blueprint-components.ts): the pattern and its words. */
 const COMPONENT_IDS: Readonly<Record<'tool-loop' | 'command' | 'crew', { readonly pattern: RegExp; readonly words: string }>> = {
   'tool-loop': { pattern: /^(agent|(tool|partial|section):\S.*)$/, words: '"agent", tool:NAME, partial:PATH or section:SLUG' },
@@ -77,15 +89,18 @@ export function typedFileEditSchema(runtime: keyof typeof COMPONENT_IDS) {
 /**
  * The RC schema a synthesizer answers with: every edit typed, and the targets an enum of the
  * symptom vocabulary, so a label the critic never gave (and the gate's hit rate could never
- * count) is refused where it is written. Without a vocabulary (nothing failed with a label) any
- * target is taken.
+ * count) is refused where it is written, and every edit's path lies in the blueprint folder.
+ * Without a vocabulary (nothing failed with a label yet) a target is any label-shaped name: the
+ * prompt says so.
  */
-export function releaseCandidateSchemaFor(vocabulary: readonly string[], runtime: keyof typeof COMPONENT_IDS) {
+export function releaseCandidateSchemaFor(vocabulary: readonly string[], runtime: keyof typeof COMPONENT_IDS, blueprintRoot: string) {
   const [first, ...rest] = vocabulary;
+  const target = first === undefined ? z.string().regex(LABEL_PATTERN, 'a symptom label is snake_case, 2 to 64 characters') : z.enum([first, ...rest]);
   return z.object({
-    edits: z.array(typedFileEditSchema(runtime)),
+    // Every edit's path lies in the blueprint folder: the schema says so where JSON Schema can.
+    edits: z.array(typedFileEditSchema(runtime).extend({ path: z.string().regex(blueprintPathPattern(blueprintRoot), `a path inside ${blueprintRoot}/ (no "." or ".." segment)`) })),
     intent: z.object({
-      targets: first === undefined ? z.array(z.string()).min(1) : z.array(z.enum([first, ...rest])).min(1),
+      targets: z.array(target).min(1),
       rationale: z.string().min(1),
     }),
   });

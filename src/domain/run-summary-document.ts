@@ -7,9 +7,11 @@
 // only for the runs a later diagnosis reads (a version's first whole-split record); confirmation
 // runs and the screen's extra records keep none.
 import { criticVerdictSchema, scorerResultSchema } from './record.ts';
+import { runKeyPartsSchema } from './run-fingerprint.ts';
 import { z } from './zod.ts';
 
-export const RUNS_SCHEMA = 'agentdevel/runs@1';
+/** Version 2 adds each run's `keyParts` (critic policy, record format, cases, first trial); version 1 is read with none. */
+export const RUNS_SCHEMA = 'agentdevel/runs@2';
 export const RUNS_FILE = 'runs.json';
 
 export const recordedCaseTrialSchema = z.object({
@@ -41,12 +43,13 @@ export const recordedRunSchema = z.object({
   agentModel: z.string(),
   criticModel: z.string(),
   simulated: z.boolean(),
+  keyParts: runKeyPartsSchema.nullable().default(null),
   records: z.array(recordedCaseTrialSchema),
 });
 export type RecordedRun = z.output<typeof recordedRunSchema>;
 
 export const runsDocumentSchema = z.object({
-  schema: z.literal(RUNS_SCHEMA),
+  schema: z.enum(['agentdevel/runs@1', RUNS_SCHEMA]),
   runs: z.array(recordedRunSchema),
 });
 export type RunsDocument = z.output<typeof runsDocumentSchema>;

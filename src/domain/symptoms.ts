@@ -35,6 +35,19 @@ export function declaredSymptoms(requirements: ReadonlyArray<{ readonly id: stri
 }
 
 /**
+ * The taxonomy a run's critic starts from: the store's, plus the declared labels it lacks (the
+ * run adds them first), each read through the aliases (`canonical`), in label order.
+ */
+export function withDeclared(taxonomy: readonly SymptomEntry[], declared: readonly SymptomEntry[], canonical: (label: string) => string): SymptomEntry[] {
+  const entries = new Map(taxonomy.map((entry) => [entry.label, entry]));
+  for (const entry of declared) {
+    const label = canonical(entry.label);
+    if (!entries.has(label)) entries.set(label, { label, description: entry.description });
+  }
+  return [...entries.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+}
+
+/**
  * The labels an iteration may speak in: the taxonomy, plus any label a failing record of the
  * baseline carries (so a report over these records can always be written), in label order.
  */

@@ -3,8 +3,11 @@
 // versioned schema; the reader accepts every version written so far.
 import { z } from './zod.ts';
 
+/** Version 2 names its schema; version 1 wrote `"schema": 1` and is read as it is. */
+export const TEST_SEAL_SCHEMA = 'agentdevel/test-seal@2';
+
 export const testSealSchema = z.object({
-  schema: z.literal(1),
+  schema: z.union([z.literal(TEST_SEAL_SCHEMA), z.literal(1)]),
   blueprint: z.string(),
   release: z.string(),
   commit: z.string(),

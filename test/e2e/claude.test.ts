@@ -444,4 +444,28 @@ describe('invalid model output', () => {
       await critic.close();
     }
   }, 120_000);
+
+  it('counts both causes when invalid answers and outages are mixed, and takes the code from the one that dominated', async () => {
+    // The critic of 4 of the 16 cases is refused by the API (an outage, not retried); the others answer invalidly.
+    const outage = new Set(['train-001', 'train-002', 'train-003', 'train-004']);
+    const critic = await startFakeAnthropic((request) => {
+      if (request.role !== 'critic') return { kind: 'error', status: 400 };
+      const caseId = /"caseId":"([^"]+)"/.exec(userText(request.body))?.[1] ?? '';
+      return outage.has(caseId) ? { kind: 'error', status: 400 } : toolAnswer('submit_verdict', { pass: true, label: 'Looks Fine!', description: 'fine' });
+    });
+    try {
+      const dir = await claudeWorkspace((d) => {
+        const file = path.join(d, 'agentdevel.config.json');
+        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
+        writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+      });
+      const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: { ANTHROPIC_BASE_URL: critic.url, ANTHROPIC_API_KEY: KEY } });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^error MODEL_OUTPUT_INVALID: every case-trial of run \S+ failed: the critic's answer was invalid after its repair on 12 of 16, and 4 for infrastructure reasons \(first: critic: the model API refused the critic's request/m);
+      expect(result.stderr).toMatch(/The critic's answer broke this rule: label: .*The other 4 could not reach the model API/);
+    } finally {
+      await critic.close();
+    }
+  }, 120_000);
 });

@@ -223,7 +223,7 @@ describe('agentdevel gate', () => {
     expect(verdict.change.blueprint).toBe(false);
     expect(verdict.change.task.cases.edited).toHaveLength(1);
     expect(verdict.change.task.baseline.label).toMatch(/^support-agent\/v\d+ on edits-the-task's task$/);
-    expect(verdict.baselineScreen).toMatch(/on edits-the-task's task: \d+ records?, \d+ run now \(\d+ case-trials: the candidate's task differs from the release's/);
+    expect(verdict.baselineScreen).toMatch(/on edits-the-task's task: \d+ records?, \d+ run now \(\d+ case-trials\); run now because the recorded run of this version \(run [^)]+\) differs: the task \(rubrics\/orders: its rubric, cases, scorers or environment\) changed/);
     expect(lineState(demo)).toBe(before);
   });
 });

@@ -87,7 +87,7 @@ describe('a fresh clone rebuilds its store from git', () => {
     const first = decisionOf(original, 1);
     const folder = first.outcome === 'promoted' ? `releases/${BP}/${String(first.release).split('/').at(-1)}` : `releases/${BP}/rejected/iter-001`;
     const runs = JSON.parse(git(original, 'show', `${auditRef(1)}:${folder}/runs.json`)) as { schema: string; runs: Array<{ purpose: string; records: Array<{ trace: unknown }> }> };
-    expect(runs.schema).toBe('agentdevel/runs@1');
+    expect(runs.schema).toBe('agentdevel/runs@2');
     expect(runs.runs.map((r) => r.purpose)).toEqual(expect.arrayContaining(['baseline', 'candidate']));
     const taxonomy = JSON.parse(git(original, 'show', `${auditRef(1)}:${folder}/taxonomy.json`)) as { schema: string; labels: Array<{ label: string }> };
     expect(taxonomy.schema).toBe('agentdevel/taxonomy@1');
@@ -205,7 +205,7 @@ describe('one vocabulary that can be curated', () => {
     const merged = await cliAsync(['labels', 'merge', a, b, '--into', 'merged_symptom', '-C', dir], { env: OFFLINE });
     expect(merged.code, merged.stderr).toBe(0);
     const alias = JSON.parse(git(dir, 'show', `refs/agentdevel/labels/${BP}:labels.json`)) as { schema: string; aliases: Array<{ from: string; to: string }> };
-    expect(alias.schema).toBe('agentdevel/labels@1');
+    expect(alias.schema).toBe('agentdevel/labels@2');
     expect(alias.aliases.map((x) => [x.from, x.to])).toEqual([[a, 'merged_symptom'], [b, 'merged_symptom']]);
 
     const after = (JSON.parse((await cliAsync(['labels', '--json', '-C', dir], { env: OFFLINE })).stdout) as { labels: Array<{ label: string; cases: number; aliases: string[] }> }).labels;
@@ -224,4 +224,32 @@ describe('one vocabulary that can be curated', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/"never_seen_label" is not in the taxonomy/);
   }, 120_000);
+});
+
+describe('aliases scoped in time', () => {
+  it('replays iteration 2 in a clone after `labels merge` was recorded: its critic sees the taxonomy as it stood, so no REPLAY_MISS', async () => {
+    // Two labels iteration 1 recorded (so iteration 2's critic was shown both), merged after both iterations.
+    const first = decisionOf(original, 1);
+    const folder = first.outcome === 'promoted' ? `releases/${BP}/${String(first.release).split('/').at(-1)}` : `releases/${BP}/rejected/iter-001`;
+    const recorded = (JSON.parse(git(original, 'show', `${auditRef(1)}:${folder}/taxonomy.json`)) as { labels: Array<{ label: string }> }).labels.map((l) => l.label);
+    expect(recorded.length).toBeGreaterThanOrEqual(2);
+    const merged = await cliAsync(['labels', 'merge', recorded[0] as string, recorded[1] as string, '-C', original], { env: OFFLINE });
+    expect(merged.code, merged.stderr).toBe(0);
+    const alias = JSON.parse(git(original, 'show', `refs/agentdevel/labels/${BP}:labels.json`)) as { aliases: Array<{ effective: unknown }> };
+    expect(alias.aliases[0]?.effective).toEqual({ iteration: 3, stage: 'start' });
+
+    const copy = await cloneBefore(2);
+    expect(git(copy, 'rev-parse', `refs/agentdevel/labels/${BP}`)).toBe(git(original, 'rev-parse', `refs/agentdevel/labels/${BP}`));
+    const before = server.requests.length;
+    const replayed = await cliAsync(['iterate', '--max-iterations', '1', '--replay', cassette, '-C', copy], { env: OFFLINE });
+    expect(replayed.stderr).not.toMatch(/REPLAY_MISS|internal error/);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const mine = decisionOf(copy, 2);
+    const theirs = decisionOf(original, 2);
+    expect([mine.outcome, mine.release, mine.gate.f2p, mine.gate.p2f]).toEqual([theirs.outcome, theirs.release, theirs.gate.f2p, theirs.gate.p2f]);
+    expect(server.requests.length).toBe(before);
+    // Outside the loop the merge is in effect: `labels` in the clone lists one label.
+    const labels = JSON.parse((await cliAsync(['labels', '--json', '-C', copy], { env: OFFLINE })).stdout) as { labels: Array<{ label: string }> };
+    expect(labels.labels.map((l) => l.label)).not.toContain(recorded[1]);
+  }, 240_000);
 });

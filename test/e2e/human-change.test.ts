@@ -73,7 +73,7 @@ describe("a person's change beyond the blueprint", () => {
     const result = cli(['gate', '--candidate', 'more-cases', '--summary', summary, '-C', dir]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^more-cases: accepted \(a dry gate: not promoted\)$/m);
-    expect(result.stdout).toMatch(/^ {2}baseline screen of main@[0-9a-f]{10} \(initial\) on more-cases's task: 3 records, 3 run now \(24 case-trials: the candidate's task differs from the release's/m);
+    expect(result.stdout).toMatch(/^ {2}baseline screen of main@[0-9a-f]{10} \(initial\) on more-cases's task: 3 records, 3 run now \(24 case-trials\); run now because /m);
     expect(result.stdout).toMatch(/^ {2}no blueprint change: the release measured on the candidate's task$/m);
     expect(result.stdout).toMatch(/^ {2}task edits \(rubrics\/arithmetic\/\): cases added pow-1, add-3; removed none; edited none$/m);
     expect(result.stdout).toMatch(/^ {2}the release on the added and edited cases: 1 of 2 pass every trial; failing: pow-1 \(0\/3\)$/m);
@@ -100,9 +100,11 @@ describe("a person's change beyond the blueprint", () => {
     });
     const result = cli(['gate', '--candidate', 'powers', '--json', '-C', dir]);
     expect(result.code, result.stderr).toBe(0);
-    const json = JSON.parse(result.stdout) as { decision: string; f2p: string[]; tests: Array<{ caseId: string; screening: { baseline: { graded: number; passes: number } }; confirmation: { baseline: { graded: number; passes: number } } | null }> };
+    const json = JSON.parse(result.stdout) as { decision: string; f2p: string[]; baselineScreen: string; tests: Array<{ caseId: string; screening: { baseline: { graded: number; passes: number } }; confirmation: { baseline: { graded: number; passes: number } } | null }> };
     expect(json.decision).toBe('accept');
     expect(json.f2p).toEqual(['pow-1']);
+    // The release's blueprint ran before on another task (the gate above): the screen says why it ran again.
+    expect(json.baselineScreen).toMatch(/on powers's task: 3 records, 3 run now \(21 case-trials\); run now because the recorded run of this version \(run [^)]+\) differs: the task \(rubrics\/arithmetic: its rubric, cases, scorers or environment\) changed/);
     // The release's side was screened and confirmed on pow-1: it ran on the candidate's task.
     const test = json.tests.find((t) => t.caseId === 'pow-1');
     expect(test?.screening.baseline).toEqual({ passes: 0, graded: 3 });

@@ -10,6 +10,7 @@ type JsonSchema = {
   minLength?: number;
   maxLength?: number;
   minItems?: number;
+  maxItems?: number;
   minimum?: number;
   properties?: Record<string, JsonSchema>;
   required?: string[];
@@ -18,15 +19,21 @@ type JsonSchema = {
 
 const STRING_POOL = ['ok', 'unexpected_output', 'x', 'a one-line reason'];
 
-/** `index` picks the index-th enum value, so the items of an array with an enum id are distinct. */
-export function schemaOnlyAnswer(schema: JsonSchema, index = 0): unknown {
+/**
+ * `index` picks the index-th enum value, so the items of an array with an enum id are distinct.
+ * `fill` gives an array one item even where none is required (as many as maxItems allows), so
+ * that the constraints on its items are exercised too.
+ */
+export function schemaOnlyAnswer(schema: JsonSchema, index = 0, options: { readonly fill?: boolean } = {}): unknown {
   if (schema.const !== undefined) return schema.const;
   if (schema.enum) return schema.enum[index % schema.enum.length];
   switch (schema.type) {
     case 'object':
-      return Object.fromEntries((schema.required ?? []).map((key) => [key, schemaOnlyAnswer(schema.properties?.[key] ?? {}, index)]));
-    case 'array':
-      return Array.from({ length: schema.minItems ?? 0 }, (_, i) => schemaOnlyAnswer(schema.items ?? {}, i));
+      return Object.fromEntries((schema.required ?? []).map((key) => [key, schemaOnlyAnswer(schema.properties?.[key] ?? {}, index, options)]));
+    case 'array': {
+      const length = Math.min(Math.max(schema.minItems ?? 0, options.fill ? 1 : 0), schema.maxItems ?? Infinity);
+      return Array.from({ length }, (_, i) => schemaOnlyAnswer(schema.items ?? {}, i, options));
+    }
     case 'boolean':
       return true;
     case 'number':

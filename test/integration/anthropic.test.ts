@@ -272,6 +272,55 @@ describe('the Claude engine against a fake Messages API', () => {
     }
   });
 
+  it('passes the reviewer and judge contracts with an answerer that reads only the tool schema (ids are enums, one verdict per call)', async () => {
+    server = await startFakeAnthropic((request) => {
+      const tool = (request.body.tools as Array<{ name: string; input_schema: Record<string, unknown> }>)[0];
+      return toolAnswer(tool?.name ?? '', schemaOnlyAnswer(tool?.input_schema ?? {}, 0, { fill: true }));
+    });
+    const send = createMessagesClient({ apiKey: 'sk-test-key-0123456789', baseURL: server.url, maxRetries: 0, timeoutMs: 10_000 });
+    const engine = createClaudeEngine(send, () => {}, facts);
+    const review = await engine.reviewRequirements({
+      model: 'claude-sonnet-5-5',
+      rubric: 'R',
+      requirements: [{ id: 'confirm_first', text: 'confirm first', symptoms: [] }, { id: 'no_pii', text: 'no card numbers', symptoms: [] }],
+      cases: [{ caseId: 'train-004', trace: [] }, { caseId: 'train-009', trace: [] }],
+    });
+    expect(server.requests, 'the reviewer answered without a repair').toHaveLength(1);
+    expect(review.value.violations).toEqual([{ requirement: 'confirm_first', caseId: 'train-004', reason: 'ok' }]);
+    const reviewSchema = (server.requests[0]?.body.tools as Array<{ input_schema: { properties: { violations: { items: { properties: Record<string, { enum?: string[] }> } } } } }>)[0]?.input_schema;
+    expect(reviewSchema?.properties.violations.items.properties.requirement?.enum).toEqual(['confirm_first', 'no_pii']);
+    expect(reviewSchema?.properties.violations.items.properties.caseId?.enum).toEqual(['train-004', 'train-009']);
+
+    const callIds = ['toolu_1', 'toolu_2', 'toolu_3'];
+    const judged = await engine.judgeHelpfulness!({ model: 'claude-sonnet-5-5', component: { kind: 'tool', name: 'get_order', description: 'd' }, trace: [], callIds });
+    expect(server.requests, 'the judge answered without a repair').toHaveLength(2);
+    expect(judged.value.verdicts.map((v) => v.callId)).toEqual(callIds);
+    const verdicts = (server.requests[1]?.body.tools as Array<{ input_schema: { properties: { verdicts: { minItems: number; maxItems: number; items: { properties: { callId: { enum: string[] } } } } } } }>)[0]?.input_schema.properties.verdicts;
+    expect([verdicts?.minItems, verdicts?.maxItems, verdicts?.items.properties.callId.enum]).toEqual([3, 3, callIds]);
+  });
+
+  it('states in the synthesizer’s schema what it checks after: edit paths inside the blueprint folder, and label-shaped targets when the taxonomy is empty', async () => {
+    const { engine, server: fake } = await engineAgainst([
+      toolAnswer('submit_release_candidate', { edits: [{ path: 'blueprints/bp/../other/x.hbs', content: 'x' }], intent: { targets: ['Fix It!'], rationale: 'r' } }),
+      toolAnswer('submit_release_candidate', { edits: [{ path: 'blueprints/bp/system.hbs', content: 'x' }], intent: { targets: ['tool_error'], rationale: 'r' } }),
+    ]);
+    const answer = await engine.synthesize({ ...synthesisRequest, taxonomy: [] });
+    expect(answer.value.intent.targets).toEqual(['tool_error']);
+    const schema = (fake.requests[0]?.body.tools as Array<{ input_schema: { properties: { edits: { items: { properties: { path: { pattern: string } } } }; intent: { properties: { targets: { items: { pattern?: string; enum?: string[] } } } } } } }>)[0]?.input_schema;
+    const pattern = new RegExp(schema?.properties.edits.items.properties.path.pattern ?? '^$');
+    expect(['blueprints/bp/system.hbs', 'blueprints/bp/tools/get_order.ts'].every((p) => pattern.test(p))).toBe(true);
+    expect(['blueprints/bp/../other/x.hbs', 'blueprints/other/x', '../blueprints/bp/x', 'blueprints/bp/./x', 'blueprints/bpx/y'].some((p) => pattern.test(p))).toBe(false);
+    expect(schema?.properties.intent.properties.targets.items).toMatchObject({ pattern: '^[a-z][a-z0-9_]{1,63}$' });
+    expect(schema?.properties.intent.properties.targets.items.enum).toBeUndefined();
+    // The prompt says the same: with an empty taxonomy any label-shaped name is accepted (not "the schema lists them").
+    const system = (fake.requests[0]?.body.system as Array<{ text: string }>).map((b) => b.text).join('\n');
+    expect(system).toContain('the taxonomy is empty, so any such name is accepted');
+    expect(system).not.toContain("the tool's schema lists them");
+    const repair = JSON.stringify(fake.requests[1]?.body.messages);
+    expect(repair).toMatch(/edits\.0\.path: a path inside blueprints\/bp\//);
+    expect(repair).toMatch(/intent\.targets\.0: a symptom label is snake_case/);
+  });
+
   it('tells every role the date and the runtime, and only the roles that write code its built-ins', async () => {
     const candidate = { edits: [{ path: 'blueprints/bp/system.hbs', content: 'x', type: 'revise' as const, component: 'agent' }], intent: { targets: ['tool_error'], rationale: 'r' } };
     const { engine, server: fake } = await engineAgainst([toolAnswer('submit_verdict', verdict)]);

@@ -40,6 +40,7 @@ const proposals: Record<string, ReleaseCandidate> = {
     ],
     intent,
   },
+  unlabelledTarget: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Normalise ids.\n{{#each tools}}- {{name}}\n{{/each}}', type: 'revise', component: 'agent' }], intent: { targets: ['Normalise IDs'], rationale: 'normalise ids' } },
   coinedTarget: { edits: [{ path: 'blueprints/support-agent/system.hbs', content: 'Normalise ids.\n{{#each tools}}- {{name}}\n{{/each}}', type: 'revise', component: 'agent' }], intent: { targets: ['order_id_not_canonical'], rationale: 'normalise ids' } },
 };
 
@@ -67,7 +68,7 @@ async function commandWorkspace(): Promise<string> {
   return dir;
 }
 
-async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepairs: number, history: RcHistoryEntry[] = [], setup: { dir: () => Promise<string>; blueprint: string } = { dir: exampleWorkspace, blueprint: 'support-agent' }) {
+async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepairs: number, history: RcHistoryEntry[] = [], setup: { dir: () => Promise<string>; blueprint: string; taxonomy?: typeof taxonomy } = { dir: exampleWorkspace, blueprint: 'support-agent' }) {
   const dir = await setup.dir();
   const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: { now: () => new Date() } });
   const base = git(dir, 'rev-parse', 'HEAD');
@@ -81,7 +82,7 @@ async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepair
   });
   try {
     const outcome = await synthesize(
-      { blueprint: setup.blueprint, files: await readBlueprintFiles(dir, setup.blueprint), brief: blueprintBrief(setup.blueprint === 'support-agent' ? 'tool-loop' : 'command'), evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] }, diagnosis, history, taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
+      { blueprint: setup.blueprint, files: await readBlueprintFiles(dir, setup.blueprint), brief: blueprintBrief(setup.blueprint === 'support-agent' ? 'tool-loop' : 'command'), evidence: { budgetTokens: 0, usedTokens: 0, symptoms: [] }, diagnosis, history, taxonomy: setup.taxonomy ?? taxonomy, task: { rubric: 'r', environmentApi: null }, model: 'scripted', maxRepairs },
       {
         model,
         reporter: silentReporter,
@@ -139,6 +140,13 @@ describe('RC synthesis', () => {
     expect(outcome.kind).toBe('candidate');
     expect(JSON.parse(repairs[1]?.previousOutput ?? '')).toEqual(proposals.coinedTarget);
     expect(repairs[1]?.error).toBe('intent.targets: "order_id_not_canonical" is not a symptom label of the taxonomy (one of: missing_required_step, tool_error)');
+  });
+
+  it('holds targets to what the prompt says when the taxonomy is empty: any snake_case label, nothing else', async () => {
+    const empty = { dir: exampleWorkspace, blueprint: 'support-agent', taxonomy: [] };
+    const { outcome, repairs } = await synthesizeWith(['unlabelledTarget', 'coinedTarget'], 1, [], empty);
+    expect(repairs[1]?.error).toBe('intent.targets: "Normalise IDs" is not a symptom label (snake_case, 2 to 64 characters); the taxonomy is empty, so any such label is taken');
+    expect(outcome.kind === 'candidate' && outcome.candidate.intent.targets).toEqual(['order_id_not_canonical']);
   });
 
   it('takes edits a rejected RC had again when the targets or the scope changed, and refuses them when nothing did', async () => {

@@ -7,6 +7,7 @@ import {
   intentDocument,
   readAttemptsDocument,
   readDiagnosisReportDocument,
+  readDiagnosisRecord,
   readFlipsDocument,
   readIntentDocument,
 } from '../../src/domain/git-documents.ts';
@@ -59,11 +60,31 @@ describe('the versioned documents written to git', () => {
 
   it('keep a diagnosis report strict: an unknown key is damage, the version key is not', () => {
     const parsed = (text: string) => readDiagnosisReportDocument(text, 'diagnostics/a/iter-001/report.json');
-    const written = diagnosisReportDocument(validReport());
-    expect(written.schema).toBe('agentdevel/diagnosis-report@2');
+    const merge = { labels: ['missing_required_step', 'skipped_confirmation'], into: 'missing_required_step', reason: 'one fault', evidence: ['train-001', 'train-002'] };
+    const written = diagnosisReportDocument(validReport(), [merge]);
+    expect(written.schema).toBe('agentdevel/diagnosis-report@3');
     expect(parsed(json(written))).toEqual(validReport());
+    expect(readDiagnosisRecord(json(written), 'report.json')).toEqual({ report: validReport(), labelMerges: [merge] });
+    // Version 2 and the unversioned first shape are read, with no merges.
+    expect(readDiagnosisRecord(json({ schema: 'agentdevel/diagnosis-report@2', ...validReport() }), 'report.json')).toEqual({ report: validReport(), labelMerges: [] });
     expect(parsed(json(validReport()))).toEqual(validReport());
     expect(historyError(() => parsed(json({ ...validReport(), extra: 1 }))).code).toBe('HISTORY_INVALID');
+  });
+});
+
+describe('the synthesis attempts and the test seal', () => {
+  it('name their schema, and read the shape written before', async () => {
+    const { synthesisAttemptsDocument, readSynthesisAttemptsDocument } = await import('../../src/domain/git-documents.ts');
+    const written = synthesisAttemptsDocument(['intent.targets: "x" is not a symptom label']);
+    expect(written.schema).toBe('agentdevel/synthesis-attempts@2');
+    expect(readSynthesisAttemptsDocument(json(written), 'synthesis-attempts.json')).toEqual({ refused: ['intent.targets: "x" is not a symptom label'] });
+    expect(readSynthesisAttemptsDocument(json({ refused: ['a'] }), 'synthesis-attempts.json')).toEqual({ refused: ['a'] });
+    const { testSealSchema, TEST_SEAL_SCHEMA } = await import('../../src/domain/test-seal.ts');
+    const seal = { blueprint: 'bp', release: 'bp/v1', commit: 'c', runId: 'r', passRate: 0.5, passed: 1, graded: 2, at: 't', simulated: false };
+    expect(TEST_SEAL_SCHEMA).toBe('agentdevel/test-seal@2');
+    expect(testSealSchema.parse({ schema: TEST_SEAL_SCHEMA, ...seal }).schema).toBe(TEST_SEAL_SCHEMA);
+    expect(testSealSchema.parse({ schema: 1, ...seal }).schema).toBe(1);
+    expect(testSealSchema.safeParse({ schema: 3, ...seal }).success).toBe(false);
   });
 });
 

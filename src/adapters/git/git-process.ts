@@ -89,15 +89,3 @@ export async function comparablePath(file: string): Promise<string> {
   }
 }
 
-/** A fetch or push as the user's own git would do it (SSH agent, credential helpers), never prompting, within `timeoutMs`: why it failed, or null. */
-export async function transfer(root: string, args: readonly string[], timeoutMs: number): Promise<string | null> {
-  const outcome = await runProcess({
-    command: 'git',
-    args: [...args],
-    cwd: root,
-    env: { ...definedEnvironment(), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: ambientEnvironment().GIT_SSH_COMMAND ?? `ssh -o BatchMode=yes -o ConnectTimeout=${Math.max(1, Math.ceil(timeoutMs / 1000))}` },
-    timeoutMs,
-  });
-  if (outcome.exitCode === 0) return null;
-  return outcome.spawnError ?? (outcome.timedOut ? `no answer within ${timeoutMs / 1000} s` : outcome.stderr.trim().split('\n').slice(-2).join(' ') || `exit ${outcome.exitCode}`);
-}

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { simpleGit, type SimpleGit, type SimpleGitOptions } from 'simple-git';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { atExit } from '../process/exit-hooks.ts';
+import { transferRefs } from './transfer.ts';
 import {
   comparablePath,
   execGit,
@@ -17,7 +18,6 @@ import {
   parseWorktrees,
   pathExists,
   probeOutcome,
-  transfer,
   type Probe,
   type WorktreeEntry,
 } from './git-process.ts';
@@ -369,12 +369,14 @@ export class GitRepo {
   }
 
   /**
-   * Writes a commit that holds just these files (at the top of its tree), on top of `parent`,
-   * without touching any worktree or index: a document recorded in git.
+   * Writes a commit that holds just these files (at the top of its tree), on top of `parent` (two
+   * parents: a merge of two clones' chains), without touching any worktree or index: a document
+   * recorded in git.
    */
-  async documentCommit(parent: string, files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
+  async documentCommit(parent: string | readonly string[], files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
     const tree = await documentTree(this.plumber, files);
-    return (await this.plumbing(['commit-tree', tree, '-p', parent, '-F', '-'], message)).trim();
+    const parents = (typeof parent === 'string' ? [parent] : parent).flatMap((p) => ['-p', p]);
+    return (await this.plumbing(['commit-tree', tree, ...parents, '-F', '-'], message)).trim();
   }
 
   /**
@@ -391,22 +393,14 @@ export class GitRepo {
     return (await this.raw(['remote'], 'remote')).split('\n').filter((name) => name.trim() !== '');
   }
 
-  /**
-   * Fetches refs matching `refspec` from a remote, without prompting for credentials and within
-   * `timeoutMs`. Returns why it failed (git's words), or null.
-   */
+  /** Fetches refs matching `refspec` from a remote (no tags), within `timeoutMs`. Returns why it failed (git's words), or null. */
   async fetchRefs(remote: string, refspec: string, timeoutMs: number): Promise<string | null> {
-    return transfer(this.root, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', remote, refspec], timeoutMs);
+    return transferRefs(this.root, 'fetch', remote, ['--no-tags', refspec], timeoutMs);
   }
 
-  /**
-   * Fetches or pushes refspecs (no "+": a ref that would move backwards is refused, not
-   * overwritten), without a prompt and within `timeoutMs`. Returns why it failed, or null.
-   */
+  /** Fetches or pushes refspecs to a remote (see transfer.ts). Returns why it failed (git's words), or null. */
   async transferRefs(verb: 'fetch' | 'push', remote: string, refspecs: readonly string[], timeoutMs: number): Promise<string | null> {
-    // An atomic push: when the remote refuses one ref (the line moved there meanwhile), none moves,
-    // so a release tag never arrives without the line that holds its commit.
-    return transfer(this.root, verb === 'fetch' ? ['fetch', '--quiet', '--no-write-fetch-head', remote, ...refspecs] : ['push', '--quiet', '--atomic', remote, ...refspecs], timeoutMs);
+    return transferRefs(this.root, verb, remote, refspecs, timeoutMs);
   }
 
   /** Moves several refs in one transaction: all of them move, or none does. */

@@ -138,6 +138,11 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE decisions ADD COLUMN recorded_commit TEXT;
   `,
+  // The parts of a run's cache key beside its identity columns (critic policy, record format,
+  // cases, first trial), so a run that is not reused can say which part differs.
+  `
+  ALTER TABLE runs ADD COLUMN key_parts TEXT;
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

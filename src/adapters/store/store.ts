@@ -6,6 +6,7 @@ import type { CaseRecord, CriticVerdict, ScorerResult } from '../../domain/recor
 import { AgentdevelError } from '../../domain/errors.ts';
 import { migrate, StoreTooNew } from './migrations.ts';
 import { caseSummarizer, type CaseSummary } from '../../domain/case-summary.ts';
+import type { RunKeyParts } from '../../domain/run-fingerprint.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 import { CostLedger, type ActivityCost, type IterationCost, type LedgerScope, type SpareReason } from './ledger.ts';
 
@@ -30,9 +31,12 @@ export interface RunIdentity {
   readonly agentModel: string;
   readonly criticModel: string;
   readonly simulated: boolean;
+  /** The other parts of the cache key (null for runs recorded before they were kept). */
+  readonly keyParts?: RunKeyParts | null;
 }
 
 export interface RunSummary extends RunIdentity {
+  readonly keyParts: RunKeyParts | null;
   readonly id: string;
   readonly purpose: RunPurpose;
   readonly status: 'running' | 'complete' | 'failed';
@@ -165,8 +169,8 @@ export class Store {
 
   createRun(id: string, identity: RunIdentity, purpose: RunPurpose, name: string | null = null): void {
     this.sql.run(
-      `INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at, name)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
+      `INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at, name, key_parts)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)`,
       id,
       identity.cacheKey,
       identity.blueprint,
@@ -181,27 +185,42 @@ export class Store {
       identity.simulated ? 1 : 0,
       this.now(),
       name,
+      json(identity.keyParts),
     );
   }
 
   /** The newest finished run of one blueprint version (by content) over a whole split (not a confirmation of a few cases), or undefined. */
   latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined {
-    const row = this.sql.get(
-      `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC LIMIT 1`,
-      blueprintTree,
-      taskTree,
-      split,
-    );
-    return row ? toRun(row) : undefined;
+    return this.latestRuns(blueprintTree, taskTree, split, 1)[0];
   }
 
-  /** A run by its name (imports, calibration) or its id. */
+  /** The newest finished runs of one blueprint version over a whole split, newest (and complete) first. */
+  latestRuns(blueprintTree: string, taskTree: string, split: string, limit: number): RunSummary[] {
+    return this.sql
+      .all(
+        `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC, rowid DESC LIMIT ?`,
+        blueprintTree,
+        taskTree,
+        split,
+        limit,
+      )
+      .map(toRun);
+  }
+
+  /** The runs of one blueprint content on a split (any task, confirmations left out), newest first: what a run that was not reused is compared with. */
+  runsOfBlueprint(blueprintTree: string, split: string, limit: number): RunSummary[] {
+    return this.sql
+      .all(`SELECT * FROM runs WHERE blueprint_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT ?`, blueprintTree, split, limit)
+      .map(toRun);
+  }
+
   /** The newest finished train run (confirmation runs, which hold only moved cases, left out). */
   newestRun(): RunSummary | undefined {
     const row = this.sql.get(`SELECT * FROM runs WHERE split = 'train' AND purpose != 'confirm' AND status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT 1`);
     return row ? toRun(row) : undefined;
   }
 
+  /** A run by its name (imports, calibration) or its id. */
   findRun(nameOrId: string): RunSummary | undefined {
     const row = this.sql.get(`SELECT * FROM runs WHERE name = ? OR id = ? ORDER BY name IS NULL LIMIT 1`, nameOrId, nameOrId);
     return row ? toRun(row) : undefined;
@@ -291,9 +310,10 @@ export class Store {
   /**
    * A run's records in case and trial order, read a page at a time so that a run of any size
    * is never held whole (and no query stays open between pages, so the store stays usable).
-   * `only.failing` keeps the failing ones.
+   * `only.failing` keeps the failing ones; `only.asRecorded` reads the labels as the critic gave
+   * them, not through the aliases (what git records).
    */
-  *eachRecord(runId: string, only: { readonly failing?: boolean } = {}): Generator<CaseRecord> {
+  *eachRecord(runId: string, only: { readonly failing?: boolean; readonly asRecorded?: boolean } = {}): Generator<CaseRecord> {
     const filter = only.failing ? ' AND pass = 0' : '';
     let after: { caseId: string; trial: number } | null = null;
     for (;;) {
@@ -302,7 +322,7 @@ export class Store {
         : this.sql.all(`SELECT * FROM records WHERE run_id = ?${filter} ORDER BY case_id, trial LIMIT ${RECORD_PAGE}`, runId);
       for (const row of rows) {
         const record = toRecord(row);
-        yield this.aliases.size === 0 ? record : { ...record, critic: this.throughAliases(record.critic) };
+        yield this.aliases.size === 0 || only.asRecorded ? record : { ...record, critic: this.throughAliases(record.critic) };
       }
       const last = rows.at(-1);
       if (rows.length < RECORD_PAGE || !last) return;
@@ -520,5 +540,6 @@ function toRun(row: Record<string, unknown>): RunSummary {
     infraErrors: row.infra_errors === null ? null : Number(row.infra_errors),
     name: row.name === null || row.name === undefined ? null : String(row.name),
     origin: row.origin === 'git' ? 'git' : 'local',
+    keyParts: parse<RunKeyParts>(row.key_parts),
   };
 }

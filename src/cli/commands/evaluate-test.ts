@@ -1,6 +1,6 @@
 import { passRateOf } from '../../domain/case-summary.ts';
-import { AgentdevelError } from '../../domain/errors.ts';
-import type { TestSeal } from '../../domain/test-seal.ts';
+import { TEST_SEAL_SCHEMA, type TestSeal } from '../../domain/test-seal.ts';
+import { unsealedTestError } from '../../pipeline/run/failed-run.ts';
 import { runVersion, withCheckout } from '../../pipeline/run/execute-run.ts';
 import { fetchSeals, readSeal, writeSeal } from '../../pipeline/workspace/test-seal.ts';
 import { currentRelease } from '../../pipeline/workspace/versions.ts';
@@ -26,7 +26,7 @@ export async function evaluateTestCommand(io: Io, options: CommonOptions): Promi
     const stored = store.testEvaluation(config.blueprint, tip);
     if (seal === null && stored) {
       // Recorded by an agentdevel that kept the seal only in the store: move it into git.
-      seal = { schema: 1, blueprint: config.blueprint, release: release.label, commit: tip, runId: stored.runId, passRate: stored.passRate, passed: null, graded: null, at: stored.at, simulated: store.run(stored.runId)?.simulated ?? false };
+      seal = { schema: TEST_SEAL_SCHEMA, blueprint: config.blueprint, release: release.label, commit: tip, runId: stored.runId, passRate: stored.passRate, passed: null, graded: null, at: stored.at, simulated: store.run(stored.runId)?.simulated ?? false };
       await writeSeal(repo, config, seal);
     }
     const repeated = seal !== null;
@@ -41,10 +41,10 @@ export async function evaluateTestCommand(io: Io, options: CommonOptions): Promi
       const { graded, passed, infraErrors } = run.counts;
       if (infraErrors > 0) {
         // A partial evaluation is not the evaluation: it is not sealed, so it can be run again.
-        throw new AgentdevelError('MODEL_UNAVAILABLE', `${infraErrors} test case-trials had infrastructure errors; the test evaluation was not recorded`);
+        throw unsealedTestError({ infraErrors, invalid: run.infra?.invalidOutputs ?? { count: 0, first: null }, firstOutage: run.infra?.firstOutage ?? null });
       }
       seal = {
-        schema: 1,
+        schema: TEST_SEAL_SCHEMA,
         blueprint: config.blueprint,
         release: release.label,
         commit: tip,

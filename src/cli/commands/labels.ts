@@ -3,6 +3,7 @@ import { mergeAliases } from '../../domain/label-aliases.ts';
 import { LABEL_PATTERN } from '../../domain/symptoms.ts';
 import { readLabelAliases, writeLabelAliases } from '../../pipeline/workspace/label-aliases.ts';
 import { lineTip } from '../../pipeline/workspace/workspace.ts';
+import { nextIteration } from '../../pipeline/workspace/versions.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface LabelsOptions extends CommonOptions {
@@ -10,7 +11,7 @@ export interface LabelsOptions extends CommonOptions {
   readonly reason?: string;
 }
 
-/** `agentdevel labels`: the vocabulary with its counts (failing case-trials and cases), and the aliases. Reads only. */
+/** `agentdevel labels`: the vocabulary with its definitions and counts (failing case-trials and cases), and the aliases. Reads only. */
 export async function labelsCommand(io: Io, options: CommonOptions): Promise<number> {
   const command = await openCommand(io, options, null);
   try {
@@ -31,7 +32,7 @@ export async function labelsCommand(io: Io, options: CommonOptions): Promise<num
     if (rows.length === 0) command.output.line('no symptom labels yet: the critic names them in the first run');
     for (const row of rows) {
       command.output.line(`${row.label.padEnd(36)} ${String(row.cases).padStart(4)} cases ${String(row.caseTrials).padStart(5)} failing case-trials${row.aliases.length ? `  (also: ${row.aliases.join(', ')})` : ''}`);
-      command.output.line(`  ${row.description}`);
+      command.output.line(`  definition: ${row.description}`);
     }
     return 0;
   } finally {
@@ -54,13 +55,15 @@ export async function labelsMergeCommand(io: Io, options: LabelsOptions, labels:
     const into = options.into ?? (labels[0] as string);
     const previous = await readLabelAliases(repo, config);
     const reason = options.reason ?? `merged by a person: ${labels.join(', ')} name one symptom`;
-    const added = mergeAliases(previous.aliases, labels, into, 'person', reason, io.clock.now().toISOString());
+    // In effect from the next iteration on: one replayed from before it sees the taxonomy as it stood.
+    const effective = { iteration: await nextIteration(repo, config), stage: 'start' as const };
+    const added = mergeAliases(previous.aliases, labels, into, { by: 'person', reason, at: io.clock.now().toISOString(), effective });
     if (typeof added === 'string') throw new AgentdevelError('USAGE', `labels merge: ${added}`);
     if (added.length === 0) {
       command.output.line(`nothing to do: ${labels.join(', ')} already read as "${into}"`);
       return 0;
     }
-    await writeLabelAliases(repo, config, previous, added, await lineTip(command.workspace));
+    await writeLabelAliases(repo, config, added, await lineTip(command.workspace));
     if (command.output.json) command.output.result({ added });
     else for (const alias of added) command.output.line(`${alias.from} now reads as ${alias.to} (recorded on refs/agentdevel/labels/${config.blueprint}; earlier decisions keep their labels)`);
     return 0;

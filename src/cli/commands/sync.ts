@@ -25,6 +25,7 @@ export async function syncCommand(io: Io, options: SyncOptions, remote: string |
     if (command.output.json) command.output.result({ remote: remote ?? 'origin', ...result });
     else {
       if (result.fetched.length) command.output.line(`fetched from ${remote ?? 'origin'}: ${result.fetched.join(' ')}`);
+      for (const merged of result.merged) command.output.line(`merged: ${merged}`);
       if (result.pushed.length) command.output.line(`pushed to ${remote ?? 'origin'}: ${result.pushed.join(' ')}`);
     }
     return 0;

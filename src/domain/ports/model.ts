@@ -6,6 +6,7 @@ import type { TraceEvent } from '../trace.ts';
 import type { GradientClaim, GradientDocument } from '../gradient.ts';
 import type { SymptomEntry } from '../symptoms.ts';
 import type { MemberDraft, OrchestratorPrompt } from '../member-writer.ts';
+import type { LabelMergeProposal } from '../label-aliases.ts';
 
 export const roles = ['agent', 'critic', 'diagnostician', 'synthesizer', 'judge', 'writer'] as const;
 export type Role = (typeof roles)[number];
@@ -104,6 +105,17 @@ export interface DiagnosisScriptRequest {
   readonly repair: RepairRequest | null;
   /** This iteration's gradient records (per component, bound to evidence), when they were built. */
   readonly gradient?: GradientDocument | null;
+  /**
+   * The failing cases of the diagnosed run, the ids a label merge's evidence may name (null when
+   * there are too many to list in the schema; they are then checked after the answer).
+   */
+  readonly failingCases?: readonly string[] | null;
+}
+
+/** The diagnostician's answer: the script, and the merges of synonym labels it proposes (with evidence). */
+export interface DiagnosisAnswer {
+  readonly script: string;
+  readonly labelMerges?: readonly LabelMergeProposal[];
 }
 
 export interface BlueprintFile {
@@ -302,7 +314,7 @@ export interface WithUsage<T> {
 export interface ModelPort {
   agentTurn(request: AgentTurnRequest): Promise<AgentTurn>;
   criticize(request: CriticRequest): Promise<WithUsage<CriticVerdict>>;
-  writeDiagnosisScript(request: DiagnosisScriptRequest): Promise<WithUsage<{ script: string }>>;
+  writeDiagnosisScript(request: DiagnosisScriptRequest): Promise<WithUsage<DiagnosisAnswer>>;
   synthesize(request: SynthesisRequest): Promise<WithUsage<ReleaseCandidate>>;
   reviewRequirements(request: RequirementsReviewRequest): Promise<WithUsage<{ violations: RequirementViolation[] }>>;
   judgeHelpfulness(request: HelpfulnessRequest): Promise<WithUsage<{ verdicts: HelpfulnessVerdict[] }>>;

@@ -12,6 +12,7 @@ import type { DiagnosisEvidence, ReleaseEvidence } from '../../stages/release/ar
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { recordBaseline, screenSourceText, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
+import { screenForVerdict } from './verdict-screen.ts';
 import type { Config } from '../../config/schema.ts';
 import { checksConfig, decideLayers } from './decide-layers.ts';
 import { holdForApproval, promote, recordRejection, writeReports } from './release.ts';
@@ -81,9 +82,6 @@ export interface GateConclusion {
   readonly reportFiles: readonly string[];
 }
 
-/** Why the release's screen is taken again for a change to the task: its recorded records are of another task. */
-const TASK_RERUN_REASON = "the candidate's task differs from the release's, so the release's recorded screen does not apply: it ran on the candidate's task";
-
 /** Roles that write candidates rather than run or grade them. */
 const AUTHOR_ROLES: readonly Role[] = ['diagnostician', 'synthesizer', 'writer'];
 
@@ -94,7 +92,9 @@ const AUTHOR_ROLES: readonly Role[] = ['diagnostician', 'synthesizer', 'writer']
  */
 export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
   const { config, store } = context.workspace;
-  const screen = subject.outside.length > 0 ? null : subject.baseline.screen;
+  // Under "flips" a screen read from an earlier run is taken again beside the candidate (verdict-screen.ts).
+  // The release's side runs from `measuredOn` when the candidate edits the task (the release on its task).
+  const screen = subject.outside.length > 0 ? null : await screenForVerdict(context, { ...subject.baseline, commit: subject.baseline.measuredOn ?? subject.baseline.commit });
   // The release's first record is its ordinary run: the layers and the reports read its records.
   const baselineRun = screen?.records[0] ?? null;
   // The layers and the reports read the same runs' records: from the store once.
@@ -190,7 +190,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     // The agent's model is what ran: a command agent is its own program, whatever models.agent says.
     models: { ...modelsAsked(config), ...((await readManifest(subject.candidate.dir, blueprintRoot(subject.candidate.dir, config.blueprint)).catch(manifestUnreadable))?.runtime === 'command' ? { agent: 'command' } : {}) },
     cost: subject.record ? store.costOfIteration(subject.iteration) : null,
-    screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label, subject.baseline.measuredOn ? TASK_RERUN_REASON : null) : null,
+    screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label) : null,
     change: subject.change ?? null,
     // The release's first record and the candidate's run keep their traces: one of them is the
     // run the next iteration's diagnosis reads (the candidate's, once promoted).

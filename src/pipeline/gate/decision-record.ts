@@ -22,7 +22,8 @@ export async function recordedRuns(workspace: Pick<Workspace, 'store' | 'tracesR
     const run = workspace.store.run(request.runId);
     if (!run || run.status === 'running' || run.split !== 'train' || run.purpose === 'test') continue;
     const records: RecordedRun['records'] = [];
-    for (const record of workspace.store.eachRecord(run.id)) {
+    // As the critic gave them: git keeps history, and aliases are read over it.
+    for (const record of workspace.store.eachRecord(run.id, { asRecorded: true })) {
       const trace = request.traces ? await readTrace(workspace.tracesRoot, record.traceRef) : null;
       records.push({
         caseId: record.caseId,
@@ -51,6 +52,7 @@ export async function recordedRuns(workspace: Pick<Workspace, 'store' | 'tracesR
       agentModel: run.agentModel,
       criticModel: run.criticModel,
       simulated: run.simulated,
+      keyParts: run.keyParts,
       records,
     });
   }

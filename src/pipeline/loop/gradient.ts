@@ -59,8 +59,12 @@ export async function recordGradient(
   const ref = gradientRef(config, input.iteration);
   const content = `${JSON.stringify(document, null, 2)}\n`;
   const write = async (): Promise<void> => {
-    const commit = await repo.documentCommit(input.releaseCommit, [{ name: GRADIENT_FILE, content }], `gradient records of iteration ${input.iteration} (${input.release})\n`);
-    await repo.updateRefs([{ ref, newValue: commit, oldValue: await repo.refValue(ref) }]);
+    // An iteration number is taken again after an iteration with no RC (numbers come from the
+    // audit refs): the new records chain onto the earlier attempt's, so the ref only moves
+    // forward (a clone that synced the earlier one pushes a fast-forward) and both stay in history.
+    const old = await repo.refValue(ref);
+    const commit = await repo.documentCommit(old ?? input.releaseCommit, [{ name: GRADIENT_FILE, content }], `gradient records of iteration ${input.iteration} (${input.release}, run ${input.runId})\n`);
+    await repo.updateRefs([{ ref, newValue: commit, oldValue: old }]);
   };
   return { document, ref, usage, write };
 }

@@ -27,6 +27,8 @@ import { readTaskBrief } from './task-brief.ts';
 import { recordGradient } from './gradient.ts';
 import { auditRef, candidateRef, currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
 import { lineTip } from '../workspace/workspace.ts';
+import { applyLabelAliases } from '../workspace/label-aliases.ts';
+import { adoptLabelMerges } from './label-merges.ts';
 
 export interface IterationSummary extends IterationResult {
   readonly rc: string | null;
@@ -103,6 +105,8 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     if (waiting.length > 0) return { iterations: results, stopReason: awaitingApproval(waiting, tip), release: release.label, simulated, ablation };
     const iteration = await nextIteration(repo, config);
     context.usageScope.iteration = iteration;
+    // The vocabulary as it stood when this iteration started: aliases recorded later (a replay) are not in effect yet.
+    await applyLabelAliases(repo, config, store, { iteration, stage: 'start' });
     reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
     // One checkout of the current release serves the baseline run, the synthesizer's view of
     // the blueprint, the credit per component and the gradient records (the task's requirements).
@@ -154,13 +158,16 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
           { model: context.model, reporter, records: store },
         );
 
+    // Synonyms the diagnostician merged read as one label from here on (the synthesizer's enum, the gate's hit rate).
+    const view = await adoptLabelMerges(context, { iteration, proposals: diagnosis.labelMerges, report: diagnosis.report, vocabulary: diagnosis.vocabulary, screen, baselineRunId: baseline.runId });
+
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
     const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
-    const evidence = await synthesisEvidence(diagnosis.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
+    const evidence = await synthesisEvidence(view.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
     let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, brief, diagnosis: diagnosis.report, evidence, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },
+      { blueprint: config.blueprint, files, brief, diagnosis: view.report, evidence, history, taxonomy: view.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },
       {
         model: context.model,
         reporter,
@@ -170,8 +177,9 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         },
       },
     );
-    // The iteration has an outcome now (an outage would have thrown): its gradient records go to git.
+    // The iteration has an outcome now (an outage would have thrown): its gradient records and label merges go to git.
     await gradientRecord?.write();
+    await view.record(tip);
 
     if (synthesis.kind === 'no_candidate') {
       if (built) await discardCandidate(workspace, built);
@@ -219,11 +227,11 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
         iteration,
         record: true,
         candidate: { ref: candidateRef(config, iteration), commit: candidate.commit, dir: candidate.dir },
-        baseline: { commit: tip, label: release.label, screen },
+        baseline: { commit: tip, label: release.label, screen: view.screen },
         nextRelease: tagName(config, release.version + 1),
         intent: synthesis.candidate.intent,
         fingerprint: synthesis.fingerprint,
-        diagnosis: diagnosis.source === 'none' ? null : { ...diagnosis, synthesisAttempts: synthesis.attempts },
+        diagnosis: diagnosis.source === 'none' ? null : { ...diagnosis, synthesisAttempts: synthesis.attempts, labelMerges: view.adopted },
         credit,
         gradient: gradientRecord ? gradientSummary(gradientRecord.document, gradientRecord.ref) : null,
         ablation,
@@ -297,7 +305,7 @@ function awaitingApproval(waiting: readonly PendingRelease[], tip: string): stri
 type Diagnosed = DiagnoseResult | (Omit<DiagnoseResult, 'source' | 'script' | 'reportFile'> & { readonly source: 'none' });
 
 function undiagnosed(records: readonly CaseRecord[], taxonomy: readonly SymptomEntry[]): Diagnosed {
-  return { report: rawRecordsReport(records), source: 'none', attempts: [], usage: zeroUsage, vocabulary: symptomVocabulary(taxonomy, records) };
+  return { report: rawRecordsReport(records), source: 'none', attempts: [], usage: zeroUsage, vocabulary: symptomVocabulary(taxonomy, records), labelMerges: [] };
 }
 
 function diagnosisNote(diagnosis: Diagnosed): string {

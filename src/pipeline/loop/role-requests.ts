@@ -10,7 +10,9 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { CriticRequest, DiagnosisScriptRequest, SymptomEntry, SynthesisRequest } from '../../domain/ports/model.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
-import { diagnosisView } from '../../stages/diagnose/diagnose.ts';
+import { criticJudged } from '../../domain/requirements.ts';
+import { declaredSymptoms, withDeclared } from '../../domain/symptoms.ts';
+import { diagnosisView, failingLabels, listedFailingCases } from '../../stages/diagnose/diagnose.ts';
 import { RECORD_SCHEMA_DOC } from '../../stages/diagnose/record-schema.ts';
 import { diagnosticsFolder } from '../../stages/release/artifacts.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
@@ -57,6 +59,45 @@ async function traceOf(workspace: Workspace, record: CaseRecord): Promise<TraceE
 const runNote = (runId: string | null): string =>
   runId ? `records: run ${runId}, the newest run of this blueprint version` : 'records: none yet (no recorded run of this blueprint version; `agentdevel run` records one)';
 
+/** Runs of this blueprint version looked through for a record whose trace is still readable. */
+const CRITIC_RUNS_SCANNED = 8;
+/** Records of one run whose traces are tried before the next run is. */
+const TRACES_TRIED = 3;
+
+/**
+ * The record the critic preview shows: the named case's (or the first failing one's) in the
+ * newest run of this version whose trace of it can still be read. A fresh clone's store holds
+ * runs from git whose traces were not kept; those are passed over for one that kept them
+ * (traces/from-git/), as `show` reads them.
+ */
+async function criticRecord(workspace: Workspace, caseId: string | null): Promise<{ runId: string | null; record: CaseRecord | null; read: TraceEvent[] | null | { damaged: string } }> {
+  const { root, config, store } = workspace;
+  const blueprintTree = await folderFingerprint(root, `blueprints/${config.blueprint}`);
+  const taskTree = await folderFingerprint(root, `rubrics/${config.task}`);
+  const runs = store.latestRuns(blueprintTree, taskTree, 'train', CRITIC_RUNS_SCANNED);
+  let fallback: { runId: string; record: CaseRecord; read: null | { damaged: string } } | null = null;
+  for (const run of runs) {
+    // A run keeps the traces of all its records or of none: a few tries tell which.
+    let tries = 0;
+    for (const only of [{ failing: true }, {}]) {
+      for (const record of store.eachRecord(run.id, only)) {
+        if ((caseId !== null && record.caseId !== caseId) || tries >= TRACES_TRIED) continue;
+        tries += 1;
+        const read = await traceOf(workspace, record);
+        if (Array.isArray(read)) return { runId: run.id, record, read };
+        fallback ??= { runId: run.id, record, read };
+      }
+    }
+  }
+  return fallback ?? { runId: runs[0]?.id ?? null, record: null, read: null };
+}
+
+/**
+ * The critic's request for one case, exactly as a run would send it (stages/run gradeCaseTrial):
+ * the rubric, the trace without model metadata, the scorer result, the taxonomy the next run
+ * starts from (the rubric's declared labels included), and the case's requirements no scorer
+ * decides, which the critic must give a verdict each.
+ */
 async function criticRequest(workspace: Workspace, caseId: string | null): Promise<RoleRequestPreview> {
   const { root, config, store } = workspace;
   const task = await loadTask(root, config.task);
@@ -64,23 +105,28 @@ async function criticRequest(workspace: Workspace, caseId: string | null): Promi
   if (caseId !== null && !cases.some((c) => c.id === caseId)) {
     throw new AgentdevelError('USAGE', `--case: the train split (${path.join(task.root, 'train.jsonl')}) has no case "${caseId}"`);
   }
-  const { runId, records } = await latestRecords(workspace);
-  const record = caseId === null ? (records.find((r) => r.pass === false) ?? records[0]) : records.find((r) => r.caseId === caseId);
-  const read = record ? await traceOf(workspace, record) : null;
+  const { runId, record, read } = await criticRecord(workspace, caseId);
   const trace = Array.isArray(read) ? read : null;
   const shown = record?.caseId ?? caseId ?? cases[0]?.id ?? '(none)';
+  const testCase = cases.find((c) => c.id === shown);
+  const requirements = testCase ? criticJudged(task.requirements, testCase) : [];
   const traceNote =
     read !== null && !Array.isArray(read)
       ? `trace: empty, the recorded trace of case ${shown} is damaged (${read.damaged}); \`agentdevel run\` records a new one`
       : trace
-        ? `trace and scorer result: case ${shown}, trial ${record?.trial ?? 0}`
-        : `trace: empty (case ${shown} has no recorded trace)`;
+        ? `trace and scorer result: case ${shown}, trial ${record?.trial ?? 0}${runId ? ` (run ${runId})` : ''}`
+        : `trace: empty (no recorded run of this blueprint version kept a trace of case ${shown}; \`agentdevel run\` records one)`;
+  const taxonomy = withDeclared(store.taxonomy(), declaredSymptoms(task.requirements), (label) => store.canonicalLabel(label));
   return {
-    built: { role: 'critic', request: { model: config.models.critic, rubric: task.rubric, trace: trace ?? [], scorer: record?.scorer ?? null, taxonomy: store.taxonomy() } },
+    built: {
+      role: 'critic',
+      request: { model: config.models.critic, rubric: task.rubric, trace: trace ?? [], scorer: record?.scorer ?? null, taxonomy, ...(requirements.length > 0 ? { requirements } : {}) },
+    },
     sources: [
       runNote(runId),
       traceNote,
-      'taxonomy: the store',
+      requirements.length > 0 ? `requirements: ${requirements.map((r) => r.id).join(', ')} (case ${shown}'s, which no scorer decides)` : `requirements: none for the critic (case ${shown})`,
+      'taxonomy: the store, with the rubric\'s declared labels',
     ],
   };
 }
@@ -122,6 +168,7 @@ async function diagnosticianRequest(workspace: Workspace): Promise<RoleRequestPr
         previousScript: last ? await recordedScript(workspace, last.iteration) : null,
         ...previous,
         repair: null,
+        failingCases: listedFailingCases(failingLabels(records)),
       },
     },
     sources: [runNote(runId), 'taxonomy: the store and the last recorded report, with the labels of the failing records', last ? `previous script, report and RC: iteration ${last.iteration} (git)` : 'previous iteration: none recorded'],

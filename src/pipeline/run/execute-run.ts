@@ -7,7 +7,7 @@ import { rubricWithBlueprint } from '../../domain/blueprint-shown.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
 import type { Split } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { invalidOutputHint, type ModelPort } from '../../domain/ports/model.ts';
+import type { ModelPort } from '../../domain/ports/model.ts';
 import type { Reporter } from '../../domain/ports/reporter.ts';
 import type { TextDiff } from '../../domain/ports/text-diff.ts';
 import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
@@ -22,6 +22,8 @@ import type { RunPurpose } from '../../adapters/store/store.ts';
 import { loadSplit, loadTask, type Task } from '../../adapters/task/load.ts';
 import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
 import { folderFingerprint } from './fingerprint.ts';
+import { failedRunError } from './failed-run.ts';
+import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import type { Config } from '../../config/schema.ts';
 import type { BlueprintCheckRunner } from '../../domain/ports/checks.ts';
@@ -48,6 +50,8 @@ export interface RunRequest {
   readonly firstTrial?: number;
   /** At most this many case-trials in flight (the version's concurrency when absent): two versions running side by side share it. */
   readonly concurrency?: number;
+  /** Run now even when records of the same key exist, for this reason (said wherever the run's origin is). */
+  readonly fresh?: { readonly reason: string };
 }
 
 export interface RunResult {
@@ -67,6 +71,10 @@ export interface RunResult {
   /** Content fingerprints of the task and the blueprint version (the scope of the flaky history). */
   readonly taskTree: string;
   readonly blueprintTree: string;
+  /** For a run made now: why no recorded run was reused (which part of the key differs, or that none is recorded). */
+  readonly rerunReason?: string | null;
+  /** For a run made now: its infrastructure errors told apart (answers that stayed invalid, and the first outage). */
+  readonly infra?: Pick<RunTally, 'invalidOutputs' | 'firstOutage'>;
 }
 
 /** Which iteration and run model calls are charged to in the cost ledger (set as the pipeline moves). */
@@ -181,12 +189,13 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       criticModel: config.models.critic,
       simulated: provenance.simulated,
     };
+    const keyParts: RunKeyParts = { format: RECORD_FORMAT, criticPolicy, cases: request.cases ? [...request.cases] : null, firstTrial: request.firstTrial ?? 0, criticSeesBlueprint: context.criticSeesBlueprint === true };
     const cacheKey = createHash('sha256')
       .update(JSON.stringify({ ...identity, commit: undefined, format: RECORD_FORMAT, criticPolicy, cases: request.cases ?? null, firstTrial: request.firstTrial ?? 0, ...(context.criticSeesBlueprint ? { criticSeesBlueprint: true } : {}) }))
       .digest('hex');
 
     // Confirmation trials are fresh draws by definition, run beside the other version's: never an earlier run's.
-    const cached = request.purpose === 'confirm' ? undefined : store.findCompleteRun(cacheKey);
+    const cached = request.purpose === 'confirm' || request.fresh ? undefined : store.findCompleteRun(cacheKey);
     if (cached) {
       const summaries = store.caseSummaries(cached.id);
       const counts = runCounts(summaries.values());
@@ -194,13 +203,19 @@ export function openVersion(context: RunContext, source: VersionSource): Version
       return { runId: cached.id, cases: summaries, counts, reused: true, origin: cached.origin === 'git' ? 'git' : 'store', simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
+    // A baseline's screen taken again costs a whole run: say why no recorded one served.
+    const rerun =
+      request.fresh?.reason ??
+      (request.purpose === 'baseline'
+        ? rerunReason(store.runsOfBlueprint(identity.blueprintTree, request.split, 20).map((run) => ({ ...run, runId: run.id })), { ...identity, keyParts }, { task: config.task })
+        : null);
     const runId = newRunId(context.clock);
     // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
     if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
     const running = await runtime(task);
     const agent = running.runtime;
     const concurrency = Math.max(1, Math.min(running.concurrency, request.concurrency ?? running.concurrency));
-    store.createRun(runId, { ...identity, cacheKey }, request.purpose);
+    store.createRun(runId, { ...identity, cacheKey, keyParts }, request.purpose);
     const traces = openRunTraces(workspace.tracesRoot, runId);
     let tally: RunTally;
     // Each content is judged once per workspace: identical traces (a deterministic agent's trials) reuse the verdict.
@@ -245,18 +260,11 @@ export function openVersion(context: RunContext, source: VersionSource): Version
     store.finishRun(runId, counts.infraErrors === 0 ? 'complete' : 'failed');
     // A confirmation run holds a few cases of one side: the gate weighs its errors against the other side's, run beside it.
     if (request.purpose !== 'confirm' && counts.caseTrials > 0 && counts.infraErrors === counts.caseTrials) {
-      const invalid = tally.invalidOutputs;
-      if (invalid.first && invalid.count === counts.infraErrors) {
-        throw new AgentdevelError('MODEL_OUTPUT_INVALID', `every case-trial of run ${runId} failed: the ${invalid.first.role}'s answer was invalid after its repair on all ${invalid.count}`, {
-          cause: invalid.first,
-          hint: invalidOutputHint(invalid.first),
-        });
-      }
-      throw new AgentdevelError('MODEL_UNAVAILABLE', `every case-trial of run ${runId} failed for infrastructure reasons: ${tally.firstInfraError ?? ''}`);
+      throw failedRunError({ runId, caseTrials: counts.caseTrials, invalid: tally.invalidOutputs, firstOutage: tally.firstOutage });
     }
     // Symptoms read through the vocabulary's aliases, as the store reads them for a reused run.
     const summaries = new Map([...tally.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: store.canonicalLabel(c.symptom) }]));
-    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
+    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree, rerunReason: rerun, infra: { invalidOutputs: tally.invalidOutputs, firstOutage: tally.firstOutage } };
   }
 
   return {
@@ -316,7 +324,7 @@ export interface BaselineScreen {
  * run of its own, cached by its first trial number, so a release's records are taken once and
  * reused by every later gate against it.
  */
-export async function recordBaseline(context: RunContext, source: VersionSource, label: string, count: number): Promise<BaselineScreen> {
+export async function recordBaseline(context: RunContext, source: VersionSource, label: string, count: number, options: Pick<RunRequest, 'fresh'> = {}): Promise<BaselineScreen> {
   const trials = context.workspace.config.trials;
   const version = openVersion(context, source);
   try {
@@ -329,6 +337,7 @@ export async function recordBaseline(context: RunContext, source: VersionSource,
           purpose: 'baseline',
           label: record === 0 ? label : `${label} (record ${record + 1} of ${count})`,
           ...(record === 0 ? {} : { firstTrial: record * trials }),
+          ...(options.fresh ? { fresh: options.fresh } : {}),
         }),
       );
     }
@@ -339,11 +348,13 @@ export async function recordBaseline(context: RunContext, source: VersionSource,
 }
 
 /**
- * Where a screen's records came from, in words for the run summary and the report. Records
- * serve selection only (docs/gate.md), so reusing them, from this store or from git, cannot
- * move a test: every verdict rests on fresh trials of both sides run together.
+ * Where a screen's records came from, in words for the run summary and the report, and why any
+ * were run now. Under the statistical gate records serve selection only (docs/gate.md), so
+ * reusing them, from this store or from git, cannot move a test: every verdict rests on fresh
+ * trials of both sides run together. Under "flips" the screen is the verdict, and a recorded one
+ * is never reused (pipeline/gate/verdict-screen.ts).
  */
-export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label: string, freshBecause: string | null = null): string {
+export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label: string): string {
   const n = screen.records.length;
   const fromGit = screen.records.filter((r) => r.origin === 'git').length;
   const fromStore = screen.records.filter((r) => r.origin === 'store').length;
@@ -352,10 +363,14 @@ export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label:
   const parts = [
     ...(fromGit > 0 ? [`${fromGit} recorded in git with earlier decisions (same blueprint, task, cases, models and trials)`] : []),
     ...(fromStore > 0 ? [`${fromStore} reused from this store`] : []),
-    ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials${freshBecause ? `: ${freshBecause}` : ''})`] : []),
+    ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials)`] : []),
   ];
   const ran = fresh.length === 0 ? '; no baseline case-trial ran' : '';
-  return `baseline screen of ${label}: ${n} record${n === 1 ? '' : 's'}, ${parts.join(', ')}${ran}`;
+  // Taking the screen again costs a whole run of the split: say why (the first fresh record's
+  // reason: the later records are further draws of the same version, run for the same reason).
+  const reason = fresh.find((r) => r.rerunReason)?.rerunReason;
+  const why = reason ? `; run now because ${reason}` : '';
+  return `baseline screen of ${label}: ${n} record${n === 1 ? '' : 's'}, ${parts.join(', ')}${ran}${why}`;
 }
 
 /** How many records of the baseline's screen the gate selects with: one for the paper-faithful gate, which reads a single run. */

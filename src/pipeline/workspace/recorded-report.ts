@@ -2,8 +2,9 @@ import { parseCaseEvidence, type CaseEvidenceDocument } from '../../domain/case-
 import { parseDecisionDocument, type DecisionDocument } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { readDiagnosisReportDocument } from '../../domain/git-documents.ts';
+import { readDiagnosisRecord } from '../../domain/git-documents.ts';
 import { GRADIENT_FILE, gradientSummary, parseGradientDocument, type GradientSummary } from '../../domain/gradient.ts';
+import type { LabelMergeProposal } from '../../domain/label-aliases.ts';
 import { releaseTags, type LineRefs } from './line-history.ts';
 import { auditRef, gradientRef } from './versions.ts';
 import type { Workspace } from './workspace.ts';
@@ -19,6 +20,8 @@ export interface RecordedDecision {
   readonly diagnosis: DiagnosisReport | null;
   /** The decision's iteration's gradient records, summarized; null when it has none (a gate outside the loop). */
   readonly gradient: GradientSummary | null;
+  /** The label merges recorded with the diagnosis (none before diagnosis-report@3). */
+  readonly labelMerges: LabelMergeProposal[];
 }
 
 /**
@@ -85,12 +88,14 @@ export async function readRecordedDecision(workspace: Workspace, target: string 
   // The diagnosis and the gradient records in one git process.
   const texts = await repo.readTexts([`${gradientAt}:${GRADIENT_FILE}`, ...(diagnosisFile ? [`${commit}:${diagnosisFile}`] : [])]);
   const [gradientText = null, diagnosisText = null] = texts;
+  const diagnosis = diagnosisText === null ? null : readDiagnosisRecord(diagnosisText, `${ref}:${diagnosisFile}`);
   return {
     ref,
     folder,
     document: summary.document,
     cases: casesText === null ? null : parseCaseEvidence(casesText, `${ref}:${folder}/cases.json`),
-    diagnosis: diagnosisText === null ? null : readDiagnosisReportDocument(diagnosisText, `${ref}:${diagnosisFile}`),
+    diagnosis: diagnosis?.report ?? null,
+    labelMerges: diagnosis?.labelMerges ?? [],
     gradient: gradientText === null ? null : gradientSummary(parseGradientDocument(gradientText, `${gradientAt}:${GRADIENT_FILE}`), gradientAt),
   };
 }

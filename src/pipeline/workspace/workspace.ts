@@ -10,8 +10,7 @@ import { STATE_DIR, Store } from '../../adapters/store/store.ts';
 import { acquireLock, type WorkspaceLock } from './lock.ts';
 import { recoverPromotion } from '../../stages/release/journal.ts';
 import { rebuildStoreFromGit } from './rebuild-store.ts';
-import { aliasMap } from '../../domain/label-aliases.ts';
-import { readLabelAliases } from './label-aliases.ts';
+import { applyLabelAliases } from './label-aliases.ts';
 
 /** An opened workspace: the repository, its config, its store, and (for writers) its lock. */
 export interface Workspace {
@@ -67,8 +66,9 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
     if (store) {
       // The store reads the decisions in git it has not read yet (all of them in a fresh clone).
       await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') });
-      // The curated vocabulary: merged labels read as one everywhere the store is read.
-      store.useAliases(aliasMap((await readLabelAliases(repo, config)).aliases));
+      // The curated vocabulary: merged labels read as one everywhere the store is read (the loop
+      // narrows this to the aliases in effect at each iteration, see applyLabelAliases).
+      await applyLabelAliases(repo, config, store, 'all');
     }
   } catch (error) {
     store?.close();

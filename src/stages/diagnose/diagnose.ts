@@ -16,7 +16,8 @@ import {
   type SymptomEntry,
   type Usage,
 } from '../../domain/ports/model.ts';
-import { symptomVocabulary } from '../../domain/symptoms.ts';
+import { NO_VERDICT_LABEL, symptomVocabulary } from '../../domain/symptoms.ts';
+import { mergeProposalProblems, type LabelMergeProposal } from '../../domain/label-aliases.ts';
 import type { Reporter } from '../../domain/ports/reporter.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { runSandboxed, type SandboxLimits } from '../../adapters/process/sandbox.ts';
@@ -62,6 +63,8 @@ export interface DiagnoseResult extends DiagnosisEvidence {
   /** The report.json the accepted script wrote, in the iteration's work folder (agentdevel's state, not in git). */
   readonly reportFile: string;
   readonly usage: Usage;
+  /** The merges of synonym labels the diagnostician proposed with the report that was used, each checked. */
+  readonly labelMerges: readonly LabelMergeProposal[];
   /** The symptom vocabulary the report was checked against: the labels an RC may target. */
   readonly vocabulary: readonly SymptomEntry[];
 }
@@ -97,12 +100,16 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
     });
   }
   const labels = new Set(vocabulary.map((s) => s.label));
+  // What a merge's evidence may name: each failing case and the labels it failed with.
+  const failedWith = failingLabels(records());
+  const failingCases = listedFailingCases(failedWith);
 
   const attempts: Attempt[] = [];
   let usage = zeroUsage;
   let repair: RepairRequest | null = null;
   for (let attempt = 0; attempt <= input.maxRepairs; attempt += 1) {
     let script: string;
+    let labelMerges: readonly LabelMergeProposal[] = [];
     try {
       const written = await deps.model.writeDiagnosisScript({
         model: input.model,
@@ -116,9 +123,11 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
         caseChanges: input.caseChanges,
         repair,
         gradient: input.gradient ?? null,
+        failingCases,
       });
       usage = addUsage(usage, written.usage);
       script = written.value.script;
+      labelMerges = written.value.labelMerges ?? [];
     } catch (error) {
       // An output that stays invalid counts as a failed attempt; an outage propagates (exit 3).
       if (!(error instanceof StructuredOutputError)) throw error;
@@ -126,19 +135,40 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
       repair = { previousOutput: error.output, error: error.message };
       continue;
     }
-    const outcome = await execute(script, recordsFile, path.join(input.workDir, `attempt-${attempt + 1}`), input.limits, labels);
+    // A proposed merge is checked like the report: labels of the taxonomy, evidence of failing cases that shows two of them.
+    const mergeProblems = labelMerges.flatMap((proposal, i) => mergeProposalProblems(proposal, labels, failedWith, `labelMerges.${i}`));
+    const outcome = mergeProblems.length > 0 ? ({ ok: false, error: `the proposed label merges are refused: ${mergeProblems.join('; ')}` } as const) : await execute(script, recordsFile, path.join(input.workDir, `attempt-${attempt + 1}`), input.limits, labels);
     attempts.push({ ok: outcome.ok, error: outcome.ok ? null : outcome.error });
     // A diagnostician that hands back the built-in script (the mock does) did not write one.
-    if (outcome.ok) return { report: outcome.report, reportFile: outcome.reportFile, script, source: script === (await builtinScript()) ? 'builtin' : 'generated', attempts, usage, vocabulary };
+    if (outcome.ok) return { report: outcome.report, reportFile: outcome.reportFile, script, source: script === (await builtinScript()) ? 'builtin' : 'generated', attempts, usage, vocabulary, labelMerges };
     deps.reporter.emit({ type: 'warning', message: `diagnosis script attempt ${attempt + 1} failed: ${outcome.error}` });
-    repair = { previousOutput: script, error: outcome.error };
+    repair = { previousOutput: labelMerges.length > 0 ? `${script}\n\nlabelMerges: ${JSON.stringify(labelMerges, null, 2)}` : script, error: outcome.error };
   }
 
   deps.reporter.emit({ type: 'stage', stage: 'diagnose', message: 'using the built-in diagnosis script' });
   const script = await builtinScript();
   const outcome = await execute(script, recordsFile, path.join(input.workDir, 'builtin'), input.limits, labels);
   if (!outcome.ok) throw new Error(`the built-in diagnosis script failed: ${outcome.error}`);
-  return { report: outcome.report, reportFile: outcome.reportFile, script, source: 'builtin', attempts, usage, vocabulary };
+  return { report: outcome.report, reportFile: outcome.reportFile, script, source: 'builtin', attempts, usage, vocabulary, labelMerges: [] };
+}
+
+/** Failing cases the schema lists by id for a merge's evidence; a run with more is checked after the answer. */
+const LISTED_FAILING_CASES = 200;
+
+/** The failing case ids the diagnostician's schema lists for a merge's evidence (null: too many to list). */
+export function listedFailingCases(failedWith: ReadonlyMap<string, unknown>): string[] | null {
+  return failedWith.size <= LISTED_FAILING_CASES ? [...failedWith.keys()].sort() : null;
+}
+
+/** Each failing case of a run and the labels its failing trials carry (as the records read them). */
+export function failingLabels(records: Iterable<CaseRecord>): Map<string, Set<string>> {
+  const failed = new Map<string, Set<string>>();
+  for (const record of records) {
+    if (record.status !== 'ok' || record.pass !== false) continue;
+    const label = record.critic && !record.critic.pass ? record.critic.label : NO_VERDICT_LABEL;
+    failed.set(record.caseId, new Set([...(failed.get(record.caseId) ?? []), label]));
+  }
+  return failed;
 }
 
 /**

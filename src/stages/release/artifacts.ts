@@ -4,9 +4,10 @@ import { ATTRIBUTION_FILE, type AttributionDocument } from '../../domain/attribu
 import type { GradientSummary } from '../../domain/gradient.ts';
 import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
+import type { LabelMergeProposal } from '../../domain/label-aliases.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
 import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-document.ts';
-import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument } from '../../domain/git-documents.ts';
+import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument, synthesisAttemptsDocument } from '../../domain/git-documents.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { editsByType, intentText, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../adapters/git/git.ts';
@@ -35,6 +36,8 @@ export interface DiagnosisEvidence {
   readonly attempts: ReadonlyArray<{ readonly ok: boolean; readonly error: string | null }>;
   /** The synthesizer's refused attempts of the iteration, each with what was wrong (its repairs). */
   readonly synthesisAttempts?: readonly string[];
+  /** Merges of synonym labels the diagnostician proposed and the loop recorded as aliases. */
+  readonly labelMerges?: readonly LabelMergeProposal[];
 }
 
 /** Everything a release decision rests on; artifacts are a pure function of it. */
@@ -315,6 +318,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRende
       ? {
           summary: cell(evidence.diagnosis.report.summary),
           dominantSymptoms: evidence.diagnosis.report.dominantSymptoms.map((d) => ({ label: code(d.label), count: d.count, share: d.share })),
+          labelMerges: (evidence.diagnosis.labelMerges ?? []).map((m) => ({ labels: m.labels.filter((l) => l !== m.into).map((l) => mdCode(l)).join(', '), into: mdCode(m.into), reason: cell(m.reason), evidence: m.evidence.map((id) => mdCode(id)).join(', ') })),
         }
       : null,
     diagnosisSource: evidence.diagnosis?.source === 'generated' ? 'generated for this iteration' : 'built-in',
@@ -334,7 +338,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRende
     { path: `${folder}/flips.json`, content: `${JSON.stringify(flipsDocument({ f2p, p2f, flaky: flakyRows(evidence) }), null, 2)}\n` },
     { path: `${folder}/intent.json`, content: `${JSON.stringify(intentDocument(evidence.intent), null, 2)}\n` },
     { path: `${folder}/report.md`, content: report },
-    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence, evidence.record !== null && evidence.record !== undefined), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null, gradient: evidence.gradient ?? null }, rendering) },
+    { path: `${folder}/report.html`, content: renderFlipReportHtml({ title: reportTitle(evidence, evidence.record !== null && evidence.record !== undefined), document, evidence: evidence.cases, diagnosis: evidence.diagnosis?.report ?? null, gradient: evidence.gradient ?? null, labelMerges: evidence.diagnosis?.labelMerges ?? [] }, rendering) },
   ];
   if (evidence.cases) files.push({ path: `${folder}/cases.json`, content: `${JSON.stringify(evidence.cases, null, 2)}\n` });
   if (evidence.record) {
@@ -359,11 +363,11 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRende
     const dir = diagnosticsFolder(evidence.blueprint, evidence.iteration);
     files.push(
       { path: `${dir}/diagnosis.mjs`, content: evidence.diagnosis.script },
-      { path: `${dir}/report.json`, content: `${JSON.stringify(diagnosisReportDocument(evidence.diagnosis.report), null, 2)}\n` },
+      { path: `${dir}/report.json`, content: `${JSON.stringify(diagnosisReportDocument(evidence.diagnosis.report, evidence.diagnosis.labelMerges ?? []), null, 2)}\n` },
       { path: `${dir}/attempts.json`, content: `${JSON.stringify(attemptsDocument({ source: evidence.diagnosis.source, attempts: [...evidence.diagnosis.attempts] }), null, 2)}\n` },
     );
     const repairs = evidence.diagnosis.synthesisAttempts ?? [];
-    if (repairs.length > 0) files.push({ path: `${dir}/synthesis-attempts.json`, content: `${JSON.stringify({ refused: repairs }, null, 2)}\n` });
+    if (repairs.length > 0) files.push({ path: `${dir}/synthesis-attempts.json`, content: `${JSON.stringify(synthesisAttemptsDocument(repairs), null, 2)}\n` });
   }
   return files;
 }

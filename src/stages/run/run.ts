@@ -6,6 +6,7 @@ import { finalPass, scorerDecides, type CaseRecord, type CriticPolicy, type Crit
 import { criticJudged, type Requirement } from '../../domain/requirements.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { agentErrorTally } from './agent-errors.ts';
+import { addLabelEvidence, caseTrialFeatures, labelDefinition, type LabelEvidence } from '../../domain/label-definition.ts';
 import type { Redactor } from '../../domain/environment.ts';
 import type { CaseOutcome, Runtime } from '../../domain/ports/runtime.ts';
 import type { ScorerConfig } from '../../domain/task-manifest.ts';
@@ -62,6 +63,8 @@ export interface RunTally {
   readonly counts: RunCounts;
   /** The error of the first infrastructure failure, to say why when every case-trial had one. */
   readonly firstInfraError: string | null;
+  /** The error of the first outage: an infrastructure failure other than an answer that stayed invalid. */
+  readonly firstOutage: string | null;
   /** A loud warning when one kind of agent error dominates the run (see agent-errors), or null. */
   readonly agentErrorAlarm: string | null;
   /** Critic calls the critic policy spared (for the cost ledger). */
@@ -84,58 +87,66 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const summarizer = caseSummarizer(input.cases.map((c) => c.id));
   const batch = recordBatch(input.runId, deps.store);
   const order = new Map(input.cases.map((c, i) => [c.id, i * input.trials]));
-  const newSymptoms = new Map<string, { at: number; description: string }>();
+  // Labels the critic coins in this run, each with what its cases show: its definition is written from that.
+  const shown = new Set(taxonomy.map((entry) => entry.label));
+  const newSymptoms = new Map<string, LabelEvidence>();
   const agentErrors = agentErrorTally();
   const firstInfra: { at: number; error: string | null } = { at: Number.POSITIVE_INFINITY, error: null };
+  const firstOutage: { at: number; error: string | null } = { at: Number.POSITIVE_INFINITY, error: null };
   let spared = 0;
   // An answer that stays invalid is an infra_error record too, but not an outage: it is counted apart.
   const invalid: { count: number; first: StructuredOutputError | null } = { count: 0, first: null };
-  const model: ModelPort = {
+  /** The model port of one case-trial: it notes whether that case-trial's critic answer stayed invalid. */
+  const watched = (seen: { invalid: boolean }): ModelPort => ({
     ...deps.model,
     criticize: async (request) => {
       try {
         return await deps.model.criticize(request);
       } catch (error) {
         if (error instanceof StructuredOutputError) {
+          seen.invalid = true;
           invalid.count += 1;
           invalid.first ??= error;
         }
         throw error;
       }
     },
-  };
+  });
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
       const execution = await executeCaseTrial(testCase, trial, deps);
-      const graded = await gradeCaseTrial(execution, testCase, input, model, taxonomy);
+      const seen = { invalid: false };
+      const graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy);
       const traceRef = await deps.traces.append(execution.lines);
       // Secrets are redacted from the whole record (the agent's output, scorer and critic
       // messages) before it reaches the store, the diagnosis or a report.
       const record = redactRecord({ ...graded, traceRef }, deps.redact);
       const at = (order.get(record.caseId) ?? 0) + (record.trial - first);
-      if (input.growTaxonomy && record.critic && !record.critic.pass) {
-        const known = newSymptoms.get(record.critic.label);
-        if (!known || at < known.at) newSymptoms.set(record.critic.label, { at, description: record.critic.description });
+      if (input.growTaxonomy && record.critic && !record.critic.pass && !shown.has(record.critic.label)) {
+        const features = caseTrialFeatures(record, execution.trace);
+        newSymptoms.set(record.critic.label, addLabelEvidence(newSymptoms.get(record.critic.label), { at, caseId: record.caseId, description: record.critic.description, features }));
       }
       batch.add(record, null);
       summarizer.add(record);
       agentErrors.add(record, at);
       if (criticSpared(record, input.criticPolicy)) spared += 1;
       if (record.status === 'infra_error' && at < firstInfra.at) Object.assign(firstInfra, { at, error: record.error });
+      if (record.status === 'infra_error' && !seen.invalid && at < firstOutage.at) Object.assign(firstOutage, { at, error: record.error });
       deps.reporter.emit({ type: 'case.finished', runId: input.runId, caseId: record.caseId, trial, status: record.status, pass: record.pass });
     });
   } finally {
     // What finished is kept, also when the run fails (a failed run is never reused).
     batch.flush();
   }
-  // New labels join the taxonomy in case order, not in the order the critic answered: a label
-  // keeps its first description, and that description is in later requests (a replay must match).
-  const symptoms = [...newSymptoms].sort(([, a], [, b]) => a.at - b.at).map(([label, { description }]) => ({ label, description }));
+  // New labels join the taxonomy in case order, not in the order the critic answered, each with
+  // a definition written once from what its cases share (not one case's sentence); it is in
+  // later requests, so it depends on the records alone (a replay must match).
+  const symptoms = [...newSymptoms].sort(([, a], [, b]) => a.first.at - b.first.at).map(([label, evidence]) => ({ label, description: labelDefinition(evidence) }));
   if (symptoms.length > 0) deps.store.saveRecords(input.runId, [], symptoms);
   const cases = summarizer.summaries();
   const counts = runCounts(cases.values());
   deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
-  return { cases, counts, firstInfraError: firstInfra.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared, invalidOutputs: invalid };
+  return { cases, counts, firstInfraError: firstInfra.error, firstOutage: firstOutage.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared, invalidOutputs: invalid };
 }
 
 function* caseTrials(cases: readonly Case[], trials: number, first: number): Generator<{ testCase: Case; trial: number }> {

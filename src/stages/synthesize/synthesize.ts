@@ -15,6 +15,7 @@ import {
 import type { GradientDocument } from '../../domain/gradient.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
+import { LABEL_PATTERN } from '../../domain/symptoms.ts';
 import type { Reporter } from '../../domain/ports/reporter.ts';
 import { blueprintPrefix, editProblems, editsFingerprint } from './edits.ts';
 import { repeatProblem } from './repeat.ts';
@@ -100,10 +101,10 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
     const fingerprint = editsFingerprint(candidate.edits);
     const problems = editProblems(candidate.edits, input.blueprint);
     if (problems.length === 0) problems.push(...typedEditProblems(input.files, candidate.edits, blueprintPrefix(input.blueprint).slice(0, -1)));
-    if (labels.size > 0) {
-      for (const target of candidate.intent.targets.filter((t) => !labels.has(t))) {
-        problems.push(`intent.targets: "${target}" is not a symptom label of the taxonomy (one of: ${[...labels].join(', ')})`);
-      }
+    // The prompt states the same rule: a label of the taxonomy, or (while it is empty) any label-shaped name.
+    for (const target of candidate.intent.targets) {
+      if (labels.size > 0 && !labels.has(target)) problems.push(`intent.targets: "${target}" is not a symptom label of the taxonomy (one of: ${[...labels].join(', ')})`);
+      if (labels.size === 0 && !LABEL_PATTERN.test(target)) problems.push(`intent.targets: "${target}" is not a symptom label (snake_case, 2 to 64 characters); the taxonomy is empty, so any such label is taken`);
     }
     const repeat = repeatProblem(fingerprint, candidate.intent, input.diagnosis, input.history);
     if (repeat) problems.push(repeat);

@@ -182,7 +182,7 @@ export function synthesizerPrompt(request: SynthesisRequest, facts: RoleFacts): 
   const shape = blueprintShape(request);
   const components = blueprintComponents(request.files, request.blueprintRoot);
   return {
-    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, ...shape }), render('task', { ...request.task, wrappers: shape.toolLoop || shape.crew })],
+    system: [render('synthesizer-system', { facts, root: request.blueprintRoot, blueprint: request.blueprint, ...shape, vocabulary: request.taxonomy.length > 0 }), render('task', { ...request.task, wrappers: shape.toolLoop || shape.crew })],
     user: render('synthesizer-user', {
       components: components.map((c) => ({ id: c.id, files: c.files.join(', ') || '(named only by traces)' })),
       taxonomy: request.taxonomy,

@@ -4,6 +4,7 @@
 import type {
   CallRole,
   CriticRequest,
+  DiagnosisAnswer,
   DiagnosisScriptRequest,
   HelpfulnessRequest,
   HelpfulnessVerdict,
@@ -44,12 +45,20 @@ export function criticCall(request: CriticRequest, facts: RoleFacts): Structured
   };
 }
 
-/** The requirements layer: violations only, each naming a requirement and a case the request holds. */
+/**
+ * One of `values`, as JSON Schema says it (an enum). With no value to name, nothing is allowed:
+ * the list that holds it then stays empty (maxItems 0).
+ */
+function oneOf(values: readonly string[]) {
+  const [first, ...rest] = values;
+  return first === undefined ? z.never() : z.enum([first, ...rest]);
+}
+
+/** The requirements layer: violations only, each naming a requirement and a case the request holds (enums). */
 export function requirementsReviewCall(request: RequirementsReviewRequest, facts: RoleFacts): StructuredCall<{ violations: RequirementViolation[] }> {
   const ids = request.requirements.map((r) => r.id);
   const cases = request.cases.map((c) => c.caseId);
-  const oneOf = (values: readonly string[], what: string) =>
-    z.string().refine((v) => values.includes(v), { message: `expected one of the ${what}: ${values.join(', ')}` });
+  const violation = z.object({ requirement: oneOf(ids), caseId: oneOf(cases), reason: z.string().min(1).max(300) });
   return {
     role: 'reviewer',
     model: request.model,
@@ -57,30 +66,32 @@ export function requirementsReviewCall(request: RequirementsReviewRequest, facts
     tool: {
       name: 'report_violations',
       description: 'Report every requirement a conversation breaks (an empty list when none).',
-      schema: z.object({ violations: z.array(z.object({ requirement: oneOf(ids, 'requirement ids'), caseId: oneOf(cases, 'case ids'), reason: z.string().min(1).max(300) })) }),
+      schema: z.object({ violations: ids.length === 0 || cases.length === 0 ? z.array(violation).max(0) : z.array(violation) }) as ZodType<{ violations: RequirementViolation[] }>,
     },
     maxTokens: 2048,
     stream: false,
   };
 }
 
-/** The helpfulness judge: exactly one verdict for each call id it was given. */
+/**
+ * The helpfulness judge: exactly one verdict for each call id it was given. The schema says all
+ * it can (each id from the enum, as many verdicts as ids); that no id repeats is checked after
+ * the answer, and the prompt says so ("one verdict each").
+ */
 export function judgeCall(request: HelpfulnessRequest, facts: RoleFacts): StructuredCall<{ verdicts: HelpfulnessVerdict[] }> {
   const ids = request.callIds;
   const schema = z
-    .object({ verdicts: z.array(z.object({ callId: z.string(), helpful: z.boolean(), reason: z.string().min(1).max(300) })) })
+    .object({ verdicts: z.array(z.object({ callId: oneOf(ids), helpful: z.boolean(), reason: z.string().min(1).max(300) })).min(ids.length).max(ids.length) })
     .superRefine((value, context) => {
       for (const id of ids) {
         if (value.verdicts.filter((v) => v.callId === id).length !== 1) context.addIssue({ code: 'custom', path: ['verdicts'], message: `give exactly one verdict for the call "${id}"` });
       }
-      const stray = value.verdicts.find((v) => !ids.includes(v.callId));
-      if (stray) context.addIssue({ code: 'custom', path: ['verdicts'], message: `"${stray.callId}" is not one of the calls: ${ids.join(', ')}` });
     });
   return {
     role: 'judge',
     model: request.model,
     ...judgePrompt(request, facts),
-    tool: { name: 'submit_helpfulness', description: "Submit one verdict per call of the component: did it help?", schema },
+    tool: { name: 'submit_helpfulness', description: "Submit one verdict per call of the component: did it help?", schema: schema as ZodType<{ verdicts: HelpfulnessVerdict[] }> },
     maxTokens: 1024,
     stream: false,
   };
@@ -113,12 +124,31 @@ export function orchestratorPromptCall(request: OrchestratorPromptRequest, facts
   };
 }
 
-export function diagnosticianCall(request: DiagnosisScriptRequest, facts: RoleFacts): StructuredCall<{ script: string }> {
+/**
+ * The diagnostician's answer: the script and, where the taxonomy has labels to merge, the merges
+ * of synonyms it proposes. The labels are an enum of the taxonomy, the evidence an enum of the
+ * run's failing cases (when they are few enough to list); that the evidence shows at least two
+ * of the labels is checked after the answer (stages/diagnose), and the prompt says so.
+ */
+export function diagnosisAnswerSchema(request: Pick<DiagnosisScriptRequest, 'taxonomy' | 'failingCases'>): ZodType<DiagnosisAnswer> {
+  const labels = request.taxonomy.map((s) => s.label);
+  if (labels.length < 2) return z.object({ script: z.string() });
+  const cases = request.failingCases ?? null;
+  const merge = z.object({
+    labels: z.array(oneOf(labels)).min(2).describe('the synonyms: labels of the taxonomy that name one fault'),
+    into: oneOf(labels).describe('the label they all become: one of "labels"'),
+    reason: z.string().min(1).describe('what the cases share that makes these one fault'),
+    evidence: z.array(cases && cases.length > 0 ? oneOf(cases) : z.string().min(1)).min(1).describe('ids of failing cases of at least two of the labels that show one fault'),
+  });
+  return z.object({ script: z.string(), labelMerges: z.array(merge).optional() }) as ZodType<DiagnosisAnswer>;
+}
+
+export function diagnosticianCall(request: DiagnosisScriptRequest, facts: RoleFacts): StructuredCall<DiagnosisAnswer> {
   return {
     role: 'diagnostician',
     model: request.model,
     ...diagnosticianPrompt(request, facts),
-    tool: { name: 'submit_script', description: 'Submit the complete diagnosis script.', schema: z.object({ script: z.string() }) },
+    tool: { name: 'submit_script', description: 'Submit the complete diagnosis script (and any merges of synonym labels it found).', schema: diagnosisAnswerSchema(request) },
     maxTokens: 16_000,
     stream: true,
   };
@@ -132,7 +162,7 @@ export function synthesizerCall(request: SynthesisRequest, facts: RoleFacts): St
     tool: {
       name: 'submit_release_candidate',
       description: 'Submit the one release candidate.',
-      schema: releaseCandidateSchemaFor(request.taxonomy.map((s) => s.label), request.blueprint.runtime),
+      schema: releaseCandidateSchemaFor(request.taxonomy.map((s) => s.label), request.blueprint.runtime, request.blueprintRoot),
     },
     maxTokens: 32_000,
     stream: true,

@@ -21,7 +21,9 @@ export function createMockEngine(): ModelPort {
       usage: mockUsage(request.rubric, JSON.stringify(request.trace), ''),
     }),
     // The simulated diagnostician keeps the previous iteration's script when there is one
-    // (the paper's soft reference) and otherwise writes the built-in script.
+    // (the paper's soft reference) and otherwise writes the built-in script. It proposes no
+    // label merges: the heuristic critic it stands beside names each fault with one label, so
+    // the example has no synonyms to merge (a scripted model on the fake API tests merges).
     writeDiagnosisScript: async (request) => {
       const script = request.previousScript ?? (await readFile(builtinScript, 'utf8'));
       return { value: { script }, usage: mockUsage(request.recordSchema, script) };

@@ -4,6 +4,7 @@ import type { TextDiff } from '../../../domain/ports/text-diff.ts';
 import type { CaseTest, DecisionDocument } from '../../../domain/decision.ts';
 import type { DiagnosisReport } from '../../../domain/diagnosis.ts';
 import type { GradientSummary } from '../../../domain/gradient.ts';
+import type { LabelMergeProposal } from '../../../domain/label-aliases.ts';
 import type { ScorerCheck } from '../../../domain/record.ts';
 import type { TraceEvent } from '../../../domain/trace.ts';
 import { flipReasons } from '../case-reasons.ts';
@@ -21,6 +22,8 @@ export interface FlipReportPage {
   readonly diagnosis: DiagnosisReport | null;
   /** The iteration's gradient records, summarized (null outside the loop, or before they existed). */
   readonly gradient?: GradientSummary | null;
+  /** Merges of synonym labels the diagnostician proposed, recorded as aliases. */
+  readonly labelMerges?: readonly LabelMergeProposal[];
 }
 
 /** The ports a report needs: the comparison that highlights where two outputs differ. */
@@ -167,7 +170,7 @@ ${mock}</table>`;
   const beyond = changeLines(doc.change ?? null);
   const change = beyond.length > 0 ? `<section class="change" id="change"><h2>Beyond the blueprint</h2><ul class="change-lines">${beyond.map((line) => `<li>${esc(line)}</li>`).join('')}</ul></section>` : '';
   const diagnosisHtml = diagnosis
-    ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>`
+    ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>${mergesHtml(input.labelMerges ?? [])}`
     : '<p class="muted">No diagnosis (the candidate came from outside the loop).</p>';
   const typed = doc.intent?.edits?.length
     ? `${doc.intent.editsInferred ? '<p class="muted">Edits by type, inferred from the diff (the change did not type its edits):</p>' : ''}<ul class="edits-by-type">${Object.entries(editsByType(doc.intent.edits))
@@ -191,4 +194,11 @@ ${change}
 <h2 id="gradient">Gradient records</h2>${gradientHtml(input.gradient ?? null)}
 <footer class="muted"><p>Written by agentdevel from ${esc(doc.schema)}${evidence ? ` and ${esc(evidence.schema)}` : ''}.</p></footer>`;
   return page(input.title, body, cases.css);
+}
+
+/** The label merges the diagnostician proposed with this diagnosis (recorded as aliases), or nothing. */
+function mergesHtml(merges: readonly LabelMergeProposal[]): string {
+  if (merges.length === 0) return '';
+  const items = merges.map((m) => `<li>${m.labels.filter((l) => l !== m.into).map((l) => `<code>${esc(l)}</code>`).join(', ')} now read as <code>${esc(m.into)}</code>: ${esc(m.reason)} (evidence: ${m.evidence.map((id) => `<code>${esc(id)}</code>`).join(', ')})</li>`);
+  return `<p>Labels merged by the diagnostician (aliases from this iteration's synthesis on; records and earlier decisions keep their labels):</p><ul>${items.join('')}</ul>`;
 }
