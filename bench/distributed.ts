@@ -1,33 +1,63 @@
-// Case-trials on workers against a local run. Run: npx tsx bench/distributed.ts
+// Case-trials on workers against a local run: wall time, speed-up, and the CPU each case-trial
+// costs, split over the coordinator, the workers and Redis.
+// Run: npx tsx bench/distributed.ts [--sleep 1000,200] [--cases 400] [--workers 1,2,4] [--concurrency 8]
 // Needs redis-server on PATH (apt-get install redis-server); it starts its own on a free port.
-// The agent is a `command` agent that sleeps 200 ms per case (a shell script, so starting it
-// costs little CPU: the figures measure the queue more than process start-up); 400 case-trials.
-// It times `agentdevel run` (wall time of the whole command) locally at concurrency 8, then
-// with --queue and 1, 2 and 4 worker processes at concurrency 8 each, each on a fresh clone of
-// the workspace and an emptied Redis, so no result is reused.
+//
+// The agent is a `command` agent (`sh`) that sleeps a while per case (`sleep`, the only process
+// a case starts besides sh). For each sleep, it runs `agentdevel run` (the coordinator) locally at
+// --concurrency, then with --queue and 1, 2 and 4 worker processes at --concurrency each, each
+// on a fresh clone of the workspace and an emptied Redis, so no result is reused.
+//
+// CPU per case-trial (bench/lib/process-cpu.ts says how each is read):
+// - coordinator: the `agentdevel run` process and all its descendants (this process's reaped
+//   children, from start to exit, start-up included);
+// - workers: each worker process and its descendants (spawners, every agent's sh and sleep),
+//   from the moment it says it takes case-trials (its start-up left out: a worker serves many
+//   runs), summed over the workers;
+// - each setup runs twice: first a short run of one case-trial per slot (fresh workers check the
+//   version out, start its runtime and spawners), then the full run. The difference tells the
+//   fixed costs (the coordinator's start-up, the workers' set-up) from the cost per case-trial;
+//   "all in" is what one run of --cases costs on fresh workers, "per more" what each further
+//   case-trial adds;
+// - Redis: `INFO cpu` (user + sys) over the run;
+// - the queue's own work: the main threads of the coordinator (reported at its exit through
+//   AGENTDEVEL_CPU_REPORT) and of the workers (their schedstat over the run): what runs the
+//   queue, the grading and the records, without the spawners, the agents, V8's helper threads
+//   or the thread pool.
+// Figures from a machine shared with other work are noisy: the load average is printed beside them.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from '../test/helpers/free-port.ts';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freePort } from '../test/helpers/free-port.ts';
+import { agentdevelBin, load } from './lib/measure.ts';
+import { mainThreadMs, reapedChildrenMs, redisCpuMs, treeCpu } from './lib/process-cpu.ts';
 
-const CASES = 400;
-const SLEEP_MS = 200;
-const CONCURRENCY = 8;
-const WORKER_COUNTS = [1, 2, 4];
+const { values } = parseArgs({
+  options: {
+    sleep: { type: 'string', default: '1000,200' },
+    cases: { type: 'string', default: '400' },
+    workers: { type: 'string', default: '1,2,4' },
+    concurrency: { type: 'string', default: '8' },
+  },
+});
+const list = (text: string) => text.split(',').map((x) => Number(x.trim()));
+const CASES = Number(values.cases);
+const SLEEPS_MS = list(values.sleep);
+const CONCURRENCY = Number(values.concurrency);
+const WORKER_COUNTS = list(values.workers);
 
-const repoRoot = fileURLToPath(new URL('../', import.meta.url));
-const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');
 const scratch = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-distributed-'));
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
 const children: ChildProcess[] = [];
 /** The key coordinator and workers share (AGENTDEVEL_QUEUE_KEY), fresh for each bench. */
 const QUEUE_KEY = randomBytes(24).toString('hex');
+const env = { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY };
 
-function workspace(): string {
-  const dir = path.join(scratch, 'origin');
+function workspace(sleepMs: number): string {
+  const dir = path.join(scratch, `origin-${sleepMs}`);
   mkdirSync(path.join(dir, 'blueprints', 'sleeper'), { recursive: true });
   mkdirSync(path.join(dir, 'rubrics', 'sleep'), { recursive: true });
   const json = (file: string, value: unknown) => writeFileSync(path.join(dir, file), `${JSON.stringify(value, null, 2)}\n`);
@@ -42,11 +72,11 @@ function workspace(): string {
   writeFileSync(
     path.join(dir, 'blueprints', 'sleeper', 'agent.sh'),
     // `read` and `printf` are shell built-ins: the only process a case starts besides sh is sleep.
-    `read -r _case || true\nsleep ${SLEEP_MS / 1000}\nprintf '%s\\n' '{"type":"final","output":{"answer":42}}'\n`,
+    `read -r _case || true\nsleep ${sleepMs / 1000}\nprintf '%s\\n' '{"type":"final","output":{"answer":42}}'\n`,
   );
   json('rubrics/sleep/task.json', { rubric: 'rubric.md', scorers: [{ kind: 'numeric', path: 'answer', expectedFromCase: 'expected.answer', tolerance: 0 }] });
   writeFileSync(path.join(dir, 'rubrics', 'sleep', 'rubric.md'), '# Sleep\n\nAnswer 42 after a short pause.\n');
-  const cases = Array.from({ length: CASES }, (_, i) => JSON.stringify({ id: `case-${String(i).padStart(3, '0')}`, question: 'What is 40 + 2?', expected: { answer: 42 } }));
+  const cases = Array.from({ length: CASES }, (_, i) => JSON.stringify({ id: `case-${String(i).padStart(4, '0')}`, question: 'What is 40 + 2?', expected: { answer: 42 } }));
   writeFileSync(path.join(dir, 'rubrics', 'sleep', 'train.jsonl'), `${cases.join('\n')}\n`);
   writeFileSync(path.join(dir, 'rubrics', 'sleep', 'test.jsonl'), `${cases.slice(0, 5).join('\n')}\n`);
   writeFileSync(path.join(dir, '.gitignore'), '.agentdevel/\ntraces/\n');
@@ -63,29 +93,85 @@ function freshClone(origin: string): string {
   return dir;
 }
 
-function timedRun(dir: string, extra: string[]): number {
-  const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [bin, 'run', '-C', dir, '--json', ...extra], { encoding: 'utf8', env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY }, timeout: 600_000 });
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  if (result.status !== 0) throw new Error(`run failed (exit ${result.status}): ${result.stderr}`);
-  const output = JSON.parse(result.stdout) as { graded: number; passed: number; reused: boolean };
-  if (output.graded !== CASES || output.passed !== CASES || output.reused) throw new Error(`unexpected run: ${result.stdout}`);
-  return seconds;
+interface CoordinatorCost {
+  readonly wallS: number;
+  /** The process and its descendants. */
+  readonly treeMs: number;
+  readonly mainThreadMs: number;
 }
 
-function startWorker(url: string, index: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', String(CONCURRENCY), '--cache', path.join(scratch, `cache-${index}`)], {
-    env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY },
+/** Runs `agentdevel run` to its end; its CPU is this process's reaped children's, before and after. */
+async function coordinatorRun(dir: string, extra: string[], cases = CASES): Promise<CoordinatorCost> {
+  const report = path.join(scratch, `cpu-${clones}-${extra.length}.jsonl`);
+  const before = reapedChildrenMs();
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [agentdevelBin, 'run', '-C', dir, '--json', ...extra], { env: { ...env, AGENTDEVEL_CPU_REPORT: report }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const wallS = Number(process.hrtime.bigint() - started) / 1e9;
+  if (code !== 0) throw new Error(`run failed (exit ${code}): ${stderr.slice(-2000)}`);
+  const output = JSON.parse(stdout) as { graded: number; passed: number; reused: boolean };
+  if (output.graded !== cases || output.passed !== cases || output.reused) throw new Error(`unexpected run: ${stdout}`);
+  const reported = JSON.parse(readFileSync(report, 'utf8').trim().split('\n').at(-1) as string) as { mainThreadMs: number | null };
+  return { wallS, treeMs: reapedChildrenMs() - before, mainThreadMs: reported.mainThreadMs ?? Number.NaN };
+}
+
+/** A worker's CPU, ms: its tree, and the parts of it. */
+interface WorkerCpu {
+  readonly treeMs: number;
+  /** The worker process (all its threads). */
+  readonly rootMs: number;
+  readonly mainMs: number;
+  /** Its spawners (its live children), and the agents below them. */
+  readonly spawnersMs: number;
+  readonly agentsMs: number;
+}
+
+function workerCpu(pid: number): WorkerCpu {
+  const tree = treeCpu(pid);
+  return {
+    treeMs: tree?.totalMs ?? Number.NaN,
+    rootMs: tree?.rootMs ?? Number.NaN,
+    mainMs: mainThreadMs(pid) ?? Number.NaN,
+    spawnersMs: tree?.liveChildrenMs ?? Number.NaN,
+    agentsMs: tree?.grandchildrenMs ?? Number.NaN,
+  };
+}
+
+const minus = (a: WorkerCpu, b: WorkerCpu): WorkerCpu => ({
+  treeMs: a.treeMs - b.treeMs,
+  rootMs: a.rootMs - b.rootMs,
+  mainMs: a.mainMs - b.mainMs,
+  spawnersMs: a.spawnersMs - b.spawnersMs,
+  agentsMs: a.agentsMs - b.agentsMs,
+});
+
+interface WorkerProbe {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Its CPU when it said it takes case-trials. */
+  readonly ready: WorkerCpu;
+}
+
+function startWorker(url: string, index: number): Promise<WorkerProbe> {
+  const child = spawn(process.execPath, [agentdevelBin, 'worker', '--queue', url, '--concurrency', String(CONCURRENCY), '--cache', path.join(scratch, `cache-${clones}-${index}`)], {
+    env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('a worker did not start within 30 s')), 30_000);
+    const timer = setTimeout(() => reject(new Error('a worker did not start within 60 s')), 60_000);
+    let said = '';
     child.stderr?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('taking case-trials')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
+      if (said.includes('taking case-trials')) return;
+      said += chunk.toString();
+      if (!said.includes('taking case-trials')) return;
+      clearTimeout(timer);
+      const pid = child.pid as number;
+      resolve({ child, pid, ready: workerCpu(pid) });
     });
   });
 }
@@ -105,6 +191,78 @@ async function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+const ms = (value: number) => `${Math.round(value)} ms`;
+const perJob = (value: number) => (value / CASES).toFixed(2);
+/** The first `count` cases, as `--case` options: a short run first, to tell a run's fixed costs from its cost per case-trial. */
+const firstCases = (count: number) => Array.from({ length: count }, (_, i) => ['--case', `case-${String(i).padStart(4, '0')}`]).flat();
+
+interface Measured {
+  readonly setup: string;
+  readonly wallS: number;
+  /** Case-trials of the short run. */
+  readonly short: number;
+  /** The coordinator of the short run and of the full run (same start-up, CASES - short more case-trials). */
+  readonly coordinatorShort: CoordinatorCost;
+  readonly coordinator: CoordinatorCost;
+  /** The fresh workers over the short run (their set-up: checkout, runtime, spawners; and `short` case-trials), and over the full run, set up. */
+  readonly workersShort: WorkerCpu | null;
+  readonly workers: WorkerCpu | null;
+  readonly redisMs: number | null;
+}
+
+/**
+ * CPU per case-trial, ms: per case-trial more (what each adds once everything is started and
+ * set up), and all in (one run of CASES case-trials on fresh workers, start-up and set-up
+ * included); the fixed costs: the coordinator's start-up and the workers' set-up.
+ */
+function costs(m: Measured) {
+  const more = CASES - m.short;
+  const coordinatorPer = (m.coordinator.treeMs - m.coordinatorShort.treeMs) / more;
+  const coordinatorMainPer = (m.coordinator.mainThreadMs - m.coordinatorShort.mainThreadMs) / more;
+  const workersPer = (m.workers?.treeMs ?? 0) / CASES;
+  const workersMainPer = (m.workers?.mainMs ?? 0) / CASES;
+  const startUpMs = m.coordinator.treeMs - CASES * coordinatorPer;
+  const setUpMs = (m.workersShort?.treeMs ?? 0) - m.short * workersPer;
+  const setUpMainMs = (m.workersShort?.mainMs ?? 0) - m.short * workersMainPer;
+  return {
+    coordinatorPer,
+    coordinatorMainPer,
+    startUpMs,
+    setUpMs,
+    perMore: coordinatorPer + workersPer,
+    allIn: (m.coordinator.treeMs + setUpMs) / CASES + workersPer,
+    ownPerMore: coordinatorMainPer + workersMainPer,
+    ownAllIn: (m.coordinator.mainThreadMs + setUpMainMs) / CASES + workersMainPer,
+  };
+}
+
+function printRow(m: Measured, localWallS: number): void {
+  const w = m.workers;
+  const cost = costs(m);
+  const cells = [
+    m.setup,
+    `${m.wallS.toFixed(1)} s`,
+    `${(localWallS / m.wallS).toFixed(2)}×`,
+    cost.allIn.toFixed(2),
+    cost.perMore.toFixed(2),
+    `${ms(cost.startUpMs)}; ${cost.coordinatorPer.toFixed(2)} (${cost.coordinatorMainPer.toFixed(2)})`,
+    w ? `${ms(cost.setUpMs)}; ${perJob(w.treeMs)} (${perJob(w.mainMs)}; ${perJob(w.rootMs - w.mainMs)}; ${perJob(w.spawnersMs)}; ${perJob(w.agentsMs)}; ${perJob(w.treeMs - w.rootMs - w.spawnersMs - w.agentsMs)})` : '–',
+    m.redisMs === null ? '–' : perJob(m.redisMs),
+    `${cost.ownAllIn.toFixed(2)}; ${cost.ownPerMore.toFixed(2)}`,
+    load(),
+  ];
+  console.log(`| ${cells.join(' | ')} |`);
+}
+
+const sumCpu = (all: readonly WorkerCpu[]): WorkerCpu =>
+  all.reduce((sum, s) => ({
+    treeMs: sum.treeMs + s.treeMs,
+    rootMs: sum.rootMs + s.rootMs,
+    mainMs: sum.mainMs + s.mainMs,
+    spawnersMs: sum.spawnersMs + s.spawnersMs,
+    agentsMs: sum.agentsMs + s.agentsMs,
+  }));
+
 try {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', scratch], { stdio: 'ignore' });
@@ -112,22 +270,61 @@ try {
   const url = `redis://127.0.0.1:${port}`;
   const cli = (...args: string[]) => spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
   for (let i = 0; i < 100 && cli('ping') !== 'PONG'; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  const redisNow = () => redisCpuMs(cli('info', 'cpu'));
 
-  const origin = workspace();
-  // Figures from a machine shared with other work are noisy: the load average says how shared it was.
-  const load = () => loadavg()[0]?.toFixed(1) ?? '?';
-  console.log(`distributed: ${CASES} case-trials of a command agent sleeping ${SLEEP_MS} ms; ${cpus().length} cores, load average ${load()}; wall time of \`agentdevel run\``);
-  const local = timedRun(freshClone(origin), []);
-  console.log(`| setup | wall time | speed-up |\n| --- | --- | --- |\n| local, concurrency ${CONCURRENCY} | ${local.toFixed(1)} s | 1.0× |`);
-  for (const count of WORKER_COUNTS) {
-    cli('flushall');
-    const workers = await Promise.all(Array.from({ length: count }, (_, i) => startWorker(url, i)));
-    // The first run of a worker checks the version out; a warm-up on another clone would hide that, so none is made.
-    const seconds = timedRun(freshClone(origin), ['--queue', url]);
-    console.log(`| ${count} worker${count === 1 ? '' : 's'} × concurrency ${CONCURRENCY} | ${seconds.toFixed(1)} s | ${(local / seconds).toFixed(1)}× |`);
-    await Promise.all(workers.map(stop));
+  console.log(`distributed: ${CASES} case-trials of a \`command\` agent (sh + sleep); ${cpus().length} cores; load average ${load()} at the start`);
+  console.log('CPU in ms per case-trial, each process with all its descendants. "all in": the coordinator and the workers over');
+  console.log(`one run of ${CASES} case-trials on fresh workers, start-up and set-up included; "per more": what each further`);
+  console.log('case-trial adds, once started and set up (a short run of one case-trial per slot first tells the two apart).');
+  console.log('coordinator: its start-up; per case-trial (its main thread). workers: their set-up (checkout, runtime, spawners);');
+  console.log('per case-trial (main threads; other threads: V8\'s helpers, the thread pool; spawners; agents: sh and sleep;');
+  console.log('other processes: git). queue\'s own work: the main threads of the coordinator and the workers (all in; per more).');
+  const summary: string[] = [];
+  for (const sleepMs of SLEEPS_MS) {
+    const origin = workspace(sleepMs);
+    console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}`);
+    console.log('| setup | wall | speed-up | CPU/job all in | per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    const localShort = await coordinatorRun(freshClone(origin), firstCases(CONCURRENCY), CONCURRENCY);
+    const local = await coordinatorRun(freshClone(origin), []);
+    printRow({ setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, short: CONCURRENCY, coordinatorShort: localShort, coordinator: local, workersShort: null, workers: null, redisMs: null }, local.wallS);
+    for (const count of WORKER_COUNTS) {
+      cli('flushall');
+      const workers = await Promise.all(Array.from({ length: count }, (_, i) => startWorker(url, i)));
+      // One case-trial per slot, so every worker takes some and sets itself up.
+      const short = count * CONCURRENCY;
+      const coordinatorShort = await coordinatorRun(freshClone(origin), ['--queue', url, ...firstCases(short)], short);
+      // Read while every worker is alive and idle again: their spawners and agents are all in the tree.
+      const setUp = workers.map((w) => workerCpu(w.pid));
+      // The workers keep their checkouts (on disk, by content) and runtimes; the results of the short run go.
+      cli('flushall');
+      const redisBefore = redisNow();
+      const coordinator = await coordinatorRun(freshClone(origin), ['--queue', url]);
+      const redisMs = redisNow() - redisBefore;
+      const after = workers.map((w) => workerCpu(w.pid));
+      const measured: Measured = {
+        setup: `${count} worker${count === 1 ? '' : 's'} × ${CONCURRENCY}`,
+        wallS: coordinator.wallS,
+        short,
+        coordinatorShort,
+        coordinator,
+        workersShort: sumCpu(setUp.map((s, i) => minus(s, workers[i]!.ready))),
+        workers: sumCpu(after.map((s, i) => minus(s, setUp[i]!))),
+        redisMs,
+      };
+      printRow(measured, local.wallS);
+      await Promise.all(workers.map((w) => stop(w.child)));
+      if (count === Math.max(...WORKER_COUNTS)) {
+        const cost = costs(measured);
+        summary.push(
+          `sleep ${sleepMs} ms, ${count} workers: speed-up ${(local.wallS / coordinator.wallS).toFixed(2)}×; CPU/job ${cost.allIn.toFixed(2)} ms all in, ${cost.perMore.toFixed(2)} ms per more (target ≤ 5); ` +
+            `queue's own work ${cost.ownAllIn.toFixed(2)} ms all in, ${cost.ownPerMore.toFixed(2)} ms per more (target ≤ 2); Redis ${(redisMs / CASES).toFixed(2)} ms`,
+        );
+      }
+    }
   }
-  console.log(`load average at the end: ${load()}`);
+  console.log(`\nload average at the end: ${load()}`);
+  for (const line of summary) console.log(`summary: ${line}`);
 } finally {
   await Promise.all(children.map(stop));
   rmSync(scratch, { recursive: true, force: true });

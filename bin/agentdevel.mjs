@@ -27,6 +27,24 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+// Benchmarks of several processes (bench/distributed.ts) ask what this one spent on a CPU:
+// AGENTDEVEL_CPU_REPORT=FILE appends one JSON line at exit, the whole process (all threads)
+// and its main thread apart (the kernel's per-thread count, in nanoseconds).
+const cpuReport = process.env.AGENTDEVEL_CPU_REPORT;
+if (cpuReport) {
+  const { appendFileSync, readFileSync } = await import('node:fs');
+  process.on('exit', (code) => {
+    const usage = process.cpuUsage();
+    let mainThreadMs = null;
+    try {
+      mainThreadMs = Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    } catch {
+      // Not Linux: the bench reports the process alone.
+    }
+    appendFileSync(cpuReport, `${JSON.stringify({ pid: process.pid, command: firstWord ?? null, code, processMs: (usage.user + usage.system) / 1000, mainThreadMs })}\n`);
+  });
+}
+
 const { main } = await loadEntry('agentdevel', 'src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));
 // The command is over. Nothing it started should keep the process alive; if something does (a

@@ -9,6 +9,7 @@ import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } f
 import { parseQueueUrl, queueSecrets } from '../adapters/queue/url.ts';
 import { wordDiff } from '../adapters/text-diff/word-diff.ts';
 import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';
+import type { PaceFor } from '../adapters/engines/anthropic/rate-limits.ts';
 import { parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
 import { createOutput, createReporter, type Output } from '../cli/render.ts';
 
@@ -84,6 +85,7 @@ export async function openCommand(
   let workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.
   declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
+  let sharedPace: { close(): Promise<void>; readonly pace: PaceFor } | null = null;
   try {
     // A must-pass entry that names no case is refused before anything runs (exit 2).
     if (lockFor !== null) await refuseConfigNamingNoCase(workspace);
@@ -96,19 +98,23 @@ export async function openCommand(
     const usageScope: UsageScope = { iteration: null, runId: null, activity: null };
     // The engines (prompt templates, the SDK) are loaded only by the commands that call models.
     const { createModelPort } = await import('../adapters/engines/index.ts');
+    const queueUrl = options.queue ?? workspace.config.queue;
+    const queueAddress = queueUrl ? parseQueueUrl(queueUrl, options.queue ? '--queue' : 'queue (agentdevel.config.json)') : null;
+    // With a queue, this command's model calls keep one pace with the workers' (in the queue's Redis).
+    sharedPace = lockFor && queueAddress ? await import('../adapters/queue/redis-pace.ts').then(({ openSharedPace }) => openSharedPace(queueAddress)) : null;
+    const paceToClose = sharedPace;
     // Only writers call models; `log` must work without an API key.
-    const claude = lockFor ? await claudeFor(io, options, workspace, usageScope, models) : null;
+    const claude = lockFor ? await claudeFor(io, options, workspace, usageScope, models, sharedPace?.pace ?? null) : null;
     const model = claude ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
     // The judge is asked only when credit.helpfulness is on (or by discover), the writer only by
     // discover: their default models need no key otherwise.
     const { judge, writer, ...asked } = workspace.config.models;
     const usesClaude =
       Object.values(asked).some((m) => m !== 'mock') || ((workspace.config.credit.helpfulness || lockFor === 'discover') && judge !== 'mock') || (lockFor === 'discover' && writer !== 'mock');
-    const queueUrl = options.queue ?? workspace.config.queue;
     // The queue (bullmq, Redis) is loaded only when one is named.
-    const executor = queueUrl
+    const executor = queueAddress
       ? await import('../adapters/queue/executor.ts').then(({ defaultCoordinatorSettings, queueExecutor, queueKeyFrom }) =>
-          queueExecutor(parseQueueUrl(queueUrl, options.queue ? '--queue' : 'queue (agentdevel.config.json)'), defaultCoordinatorSettings, {
+          queueExecutor(queueAddress, defaultCoordinatorSettings, {
             key: queueKeyFrom(io.env),
             ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
           }),
@@ -142,18 +148,20 @@ export async function openCommand(
       close: async () => {
         try {
           await executor?.close();
+          await paceToClose?.close();
         } finally {
           await workspace.close();
         }
       },
     };
   } catch (error) {
+    await sharedPace?.close();
     await workspace.close();
     throw error;
   }
 }
 
-async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, usageScope: UsageScope, when: 'at_start' | 'at_first_call') {
+async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, usageScope: UsageScope, when: 'at_start' | 'at_first_call', pace: PaceFor | null) {
   const [{ claudeEngines }, { currentRoleFacts }] = await Promise.all([import('../adapters/engines/claude.ts'), import('../adapters/engines/runtime-facts.ts')]);
   const cassetteDir = options.record ?? options.replay;
   return claudeEngines({
@@ -162,5 +170,6 @@ async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, u
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
     ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
     facts: currentRoleFacts(io.clock),
+    ...(pace ? { pace } : {}),
   }, when);
 }

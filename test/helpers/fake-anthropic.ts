@@ -43,8 +43,11 @@ export interface FakeLimits {
 export interface FakeAnthropic {
   readonly url: string;
   readonly requests: FakeRequest[];
-  /** Requests accepted and refused with 429 by `limits`, and when the first and the last were accepted. */
-  readonly limited: { accepted: number; refused: number; firstAt: number | null; lastAt: number | null };
+  /**
+   * Requests accepted and refused with 429 by `limits`, when the first and the last were
+   * accepted, and when each request arrived and whether it was accepted (in arrival order).
+   */
+  readonly limited: { accepted: number; refused: number; firstAt: number | null; lastAt: number | null; arrivals: Array<{ at: number; accepted: boolean }> };
   respond: Responder;
   close(): Promise<void>;
 }
@@ -119,7 +122,7 @@ function requestBucket(limits: FakeLimits) {
 export async function startFakeAnthropic(respond: Responder, limits?: FakeLimits): Promise<FakeAnthropic> {
   const requests: FakeRequest[] = [];
   const fake = { respond } as { respond: Responder };
-  const limited = { accepted: 0, refused: 0, firstAt: null as number | null, lastAt: null as number | null };
+  const limited = { accepted: 0, refused: 0, firstAt: null as number | null, lastAt: null as number | null, arrivals: [] as Array<{ at: number; accepted: boolean }> };
   const take = limits ? requestBucket(limits) : null;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
@@ -139,6 +142,7 @@ export async function startFakeAnthropic(respond: Responder, limits?: FakeLimits
         let reply: FakeReply;
         let limitHeaders: Record<string, string> = {};
         const turn = take?.() ?? null;
+        if (turn) limited.arrivals.push({ at: Date.now(), accepted: turn.accepted });
         if (turn && !turn.accepted) {
           limited.refused += 1;
           res.writeHead(429, { 'content-type': 'application/json', 'request-id': `req_fake_${request.index}`, ...turn.headers });

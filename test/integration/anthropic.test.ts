@@ -301,8 +301,8 @@ describe('the Claude engine against a fake Messages API', () => {
 
   it('states in the synthesizer’s schema what it checks after: edit paths inside the blueprint folder, and label-shaped targets when the taxonomy is empty', async () => {
     const { engine, server: fake } = await engineAgainst([
-      toolAnswer('submit_release_candidate', { edits: [{ path: 'blueprints/bp/../other/x.hbs', content: 'x' }], intent: { targets: ['Fix It!'], rationale: 'r' } }),
-      toolAnswer('submit_release_candidate', { edits: [{ path: 'blueprints/bp/system.hbs', content: 'x' }], intent: { targets: ['tool_error'], rationale: 'r' } }),
+      toolAnswer('submit_release_candidate', { edits: [{ path: 'blueprints/bp/../other/x.hbs', content: 'x', type: 'revise', component: 'agent' }], intent: { targets: ['Fix It!'], rationale: 'r' } }),
+      toolAnswer('submit_release_candidate', { edits: [{ path: 'blueprints/bp/system.hbs', content: 'x', type: 'revise', component: 'agent' }], intent: { targets: ['tool_error'], rationale: 'r' } }),
     ]);
     const answer = await engine.synthesize({ ...synthesisRequest, taxonomy: [] });
     expect(answer.value.intent.targets).toEqual(['tool_error']);

@@ -4,6 +4,7 @@ import { createClaudeEngine, type UsageLedger } from './anthropic/adapter.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import { readCassetteFacts, recordingFetch, replayingFetch, writeCassetteFacts } from './anthropic/cassette.ts';
 import { createMessagesClient, type SendMessage } from './anthropic/messages-client.ts';
+import type { PaceFor } from './anthropic/rate-limits.ts';
 import type { ModelPort } from '../../domain/ports/model.ts';
 import type { EngineFactory } from './index.ts';
 
@@ -16,6 +17,8 @@ export interface ClaudeOptions {
   readonly ledger: UsageLedger;
   /** The date and runtime every role is told (replaced by the recorded ones under --replay). */
   readonly facts: RoleFacts;
+  /** The pace of the calls to an API with a key (default: this process's own; with a queue, one shared by every process on it). */
+  readonly pace?: PaceFor;
 }
 
 /**
@@ -41,6 +44,8 @@ export function claudeEngines(options: ClaudeOptions, when: 'at_start' | 'at_fir
       maxRetries: options.settings.maxRetries,
       timeoutMs: options.settings.timeoutMs,
       ...(fetchForCassette ? { fetch: fetchForCassette } : {}),
+      // A replay calls no API: its pace stays in this process.
+      ...(options.pace && !replaying ? { pace: options.pace } : {}),
     });
     return send;
   };

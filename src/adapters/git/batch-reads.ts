@@ -72,7 +72,9 @@ export function parseTreeListings(out: string, trees: readonly string[]): Map<st
     let meta = tokens[i] as string;
     const newline = meta.lastIndexOf('\n');
     if (newline >= 0) {
-      current = listings.get(meta.slice(0, newline).split(' ')[1] ?? '');
+      // A tree with nothing under the folder prints its header line and no entry, so several
+      // header lines can run together: the entries that follow belong to the last of them.
+      current = listings.get(meta.slice(0, newline).split('\n').at(-1)?.split(' ')[1] ?? '');
       meta = meta.slice(newline + 1);
     }
     if (!meta.startsWith(':')) continue;

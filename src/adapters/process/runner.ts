@@ -8,6 +8,7 @@
 //   so a grandchild that keeps stdout open cannot hold the command;
 // - children still running when agentdevel exits (an error, an interrupt) are killed.
 import { execa, type ResultPromise } from 'execa';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { CONTAINMENT_VARIABLE, killGroup, killMarked, trackChild } from './children.ts';
 import { watchDescendants } from './descendants.ts';
@@ -186,6 +187,83 @@ export function startIpcProcess(request: ProcessRequest, options: { readonly end
     exited,
     kill: () => {
       if (subprocess.pid !== undefined) killGroup(subprocess.pid);
+    },
+  };
+}
+
+/** A long-lived child that reads text on its stdin and writes text on its stdout (a protocol of its own). */
+export interface PipeProcess {
+  /** Writes to the child's stdin; false when it is gone (its exit says why). */
+  write(text: string): boolean;
+  onText(listener: (text: string) => void): void;
+  /** Ends its stdin: a child that ends itself at the end of its input does so. */
+  endInput(): void;
+  readonly exited: Promise<ProcessOutcome>;
+  /** Stops the process and everything it started. */
+  kill(): void;
+}
+
+/**
+ * Starts a long-lived child that talks over its stdin and stdout: Node's own spawn and streams,
+ * without Node's IPC channel and without execa, whose handling of each chunk of output (async
+ * iteration, transforms, bookkeeping) costs more than the chunk (a spawner sends one or two
+ * per case-trial). The kill rules are supervise()'s, by hand: its own process group, the group
+ * killed once it exits, and at agentdevel's exit unless `endsWithParent`: then the child ends
+ * itself, and what it started, when its stdin closes, which also happens when agentdevel dies.
+ */
+export function startPipeProcess(request: ProcessRequest, options: { readonly endsWithParent?: boolean } = {}): PipeProcess {
+  const child = spawn(request.command, [...request.args], { cwd: request.cwd, env: { ...request.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const pid = child.pid;
+  const untrack = pid !== undefined && options.endsWithParent !== true ? trackChild(pid) : () => undefined;
+  let stderr = '';
+  const MAX_STDERR = 256 * 1024;
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    // The tail says why it died: keep the last part.
+    stderr = (stderr + chunk).slice(-MAX_STDERR);
+  });
+  // A child gone before reading all its input: its exit says so, the write error adds nothing.
+  child.stdin.on('error', () => undefined);
+  child.stdout.on('error', () => undefined);
+  child.stdout.setEncoding('utf8');
+  const exited = new Promise<ProcessOutcome>((resolve) => {
+    let spawnError: string | null = null;
+    child.once('error', (error) => {
+      // Not started at all: no exit follows.
+      if (child.pid === undefined) resolve({ exitCode: null, signal: null, stdout: '', stderr, timedOut: false, spawnError: error.message });
+      spawnError = error.message;
+    });
+    let grace: NodeJS.Timeout | undefined;
+    child.once('exit', () => {
+      // Whatever the child started dies with it, and a process that left the group (setsid) and
+      // still holds the pipes cannot hold them past the grace.
+      if (pid !== undefined) killGroup(pid);
+      grace = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, OUTPUT_GRACE_MS);
+    });
+    child.once('close', (exitCode, signal) => {
+      clearTimeout(grace);
+      untrack();
+      resolve({ exitCode, signal, stdout: '', stderr, timedOut: false, spawnError: pid === undefined ? spawnError : null });
+    });
+  });
+  return {
+    write: (text) => {
+      if (child.stdin.destroyed || child.stdin.writableEnded) return false;
+      child.stdin.write(text);
+      return true;
+    },
+    onText: (listener) => {
+      child.stdout.on('data', listener);
+    },
+    endInput: () => {
+      child.stdin.end();
+    },
+    exited,
+    kill: () => {
+      if (pid !== undefined) killGroup(pid);
     },
   };
 }

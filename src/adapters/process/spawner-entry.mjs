@@ -1,19 +1,25 @@
 // The spawner: a small, long-lived helper that starts `command` agents for agentdevel and
-// streams their output back over IPC. Starting a process copies the page tables of the process
-// that starts it: from agentdevel's large main process that costs several milliseconds of its
-// one thread per case, from this small one a fraction, and here it runs beside the main
-// thread instead of blocking it. The kill rules are runner.ts's, applied here to each child:
+// streams their output back. Starting a process copies the page tables of the process that
+// starts it: from agentdevel's large main process that costs several milliseconds of its one
+// thread per case, from this small one a fraction, and here it runs beside the main thread
+// instead of blocking it. The kill rules are runner.ts's, applied here to each child:
 // - each child leads its own process group (its own session), so a signal it sends to "its
 //   group" never reaches agentdevel, and stopping it stops everything it started;
 // - the time limit kills the whole group; once the child itself has exited its leftovers are
 //   killed and its output streams are closed after a short grace;
-// - when agentdevel goes away (the IPC channel closes), every child still running is killed.
+// - when agentdevel goes away (this process's stdin ends), every child still running is killed.
+// The channel is newline-delimited JSON over stdin (requests) and stdout (answers), written at
+// most once per turn of the event loop in each direction: every message of a turn in one write.
+// A child's output lines are held up to LINES_HOLD_MS, so a short agent's lines and its exit
+// travel as one message (spawner.ts reads the lines of an exit before the exit).
 // Plain JavaScript with no imports beyond Node, so it starts in a few milliseconds.
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 
 /** How long a child's output may stay open after the child itself has exited (runner.ts). */
 const OUTPUT_GRACE_MS = 1000;
+/** How long a child's output lines may wait to travel with more lines, or with its exit. */
+const LINES_HOLD_MS = 20;
 
 /** Children running now: id → process group. */
 const running = new Map();
@@ -27,8 +33,35 @@ function killGroup(group) {
   }
 }
 
+/** Answers of this turn of the event loop, sent together. */
+let outgoing = [];
+function flush() {
+  const text = outgoing.join('');
+  outgoing = [];
+  // stdout is a pipe: Node writes it synchronously on Linux, so nothing is left behind at exit.
+  if (text) process.stdout.write(text);
+}
 function send(message) {
-  if (process.connected) process.send(message);
+  if (outgoing.length === 0) setImmediate(flush);
+  outgoing.push(`${JSON.stringify(message)}\n`);
+}
+
+/** Lines held per child id, sent when the hold ends or with the child's exit. */
+const heldLines = new Map();
+let holdTimer = null;
+function sendHeldLines() {
+  holdTimer = null;
+  for (const [id, lines] of heldLines) send({ id, type: 'lines', lines });
+  heldLines.clear();
+}
+function holdLines(id, lines) {
+  heldLines.set(id, [...(heldLines.get(id) ?? []), ...lines]);
+  holdTimer ??= setTimeout(sendHeldLines, LINES_HOLD_MS);
+}
+function takeHeldLines(id) {
+  const lines = heldLines.get(id) ?? [];
+  heldLines.delete(id);
+  return lines;
 }
 
 function startError(error, cwd) {
@@ -65,7 +98,7 @@ function run({ id, command, args, cwd, env, input, timeoutMs, maxStderrBytes }) 
   try {
     child = spawn(command, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   } catch (error) {
-    send({ id, type: 'exit', exitCode: null, signal: null, timedOut: false, stderr: '', spawnError: startError(error, cwd) });
+    send({ id, type: 'exit', lines: [], exitCode: null, signal: null, timedOut: false, stderr: '', spawnError: startError(error, cwd) });
     return;
   }
   let settled = false;
@@ -79,7 +112,7 @@ function run({ id, command, args, cwd, env, input, timeoutMs, maxStderrBytes }) 
     running.delete(id);
     clearTimeout(timer);
     clearTimeout(grace);
-    send({ id, type: 'exit', timedOut, stderr, ...message });
+    send({ id, type: 'exit', lines: takeHeldLines(id), timedOut, stderr, ...message });
   };
   child.on('error', (error) => {
     // No process was started (a missing executable, a missing folder).
@@ -104,7 +137,7 @@ function run({ id, command, args, cwd, env, input, timeoutMs, maxStderrBytes }) 
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk) => {
     const complete = lines.push(chunk);
-    if (complete.length > 0) send({ id, type: 'lines', lines: complete });
+    if (complete.length > 0) holdLines(id, complete);
   });
   // A stream cut at the grace bound ends in an error; the exit says how the process ended.
   child.stdout.on('error', () => undefined);
@@ -131,18 +164,33 @@ function run({ id, command, args, cwd, env, input, timeoutMs, maxStderrBytes }) 
   });
   child.on('close', (code, signal) => {
     const rest = lines.end();
-    if (rest.length > 0) send({ id, type: 'lines', lines: rest });
+    if (rest.length > 0) holdLines(id, rest);
     finish({ exitCode: code, signal, spawnError: null });
   });
 }
 
-process.on('message', (message) => {
-  if (message && message.op === 'run') run(message);
+/** Reads newline-delimited requests from stdin. */
+let partialInput = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  const parts = (partialInput + chunk).split('\n');
+  partialInput = parts.pop();
+  for (const part of parts) {
+    if (part === '') continue;
+    const message = JSON.parse(part);
+    if (message && message.op === 'run') run(message);
+  }
 });
-// The spawner serves agentdevel only: when the channel closes (agentdevel stopped or died), the
-// children it started go with it.
-process.on('disconnect', () => {
+// The spawner serves agentdevel only: when its input ends (agentdevel closed it, stopped or
+// died), the children it started go with it.
+function stopAll() {
   for (const group of running.values()) killGroup(group);
   process.exit(0);
+}
+process.stdin.on('end', () => {
+  flush();
+  stopAll();
 });
+// agentdevel no longer reads the answers (it died): the same.
+process.stdout.on('error', stopAll);
 send({ type: 'ready' });

@@ -8,17 +8,23 @@
 // child it hears of, so the children are killed when agentdevel exits, however it exits. A
 // contained request (untrusted.ts) in a PID namespace needs nothing more; under the process-table
 // fallback this side follows the child's descendants while it runs and kills them at its exit.
+// The channel is newline-delimited JSON over the spawner's stdin and stdout, not Node's IPC:
+// each side writes what one turn of its event loop produced in one write, and a short agent's
+// output lines come with its exit (spawner-entry.mjs), so a case-trial costs about one write
+// each way instead of four IPC messages with execa's bookkeeping around each.
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { CONTAINMENT_VARIABLE, killGroup, trackChild } from './children.ts';
 import { watchDescendants, type DescendantWatch } from './descendants.ts';
-import { startIpcProcess, type IpcProcess, type ProcessOutcome, type ProcessRequest } from './runner.ts';
+import { startPipeProcess, type PipeProcess, type ProcessOutcome, type ProcessRequest } from './runner.ts';
 
 const entry = fileURLToPath(new URL('./spawner-entry.mjs', import.meta.url));
 
 /** How long the spawner may take to start (it is plain Node, a few milliseconds on a calm machine). */
 const START_TIMEOUT_MS = 20_000;
 const MAX_STDERR_BYTES = 1024 * 1024;
+/** How long closing waits for a spawner to end its children and exit, before killing it. */
+const CLOSE_TIMEOUT_MS = 2000;
 
 /** The spawner process went away: no fault of the agent (an infrastructure failure of this machine). */
 export class SpawnerLost extends Error {
@@ -34,8 +40,8 @@ export interface LineRunner {
    * non-zero exit is an outcome; a handler that throws stops the process and rethrows.
    */
   run(request: ProcessRequest, onLine: (line: string) => void): Promise<ProcessOutcome>;
-  /** Stops the spawner and everything it still runs. */
-  close(): void;
+  /** Stops the spawners and everything they still run; settles once they have exited (bounded). */
+  close(): Promise<void>;
 }
 
 interface Pending {
@@ -57,6 +63,8 @@ type SpawnerMessage =
   | {
       readonly type: 'exit';
       readonly id: number;
+      /** Output lines not sent yet: they come before the exit. */
+      readonly lines: readonly string[];
       readonly exitCode: number | null;
       readonly signal: string | null;
       readonly timedOut: boolean;
@@ -65,7 +73,9 @@ type SpawnerMessage =
     };
 
 interface Helper {
-  readonly process: IpcProcess;
+  readonly process: PipeProcess;
+  /** Requests of this turn of the event loop, written together. */
+  outgoing: string[];
   readonly ready: Promise<void>;
   /** Runs it has in flight. */
   readonly pending: Map<number, Pending>;
@@ -96,8 +106,21 @@ export function startLineRunner(spawners = 1): LineRunner {
     current.pending.clear();
   };
 
-  const onMessage = (pending: Map<number, Pending>, raw: unknown) => {
-    const message = raw as SpawnerMessage;
+  /** Hands output lines to the run's handler; a handler that throws stops the process. */
+  const deliver = (waiting: Pending, lines: readonly string[]) => {
+    if (waiting.handlerError) return;
+    for (const line of lines) {
+      try {
+        waiting.onLine(line);
+      } catch (error) {
+        waiting.handlerError = { error };
+        if (waiting.group !== null) killGroup(waiting.group);
+        return;
+      }
+    }
+  };
+
+  const onMessage = (pending: Map<number, Pending>, message: SpawnerMessage) => {
     if (message.type === 'ready') return;
     const waiting = pending.get(message.id);
     if (!waiting) return;
@@ -108,18 +131,10 @@ export function startLineRunner(spawners = 1): LineRunner {
         if (waiting.marker !== null) waiting.descendants = watchDescendants(message.pid, waiting.marker);
         return;
       case 'lines':
-        if (waiting.handlerError) return;
-        for (const line of message.lines) {
-          try {
-            waiting.onLine(line);
-          } catch (error) {
-            waiting.handlerError = { error };
-            if (waiting.group !== null) killGroup(waiting.group);
-            return;
-          }
-        }
+        deliver(waiting, message.lines);
         return;
       case 'exit': {
+        deliver(waiting, message.lines);
         pending.delete(message.id);
         waiting.descendants?.stop();
         waiting.untrack?.();
@@ -142,21 +157,37 @@ export function startLineRunner(spawners = 1): LineRunner {
     // The spawner needs nothing of agentdevel's environment; each child gets its own, complete.
     // It ends itself and its children when the channel closes, which also happens when
     // agentdevel is killed outright; at a normal exit, its children are killed from here too.
-    const child = startIpcProcess({ command: process.execPath, args: [entry], env: {} }, { endsWithParent: true });
+    const child = startPipeProcess({ command: process.execPath, args: [entry], env: {} }, { endsWithParent: true });
     let readyNow!: () => void;
     const ready = new Promise<void>((resolve) => {
       readyNow = resolve;
     });
-    const current: Helper = { process: child, ready, pending: new Map(), waiting: 0, dead: null };
-    child.onMessage((message) => {
-      if ((message as SpawnerMessage).type === 'ready') readyNow();
-      onMessage(current.pending, message);
+    const current: Helper = { process: child, outgoing: [], ready, pending: new Map(), waiting: 0, dead: null };
+    let partial = '';
+    child.onText((chunk) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const part of parts) {
+        if (part === '') continue;
+        const message = JSON.parse(part) as SpawnerMessage;
+        if (message.type === 'ready') readyNow();
+        onMessage(current.pending, message);
+      }
     });
     void child.exited.then((outcome) => {
       lose(current, outcome.spawnError ?? `exit ${outcome.signal ?? outcome.exitCode}${outcome.stderr.trim() ? `: ${outcome.stderr.trim().split('\n').at(-1)}` : ''}`);
       readyNow();
     });
     return current;
+  };
+
+  /** Writes the requests of this turn to a spawner, in one write. */
+  const flush = (current: Helper) => {
+    if (current.outgoing.length === 0) return;
+    const text = current.outgoing.join('');
+    current.outgoing = [];
+    // The pipe is closed: the spawner is gone or going; its exit fails the runs it had.
+    if (!current.process.write(text) && !current.dead) lose(current, 'it stopped reading its input');
   };
 
   /** The least busy spawner; a new one when every one is busy and there is room for another. */
@@ -202,26 +233,39 @@ export function startLineRunner(spawners = 1): LineRunner {
       const outcome = new Promise<ProcessOutcome>((resolve, reject) => {
         current.pending.set(id, { onLine, resolve, reject, group: null, untrack: null, handlerError: null, marker, descendants: null });
       });
-      current.process
-        .send({
-          op: 'run',
-          id,
-          command: request.command,
-          args: [...request.args],
-          cwd: request.cwd,
-          env: { ...request.env, ...(marker ? { [CONTAINMENT_VARIABLE]: marker } : {}) },
-          input: request.input ?? '',
-          timeoutMs: request.timeoutMs ?? null,
-          maxStderrBytes: request.maxOutputBytes ?? MAX_STDERR_BYTES,
-        })
-        .catch((cause: unknown) => {
-          // The channel is closed: the spawner is gone or going; its exit fails this run.
-          if (!current.dead) lose(current, `it stopped listening: ${(cause as Error).message}`);
-        });
+      const message = {
+        op: 'run',
+        id,
+        command: request.command,
+        args: request.args,
+        cwd: request.cwd,
+        env: { ...request.env, ...(marker ? { [CONTAINMENT_VARIABLE]: marker } : {}) },
+        input: request.input ?? '',
+        timeoutMs: request.timeoutMs ?? null,
+        maxStderrBytes: request.maxOutputBytes ?? MAX_STDERR_BYTES,
+      };
+      if (current.outgoing.length === 0) setImmediate(() => flush(current));
+      current.outgoing.push(`${JSON.stringify(message)}\n`);
       return outcome;
     },
-    close() {
-      for (const helper of helpers.splice(0)) helper.process.kill();
+    async close() {
+      const closing = helpers.splice(0);
+      await Promise.all(
+        closing.map(async (helper) => {
+          flush(helper);
+          // The spawner ends its children and itself when its input ends; killed past the bound.
+          helper.process.endInput();
+          let timer: NodeJS.Timeout | undefined;
+          const exited = await Promise.race([
+            helper.process.exited.then(() => true),
+            new Promise<false>((resolve) => {
+              timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS);
+            }),
+          ]);
+          clearTimeout(timer);
+          if (!exited) helper.process.kill();
+        }),
+      );
     },
   };
 }

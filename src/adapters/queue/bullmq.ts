@@ -1,66 +1,22 @@
 // The one module that imports bullmq (house rule 6). BullMQ does the queueing: delivery, locks,
 // stalled-job recovery when a worker dies, retries with backoff. agentdevel adds only what a
 // case-trial needs on top: content-addressed job ids, bundles of the version under test, and
-// bounds on every wait, so a lost Redis ends a command (exit 3) instead of hanging it.
+// bounds on every wait, so a lost Redis ends a command (exit 3) instead of hanging it. The
+// coordinator's batching and collecting live in collector.ts; here is what touches BullMQ: the
+// link it uses (addBulk, a pipelined lookup of job states, one blocking reader of the queue's
+// event stream instead of QueueEvents and a listener per job) and the worker.
 import { isIP } from 'node:net';
-import { Job, Queue, QueueEvents, UnrecoverableError, Worker, type ConnectionOptions, type JobJsonRaw, type RedisClient } from 'bullmq';
-import { jobTag, jobTagHolds, resultTag, resultTagHolds } from './queue-key.ts';
+import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job, type JobJsonRaw, type RedisClient } from 'bullmq';
+import { isTagged, jobTagHolds, resultTag, type Tagged } from './queue-key.ts';
 import type { QueueAddress } from './url.ts';
-import { systemClock } from '../../domain/ports/clock.ts';
+import { startCollector, type CaseTrialQueue, type CoordinatorLink, type CoordinatorSettings, type JobState, type QueueEvent } from './collector.ts';
+import { JobRefused, QueueUnreachable } from './errors.ts';
+
+export { JobGaveUp, JobRefused, NoWorkerAnswered, QueueUnreachable } from './errors.ts';
+export type { CaseTrialQueue, Collected, CoordinatorSettings } from './collector.ts';
 
 export const QUEUE_NAME = 'agentdevel-case-trials';
 const BUNDLE_PREFIX = 'agentdevel:bundle:';
-
-/** Redis could not be reached (at start), or was lost for longer than the grace period (mid-run). */
-export class QueueUnreachable extends Error {
-  constructor(
-    readonly shown: string,
-    reason: string,
-  ) {
-    super(`the queue at ${shown} ${reason}`);
-    this.name = 'QueueUnreachable';
-  }
-}
-
-/** A job BullMQ gave up on (its attempts, or its stalls, are used up). */
-export class JobGaveUp extends Error {
-  constructor(reason: string) {
-    super(reason);
-    this.name = 'JobGaveUp';
-  }
-}
-
-/** No worker answered any job for longer than the idle limit. */
-export class NoWorkerAnswered extends Error {
-  constructor(readonly idleMs: number) {
-    super(`no worker took or finished a case-trial for ${Math.round(idleMs / 1000)} s`);
-    this.name = 'NoWorkerAnswered';
-  }
-}
-
-/** A job a worker must not retry: it cannot succeed anywhere (a malformed job, a job of another version). */
-export class JobRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'JobRefused';
-  }
-}
-
-/** Times a case-trial whose result was refused (not tagged with the key for this job) is run again before it is given up. */
-const RERUNS_OF_REFUSED = 2;
-
-/**
- * What Redis holds for a job, and for its result: the exact JSON text and its tag under the
- * shared key (see queue-key.ts). The text is checked as written, so nothing is parsed before it
- * is proven.
- */
-interface Tagged {
-  readonly body: string;
-  readonly tag: string;
-}
-
-const isTagged = (value: unknown): value is Tagged =>
-  value !== null && typeof value === 'object' && typeof (value as Tagged).body === 'string' && typeof (value as Tagged).tag === 'string';
 
 /** Once a side of the queue is closing, its connections stop reconnecting, so nothing lingers. */
 interface Lifetime {
@@ -123,179 +79,95 @@ async function closeWithin(closable: { close(): Promise<void>; disconnect?: () =
   }
 }
 
-export interface CoordinatorSettings {
-  /** How long Redis may be unreachable mid-run before the command gives up (exit 3). */
-  readonly lostAfterMs: number;
-  /** How long pending jobs may see no worker activity at all before the command gives up. */
-  readonly idleLimitMs: number;
-  /** Attempts of a job that fails for infrastructure reasons (a worker's fetch, a crash) before it is given up. */
-  readonly attempts: number;
-  /** How long finished jobs stay in Redis, so a restarted coordinator collects them instead of running them again. */
-  readonly keepResultsSeconds: number;
-}
+/** Events read from the stream at once, at most. */
+const EVENTS_PER_READ = 1000;
 
-/** The coordinator's side of the queue: enqueue case-trials, publish bundles, collect results. */
-export interface CaseTrialQueue {
-  /**
-   * Enqueues a job (or finds the one of the same id) and resolves with its result, and whether
-   * that result was finished by an earlier submission (a run before a crash). With `afresh`, a
-   * finished job of that id is removed first, so the case-trial runs again.
-   */
-  submit(jobId: string, data: unknown, options?: { readonly afresh?: boolean }): Promise<Collected>;
-  hasBundle(key: string): Promise<boolean>;
-  putBundle(key: string, bytes: Buffer, ttlSeconds: number): Promise<void>;
-  workerCount(): Promise<number>;
-  close(): Promise<void>;
+/** The fields of a stream entry ([name, value, name, value, …]) as the event the collector acts on. */
+function queueEvent(fields: readonly string[]): QueueEvent {
+  const field = (name: string): string | null => {
+    for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1] as string;
+    return null;
+  };
+  const event = field('event');
+  const jobId = field('jobId');
+  if (jobId === null) return { kind: 'other' };
+  // BullMQ writes these two only when a job is done with: completed, or failed for good (its
+  // attempts or stalls used up); a failure to be retried goes back to waiting instead.
+  if (event === 'completed') return { kind: 'completed', jobId, returnvalue: field('returnvalue') ?? 'null' };
+  if (event === 'failed') return { kind: 'failed', jobId, failedReason: field('failedReason') ?? 'failed' };
+  return { kind: 'other' };
 }
-
-export interface Collected {
-  readonly value: unknown;
-  /** True when the job was created before this submission: its result (and its cost) came from an earlier run. */
-  readonly earlier: boolean;
-}
-
-/** What a job returns: the handler's result and when the job was created (by a coordinator). */
-interface Answer {
-  readonly value: unknown;
-  readonly createdAt: number;
-}
-
-/** A result, once its tag proves a holder of the key wrote it for this job; else why it is refused. */
-function unwrap(key: Buffer, jobId: string, returned: unknown, submittedAt: number): Collected | string {
-  if (!isTagged(returned)) return 'a result that is not a tagged entry';
-  if (!resultTagHolds(key, jobId, returned.body, returned.tag)) return 'a result whose tag does not match (altered in Redis, or written by a worker with another key)';
-  let answer: Partial<Answer>;
-  try {
-    answer = JSON.parse(returned.body) as Partial<Answer>;
-  } catch {
-    return 'a tagged result that is not JSON';
-  }
-  if (answer === null || typeof answer !== 'object' || typeof answer.createdAt !== 'number') return 'a tagged result without its creation time';
-  return { value: answer.value, earlier: answer.createdAt < submittedAt };
-}
-
-/** A result was refused: the case-trial is run again, and given up after a few refusals. */
-class ResultRefused extends Error {}
 
 export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings, key: Buffer): Promise<CaseTrialQueue> {
   const lifetime: Lifetime = { closing: false };
   const queue = new Queue(QUEUE_NAME, { connection: connection(address, lifetime) });
-  const events = new QueueEvents(QUEUE_NAME, { connection: connection(address, lifetime) });
-  // Connection errors are seen by the watchdog below; unhandled 'error' events would crash the process.
+  // Connection errors are seen by the collector's watchdog; unhandled 'error' events would crash the process.
   const queueError = lastErrorOf(queue);
-  events.on('error', () => undefined);
-  queue.setMaxListeners(0);
-  events.setMaxListeners(0);
+  let reader: RedisClient | null = null;
+  const closeAll = async (ms: number) => {
+    lifetime.closing = true;
+    reader?.disconnect();
+    await closeWithin(queue, lifetime, ms);
+  };
   try {
     await ping(queue.client, address, 5000, queueError);
-    await within(events.waitUntilReady(), 5000, () => new QueueUnreachable(address.shown, 'did not answer within 5 s'));
+    // Its own connection: a blocking read holds the connection it is sent on.
+    reader = (await queue.client).duplicate();
+    const readerError = lastErrorOf(reader);
+    await ping(Promise.resolve(reader), address, 5000, readerError);
   } catch (error) {
-    await Promise.all([closeWithin(events, lifetime, 1000), closeWithin(queue, lifetime, 1000)]);
+    await closeAll(1000);
     throw error;
   }
-
-  // One watchdog for every pending job: Redis lost too long, or no worker activity too long.
-  let failure: Error | null = null;
-  const waiting = new Set<(error: Error) => void>();
-  let lastActivity = systemClock.now().getTime();
-  let lastReachable = systemClock.now().getTime();
-  for (const event of ['active', 'completed', 'failed', 'stalled', 'progress', 'waiting'] as const) events.on(event, () => (lastActivity = systemClock.now().getTime()));
-  const watchdog = setInterval(() => {
-    void (async () => {
-      const statuses = await Promise.all([queue.client, events.client]).then(
-        (clients) => clients.map((c) => c.status),
-        () => ['closed'],
-      );
-      const now = systemClock.now().getTime();
-      if (statuses.every((s) => s === 'ready')) lastReachable = now;
-      if (waiting.size === 0) lastActivity = now;
-      failure ??=
-        now - lastReachable > settings.lostAfterMs
-          ? new QueueUnreachable(address.shown, `was lost for more than ${Math.round(settings.lostAfterMs / 1000)} s`)
-          : now - lastActivity > settings.idleLimitMs
-            ? new NoWorkerAnswered(now - lastActivity)
-            : null;
-      if (failure) for (const reject of waiting) reject(failure);
-    })();
-  }, 500);
-
-  async function submit(jobId: string, data: unknown, options: { readonly afresh?: boolean } = {}): Promise<Collected> {
-    if (failure) throw failure;
-    if (options.afresh) await (await Job.fromId(queue, jobId))?.remove();
-    let cancel: ((error: Error) => void) | null = null;
-    const stop = new Promise<never>((_, reject) => {
-      cancel = reject;
-      waiting.add(reject);
-    });
-    try {
-      return await Promise.race([stop, collect(jobId, data)]);
-    } finally {
-      if (cancel) waiting.delete(cancel);
-    }
-  }
-
-  async function collect(jobId: string, data: unknown): Promise<Collected> {
-    const body = JSON.stringify(data);
-    const entry: Tagged = { body, tag: jobTag(key, jobId, body) };
-    for (let refusals = 0; ; refusals += 1) {
-      try {
-        return await collectOnce(jobId, entry);
-      } catch (error) {
-        if (!(error instanceof ResultRefused)) throw error;
-        if (refusals >= RERUNS_OF_REFUSED) throw new JobGaveUp(`${error.message}; refused ${refusals + 1} times`);
-        // The refused result is dropped, and the case-trial runs again.
-        await (await Job.fromId(queue, jobId))?.remove();
-      }
-    }
-  }
-
-  async function collectOnce(jobId: string, entry: Tagged): Promise<Collected> {
-    const submittedAt = systemClock.now().getTime();
-    const checked = (returned: unknown): Collected => {
-      const collected = unwrap(key, jobId, returned, submittedAt);
-      if (typeof collected === 'string') throw new ResultRefused(`refused ${collected}`);
-      return collected;
-    };
-    const add = () =>
-      queue.add('case-trial', entry, {
-        jobId,
-        attempts: settings.attempts,
-        backoff: { type: 'exponential', delay: 1000 },
-        removeOnComplete: { age: settings.keepResultsSeconds },
-        removeOnFail: { age: settings.keepResultsSeconds },
+  const client = await queue.client;
+  const blocking = reader;
+  const jobOptions = {
+    attempts: settings.attempts,
+    backoff: { type: 'exponential', delay: 1000 },
+    removeOnComplete: { age: settings.keepResultsSeconds },
+    removeOnFail: { age: settings.keepResultsSeconds },
+  };
+  const link: CoordinatorLink = {
+    shown: address.shown,
+    states: async (ids) => {
+      if (ids.length === 0) return [];
+      const pipeline = client.pipeline();
+      for (const id of ids) pipeline.runCommand('hmget', [queue.toKey(id), 'timestamp', 'finishedOn', 'returnvalue', 'failedReason']);
+      const replies = (await pipeline.exec()) ?? [];
+      return ids.map((_, i): JobState | null => {
+        const [error, fields] = replies[i] ?? [new Error('no reply'), null];
+        if (error) throw error;
+        const [timestamp, finishedOn, returnvalue, failedReason] = fields as Array<string | null>;
+        if (timestamp === null || timestamp === undefined) return null;
+        return { createdAt: Number(timestamp), finished: finishedOn !== null && finishedOn !== undefined, returnvalue: returnvalue ?? null, failedReason: failedReason ?? null };
       });
-    try {
-      // A job of this id that already finished (a run before a crash) answers at once: its result is collected, not run again.
-      return checked(await (await add()).waitUntilFinished(events));
-    } catch (error) {
-      if (error instanceof ResultRefused) throw error;
-      if (failure) throw failure;
-      // A job given up by an earlier run (say, one that lost its workers) is tried afresh, once.
-      const earlier = await Job.fromId(queue, jobId);
-      if (!earlier || earlier.timestamp >= submittedAt) throw new JobGaveUp(reasonOf(error));
-      await earlier.remove();
-      try {
-        return checked(await (await add()).waitUntilFinished(events));
-      } catch (again) {
-        if (again instanceof ResultRefused) throw again;
-        if (failure) throw failure;
-        throw new JobGaveUp(reasonOf(again));
-      }
-    }
-  }
-
-  return {
-    submit,
-    hasBundle: async (key) => (await (await queue.client).runCommand('exists', [BUNDLE_PREFIX + key])) === 1,
-    putBundle: async (key, bytes, ttlSeconds) => {
-      await (await queue.client).set(BUNDLE_PREFIX + key, bytes.toString('base64'), { EX: ttlSeconds });
+    },
+    addAll: async (jobs) => {
+      await queue.addBulk(jobs.map((job) => ({ name: 'case-trial', data: job.entry, opts: { ...jobOptions, jobId: job.id } })));
+    },
+    remove: async (id) => {
+      await queue.remove(id);
+    },
+    eventsEnd: async () => ((await client.runCommand('xrevrange', [queue.keys.events, '+', '-', 'COUNT', 1])) as Array<[string, string[]]>)[0]?.[0] ?? '0-0',
+    eventsAfter: async (after, blockMs) => {
+      const reply = (await blocking.xread([{ key: queue.keys.events as string, id: after }], { BLOCK: blockMs, COUNT: EVENTS_PER_READ })) as Array<[string, Array<[string, string[]]>]> | null;
+      const entries = reply?.[0]?.[1] ?? [];
+      return { position: entries.at(-1)?.[0] ?? after, events: entries.map(([, fields]) => queueEvent(fields)) };
+    },
+    reachable: async () => client.status === 'ready' && blocking.status === 'ready',
+    hasBundle: async (bundleKey) => (await client.runCommand('exists', [BUNDLE_PREFIX + bundleKey])) === 1,
+    putBundle: async (bundleKey, bytes, ttlSeconds) => {
+      await client.set(BUNDLE_PREFIX + bundleKey, bytes.toString('base64'), { EX: ttlSeconds });
     },
     workerCount: () => queue.getWorkersCount(),
-    close: async () => {
-      clearInterval(watchdog);
-      await Promise.all([closeWithin(events, lifetime, 2000), closeWithin(queue, lifetime, 2000)]);
-    },
+    close: () => closeAll(2000),
   };
+  try {
+    return await startCollector(link, settings, key);
+  } catch (error) {
+    await closeAll(1000);
+    throw error;
+  }
 }
 
 export interface WorkerSettings {
@@ -338,7 +210,15 @@ class TolerantWorker extends Worker {
   }
 }
 
-/** Starts taking case-trial jobs; `handle` returns the result or throws (retried) or throws JobRefused (not retried). */
+/** A handler's result already as JSON text (say, redacted as text): it travels as is, not serialized again. */
+export class JsonText {
+  constructor(readonly json: string) {}
+}
+
+/**
+ * Starts taking case-trial jobs; `handle` returns the result (a value, or its JSON text) or
+ * throws (retried) or throws JobRefused (not retried).
+ */
 export async function startCaseTrialWorker(
   address: QueueAddress,
   settings: WorkerSettings,
@@ -386,8 +266,10 @@ export async function startCaseTrialWorker(
       try {
         // The job's creation time travels with its result, so a coordinator tells a result an
         // earlier run left behind from its own without another round trip.
-        const answer: Answer = { value: await handle(data, context), createdAt: job.timestamp };
-        const body = JSON.stringify(answer);
+        const value = await handle(data, context);
+        const json = value instanceof JsonText ? value.json : JSON.stringify(value ?? null);
+        // The answer the collector reads: { value, createdAt }.
+        const body = `{"value":${json},"createdAt":${Number(job.timestamp)}}`;
         const tagged: Tagged = { body, tag: resultTag(key, jobId, body) };
         return tagged;
       } catch (error) {

@@ -12,7 +12,7 @@ import { InfraError, type CallRole, type Usage } from '../../domain/ports/model.
 import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../../pipeline/run/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
-import { caseTrialJobId, caseTrialResultSchema, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
+import { caseTrialResultReader, JOB_SCHEMA, serializedJob, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
 import type { QueueAddress } from './url.ts';
 
 export { queueKeyFrom } from './queue-key.ts';
@@ -83,9 +83,10 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
     // A committed version can come from the workspace's remote, where a worker can reach it; the bundle stays the fallback.
     const url = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(version.commit) ? await remoteOf(version.dir) : null;
     const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit, remote: url ? { url, commit: version.commit } : null };
+    const readResult = caseTrialResultReader();
     const runtime: Runtime = {
       runCase: async (testCase, trial, sink) => {
-        const outcome = await runOnWorker(connected, deps, sink, {
+        const outcome = await runOnWorker(connected, deps, sink, readResult, {
           schema: JOB_SCHEMA,
           snapshot,
           blueprint: config.blueprint,
@@ -122,25 +123,35 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
  * run left behind (a coordinator restarted) is reused, except an infrastructure error: the store
  * never reuses such a run either, so that case-trial runs again, once.
  */
-export async function collectCaseTrial(queue: CaseTrialQueue, job: CaseTrialJob): Promise<{ readonly result: CaseTrialResult; readonly paidHere: boolean }> {
+export async function collectCaseTrial(
+  queue: CaseTrialQueue,
+  job: CaseTrialJob,
+  readResult: (value: unknown) => CaseTrialResult | null = caseTrialResultReader(),
+): Promise<{ readonly result: CaseTrialResult; readonly paidHere: boolean }> {
   let collected: Collected;
   try {
-    const id = caseTrialJobId(job);
-    collected = await queue.submit(id, job);
-    if (collected.earlier && caseTrialResultSchema.safeParse(collected.value).data?.kind === 'infra_error') collected = await queue.submit(id, job, { afresh: true });
+    const { id, body } = serializedJob(job);
+    collected = await queue.submit(id, body);
+    if (collected.earlier && readResult(collected.value)?.kind === 'infra_error') collected = await queue.submit(id, body, { afresh: true });
   } catch (error) {
     // A job BullMQ gave up on (a worker crashed on it, its checkout failed, its stalls ran out)
     // is an infrastructure error of this case-trial, never a fail.
     if (error instanceof JobGaveUp) throw new InfraError('agent', `on the workers: ${error.message}`);
     throw commandError(error);
   }
-  const result = caseTrialResultSchema.safeParse(collected.value);
-  if (!result.success) throw new InfraError('agent', 'a worker sent back something that is not a case-trial result (another agentdevel version?)');
-  return { result: result.data, paidHere: !collected.earlier };
+  const result = readResult(collected.value);
+  if (!result) throw new InfraError('agent', 'a worker sent back something that is not a case-trial result (another agentdevel version?)');
+  return { result, paidHere: !collected.earlier };
 }
 
-async function runOnWorker(queue: CaseTrialQueue, deps: QueueExecutorDeps, sink: TraceSink, job: CaseTrialJob): Promise<CaseOutcome> {
-  const { result, paidHere } = await collectCaseTrial(queue, job);
+async function runOnWorker(
+  queue: CaseTrialQueue,
+  deps: QueueExecutorDeps,
+  sink: TraceSink,
+  readResult: (value: unknown) => CaseTrialResult | null,
+  job: CaseTrialJob,
+): Promise<CaseOutcome> {
+  const { result, paidHere } = await collectCaseTrial(queue, job, readResult);
   // An earlier run already paid for (and recorded) the model calls of a result it left behind.
   if (paidHere) for (const call of result.usage) deps.ledger(call.role, call.model, call.usage);
   for (const event of result.events) sink.emit(event);

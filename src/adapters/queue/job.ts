@@ -91,8 +91,60 @@ export type CaseTrialResult = z.infer<typeof caseTrialResultSchema>;
 
 /**
  * A job's id is its content: the same case-trial of the same snapshot and settings is one job,
- * so a coordinator that restarts finds the results already collected instead of running them again.
+ * so a coordinator that restarts finds the results already collected instead of running them
+ * again. The job is serialized once, for its id and for the body its tag covers.
  */
-export function caseTrialJobId(job: CaseTrialJob): string {
-  return createHash('sha256').update(JSON.stringify(job)).digest('hex');
+export function serializedJob(job: CaseTrialJob): { readonly id: string; readonly body: string } {
+  const body = JSON.stringify(job);
+  return { id: createHash('sha256').update(body).digest('hex'), body };
+}
+
+export const caseTrialJobId = (job: CaseTrialJob): string => serializedJob(job).id;
+
+/** The shape of a result, checked field by field without its trace events' schemas. */
+function hasResultShape(value: unknown): value is CaseTrialResult {
+  if (value === null || typeof value !== 'object') return false;
+  const result = value as Record<string, unknown>;
+  if (!Array.isArray(result.events) || !Array.isArray(result.usage) || typeof result.worker !== 'string') return false;
+  if (result.kind === 'infra_error') return typeof result.message === 'string';
+  return result.kind === 'ran' && 'output' in result && (result.observation === null || typeof result.observation === 'object');
+}
+
+/**
+ * Reads the results the workers send back. A result is read only once its tag proved that a
+ * holder of the queue key wrote it for its job, and a worker runs only jobs of this schema:
+ * its code, not Redis, decides the result's shape. So the full schema check (every trace event
+ * of it) is made on the first result of each worker process, and the rest of that worker's
+ * results get a check of their shape alone. Null: not a case-trial result.
+ */
+export function caseTrialResultReader(): (value: unknown) => CaseTrialResult | null {
+  const checked = new Set<string>();
+  return (value) => {
+    if (hasResultShape(value) && checked.has(value.worker)) return value;
+    const parsed = caseTrialResultSchema.safeParse(value);
+    if (!parsed.success) return null;
+    checked.add(parsed.data.worker);
+    return parsed.data;
+  };
+}
+
+/**
+ * Reads the jobs a worker takes, by the same reasoning: a job is read only once its tag proved
+ * a coordinator holding the key wrote it, with this schema's number. The first job of each
+ * version (snapshot) gets the full check, the rest a check of the fields the worker reads.
+ * Null: not a case-trial job of this schema.
+ */
+export function caseTrialJobReader(): (value: unknown) => CaseTrialJob | null {
+  const checked = new Set<string>();
+  return (value) => {
+    const job = value as Partial<CaseTrialJob> | null;
+    const tree = job?.snapshot?.tree;
+    const shaped =
+      job !== null && typeof job === 'object' && job.schema === JOB_SCHEMA && typeof tree === 'string' && typeof job.testCase?.id === 'string' && typeof job.trial === 'number';
+    if (shaped && checked.has(tree)) return job as CaseTrialJob;
+    const parsed = caseTrialJobSchema.safeParse(value);
+    if (!parsed.success) return null;
+    checked.add(parsed.data.snapshot.tree);
+    return parsed.data;
+  };
 }

@@ -47,3 +47,15 @@ export const jobTagHolds = (key: Buffer, jobId: string, body: string, tag: unkno
 /** The tag of a result: bound to the job it answers, so a result cannot be moved to another job. */
 export const resultTag = (key: Buffer, jobId: string, body: string): string => mac(key, 'result', jobId, body);
 export const resultTagHolds = (key: Buffer, jobId: string, body: string, tag: unknown): boolean => same(resultTag(key, jobId, body), tag);
+
+/**
+ * What Redis holds for a job, and for its result: the exact JSON text and its tag under the
+ * shared key. The text is checked as written, so nothing is parsed before it is proven.
+ */
+export interface Tagged {
+  readonly body: string;
+  readonly tag: string;
+}
+
+export const isTagged = (value: unknown): value is Tagged =>
+  value !== null && typeof value === 'object' && typeof (value as Tagged).body === 'string' && typeof (value as Tagged).tag === 'string';

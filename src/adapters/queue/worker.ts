@@ -19,8 +19,10 @@ import { checkoutFromRemote, checkoutSnapshot } from '../git/snapshot.ts';
 import { splitNames } from '../../domain/case.ts';
 import type { Redactor } from '../../domain/environment.ts';
 import { loadTask } from '../task/load.ts';
-import { JobRefused, type JobContext } from './bullmq.ts';
-import { caseTrialJobSchema, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type ModelCallUsage } from './job.ts';
+import { JobRefused, JsonText, type JobContext } from './bullmq.ts';
+import { openSharedPace } from './redis-pace.ts';
+import type { QueueAddress } from './url.ts';
+import { caseTrialJobReader, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type ModelCallUsage } from './job.ts';
 
 export interface WorkerDeps {
   /** The worker's own environment: its credentials (for the agent role only) and what `passEnv` names. */
@@ -33,6 +35,8 @@ export interface WorkerDeps {
   readonly clock: Clock;
   /** Case-trials the worker runs at once (a `command` runtime sizes its spawners by it). */
   readonly concurrency: number;
+  /** The queue whose Redis keeps the pace of model calls shared with the coordinator and the other workers; null: this worker's own. */
+  readonly sharedPaceAt: QueueAddress | null;
 }
 
 /** Runtimes kept at once; a worker serving many versions closes the least recently used. */
@@ -46,12 +50,15 @@ interface KeptRuntime {
 }
 
 export interface CaseTrialHandler {
-  handle(data: unknown, context: JobContext): Promise<CaseTrialResult>;
+  /** The result as JSON text, redacted. */
+  handle(data: unknown, context: JobContext): Promise<JsonText>;
   close(): Promise<void>;
 }
 
 export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
   const usageOfJob = new AsyncLocalStorage<ModelCallUsage[]>();
+  // One pace with every process on the queue (the connection opens at the first model call).
+  const sharedPace = deps.sharedPaceAt ? openSharedPace(deps.sharedPaceAt) : null;
   // Model calls are charged to the job they were made for; the coordinator writes the ledger.
   const claude = claudeEngines({
     env: deps.env,
@@ -59,6 +66,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     cassette: deps.cassette,
     ledger: (role, model, usage) => usageOfJob.getStore()?.push({ role, model, usage }),
     facts: currentRoleFacts(deps.clock),
+    ...(sharedPace ? { pace: sharedPace.pace } : {}),
   });
   const runtimes = new Map<string, KeptRuntime>();
   const checkouts = new Map<string, Promise<string>>();
@@ -138,13 +146,14 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     }
   }
 
-  async function handle(data: unknown, context: JobContext): Promise<CaseTrialResult> {
-    const parsed = caseTrialJobSchema.safeParse(data);
-    if (!parsed.success) {
+  const readJob = caseTrialJobReader();
+
+  async function handle(data: unknown, context: JobContext): Promise<JsonText> {
+    const job = readJob(data);
+    if (!job) {
       const version = (data as { schema?: unknown } | null)?.schema;
       throw new JobRefused(version !== JOB_SCHEMA ? `a job of schema ${String(version)}; this worker takes schema ${JOB_SCHEMA} (run the same agentdevel version as the coordinator)` : 'not a case-trial job');
     }
-    const job = parsed.data;
     const dir = await checkout(job, context);
     let kept: KeptRuntime;
     let runtime: Runtime;
@@ -159,8 +168,13 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     const events: TraceEvent[] = [];
     const usage: ModelCallUsage[] = [];
     kept.inFlight += 1;
+    const sink = { emit: (event: TraceEvent) => events.push(event) };
     try {
-      const outcome = await usageOfJob.run(usage, () => runtime.runCase(job.testCase, job.trial, { emit: (event) => events.push(event) }));
+      // Only an agent on a model makes calls to charge to this job: the others run without the
+      // async context (whose hooks would cost every promise of the process).
+      const outcome = await (job.agentModel === 'mock'
+        ? runtime.runCase(job.testCase, job.trial, sink)
+        : usageOfJob.run(usage, () => runtime.runCase(job.testCase, job.trial, sink)));
       return redacted({ kind: 'ran', events, output: outcome.output, observation: outcome.observation, usage, worker: deps.name });
     } catch (error) {
       if (!(error instanceof InfraError)) throw error;
@@ -170,11 +184,14 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     }
   }
 
-  // Secrets of the worker's environment never leave it, in a trace or an output.
-  function redacted(result: CaseTrialResult): CaseTrialResult {
+  // Secrets of the worker's environment never leave it, in a trace or an output: the result is
+  // redacted as the text that travels (JSON-escaped secrets included, as the redactor knows them).
+  function redacted(result: CaseTrialResult): JsonText {
     const text = JSON.stringify(result);
     const clean = deps.redact(text);
-    return clean === text ? result : (JSON.parse(clean) as CaseTrialResult);
+    // Something was redacted: the text must still be JSON (it throws, as a failed job, if not).
+    if (clean !== text) JSON.parse(clean);
+    return new JsonText(clean);
   }
 
   return {
@@ -182,7 +199,11 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     close: async () => {
       const all = [...runtimes.values()];
       runtimes.clear();
-      await Promise.all(all.map(closeKept));
+      try {
+        await Promise.all(all.map(closeKept));
+      } finally {
+        await sharedPace?.close();
+      }
     },
   };
 }

@@ -25,6 +25,12 @@ export interface CommandOptions {
 
 /** Most spawners a run uses: beyond this the machine's cores, not the spawners, are the limit. */
 const MAX_SPAWNERS = 4;
+/**
+ * Case-trials in flight per spawner. A spawner's thread is held only while it starts a process
+ * (a millisecond or two), not while the process runs, so one serves several; and each spawner
+ * is a Node process that costs some 60 ms of CPU and 40 MB to start.
+ */
+const RUNS_PER_SPAWNER = 8;
 
 /**
  * Any executable as an agent: the case (without its grading fields) as JSON on stdin, trace
@@ -35,7 +41,7 @@ const MAX_SPAWNERS = 4;
  */
 export function startCommand(options: CommandOptions): Runtime {
   const [command] = options.manifest.command;
-  const processes = startLineRunner(Math.min(MAX_SPAWNERS, Math.max(1, options.concurrency ?? 1)));
+  const processes = startLineRunner(Math.min(MAX_SPAWNERS, Math.max(1, Math.ceil((options.concurrency ?? 1) / RUNS_PER_SPAWNER))));
   let launching: Promise<UntrustedLaunch> | null = null;
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     let output: unknown = null;

@@ -66,6 +66,7 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
     clock: io.clock,
     concurrency: settings.concurrency,
+    sharedPaceAt: address,
   });
   let worker;
   try {

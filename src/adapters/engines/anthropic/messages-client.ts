@@ -9,7 +9,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { AgentdevelError } from '../../../domain/errors.ts';
 import { AgentRequestRejected, InfraError, type CallRole } from '../../../domain/ports/model.ts';
 import { replayMiss } from './cassette.ts';
-import { backoffMs, RateLimitWaitExceeded, retryAfterMs, sharedRateLimiter, type Permit, type RateLimiter } from './rate-limits.ts';
+import { backoffMs, RateLimitWaitExceeded, retryAfterMs, sharedRateLimiter, type PaceFor, type Permit, type RateLimiter } from './rate-limits.ts';
 import { systemClock } from '../../../domain/ports/clock.ts';
 
 export type MessageParams = Record<string, unknown> & { model: string; max_tokens: number };
@@ -39,8 +39,10 @@ export interface MessagesClientOptions {
   readonly timeoutMs: number;
   /** Lets record/replay sit under the SDK, on the wire. */
   readonly fetch?: typeof fetch;
-  /** The pace shared with other calls (default: the process's one for this API and key). */
+  /** The pace shared with other calls (default: `pace`'s for this API and key). */
   readonly limiter?: RateLimiter;
+  /** Where the pace for an API and key comes from (default: the process's own; with a queue, one shared in Redis). */
+  readonly pace?: PaceFor;
   /** How long one call may keep being refused with 429 before it is an infrastructure error. */
   readonly rateLimitWaitMs?: number;
   /** [0, 1): the jitter of retry delays. */
@@ -60,7 +62,7 @@ type Sdk = typeof import('@anthropic-ai/sdk');
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createMessagesClient(options: MessagesClientOptions): SendMessage {
-  const limiter = options.limiter ?? sharedRateLimiter(options.apiKey, options.baseURL);
+  const limiter = options.limiter ?? (options.pace ?? sharedRateLimiter)(options.apiKey, options.baseURL);
   const random = options.random ?? Math.random;
   const rateLimitWaitMs = options.rateLimitWaitMs ?? RATE_LIMIT_WAIT_MS;
   // The call each HTTP exchange belongs to, so that every answer's rate-limit headers (a 429's
@@ -118,7 +120,8 @@ export function createMessagesClient(options: MessagesClientOptions): SendMessag
           retryIn = backoffMs(attempt, hint, random());
           if (systemClock.now().getTime() + retryIn > deadline) throw toInfraError(sdk, role, error, attempt, params.model);
         } else {
-          permit.failed();
+          // A fault of the API (5xx, 529, no connection, a malformed answer), not a refusal of this request.
+          permit.failed(error instanceof APIConnectionError || (error instanceof APIError ? (error.status ?? 0) >= 500 : isMalformedResponse(sdk, error)));
           if (error instanceof APIError || error instanceof APIConnectionError) {
             // The API answered with an error, or could not be reached.
             if (!retriable(sdk, error) || failures >= options.maxRetries) throw toInfraError(sdk, role, error, failures, params.model);

@@ -1,17 +1,14 @@
-// Model calls share the API's rate limits, so they share one pace: every call of a process to
-// one API with one key waits here for its turn. Three things set the pace:
-//   - the rate-limit headers of every answer (`anthropic-ratelimit-requests-*` and the token
-//     ones): each is a bucket, refilled at the rate its reset time implies, and a call starts
-//     only when the buckets hold what it needs, counting the calls started since the answer;
-//   - calls in flight are a window, as in TCP: it starts small and grows by one per success
-//     (doubling while nothing was refused), a 429 halves it, and after that it grows by one per
-//     window of successful calls (AIMD); a 429 also closes the door to everyone for its
-//     retry-after. So a burst of calls before any header was read cannot all be refused;
-//   - the retry of a failed call waits a jittered delay (backoffMs), so calls refused together
-//     do not come back together.
-// The pace is computed here from the clock it is given; waiting is the only effect, and every
-// wait is bounded by the caller's deadline.
+// Model calls share the API's rate limits, so they share one pace: every call to one API with
+// one key waits here for its turn. What sets the pace is pace.ts (the rate-limit headers as
+// buckets, a window of calls in flight, the retry-after pause, and a bucket learned from 429s
+// when the API sends no headers); this module makes calls wait for it. The pace's state lives
+// in a store: in this process by default, or in Redis (adapters/queue/redis-pace.ts) when a
+// queue is used, so that the coordinator and every worker keep one pace between them. The
+// retry of a failed call waits a jittered delay (backoffMs), so calls refused together do not
+// come back together. Waiting is the only effect, and every wait is bounded by the caller's
+// deadline.
 import { systemClock } from '../../../domain/ports/clock.ts';
+import { admit, BUCKETS, end, heartbeat, initialPace, observe, type BucketReading, type CallEnd, type PaceState } from './pace.ts';
 
 /** A call could not start before its deadline: the limits left no room for it. */
 export class RateLimitWaitExceeded extends Error {
@@ -31,32 +28,16 @@ export const systemRateLimitClock: RateLimitClock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
-/** One bucket the API reports: its per-minute limit and what remained when a call was counted. */
-interface Bucket {
-  readonly limit: number;
-  readonly remaining: number;
-  /** Refill per millisecond: what is missing over the time until the reset (full again). */
-  readonly perMs: number;
-  /** When the call that reported it started (the server counted it then). */
-  readonly at: number;
-  /** The sequence number of that call: calls started after it are not in `remaining`. */
-  readonly seq: number;
-}
-
-type BucketName = 'requests' | 'tokens' | 'input-tokens' | 'output-tokens';
-const BUCKETS: readonly BucketName[] = ['requests', 'tokens', 'input-tokens', 'output-tokens'];
-
 /** A call in flight: it says how it ended, once. */
 export interface Permit {
-  readonly seq: number;
   /** Headers of an answer (success or error): the buckets as the API counted this call. */
   observe(headers: Headers): void;
   /** The call succeeded; `tokens` it used, for the token buckets' estimate of the next call. */
   succeeded(tokens: { input: number; output: number }): void;
   /** The API refused the call with 429: slow down. */
   rateLimited(retryAfterMs: number | null): void;
-  /** Any other end (error, outage): frees the slot. */
-  failed(): void;
+  /** Any other end; `fault` when the API is failing (5xx, 529, no connection), not refusing this request. */
+  failed(fault?: boolean): void;
 }
 
 export interface RateLimiter {
@@ -64,49 +45,54 @@ export interface RateLimiter {
   acquire(deadline: number): Promise<Permit>;
 }
 
-const MAX_WINDOW = 256;
-const FIRST_WINDOW = 4;
-/** Smoothing of the tokens a call uses (exponential moving average). */
-const TOKEN_SMOOTHING = 0.2;
-/** The API's limits are per minute: a bucket's refill rate until a reset time tells better. */
-const MINUTE_MS = 60_000;
+/** Where the pace's state is kept, and whose time it is read at. */
+export interface PaceStore {
+  /** Other processes change the state too: a full window may be freed by them, so it is looked at again now and then. */
+  readonly shared: boolean;
+  /** Applies `change` to the state at the store's time, as one step; resolves with what it returned. */
+  update<T>(change: (state: PaceState, now: number) => readonly [PaceState, T]): Promise<T>;
+}
 
-export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock): RateLimiter {
-  let window = FIRST_WINDOW;
-  let slowStart = true;
-  let inFlight = 0;
-  let seq = 0;
-  let pausedUntil = 0;
-  let lastDecreaseSeq = -1;
-  const buckets = new Map<BucketName, Bucket>();
-  const tokens = { input: 0, output: 0, seen: false };
-  /** When each call still in flight or recently started began, by sequence number. */
-  const startedAt = new Map<number, number>();
-  const queue: Array<() => void> = [];
+/** The pace kept in this process. Changes apply in the order they are asked for. */
+export function localPaceStore(clock: RateLimitClock = systemRateLimitClock): PaceStore {
+  let state = initialPace;
+  return {
+    shared: false,
+    update: (change) => {
+      const [next, result] = change(state, clock.now());
+      state = next;
+      return Promise.resolve(result);
+    },
+  };
+}
+
+/** How often a full window shared with other processes is looked at again. */
+const SHARED_POLL_MS = 50;
+/** How often a process with calls in flight says it is alive, in a shared pace (pace.ts drops a silent one's calls). */
+const HEARTBEAT_MS = 15_000;
+
+/** The buckets an answer's headers report. */
+export function readingsOf(headers: Headers): BucketReading[] {
+  const readings: BucketReading[] = [];
+  for (const name of BUCKETS) {
+    const limit = Number(headers.get(`anthropic-ratelimit-${name}-limit`));
+    const remaining = Number(headers.get(`anthropic-ratelimit-${name}-remaining`));
+    if (!headers.has(`anthropic-ratelimit-${name}-remaining`) || !Number.isFinite(limit) || !Number.isFinite(remaining) || limit <= 0) continue;
+    const reset = Date.parse(headers.get(`anthropic-ratelimit-${name}-reset`) ?? '');
+    readings.push({ name, limit, remaining, resetAt: Number.isNaN(reset) ? null : reset });
+  }
+  return readings;
+}
+
+/**
+ * Calls wait their turn in this process in order; the pace they wait for is the store's.
+ * `owner` names this process in a shared store.
+ */
+export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock, store: PaceStore = localPaceStore(clock), owner = 'local'): RateLimiter {
+  const queue: Array<(id: string) => void> = [];
   let pumping = false;
-
-  /** What one call is expected to take from each bucket. */
-  const need = (name: BucketName): number => {
-    if (name === 'requests') return 1;
-    if (!tokens.seen) return 0;
-    if (name === 'input-tokens') return tokens.input;
-    if (name === 'output-tokens') return tokens.output;
-    return tokens.input + tokens.output;
-  };
-
-  /** Milliseconds until every bucket holds what one more call needs (0: now). */
-  const bucketWait = (now: number): number => {
-    let wait = 0;
-    for (const [name, bucket] of buckets) {
-      const perMs = bucket.perMs;
-      const startedSince = seq - 1 - bucket.seq;
-      const available = Math.min(bucket.limit, bucket.remaining + perMs * (now - bucket.at)) - startedSince * need(name);
-      // A call that needs more than the whole bucket waits for a full one, not forever.
-      const wanted = Math.min(need(name), bucket.limit);
-      if (available < wanted) wait = Math.max(wait, (wanted - available) / perMs);
-    }
-    return Math.ceil(wait);
-  };
+  let inFlightHere = 0;
+  let heartbeatTimer: NodeJS.Timeout | null = null;
 
   /** Admits the calls at the head of the queue, in order, as the pace allows. */
   const pump = async (): Promise<void> => {
@@ -114,75 +100,65 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
     pumping = true;
     try {
       while (queue.length > 0) {
-        if (inFlight >= Math.floor(window)) return; // a finishing call pumps again
-        const now = clock.now();
-        const wait = Math.max(pausedUntil - now, bucketWait(now));
-        if (wait > 0) {
-          await clock.sleep(wait);
+        const admission = await store.update((state, now) => admit(state, owner, now));
+        if ('granted' in admission) {
+          const next = queue.shift();
+          // The call stopped waiting meanwhile (its deadline): the permit goes back.
+          if (next) next(admission.granted);
+          else void store.update((state, now) => [end(state, admission.granted, { kind: 'failed', fault: false }, now), undefined] as const);
           continue;
         }
-        queue.shift()?.();
+        if ('windowFull' in admission) {
+          // A call ending here pumps again; one ending in another process is seen at the next look.
+          if (!store.shared) return;
+          await clock.sleep(SHARED_POLL_MS);
+          continue;
+        }
+        await clock.sleep(admission.waitMs);
       }
     } finally {
       pumping = false;
     }
   };
 
-  const release = (permitSeq: number) => {
-    inFlight -= 1;
-    startedAt.delete(permitSeq);
-    void pump();
+  const keepAlive = () => {
+    if (!store.shared) return;
+    if (inFlightHere > 0 && heartbeatTimer === null) {
+      heartbeatTimer = setInterval(() => void store.update((state, now) => [heartbeat(state, owner, now), undefined] as const), HEARTBEAT_MS);
+      heartbeatTimer.unref();
+    }
+    if (inFlightHere === 0 && heartbeatTimer !== null) {
+      clearInterval(heartbeatTimer);
+      heartbeatTimer = null;
+    }
   };
 
-  const permitFor = (permitSeq: number): Permit => {
+  const permitFor = (id: string): Permit => {
+    inFlightHere += 1;
+    keepAlive();
     let ended = false;
-    const end = () => {
-      if (ended) return false;
+    // This call's changes apply in the order it makes them (a shared store answers asynchronously).
+    let last: Promise<unknown> = Promise.resolve();
+    const apply = (change: (state: PaceState, now: number) => PaceState) => {
+      last = last.then(() => store.update((state, now) => [change(state, now), undefined] as const));
+      return last;
+    };
+    const finish = (how: CallEnd) => {
+      if (ended) return;
       ended = true;
-      return true;
+      inFlightHere -= 1;
+      keepAlive();
+      void apply((state, now) => end(state, id, how, now)).then(() => pump());
     };
     return {
-      seq: permitSeq,
       observe(headers) {
-        const at = startedAt.get(permitSeq);
-        if (at === undefined) return;
-        for (const name of BUCKETS) {
-          const limit = Number(headers.get(`anthropic-ratelimit-${name}-limit`));
-          const remaining = Number(headers.get(`anthropic-ratelimit-${name}-remaining`));
-          if (!headers.has(`anthropic-ratelimit-${name}-remaining`) || !Number.isFinite(limit) || !Number.isFinite(remaining) || limit <= 0) continue;
-          const known = buckets.get(name);
-          // An answer to an older call says less than the one already read.
-          if (known && known.seq > permitSeq) continue;
-          // The reset is when the bucket is full again: the refill rate is what is missing over
-          // the time left (exact whatever the API's period); a full bucket keeps the last rate.
-          const untilFull = Date.parse(headers.get(`anthropic-ratelimit-${name}-reset`) ?? '') - at;
-          const perMs = remaining < limit && untilFull > 0 ? (limit - remaining) / untilFull : (known?.perMs ?? limit / MINUTE_MS);
-          buckets.set(name, { limit, remaining, perMs, at, seq: permitSeq });
-        }
+        if (ended) return;
+        const readings = readingsOf(headers);
+        if (readings.length > 0) void apply((state, now) => observe(state, id, readings, now));
       },
-      succeeded(used) {
-        if (!end()) return;
-        tokens.input = tokens.seen ? tokens.input + TOKEN_SMOOTHING * (used.input - tokens.input) : used.input;
-        tokens.output = tokens.seen ? tokens.output + TOKEN_SMOOTHING * (used.output - tokens.output) : used.output;
-        tokens.seen = true;
-        window = Math.min(MAX_WINDOW, window + (slowStart ? 1 : 1 / Math.max(1, window)));
-        release(permitSeq);
-      },
-      rateLimited(retryAfterMs) {
-        if (!end()) return;
-        const now = clock.now();
-        if (retryAfterMs !== null) pausedUntil = Math.max(pausedUntil, now + retryAfterMs);
-        // One decrease per congestion: calls started before the last decrease saw the old pace.
-        slowStart = false;
-        if (permitSeq > lastDecreaseSeq) {
-          window = Math.max(1, Math.floor(Math.min(window, inFlight) / 2));
-          lastDecreaseSeq = seq - 1;
-        }
-        release(permitSeq);
-      },
-      failed() {
-        if (end()) release(permitSeq);
-      },
+      succeeded: (tokens) => finish({ kind: 'succeeded', tokens }),
+      rateLimited: (retryAfterMs) => finish({ kind: 'rate-limited', retryAfterMs }),
+      failed: (fault = false) => finish({ kind: 'failed', fault }),
     };
   };
 
@@ -191,20 +167,16 @@ export function createRateLimiter(clock: RateLimitClock = systemRateLimitClock):
       const asked = clock.now();
       return new Promise<Permit>((resolve, reject) => {
         const timer = setTimeout(() => {
-          const index = queue.indexOf(admit);
+          const index = queue.indexOf(admitted);
           if (index < 0) return;
           queue.splice(index, 1);
           reject(new RateLimitWaitExceeded(clock.now() - asked));
         }, Math.max(0, deadline - asked));
-        const admit = () => {
+        const admitted = (id: string) => {
           clearTimeout(timer);
-          const permitSeq = seq;
-          seq += 1;
-          inFlight += 1;
-          startedAt.set(permitSeq, clock.now());
-          resolve(permitFor(permitSeq));
+          resolve(permitFor(id));
         };
-        queue.push(admit);
+        queue.push(admitted);
         void pump();
       });
     },
@@ -237,12 +209,15 @@ export function retryAfterMs(headers: Headers | undefined, now: number): number 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+/** The pace for calls to one API with one key: the process's own, or one shared with other processes. */
+export type PaceFor = (apiKey: string, baseURL: string | null) => RateLimiter;
+
 /**
  * One limiter per API and key in the process: every command, role and run of this process that
  * calls the same API with the same key shares its limits (they are the key's, not the caller's).
  */
 const shared = new Map<string, RateLimiter>();
-export function sharedRateLimiter(apiKey: string, baseURL: string | null): RateLimiter {
+export const sharedRateLimiter: PaceFor = (apiKey, baseURL) => {
   const key = `${baseURL ?? 'default'}\0${apiKey}`;
   let limiter = shared.get(key);
   if (!limiter) {
@@ -250,4 +225,4 @@ export function sharedRateLimiter(apiKey: string, baseURL: string | null): RateL
     shared.set(key, limiter);
   }
   return limiter;
-}
+};
