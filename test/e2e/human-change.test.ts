@@ -76,7 +76,7 @@ describe("a person's change beyond the blueprint", () => {
     expect(result.stdout).toMatch(/^ {2}baseline screen of main@[0-9a-f]{10} \(initial\) on more-cases's task: 3 records, 3 run now \(24 case-trials\); run now because /m);
     expect(result.stdout).toMatch(/^ {2}no blueprint change: the release measured on the candidate's task$/m);
     expect(result.stdout).toMatch(/^ {2}task edits \(rubrics\/arithmetic\/\): cases added pow-1, add-3; removed none; edited none$/m);
-    expect(result.stdout).toMatch(/^ {2}the release on the added and edited cases: 1 of 2 pass every trial; failing: pow-1 \(0\/3\)$/m);
+    expect(result.stdout).toMatch(/^ {2}the release on the added and edited cases: pass rate 50\.0% \(3 of 6 case-trials\); failing: pow-1 \(0\/3\)$/m);
     expect(result.stdout).toMatch(/^ {2}not gated: README\.md$/m);
     // The same words in the PR summary and the reports; the decision records them.
     expect(readFileSync(summary, 'utf8')).toMatch(/\*\*Beyond the blueprint\*\*\n\n- no blueprint change\\: the release measured on the candidate\\'s task\n/);

@@ -168,7 +168,7 @@ describe('a pull request merged without a gate, recorded by the Action (command:
     expect(result.stdout).toMatch(/^HEAD: promoted as my-agent\/v3$/m);
     expect(result.stdout).toMatch(/^ {2}baseline screen of my-agent\/v2 on HEAD's task: 3 records, 3 run now \(\d+ case-trials\); run now because the recorded run of this version \(run [^)]+\) differs: the task \(rubrics\/arithmetic: its rubric, cases, scorers or environment\) changed$/m);
     expect(result.stdout).toMatch(/^ {2}task edits \(rubrics\/arithmetic\/\): cases added pow-2, mod-1; removed none; edited none$/m);
-    expect(result.stdout).toMatch(/^ {2}the release on the added and edited cases: 1 of 2 pass every trial; failing: mod-1 \(0\/3\)$/m);
+    expect(result.stdout).toMatch(/^ {2}the release on the added and edited cases: pass rate 50\.0% \(3 of 6 case-trials\); failing: mod-1 \(0\/3\)$/m);
     expect(result.stdout).toMatch(/^ {2}not gated: README\.md$/m);
     // Pushed: the line is the release commit on top of the merge, its tag and decision beside it.
     expect(git(remote, 'rev-parse', 'main^')).toBe(merged);

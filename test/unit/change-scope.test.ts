@@ -48,7 +48,7 @@ describe('what the outputs say of it', () => {
       "no blueprint change: the release measured on the candidate's task",
       'task edits (rubrics/sums/): cases added c20, c21; removed c03; edited c07; rubric and scorer files changed: rubric.md',
       "both sides measured on the candidate's task: the baseline is bp/v2 on feature's task (aaaaaaaaaa, the release's blueprint in the candidate's tree, on no branch)",
-      'the release on the added and edited cases: 1 of 3 pass every trial; failing: c21 (1/3), c07 (0/3)',
+      'the release on the added and edited cases: pass rate 44.4% (4 of 9 case-trials); failing: c21 (1/3), c07 (0/3)',
       "agentdevel.config.json changed (keys: gate, trials); this gate ran under the line's config; the change reaches the line when merged",
       'not gated: README.md, .github/workflows/gate.yml',
     ]);

@@ -22,12 +22,11 @@ export function changeLines(change: HumanChange | null): string[] {
     lines.push(`both sides measured on the candidate's task: the baseline is ${task.baseline.label} (${task.baseline.commit.slice(0, 10)}, the release's blueprint in the candidate's tree, on no branch)`);
     const shown = task.releaseOnCases;
     if (shown.length > 0) {
-      const passing = shown.filter((c) => c.graded > 0 && c.passes === c.graded);
-      const failing = shown.filter((c) => !passing.includes(c));
-      lines.push(
-        `the release on the added and edited cases: ${passing.length} of ${shown.length} pass every trial` +
-          (failing.length > 0 ? `; failing: ${failing.map((c) => `${c.caseId} (${c.passes}/${c.graded})`).join(', ')}` : ''),
-      );
+      const passes = shown.reduce((n, c) => n + c.passes, 0);
+      const graded = shown.reduce((n, c) => n + c.graded, 0);
+      const failing = shown.filter((c) => c.graded === 0 || c.passes < c.graded);
+      const rate = graded === 0 ? 'no graded trial' : `pass rate ${((passes / graded) * 100).toFixed(1)}% (${passes} of ${graded} case-trials)`;
+      lines.push(`the release on the added and edited cases: ${rate}; ${failing.length > 0 ? `failing: ${failing.map((c) => `${c.caseId} (${c.passes}/${c.graded})`).join(', ')}` : 'none failing'}`);
     }
   }
   if (config) {
