@@ -33,7 +33,7 @@ function startPrinting(script: string): Promise<{ child: ChildProcess; line: str
 }
 
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 800 && !condition(); i += 1) await new Promise((r) => setTimeout(r, 25));
   expect(condition()).toBe(true);
 }
 
@@ -64,7 +64,7 @@ describe('the workspace lock after its holder was killed', () => {
       expect(JSON.parse(readFileSync(path.join(dir, 'lock'), 'utf8'))).toMatchObject({ pid: process.pid, command: 'iterate' });
       await lock.release();
     }
-  });
+  }, 30_000);
 
   it('takes over from a holder whose pid now belongs to another process (reused pid), and from one of an earlier boot', async () => {
     const { child } = await startPrinting('echo up; exec sleep 30');
@@ -79,7 +79,7 @@ describe('the workspace lock after its holder was killed', () => {
     const rebooted = stateDir();
     writeLock(rebooted, { pid, startTime: actual?.startTime, boot: 'an-earlier-boot' });
     await (await acquireLock(rebooted, 'iterate', 0, now)).release();
-  });
+  }, 30_000);
 
   it('still refuses a holder that runs: the same pid, start time and boot', async () => {
     const { child } = await startPrinting('echo up; exec sleep 30');
