@@ -61,6 +61,26 @@ export interface GateDecision {
   readonly rates: { readonly p2fRate: number; readonly f2pRate: number; readonly hitRate: number | null };
 }
 
+/** A person's change beyond the blueprint, by kind of path (README, "In CI"). */
+export interface HumanChange {
+  /** Whether it edits the blueprint folder; false: the release is compared with itself. */
+  readonly blueprint: boolean;
+  /** Its edits to the task folder: both sides ran on the candidate's task; null when it edits none. */
+  readonly task: {
+    readonly folder: string;
+    readonly paths: readonly string[];
+    readonly cases: { readonly added: readonly string[]; readonly removed: readonly string[]; readonly edited: readonly string[] };
+    /** The release's blueprint in the candidate's tree: a commit on no branch. */
+    readonly baseline: { readonly commit: string; readonly label: string };
+    /** The release's screen on the cases the change added or edited. */
+    readonly releaseOnCases: ReadonlyArray<{ readonly caseId: string; readonly passes: number; readonly graded: number }>;
+  } | null;
+  /** agentdevel.config.json's changed top-level keys; the gate ran under the line's config. */
+  readonly config: { readonly file: string; readonly keys: readonly string[] } | null;
+  /** Paths neither the blueprint, the task nor the config: listed, not gated. */
+  readonly notGated: readonly string[];
+}
+
 export interface GateSummary {
   readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
   readonly tag: string | null;
@@ -68,6 +88,8 @@ export interface GateSummary {
   /** Files a dry gate wrote to `reportDir`. */
   readonly reports: readonly string[];
   readonly simulated: boolean;
+  /** What a person's change touched beyond the blueprint, and how the gate treated it (decision.json's `change`); null for a change to the blueprint alone. */
+  readonly change: HumanChange | null;
   /** The summary files written: the `summary` option's, and $GITHUB_STEP_SUMMARY on GitHub Actions. */
   readonly summary: readonly string[];
   /** The JUnit file written (the `junit` option), else null. */

@@ -9,6 +9,7 @@ import type * as Declared from '../lib/index.mjs';
 import { writeGateOutputs, writeRunJunit } from './app/ci-outputs.ts';
 import { openCommand, processIo, workspaceDir, type Io } from './app/compose.ts';
 import type { GateDecision } from './domain/decision.ts';
+import type { HumanChange } from './domain/human-change.ts';
 import { passRateOf } from './domain/case-summary.ts';
 import { AgentdevelError } from './domain/errors.ts';
 import { runTrainSplit } from './pipeline/run/train-run.ts';
@@ -76,6 +77,8 @@ export interface GateSummary {
   readonly decision: GateDecision;
   readonly reports: readonly string[];
   readonly simulated: boolean;
+  /** What a person's change touched beyond the blueprint, and how the gate treated it (null: the blueprint alone). */
+  readonly change: HumanChange | null;
   /** The summary files written: the `summary` option's, and $GITHUB_STEP_SUMMARY on GitHub Actions. */
   readonly summary: readonly string[];
   /** The JUnit file written (the `junit` option), else null. */
@@ -110,7 +113,7 @@ export async function gate(options: GateOptions): Promise<GateSummary> {
       baseline: options.baseline ?? null,
     });
     const written = await writeGateOutputs(io, options, command.workspace, result);
-    return { outcome: result.outcome, tag: result.tag, decision: result.decision, reports: result.reportFiles, simulated: result.simulated, ...written };
+    return { outcome: result.outcome, tag: result.tag, decision: result.decision, reports: result.reportFiles, simulated: result.simulated, change: result.evidence.change ?? null, ...written };
   } finally {
     await command.close();
   }

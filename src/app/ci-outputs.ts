@@ -100,6 +100,7 @@ export async function writeGateOutputs(place: CiPlace, options: CiOptions, works
       simulated: result.simulated,
       mockRoles: result.mockRoles,
       screenText: result.evidence.screenText ?? null,
+      change: result.evidence.change ?? null,
       links: { report: reportHtml ? shownPath(place.cwd, reportHtml) : null, artifactPage: artifactPage(place.env) },
     }),
   );

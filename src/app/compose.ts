@@ -131,7 +131,21 @@ export async function openCommand(
       requireModels: () => {
         if (claude && usesClaude) claude.ready();
       },
-      run: { workspace, model, reporter, redact, clock: io.clock, parentEnv: io.env, checks: blueprintCheckRunner(io.env), usageScope, textDiff: wordDiff, ...(executor ? { executor } : {}) },
+      run: {
+        workspace,
+        model,
+        // A gate under the line's config asks the line's models, through the same engines.
+        modelFor: (models) => (claude ? createModelPort(models, { claude }) : createModelPort(mockOnly, { claude: null })),
+        reporter,
+        redact,
+        clock: io.clock,
+        parentEnv: io.env,
+        checks: blueprintCheckRunner(io.env),
+        usageScope,
+        textDiff: wordDiff,
+        ...(trials === null ? {} : { overrides: { trials } }),
+        ...(executor ? { executor } : {}),
+      },
       close: async () => {
         try {
           await executor?.close();

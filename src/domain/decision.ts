@@ -6,6 +6,7 @@ import { parseJsonDocument } from './json-document.ts';
 import { roles } from './ports/model.ts';
 import { changeIntentSchema } from './release-candidate.ts';
 import { ablations } from './ablation.ts';
+import { humanChangeSchema } from './human-change.ts';
 import { z } from './zod.ts';
 
 export const DECISION_SCHEMA = 'agentdevel/decision@3';
@@ -263,6 +264,8 @@ export const decisionDocumentSchema = z.object({
   approval: z.object({ verdict: z.enum(['approved', 'declined']), by: z.string(), at: z.string(), reason: z.string().nullable() }).nullable(),
   /** The experiment's switch the decision ran under (`iterate --ablate`, scratch lines only); null or absent otherwise. */
   ablation: z.enum(ablations).nullable().default(null),
+  /** What a person's change touched beyond the blueprint and how the gate treated it; null for a blueprint-only change or a model's RC (absent before it was recorded). */
+  change: humanChangeSchema.nullable().default(null),
 });
 export type DecisionDocument = z.infer<typeof decisionDocumentSchema>;
 

@@ -44,18 +44,16 @@ function baselineRuns(dir: string): number {
 describe('the baseline screen, taken again', () => {
   it('says which part of the key differs from the recorded run (trials changed), in the output, --json, the summary and the report', async () => {
     const dir = await workspaceWithCandidate();
-    const configFile = path.join(dir, 'agentdevel.config.json');
-    const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
-    writeFileSync(configFile, `${JSON.stringify({ ...config, trials: 2 }, null, 2)}\n`);
     const summary = path.join(dir, '.agentdevel', 'summary.md');
-    const gated = await cliAsync(['gate', '--candidate', 'shorter', '--json', '--summary', summary, '-C', dir]);
+    // A gate runs under the line's config (a checkout's edit is not its rule); --trials holds under any.
+    const gated = await cliAsync(['gate', '--candidate', 'shorter', '--trials', '2', '--json', '--summary', summary, '-C', dir]);
     expect([0, 1], gated.stderr).toContain(gated.code);
     const result = JSON.parse(gated.stdout) as { baselineScreen: string; reports: string[] };
     const why = /3 run now \(72 case-trials\); run now because the recorded run of this version \(run run-\S+\) differs: trials 1 then, 2 now$/;
     expect(result.baselineScreen).toMatch(why);
     expect(rendered(summary)).toMatch(/run now because the recorded run of this version \(run run-\S+\) differs: trials 1 then, 2 now/);
     expect(rendered(String(result.reports.find((f) => f.endsWith('report.md'))))).toMatch(/\| Baseline screen \| .*run now because the recorded run of this version \(run run-\S+\) differs: trials 1 then, 2 now/);
-    const plain = await cliAsync(['gate', '--candidate', 'shorter', '-C', dir]);
+    const plain = await cliAsync(['gate', '--candidate', 'shorter', '--trials', '2', '-C', dir]);
     // The same gate again reuses the screen it took: nothing to explain.
     expect(plain.stdout).toMatch(/baseline screen of main@\S+ \(initial\): 3 records, 3 reused from this store; no baseline case-trial ran/);
   }, 240_000);

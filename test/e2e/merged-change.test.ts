@@ -3,7 +3,7 @@
 // a CI clone of a bare remote, gate the line's tip against the newest release it contains,
 // promote it, and push the line, the tag and refs/agentdevel/* back.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -54,13 +54,21 @@ function runAction(dir: string, inputs: { command: string; baseline?: string }):
 let remote: string;
 let dev: string;
 
-/** A change on a branch of the developer's clone, merged into main as GitHub merges a pull request, and pushed. */
+/** A change to the agent on a branch of the developer's clone, merged into main as GitHub merges a pull request, and pushed. */
 function mergePullRequest(branch: string, number: number, title: string, change: (agent: string) => string): string {
+  return mergeFiles(branch, number, title, { 'blueprints/my-agent/agent.mjs': change });
+}
+
+/** A change to any files (a missing file reads as empty), merged and pushed the same way. */
+function mergeFiles(branch: string, number: number, title: string, changes: Record<string, (text: string) => string>): string {
   git(dev, 'pull', '-q', '--ff-only', 'origin', 'main');
   git(dev, 'checkout', '-q', '-b', branch);
-  const agent = path.join(dev, 'blueprints/my-agent/agent.mjs');
-  writeFileSync(agent, change(readFileSync(agent, 'utf8')));
-  git(dev, 'commit', '-qam', title);
+  for (const [file, change] of Object.entries(changes)) {
+    const full = path.join(dev, file);
+    writeFileSync(full, change(existsSync(full) ? readFileSync(full, 'utf8') : ''));
+  }
+  git(dev, 'add', '-A');
+  git(dev, 'commit', '-qm', title);
   git(dev, 'checkout', '-q', 'main');
   git(dev, 'merge', '-q', '--no-ff', branch, '-m', `Merge pull request #${number} from dev/${branch}\n\n${title}`);
   git(dev, 'push', '-q', 'origin', 'main');
@@ -145,6 +153,28 @@ describe('a pull request merged without a gate, recorded by the Action (command:
     expect(result.stdout).toMatch(/^HEAD: promoted as my-agent\/v3$/m);
     expect(result.stderr).toMatch(/GIT_FAILED: git push origin failed/);
     expect(remoteRefs()).toBe(refsBefore);
+  });
+
+  it('a merge that adds cases and a README: gated on its own task, the README listed as not gated, promoted and pushed', () => {
+    // On top of the two merges the raced run could not push: one more pull request, cases and a README only.
+    const merged = mergeFiles('more-cases', 11, 'Two more cases, and a README', {
+      'rubrics/arithmetic/train.jsonl': (text) => `${text}{"id": "pow-2", "question": "What is 3 ^ 2?", "expected": {"answer": 9}}\n{"id": "mod-1", "question": "What is 10 % 3?", "expected": {"answer": 1}}\n`,
+      'README.md': () => '# The calculator agent\n',
+    });
+    const ci = ciClone('cases');
+    const result = runAction(ci, { command: 'record-merge' });
+    expect(result.code, result.stderr).toBe('0');
+    expect(result.stdout).toMatch(/^HEAD: promoted as my-agent\/v3$/m);
+    expect(result.stdout).toMatch(/^ {2}baseline screen of my-agent\/v2 on HEAD's task: 3 records, 3 run now \(\d+ case-trials\); run now because the recorded run of this version \(run [^)]+\) differs: the task \(rubrics\/arithmetic: its rubric, cases, scorers or environment\) changed$/m);
+    expect(result.stdout).toMatch(/^ {2}task edits \(rubrics\/arithmetic\/\): cases added pow-2, mod-1; removed none; edited none$/m);
+    expect(result.stdout).toMatch(/^ {2}the release on the added and edited cases: pass rate 50\.0% \(3 of 6 case-trials\); failing: mod-1 \(0\/3\)$/m);
+    expect(result.stdout).toMatch(/^ {2}not gated: README\.md$/m);
+    // Pushed: the line is the release commit on top of the merge, its tag and decision beside it.
+    expect(git(remote, 'rev-parse', 'main^')).toBe(merged);
+    expect(git(remote, 'rev-parse', 'my-agent/v3^{commit}')).toBe(git(remote, 'rev-parse', 'main'));
+    const decision = JSON.parse(git(remote, 'show', 'my-agent/v3:releases/my-agent/v3/decision.json')) as { change: { task: { cases: { added: string[] } }; notGated: string[] } };
+    expect(decision.change.task.cases.added).toEqual(['pow-2', 'mod-1']);
+    expect(decision.change.notGated).toEqual(['README.md']);
   });
 
   it('a release already recorded is not gated again, and a baseline off the candidate is refused naming it (exit 2)', () => {

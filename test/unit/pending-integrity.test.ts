@@ -35,6 +35,7 @@ const intact: PendingFacts = {
     p2f: [],
     hasIntent: true,
     efficiencyRelease: false,
+    recordedOutside: [],
   },
   flipsFile: { f2p: ['c2', 'c1'], p2f: [] },
   line: { nextRelease: 'bp/v3', maxRegressions: { flips: 0, stochastic: 0 }, minFixes: 1 },
@@ -64,6 +65,16 @@ describe('approval promotes only what was gated', () => {
     ['a candidate whose parent differs', { candidate: { ...(intact.candidate as NonNullable<PendingFacts['candidate']>), parents: [sha('6')] } }, /the candidate's parent is 6666666666, the gate saw aaaaaaaaaa/],
     ['a candidate off the line', { candidate: { ...(intact.candidate as NonNullable<PendingFacts['candidate']>), onLineHead: false } }, /not built on the line's head aaaaaaaaaa/],
     ['a candidate that edits the task', { candidate: { ...(intact.candidate as NonNullable<PendingFacts['candidate']>), changed: ['blueprints/bp/a.ts', 'rubrics/t/rubric.md'] } }, /the candidate changes rubrics\/t\/rubric\.md, outside blueprints\/bp\//],
+    [
+      "a person's change that edits more than its decision records",
+      { candidate: { ...(intact.candidate as NonNullable<PendingFacts['candidate']>), changed: ['blueprints/bp/a.ts', 'rubrics/t/train.jsonl', 'agentdevel.config.json'] }, ...decided({ recordedOutside: ['rubrics/t/train.jsonl'] }) },
+      /the candidate changes agentdevel\.config\.json, outside blueprints\/bp\/, which its decision does not record as gated/,
+    ],
+    [
+      "a decision that records a person's task edit the candidate does not make",
+      decided({ recordedOutside: ['rubrics/t/train.jsonl'] }),
+      /its decision records changes to rubrics\/t\/train\.jsonl, which the candidate does not make/,
+    ],
     ['a candidate whose blueprint links out', { candidate: { ...(intact.candidate as NonNullable<PendingFacts['candidate']>), linksLeaving: ['blueprints/bp/x -> ../../rubrics'] } }, /links out of its folder: blueprints\/bp\/x -> \.\.\/\.\.\/rubrics/],
     ['a pending ref moved without its audit ref', { auditCommit: sha('5') }, /refs\/agentdevel\/rc\/bp\/iter-002, written together with the pending ref, points at 5555555555, not at dddddddddd/],
     ['a decision document rewritten to name another candidate', { gateRecord: { candidate: sha('4'), pendingCommit: PENDING } }, /this workspace's store recorded 4444444444 as the candidate of iteration 2, the pending decision names cccccccccc/],
@@ -85,6 +96,11 @@ describe('approval promotes only what was gated', () => {
   ])('refuses %s', (_name, change, problem) => {
     const problems = pendingIntegrityProblems({ ...intact, ...change });
     expect(problems.join('\n')).toMatch(problem);
+  });
+
+  it("accepts a person's change whose edits beyond the blueprint are exactly those its decision records as gated", () => {
+    const candidate = { ...(intact.candidate as NonNullable<PendingFacts['candidate']>), changed: ['blueprints/bp/a.ts', 'rubrics/t/train.jsonl', 'README.md'] };
+    expect(pendingIntegrityProblems({ ...intact, candidate, ...decided({ recordedOutside: ['README.md', 'rubrics/t/train.jsonl'] }) })).toEqual([]);
   });
 
   it('accepts an efficiency release without fixes, and a flips-policy decision within maxP2F', () => {

@@ -50,7 +50,7 @@ describe('the workspace lock after its holder was killed', () => {
     const startTime = processState(pid)?.startTime ?? null;
     expect(startTime).not.toBeNull();
     process.kill(pid, 'SIGKILL');
-    await until(() => processState(pid)?.state === 'Z', 5000, `${pid} to be a zombie`);
+    await until(() => processState(pid)?.state === 'Z', 20_000, `${pid} to be a zombie`);
     // The zombie still answers a signal: the old check took it for a live holder.
     expect(() => process.kill(pid, 0)).not.toThrow();
     for (const owner of [{ pid, startTime, boot: bootId() }, { pid }]) {
@@ -60,7 +60,7 @@ describe('the workspace lock after its holder was killed', () => {
       expect(JSON.parse(readFileSync(path.join(dir, 'lock'), 'utf8'))).toMatchObject({ pid: process.pid, command: 'iterate' });
       await lock.release();
     }
-  });
+  }, 30_000);
 
   it('takes over from a holder whose pid now belongs to another process (reused pid), and from one of an earlier boot', async () => {
     const { child } = await startPrinting('echo up; exec sleep 30');
@@ -75,7 +75,7 @@ describe('the workspace lock after its holder was killed', () => {
     const rebooted = stateDir();
     writeLock(rebooted, { pid, startTime: actual?.startTime, boot: 'an-earlier-boot' });
     await (await acquireLock(rebooted, 'iterate', 0, now)).release();
-  });
+  }, 30_000);
 
   it('still refuses a holder that runs: the same pid, start time and boot', async () => {
     const { child } = await startPrinting('echo up; exec sleep 30');

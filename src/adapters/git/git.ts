@@ -21,6 +21,7 @@ import {
   type Probe,
   type WorktreeEntry,
 } from './git-process.ts';
+import { documentTree, graftedTree, type Plumbing } from './tree-writes.ts';
 import { commitDatesRequest, parseCatFileBatch, parseChangedPathsOfCommits, parseCommitDates, parseLsTree, parseNameStatus, parseRefDetails, parseRefs, parseTreeListings, REF_FORMAT, treeListingRequest, type ChangedPath, type RefDetail } from './batch-reads.ts';
 
 export type { ChangedPath, RefDetail, WorktreeEntry };
@@ -99,6 +100,8 @@ export class GitRepo {
       throw gitFailure(action, error);
     }
   }
+
+  private readonly plumber: Plumbing = (args, input) => this.plumbing(args, input);
 
   /** Runs a git plumbing command that reads standard input. */
   private async plumbing(args: string[], input: string): Promise<string> {
@@ -371,27 +374,18 @@ export class GitRepo {
    * recorded in git.
    */
   async documentCommit(parent: string | readonly string[], files: ReadonlyArray<{ name: string; content: string }>, message: string): Promise<string> {
-    const tree = await this.documentTree(files);
+    const tree = await documentTree(this.plumber, files);
     const parents = (typeof parent === 'string' ? [parent] : parent).flatMap((p) => ['-p', p]);
     return (await this.plumbing(['commit-tree', tree, ...parents, '-F', '-'], message)).trim();
   }
 
-  /** A tree of these files; a name with "/" goes into subtrees (mktree takes one level at a time). */
-  private async documentTree(files: ReadonlyArray<{ name: string; content: string }>): Promise<string> {
-    const entries: string[] = [];
-    const folders = new Map<string, Array<{ name: string; content: string }>>();
-    for (const file of files) {
-      const slash = file.name.indexOf('/');
-      if (slash < 0) {
-        const blob = (await this.plumbing(['hash-object', '-w', '--stdin'], file.content)).trim();
-        entries.push(`100644 blob ${blob}\t${file.name}`);
-        continue;
-      }
-      const folder = file.name.slice(0, slash);
-      folders.set(folder, [...(folders.get(folder) ?? []), { name: file.name.slice(slash + 1), content: file.content }]);
-    }
-    for (const [folder, inside] of folders) entries.push(`040000 tree ${await this.documentTree(inside)}\t${folder}`);
-    return (await this.plumbing(['mktree'], `${entries.join('\n')}\n`)).trim();
+  /**
+   * A commit on no branch: `onto`'s tree with `folder` as `from` has it (removed where `from` has
+   * none), on top of `parent`. Written as objects only; nothing moves.
+   */
+  async graftCommit(input: { readonly onto: string; readonly folder: string; readonly from: string; readonly parent: string; readonly message: string }): Promise<string> {
+    const tree = await graftedTree(this.plumber, await this.treeOf(input.onto), input.folder.split('/'), await this.treeId(input.from, input.folder));
+    return (await this.plumbing(['commit-tree', tree, '-p', input.parent, '-F', '-'], input.message)).trim();
   }
 
   /** The names of the configured remotes. */

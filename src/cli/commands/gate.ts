@@ -3,6 +3,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { intentText } from '../../domain/release-candidate.ts';
 import { gateCandidate } from '../../pipeline/gate/submitted-candidate.ts';
 import { flipReasons } from '../../stages/report/case-reasons.ts';
+import { changeLines } from '../../stages/report/change-text.ts';
 import { gateHeadline, writeGateOutputs, type CiOptions } from '../../app/ci-outputs.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { simulationNote } from './notes.ts';
@@ -70,6 +71,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
         warnings: decision.warnings,
         ranCandidate: result.ranCandidate,
         baselineScreen: result.evidence.screenText ?? null,
+        change: result.evidence.change ?? null,
         reports: result.reportFiles,
         summary: summaryFiles,
         junit,
@@ -82,6 +84,8 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       command.output.line(`${result.candidate}: ${headline.outcome}`);
       for (const reason of headline.reasons) command.output.line(`  ${headline.failed ? 'why' : 'ok '}: ${reason}`);
       if (result.evidence.screenText) command.output.line(`  ${result.evidence.screenText}`);
+      // A person's change beyond the blueprint: what each kind of path meant to the gate.
+      for (const line of changeLines(result.evidence.change ?? null)) command.output.line(`  ${line}`);
       command.output.line(`  intent: ${result.evidence.intent ? intentText(result.evidence.intent) : 'none given'}`);
       command.output.line(`  layers: ${decision.layers.map((l) => `${l.layer} ${l.verdict}`).join(', ')}`);
       for (const check of decision.checks) command.output.line(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.message}`);

@@ -2,6 +2,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { shadow, type ShadowOutcome, type ShadowSide } from '../../pipeline/loop/shadow.ts';
 import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
 import { renderShadowSummary } from '../../stages/report/shadow-summary.ts';
+import { changeLines } from '../../stages/report/change-text.ts';
 import { writeSummary } from '../../app/ci-outputs.ts';
 import { simulationNote } from './notes.ts';
 
@@ -31,6 +32,7 @@ function printShadow(command: CommandContext, outcome: ShadowOutcome): void {
   command.output.line(`fixed only by the human change: ${list(outcome.fixedOnlyByHuman)}`);
   command.output.line(`fixed only by agentdevel: ${list(outcome.fixedOnlyByAgentdevel)}`);
   command.output.line(`the gate prefers: ${outcome.preferred} (${outcome.preferredBecause})`);
+  for (const line of changeLines(outcome.humanChange)) command.output.line(`human change: ${line}`);
   command.output.line('advisory: nothing was promoted or recorded; the line, its branches and tags did not move');
   if (outcome.simulated) command.output.line(simulationNote);
 }

@@ -4,6 +4,7 @@ import { ABLATION_TEXT, type Ablation } from '../../domain/ablation.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
+import type { HumanChange } from '../../domain/human-change.ts';
 import type { ChangedPath } from '../../adapters/git/git.ts';
 import { scopeRejection } from '../../stages/gate/gate.ts';
 import { flipsOnly } from '../../stages/gate/layers.ts';
@@ -31,8 +32,12 @@ export interface GateSubject {
   readonly record: boolean;
   /** A checkout of the candidate; the release artifacts are committed there when recording. */
   readonly candidate: { readonly ref: string; readonly commit: string; readonly dir: string };
-  /** The current release and its screen, its records pooled (null when the candidate is rejected before running). */
-  readonly baseline: { readonly commit: string; readonly label: string; readonly screen: BaselineScreen | null };
+  /**
+   * The current release and its screen, its records pooled (null when the candidate is rejected
+   * before running). `measuredOn`: the commit the release's side runs from when it is not the
+   * release itself (a person's change to the task: the release's blueprint on the candidate's task).
+   */
+  readonly baseline: { readonly commit: string; readonly label: string; readonly screen: BaselineScreen | null; readonly measuredOn?: string | null };
   /**
    * The line's tip, which a promotion moves from: the baseline's commit, except for a change
    * merged into the line before its gate (`gate --baseline`), which is the tip itself.
@@ -52,8 +57,10 @@ export interface GateSubject {
   /** The experiment's switch this decision ran under (iterate --ablate, scratch lines only); null otherwise. */
   readonly ablation?: Ablation | null;
   readonly edits: readonly ChangedPath[];
-  /** Edited paths outside the blueprint folder: the candidate is rejected without running. */
+  /** Edited paths outside the blueprint folder (an RC a model wrote), or links leading out of it: the candidate is rejected without running. */
   readonly outside: readonly string[];
+  /** What a person's change touches beyond the blueprint, and how the gate treated it (null: the blueprint alone, or a model's RC). */
+  readonly change?: HumanChange | null;
   /** The commit the candidate's edits are measured from (the release, or a hand-made branch's fork point): the report's diff. */
   readonly changeBase: string;
   /** Where a dry gate (record: false) writes its reports; null writes none. */
@@ -86,7 +93,8 @@ const AUTHOR_ROLES: readonly Role[] = ['diagnostician', 'synthesizer', 'writer']
 export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
   const { config, store } = context.workspace;
   // Under "flips" a screen read from an earlier run is taken again beside the candidate (verdict-screen.ts).
-  const screen = subject.outside.length > 0 ? null : await screenForVerdict(context, subject.baseline);
+  // The release's side runs from `measuredOn` when the candidate edits the task (the release on its task).
+  const screen = subject.outside.length > 0 ? null : await screenForVerdict(context, { ...subject.baseline, commit: subject.baseline.measuredOn ?? subject.baseline.commit });
   // The release's first record is its ordinary run: the layers and the reports read its records.
   const baselineRun = screen?.records[0] ?? null;
   // The layers and the reports read the same runs' records: from the store once.
@@ -99,7 +107,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     screen && blueprintChecks.every((c) => c.ok)
       ? await evaluateCandidate(context, {
           baseline: screen,
-          baselineCommit: subject.baseline.commit,
+          baselineCommit: subject.baseline.measuredOn ?? subject.baseline.commit,
           candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir },
           label: subject.candidate.ref,
           intent: subject.intent,
@@ -183,6 +191,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     models: { ...modelsAsked(config), ...((await readManifest(subject.candidate.dir, blueprintRoot(subject.candidate.dir, config.blueprint)).catch(manifestUnreadable))?.runtime === 'command' ? { agent: 'command' } : {}) },
     cost: subject.record ? store.costOfIteration(subject.iteration) : null,
     screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label) : null,
+    change: subject.change ?? null,
     // The release's first record and the candidate's run keep their traces: one of them is the
     // run the next iteration's diagnosis reads (the candidate's, once promoted).
     record: subject.record

@@ -12,6 +12,8 @@ import { baselineRecordCount, recordBaseline, withCheckout, type RunContext } fr
 import { releaseTags } from '../workspace/line-history.ts';
 import { currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
 import { lineTip, refuseDirtyTree } from '../workspace/workspace.ts';
+import { checkoutConfigDrift, scopeHumanChange, underLineConfig, withReleaseResults } from './human-change.ts';
+import { CONFIG_PATH } from '../../stages/gate/change-scope.ts';
 
 export interface GateRequest {
   readonly ref: string;
@@ -48,20 +50,27 @@ export interface GateOutcome {
   readonly candidateRunId: string | null;
 }
 
-/** Gates an RC written by anyone (a person, another tool) against the current release. */
-export async function gateCandidate(context: RunContext, request: GateRequest): Promise<GateOutcome> {
-  const { workspace } = context;
-  const { repo, config } = workspace;
+/**
+ * Gates an RC written by anyone (a person, another tool) against the current release. A
+ * person's change is gated by kind of path (pipeline/gate/human-change.ts), under the line's
+ * config; an RC a model wrote (`authors`) may edit its blueprint only.
+ */
+export async function gateCandidate(outer: RunContext, request: GateRequest): Promise<GateOutcome> {
+  const { repo } = outer.workspace;
   const commit = await repo.resolve(request.ref);
-  if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--candidate: "${request.ref}" names no commit in ${workspace.root}`);
-  const line = await lineTip(workspace);
-  const tip = await baselineOf(context, request, commit, line);
+  if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--candidate: "${request.ref}" names no commit in ${outer.workspace.root}`);
+  const line = await lineTip(outer.workspace);
+  const tip = await baselineOf(outer, request, commit, line);
   // What the candidate itself changes: against its fork point, so a branch cut from an earlier
   // release is not blamed for the release artifacts that came since.
   const forkPoint = (await repo.mergeBase(tip, commit)) ?? tip;
   const changed = await repo.changedPaths(forkPoint, commit);
   if (changed.length === 0) throw new AgentdevelError('USAGE', `--candidate: "${request.ref}" changes nothing relative to ${request.baseline ? `--baseline "${request.baseline}"` : 'the current release'}`);
-  const release = await currentRelease(repo, config, tip);
+  const release = await currentRelease(repo, outer.workspace.config, tip);
+  const byPerson = (request.authors?.length ?? 0) === 0;
+  const context = byPerson ? await underLineConfig(outer, { commit: tip, label: release.label }) : outer;
+  const { workspace } = context;
+  const { config } = workspace;
   if (request.promote) await refuseDirtyTree(workspace);
   if (!(await repo.isAncestor(line, commit))) {
     if (request.promote) {
@@ -81,8 +90,20 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
   // A person types no edits: the intent carries the types the diff shows, marked inferred.
   const intent = await withInferredEdits(workspace, stated, { base: forkPoint, commit, changed });
 
-  const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
-  const baseline = outside.length > 0 ? null : await withCheckout(workspace, tip, (source) => recordBaseline(context, source, release.label, baselineRecordCount(config)));
+  const scope = byPerson
+    ? await scopeHumanChange(context, { ref: request.ref, commit, changeBase: forkPoint, changed, release: { commit: tip, label: release.label } })
+    : {
+        outside: [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))],
+        baseline: { commit: tip, label: release.label, onCandidateTask: false },
+        change: null,
+      };
+  const drift = checkoutConfigDrift(outer, context);
+  if (drift.length > 0 && !scope.change?.config) {
+    context.reporter.emit({ type: 'warning', message: `the checkout's ${CONFIG_PATH} differs from the line's (at ${release.label}) in ${drift.join(', ')}; the gate runs under the line's: commit the change to gate it` });
+  }
+  const { outside } = scope;
+  const baseline = outside.length > 0 ? null : await withCheckout(workspace, scope.baseline.commit, (source) => recordBaseline(context, source, scope.baseline.label, baselineRecordCount(config)));
+  const change = withReleaseResults(scope.change, baseline);
 
   const built = request.promote ? { branch: candidateBranch(config, iteration), dir: candidateDir(workspace, iteration) } : null;
   if (built) {
@@ -95,7 +116,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         iteration,
         record: built !== null,
         candidate: { ref: request.ref, commit, dir },
-        baseline: { commit: tip, label: release.label, screen: baseline },
+        baseline: { commit: tip, label: scope.baseline.label, screen: baseline, measuredOn: scope.baseline.onCandidateTask ? scope.baseline.commit : null },
         lineTip: line,
         nextRelease: tagName(config, release.version + 1),
         intent,
@@ -104,6 +125,7 @@ export async function gateCandidate(context: RunContext, request: GateRequest): 
         diagnosis: null,
         edits: changed,
         outside,
+        change,
         changeBase: forkPoint,
         reportDir: request.reportDir === null ? null : path.join(request.reportDir, candidateReportFolder(request.ref, commit)),
       });

@@ -82,17 +82,36 @@ export async function previousDiagnosis(
  * (the RC's audit ref) against the working tree's. Null when the older split cannot be read.
  */
 async function trainChangesSince(workspace: Workspace, iteration: number): Promise<CaseChanges | null> {
+  const old = await trainCasesAt(workspace, auditRef(workspace.config, iteration), null);
+  if (old === null) return null;
+  const task = await loadTask(workspace.root, workspace.config.task);
+  return caseChanges(old, await loadSplit(task, 'train'));
+}
+
+/**
+ * The train cases a change adds, removes or edits between two commits (a person's change to the
+ * task, against where it was cut). Null when the older split cannot be read; the newer one's
+ * errors name its file and line.
+ */
+export async function trainChangesBetween(workspace: Workspace, from: string, to: string): Promise<CaseChanges | null> {
+  // A task the change creates has no cases before it: every case is added.
+  const old = await trainCasesAt(workspace, from, []);
+  if (old === null) return null;
   const file = `rubrics/${workspace.config.task}/train.jsonl`;
-  const before = await workspace.repo.readFileAt(auditRef(workspace.config, iteration), file);
-  if (before === null) return null;
-  let old: Case[];
+  const text = await workspace.repo.readFileAt(to, file);
+  return caseChanges(old, text === null ? [] : parseCases(text, `${to.slice(0, 10)}:${file}`));
+}
+
+/** A commit's train split as git holds it (`absent` when it has none); null when this version cannot read it. */
+async function trainCasesAt(workspace: Workspace, commit: string, absent: Case[] | null): Promise<Case[] | null> {
+  const file = `rubrics/${workspace.config.task}/train.jsonl`;
+  const text = await workspace.repo.readFileAt(commit, file);
+  if (text === null) return absent;
   try {
-    old = parseCases(before, file);
+    return parseCases(text, file);
   } catch (error) {
     // An older split this version cannot read says nothing about what changed; the current one is checked when it loads.
     if (error instanceof AgentdevelError) return null;
     throw error;
   }
-  const task = await loadTask(workspace.root, workspace.config.task);
-  return caseChanges(old, await loadSplit(task, 'train'));
 }

@@ -14,10 +14,11 @@ import type { GateDecision } from '../../domain/decision.ts';
 import { addUsage, type Usage } from '../../domain/ports/model.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import { diagnose } from '../../stages/diagnose/diagnose.ts';
-import { outsideBlueprint } from '../../stages/synthesize/edits.ts';
 import { synthesize } from '../../stages/synthesize/synthesize.ts';
-import { buildCandidate, checkCandidateLoads, discardCandidate, linksLeavingBlueprint, type BuiltCandidate } from './candidate.ts';
+import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
 import { concludeCandidate } from '../gate/conclude.ts';
+import { scopeHumanChange, underLineConfig, withReleaseResults } from '../gate/human-change.ts';
+import type { HumanChange } from '../../domain/human-change.ts';
 import { baselineRecordCount, recordBaseline, withCheckout, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
 import { readRcHistory } from './rc-history.ts';
 import { readTaskBrief } from './task-brief.ts';
@@ -49,6 +50,8 @@ export interface ShadowOutcome {
   readonly preferred: 'human' | 'agentdevel' | 'neither' | 'either';
   readonly preferredBecause: string;
   readonly simulated: boolean;
+  /** What the human change touches beyond the blueprint, and how its gate treated it (null: the blueprint alone). */
+  readonly humanChange: HumanChange | null;
 }
 
 function side(label: string, commit: string | null, decision: GateDecision | null, intent: ChangeIntent | null, caseTrials: number, costUsd: number, reasons?: readonly string[]): ShadowSide {
@@ -81,18 +84,21 @@ export function preference(human: ShadowSide, agentdevel: ShadowSide): Pick<Shad
   return { preferred: winner, preferredBecause: `both are accepted; ${winner === 'human' ? "the human's change" : "agentdevel's RC"} has more confirmed fixes net of regressions (${Math.max(net(human), net(agentdevel))} against ${Math.min(net(human), net(agentdevel))})` };
 }
 
-export async function shadow(context: RunContext, request: { readonly against: string }): Promise<ShadowOutcome> {
-  const { workspace, reporter } = context;
-  const { repo, config, store } = workspace;
+export async function shadow(outer: RunContext, request: { readonly against: string }): Promise<ShadowOutcome> {
+  const { repo } = outer.workspace;
   const commit = await repo.resolve(request.against);
-  if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--against: "${request.against}" names no commit in ${workspace.root}`);
-  const tip = await lineTip(workspace);
+  if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--against: "${request.against}" names no commit in ${outer.workspace.root}`);
+  const tip = await lineTip(outer.workspace);
   // The human's change is measured from where it was cut; agentdevel starts from the same place.
   const base = (await repo.mergeBase(tip, commit)) ?? tip;
   if (base === commit) throw new AgentdevelError('USAGE', `--against: "${request.against}" adds nothing to the line (it is ${commit === tip ? 'its tip' : 'already in it'})`);
   const changed = await repo.changedPaths(base, commit);
-  const release = await currentRelease(repo, config, base);
-  const label = base === tip ? release.label : `${config.line.branch}@${base.slice(0, 10)}`;
+  const release = await currentRelease(repo, outer.workspace.config, base);
+  const label = base === tip ? release.label : `${outer.workspace.config.line.branch}@${base.slice(0, 10)}`;
+  // Both changes are gated as `gate` would: under the line's config, whatever the human's says.
+  const context = await underLineConfig(outer, { commit: base, label });
+  const { workspace, reporter } = context;
+  const { config, store } = workspace;
   const iteration = await nextIteration(repo, config);
   reporter.emit({ type: 'stage', stage: 'run', message: `shadow: running the base (${label}) on the train split` });
   const { screen, files, brief, task } = await withCheckout(workspace, base, async (source) => ({
@@ -103,26 +109,43 @@ export async function shadow(context: RunContext, request: { readonly against: s
   }));
   const baseline = screen.records[0] as RunResult;
 
-  const gateAgainstBase = (candidate: { ref: string; commit: string; dir: string }, intent: ChangeIntent | null, fingerprint: string | null, outside: readonly string[], edits: Awaited<ReturnType<typeof repo.changedPaths>>) =>
+  const gateAgainstBase = (
+    candidate: { ref: string; commit: string; dir: string },
+    intent: ChangeIntent | null,
+    fingerprint: string | null,
+    scope: { readonly outside: readonly string[]; readonly against: { readonly label: string; readonly screen: BaselineScreen; readonly measuredOn: string | null }; readonly change: HumanChange | null },
+    edits: Awaited<ReturnType<typeof repo.changedPaths>>,
+  ) =>
     concludeCandidate(context, {
       iteration,
       record: false,
       candidate,
-      baseline: { commit: base, label, screen: outside.length > 0 ? (null as BaselineScreen | null) : screen },
+      baseline: { commit: base, label: scope.against.label, screen: scope.outside.length > 0 ? null : scope.against.screen, measuredOn: scope.against.measuredOn },
       nextRelease: tagName(config, release.version + 1),
       intent,
       fingerprint,
       diagnosis: null,
       edits,
-      outside,
+      outside: scope.outside,
+      change: scope.change,
       changeBase: base,
       reportDir: null,
     });
 
-  // The human's change, as `gate --candidate` would judge it against the base.
+  // The human's change, as `gate --candidate` would judge it against the base: by kind of path,
+  // its task edits measured on both sides (the base's blueprint on the human's task).
   reporter.emit({ type: 'stage', stage: 'gate', message: `shadow: gating ${request.against} against the base` });
-  const outside = [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))];
-  const human = await withCheckout(workspace, commit, (source) => gateAgainstBase({ ref: request.against, commit, dir: source.dir }, null, null, outside, changed));
+  const scope = await scopeHumanChange(context, { ref: request.against, commit, changeBase: base, changed, release: { commit: base, label } });
+  const humanScreen =
+    scope.baseline.onCandidateTask && scope.outside.length === 0
+      ? await withCheckout(workspace, scope.baseline.commit, (source) => recordBaseline(context, source, scope.baseline.label, baselineRecordCount(config)))
+      : screen;
+  const humanScope = {
+    outside: scope.outside,
+    against: { label: scope.baseline.label, screen: humanScreen, measuredOn: scope.baseline.onCandidateTask ? scope.baseline.commit : null },
+    change: withReleaseResults(scope.change, humanScreen),
+  };
+  const human = await withCheckout(workspace, commit, (source) => gateAgainstBase({ ref: request.against, commit, dir: source.dir }, null, null, humanScope, changed));
   const humanSide = side(request.against, commit, human.decision, null, human.evaluation ? trialsOf([human.evaluation.candidateRun, ...human.evaluation.confirmRuns]) : 0, 0);
 
   // agentdevel's RC from the same base: diagnose, synthesize, gate; then discard it.
@@ -167,7 +190,13 @@ export async function shadow(context: RunContext, request: { readonly against: s
     } else {
       const rc = built as unknown as BuiltCandidate;
       reporter.emit({ type: 'stage', stage: 'gate', message: `shadow: gating agentdevel's RC (${synthesis.candidate.intent.targets.join(', ')}) against the base` });
-      const ours = await gateAgainstBase({ ref: 'agentdevel (shadow RC)', commit: rc.commit, dir: rc.dir }, synthesis.candidate.intent, synthesis.fingerprint, [], await repo.changedPaths(base, rc.commit));
+      const ours = await gateAgainstBase(
+        { ref: 'agentdevel (shadow RC)', commit: rc.commit, dir: rc.dir },
+        synthesis.candidate.intent,
+        synthesis.fingerprint,
+        { outside: [], against: { label, screen, measuredOn: null }, change: null },
+        await repo.changedPaths(base, rc.commit),
+      );
       agentdevelSide = side('agentdevel', rc.commit, ours.decision, synthesis.candidate.intent, ours.evaluation ? trialsOf([ours.evaluation.candidateRun, ...ours.evaluation.confirmRuns]) : 0, usage.costUsd);
     }
   } finally {
@@ -184,5 +213,6 @@ export async function shadow(context: RunContext, request: { readonly against: s
     fixedOnlyByAgentdevel: [...oursFixed].filter((id) => !humanFixed.has(id)).sort(),
     ...preference(humanSide, agentdevelSide),
     simulated: baseline.simulated,
+    humanChange: human.evidence.change ?? null,
   };
 }

@@ -25,6 +25,7 @@ import { folderFingerprint } from './fingerprint.ts';
 import { failedRunError } from './failed-run.ts';
 import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
+import type { Config } from '../../config/schema.ts';
 import type { BlueprintCheckRunner } from '../../domain/ports/checks.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
@@ -103,6 +104,13 @@ export interface RunContext {
    * judges. Only `iterate --ablate` on a scratch line sets it; everywhere else the critic is blind.
    */
   readonly criticSeesBlueprint?: boolean;
+  /**
+   * The model port for other role models than the workspace config's (a person's change is gated
+   * under the line's config, whose models may differ from the checkout's). Absent: `model` serves all.
+   */
+  readonly modelFor?: (models: Config['models']) => ModelPort;
+  /** Settings given on the command line (`--trials`): they hold under whichever config the command runs. */
+  readonly overrides?: Readonly<Partial<Pick<Config, 'trials'>>>;
 }
 
 export function newRunId(clock: Clock): string {

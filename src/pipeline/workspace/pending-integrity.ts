@@ -3,6 +3,7 @@
 // the gate wrote. The rules are pure (src/stages/release/pending-integrity.ts).
 import type { DecisionDocument } from '../../domain/decision.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
+import { recordedOutsidePaths } from '../../domain/human-change.ts';
 import { readFlipsDocument } from '../../domain/git-documents.ts';
 import { releaseFolder } from '../../stages/release/artifacts.ts';
 import { pendingIntegrityProblems, pendingTrust, type PendingDecisionFacts, type PendingFacts } from '../../stages/release/pending-integrity.ts';
@@ -36,6 +37,7 @@ function decisionFacts(document: DecisionDocument): PendingDecisionFacts {
     p2f: gate.p2f,
     hasIntent: document.intent !== null,
     efficiencyRelease: gate.efficiency?.promoted ?? false,
+    recordedOutside: recordedOutsidePaths(document.change),
   };
 }
 

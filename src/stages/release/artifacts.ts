@@ -12,6 +12,7 @@ import type { Role } from '../../domain/ports/model.ts';
 import { editsByType, intentText, type ChangeIntent } from '../../domain/release-candidate.ts';
 import type { ChangedPath } from '../../adapters/git/git.ts';
 import type { Ablation } from '../../domain/ablation.ts';
+import type { HumanChange } from '../../domain/human-change.ts';
 import { reportTemplate } from '../../adapters/template/report-templates.ts';
 import { aggregateText } from '../report/gate-text.ts';
 import { renderFlipReportHtml, type ReportRendering } from '../report/html/flip-report.ts';
@@ -21,6 +22,7 @@ import { mdCode, mdCodeBlock, mdText } from '../report/escape/markdown.ts';
 import { commitText } from '../report/escape/commit-message.ts';
 import { decisionHeadline } from '../report/headline.ts';
 import { renderChangelog, type ChangelogEntry } from '../report/changelog.ts';
+import { changeLines } from '../report/change-text.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
 // The outcome and the report's title live apart from the templates: `report` needs them alone.
@@ -76,6 +78,8 @@ export interface ReleaseEvidence {
   readonly cost: { readonly costUsd: number; readonly skippedCriticCalls: number; readonly reusedCriticCalls?: number; readonly savedUsd: number | null } | null;
   /** Where the baseline's screen came from (reused from git, from the store, or run now), in words. */
   readonly screenText?: string | null;
+  /** What a person's change touches beyond the blueprint, and how the gate treated it (null: the blueprint alone). */
+  readonly change?: HumanChange | null;
   /** What a clone rebuilds its store from: the runs the gate used and the taxonomy as it stood (absent for a dry gate). */
   readonly record?: { readonly runs: RunsDocument; readonly taxonomy: TaxonomyDocument } | null;
 }
@@ -132,6 +136,7 @@ export function decisionDocument(evidence: ReleaseEvidence): DecisionDocument {
     diagnosis: evidence.diagnosis ? { source: evidence.diagnosis.source, folder: diagnosticsFolder(evidence.blueprint, evidence.iteration) } : null,
     approval: null,
     ablation: evidence.ablation ?? null,
+    change: evidence.change ?? null,
   };
 }
 
@@ -267,6 +272,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRende
     baseline: { label: cell(evidence.baseline.label), short: short(evidence.baseline.commit), passRateText: pct(decision.passRates.baseline) },
     candidateRun: { passRateText: pct(decision.passRates.candidate) },
     screenText: evidence.screenText ?? null,
+    changeLines: changeLines(evidence.change ?? null).map(cell),
     f2pCount: decision.f2p.length,
     p2fCount: decision.p2f.length,
     screenedText: `${decision.screening.f2p.length} up, ${decision.screening.p2f.length} down`,

@@ -4,7 +4,8 @@
 // before `approve` moves the line, two questions are asked of the commit it would promote:
 //
 // 1. Is it consistent? Re-derived from git alone: the candidate commit and tree the decision
-//    recorded, the line's head beneath it, edits inside the blueprint only, nothing on top but
+//    recorded, the line's head beneath it, edits inside the blueprint only (for a person's
+//    change, beyond it exactly the paths its decision records as gated), nothing on top but
 //    the decision's own report, and a decision that says what an accepted, pending decision of
 //    this line says (the next release's name, a verdict its layers and flips bear out).
 // 2. Did the gate write exactly this commit? Only something git does not carry can say so: this
@@ -33,6 +34,11 @@ export interface PendingDecisionFacts {
   readonly p2f: readonly string[];
   readonly hasIntent: boolean;
   readonly efficiencyRelease: boolean;
+  /**
+   * The paths outside the blueprint folder the decision records as part of a person's gated
+   * change (its task edits, the config, what it listed as not gated); none for a model's RC.
+   */
+  readonly recordedOutside: readonly string[];
 }
 
 export interface PendingFacts {
@@ -114,8 +120,15 @@ export function pendingIntegrityProblems(facts: PendingFacts): string[] {
       problems.push(`the candidate's parent is ${short(candidate.parents[0])}, the gate saw ${short(recorded.parent)}`);
     }
     if (!candidate.onLineHead) problems.push(`the candidate is not built on the line's head ${short(facts.lineHead)}`);
+    // Beyond its blueprint, a candidate may change exactly what its decision records of a person's change: no more, no less.
     const outside = outsideBlueprint(candidate.changed, facts.blueprint);
-    if (outside.length > 0) problems.push(`the candidate changes ${listed(outside)}, outside blueprints/${facts.blueprint}/`);
+    const recordedOutside = facts.decision.recordedOutside;
+    const unrecorded = outside.filter((p) => !recordedOutside.includes(p));
+    if (unrecorded.length > 0) {
+      problems.push(`the candidate changes ${listed(unrecorded)}, outside blueprints/${facts.blueprint}/${recordedOutside.length > 0 ? ', which its decision does not record as gated' : ''}`);
+    }
+    const unmade = recordedOutside.filter((p) => !outside.includes(p));
+    if (unmade.length > 0) problems.push(`its decision records changes to ${listed(unmade)}, which the candidate does not make`);
     if (candidate.linksLeaving.length > 0) problems.push(`the candidate's blueprint links out of its folder: ${listed(candidate.linksLeaving)}`);
   }
   if (facts.auditCommit !== pending.commit) {

@@ -3,7 +3,9 @@
 // evidence. No raw HTML; every piece of user text goes through escape/markdown.ts.
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { GateDecision } from '../../domain/decision.ts';
+import type { HumanChange } from '../../domain/human-change.ts';
 import { flipReasons } from './case-reasons.ts';
+import { changeLines } from './change-text.ts';
 import { mdCode, mdRow, mdText } from './escape/markdown.ts';
 import type { DecisionHeadline } from './headline.ts';
 
@@ -18,6 +20,8 @@ export interface SummaryInput {
   readonly mockRoles: readonly string[];
   /** Where the baseline's screen came from (reused from git, from the store, or run now); null when nothing ran. */
   readonly screenText?: string | null;
+  /** What a person's change touched beyond the blueprint, and how the gate treated it (null: the blueprint alone). */
+  readonly change?: HumanChange | null;
   /** Where the HTML report is: a path in the report artifact, and the page that lists the artifact (CI run), when known. */
   readonly links: { readonly report: string | null; readonly artifactPage: string | null };
 }
@@ -54,6 +58,8 @@ export function renderPrSummary(input: SummaryInput): string {
     `Against ${mdCode(input.baseline)}: pass rate ${pct(decision.passRates.baseline)} → ${pct(decision.passRates.candidate)} · ${decision.p2f.length} regressed · ${decision.f2p.length} fixed · ${decision.flaky.length} moved within noise`,
     ...(input.screenText ? ['', mdText(`${input.screenText.charAt(0).toUpperCase()}${input.screenText.slice(1)}.`)] : []),
   ];
+  const beyond = changeLines(input.change ?? null);
+  if (beyond.length > 0) lines.push('', '**Beyond the blueprint**', '', ...beyond.map((line) => `- ${mdText(line)}`));
   const flipTable = (title: string, ids: readonly string[]) => {
     if (ids.length === 0) return;
     lines.push('', `**${title}**`, '', mdRow(['case', 'reason']), mdRow(['---', '---']), ...ids.map((id) => mdRow([mdCode(id, { table: true }), mdText(why.get(id) ?? '')])));

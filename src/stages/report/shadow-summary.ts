@@ -1,6 +1,8 @@
 // The shadow comparison as GitHub markdown (shadow --summary, $GITHUB_STEP_SUMMARY): advisory,
 // the human's change and agentdevel's RC side by side. No raw HTML; every id, ref and text goes
 // through escape/markdown.ts.
+import type { HumanChange } from '../../domain/human-change.ts';
+import { changeLines } from './change-text.ts';
 import { mdCode, mdRow, mdText } from './escape/markdown.ts';
 
 /** One side of the comparison, as the summary reads it (pipeline/loop/shadow.ts's ShadowSide). */
@@ -26,6 +28,8 @@ export interface ShadowSummaryInput {
   readonly preferred: string;
   readonly preferredBecause: string;
   readonly simulated: boolean;
+  /** What the human change touches beyond the blueprint, and how its gate treated it (null: the blueprint alone). */
+  readonly humanChange?: HumanChange | null;
 }
 
 /** The first line of every shadow summary (its own section of the job page, apart from the gate's). */
@@ -57,6 +61,8 @@ export function renderShadowSummary(input: ShadowSummaryInput): string {
     `- **Only agentdevel fixes:** ${plain(input.fixedOnlyByAgentdevel)}`,
     `- **The gate prefers:** ${mdText(input.preferred)} (${mdText(input.preferredBecause)})`,
   ];
+  const beyond = changeLines(input.humanChange ?? null);
+  if (beyond.length > 0) lines.push('', '**The human change beyond the blueprint**', '', ...beyond.map((line) => `- ${mdText(line)}`));
   const reasons = (side: ShadowSummarySide, name: string) => (side.reasons.length === 0 ? [] : ['', `${name}: ${side.reasons.map((r) => mdText(r)).join('; ')}`]);
   lines.push(...reasons(human, 'Why the gate decided on the human change'), ...reasons(agentdevel, "Why the gate decided on agentdevel's RC"));
   if (input.simulated) lines.push('', '> **Simulation.** Produced by the mock engine, not a language model.');

@@ -10,6 +10,7 @@ import type { TraceEvent } from '../../../domain/trace.ts';
 import { flipReasons } from '../case-reasons.ts';
 import { aggregateText } from '../gate-text.ts';
 import { decisionHeadline } from '../headline.ts';
+import { changeLines } from '../change-text.ts';
 import { caseBrowser, caseRows, CLASS_TEXT, type CaseRow } from './case-table.ts';
 import { esc, page, pct, pre } from './escape.ts';
 import { outputsSideBySide } from './output-diff.ts';
@@ -166,6 +167,8 @@ ${mock}</table>`;
   const vetoed = new Set(gate.layers.flatMap((l) => l.checks.filter((c) => c.name === 'must_pass' && !c.ok).flatMap((c) => c.cases ?? [])));
   const cases = caseBrowser(caseRows(evidence?.cases ?? [], vetoed), (row, classes) => caseSection(row, classes, rendering));
   const decision = `<section class="headline${headline.failed ? ' failed' : ''}" id="decision"><p><span class="badge ${esc(doc.outcome)}">${esc(headline.outcome)}</span> <code>${esc(doc.candidate.ref)}</code> (${esc(doc.candidate.commit.slice(0, 10))}) against ${esc(doc.baseline.label)}</p><ul class="reasons">${headline.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul></section>`;
+  const beyond = changeLines(doc.change ?? null);
+  const change = beyond.length > 0 ? `<section class="change" id="change"><h2>Beyond the blueprint</h2><ul class="change-lines">${beyond.map((line) => `<li>${esc(line)}</li>`).join('')}</ul></section>` : '';
   const diagnosisHtml = diagnosis
     ? `<p>${esc(diagnosis.summary)}</p><table><tr><th>symptom</th><th>failing case-trials</th><th>share</th><th>description</th></tr>${diagnosis.dominantSymptoms.map((s) => `<tr><td><code>${esc(s.label)}</code></td><td>${s.count}</td><td>${pct(s.share)}</td><td>${esc(s.description)}</td></tr>`).join('')}</table>${mergesHtml(input.labelMerges ?? [])}`
     : '<p class="muted">No diagnosis (the candidate came from outside the loop).</p>';
@@ -179,6 +182,7 @@ ${mock}</table>`;
   const intent = doc.intent ? `${targets}<p class="rationale">${esc(doc.intent.rationale)}</p>${typed}` : '<p class="muted">No intent was given.</p>';
   const body = `<header><h1>${esc(input.title)}</h1>${simulated}</header>
 ${decision}
+${change}
 <h2 id="flips">What changed</h2>${flipList('Regressions', gate.p2f, reasons)}${flipList('Fixes', gate.f2p, reasons)}${flipList('Moved within noise', gate.flaky, reasons)}
 <h2 id="cases">Cases</h2>${cases.html}
 <h2 id="summary">Summary</h2>${summary}
