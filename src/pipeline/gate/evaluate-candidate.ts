@@ -1,6 +1,7 @@
 import type { Config } from '../../config/schema.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { CaseSummary } from '../../domain/case-summary.ts';
+import type { Task } from '../../domain/task.ts';
 import type { ComparePolicy, GatedComparison } from '../../stages/gate/compare.ts';
 import type { ConfirmationRequest } from '../../stages/gate/confirmation.ts';
 import { confirmCandidate, type ConfirmationRunner } from './confirmation-loop.ts';
@@ -28,10 +29,11 @@ export interface ConfirmRun extends RunResult {
  */
 export async function evaluateCandidate(
   context: RunContext,
-  input: { baseline: BaselineScreen; baselineCommit: string; candidate: VersionSource; label: string; intent: ChangeIntent | null },
+  input: { baseline: BaselineScreen; baselineCommit: string; candidate: VersionSource; label: string; intent: ChangeIntent | null; task: Task },
 ): Promise<CandidateEvaluation> {
   const { config, store } = context.workspace;
-  const candidate = openVersion(context, input.candidate);
+  // The candidate's task is the one the gate loaded from the same checkout: its runs do not load it again.
+  const candidate = openVersion(context, input.candidate, { task: input.task });
   // The baseline is checked out and loaded only if the gate asks for fresh baseline trials.
   const baselineCheckout = lazyCheckout(context.workspace, input.baselineCommit);
   const opened: { baseline: Promise<VersionSession> | null } = { baseline: null };

@@ -140,15 +140,17 @@ export interface VersionSession {
 
 /**
  * Opens a version for several runs (the gate's confirmation rounds): the bundles are built and
- * the runtime started at the first run that is not reused, and kept until `close`.
+ * the runtime started at the first run that is not reused, and kept until `close`. Its task is
+ * loaded once, at the first run (or given, when the caller has loaded it from the same checkout).
  */
-export function openVersion(context: RunContext, source: VersionSource): VersionSession {
+export function openVersion(context: RunContext, source: VersionSource, loaded: { readonly task: Task } | null = null): VersionSession {
   const { workspace, reporter } = context;
   const { config, store } = workspace;
   const dir = source.dir;
   const blueprintFolder = `blueprints/${config.blueprint}`;
   const buildDir = path.join(workspace.stateDir, 'build', `${path.basename(dir)}-${randomBytes(3).toString('hex')}`);
   let started: Promise<CaseTrials> | null = null;
+  let taskOfVersion: Promise<Task> | null = loaded ? Promise.resolve(loaded.task) : null;
   const executor = context.executor ?? localExecutor(context);
   const runtime = async (task: Task): Promise<CaseTrials> => {
     started ??= executor.start({ commit: source.commit, dir, task, config, buildDir });
@@ -156,7 +158,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
   };
 
   async function run(request: Omit<RunRequest, 'source'>): Promise<RunResult> {
-    const task = await loadTask(dir, config.task);
+    const task = await (taskOfVersion ??= loadTask(dir, config.task));
     const allCases = await loadSplit(task, request.split);
     const wanted = request.cases ? new Set(request.cases) : null;
     const unknown = wanted ? [...wanted].filter((id) => !allCases.some((c) => c.id === id)) : [];

@@ -2,7 +2,7 @@ import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
 import { ATTRIBUTION_FILE, type AttributionDocument } from '../../domain/attribution.ts';
 import type { GradientSummary } from '../../domain/gradient.ts';
-import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
+import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision, type ReleaseOutcome } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { LabelMergeProposal } from '../../domain/label-aliases.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
@@ -10,7 +10,7 @@ import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-docu
 import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument, synthesisAttemptsDocument } from '../../domain/git-documents.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { editsByType, intentText, type ChangeIntent } from '../../domain/release-candidate.ts';
-import type { ChangedPath } from '../../adapters/git/git.ts';
+import type { ChangedPath } from '../../domain/changed-path.ts';
 import type { Ablation } from '../../domain/ablation.ts';
 import type { HumanChange } from '../../domain/human-change.ts';
 import { reportTemplate } from '../../adapters/template/report-templates.ts';
@@ -25,9 +25,9 @@ import { renderChangelog, type ChangelogEntry } from '../report/changelog.ts';
 import { changeLines } from '../report/change-text.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
-// The outcome and the report's title live apart from the templates: `report` needs them alone.
-import { reportTitle, type ReleaseOutcome } from './outcome.ts';
-export { reportTitle, type ReleaseOutcome };
+// The report's title lives apart from the templates: `report` needs it alone.
+import { reportTitle } from './outcome.ts';
+export { reportTitle };
 
 export interface DiagnosisEvidence {
   readonly report: DiagnosisReport;
