@@ -7,11 +7,12 @@ import type { Workspace } from '../../src/pipeline/workspace/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { recordWrite } from '../../src/stages/release/plan.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
+import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
 
 export async function recordRelease(workspace: Workspace, candidateDir: string, lineTip: string, evidence: ReleaseEvidence): Promise<Recorded> {
   const outcome = evidence.outcome as RecordedOutcome;
   const target = await releaseTarget(workspace, { candidateDir, candidateCommit: evidence.candidate.commit, lineTip, iteration: evidence.iteration, promoted: outcome === 'promoted', reportDir: null });
-  const { recorded } = await writeRelease(workspace, recordWrite(evidence, outcome, target, { textDiff: wordDiff }));
+  const { recorded } = await writeRelease(workspace, recordWrite(evidence, outcome, target, { textDiff: wordDiff, templates: renderReportTemplate }));
   if (!recorded) throw new Error('recordRelease: nothing was recorded');
   return recorded;
 }

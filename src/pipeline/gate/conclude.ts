@@ -42,7 +42,7 @@ export async function concludeCandidate(context: RunContext, subject: GateSubjec
     throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);
   }
   const released: ReleaseDecision = { gate: decision, record: subject.record, holdForApproval: gathered.policy.approval, nextRelease: subject.nextRelease };
-  const plan = planRelease(released, await gatherReleaseFacts(context, subject, gathered, released), { textDiff: context.textDiff });
+  const plan = planRelease(released, await gatherReleaseFacts(context, subject, gathered, released), { textDiff: context.textDiff, templates: context.templates });
   const { recorded, reportFiles } = await applyRelease(context.workspace, plan);
   const { evidence } = plan;
   return {

@@ -10,6 +10,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { ModelPort } from '../../domain/ports/model.ts';
 import type { Reporter } from '../../domain/ports/reporter.ts';
 import type { TextDiff } from '../../domain/ports/text-diff.ts';
+import type { ReportTemplates } from '../../domain/ports/report-templates.ts';
 import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../../domain/provenance.ts';
 import { effectiveCriticPolicy } from '../../domain/record.ts';
@@ -95,6 +96,8 @@ export interface RunContext {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   /** Compares two texts for the reports (where a baseline and a candidate output differ). */
   readonly textDiff: TextDiff;
+  /** Renders agentdevel's report templates (report.md). */
+  readonly templates: ReportTemplates;
   /** Runs a candidate's blueprint checks (gate layer "checks") as untrusted code. */
   readonly checks: BlueprintCheckRunner;
   /** Where case-trials run: on workers through a queue, or (absent) in this process. */

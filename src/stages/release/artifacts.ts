@@ -13,11 +13,10 @@ import { editsByType, intentText, type ChangeIntent } from '../../domain/release
 import type { ChangedPath } from '../../domain/changed-path.ts';
 import type { Ablation } from '../../domain/ablation.ts';
 import type { HumanChange } from '../../domain/human-change.ts';
-import { reportTemplate } from '../../adapters/template/report-templates.ts';
 import { aggregateText } from '../report/gate-text.ts';
 import { renderFlipReportHtml, type ReportRendering } from '../report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../report/html/line-index.ts';
-import { renderTemplate } from '../../adapters/template/handlebars.ts';
+import type { ReportTemplates } from '../../domain/ports/report-templates.ts';
 import { mdCode, mdCodeBlock, mdText } from '../report/escape/markdown.ts';
 import { commitText } from '../report/escape/commit-message.ts';
 import { decisionHeadline } from '../report/headline.ts';
@@ -246,7 +245,12 @@ function typedEditRows(intent: ChangeIntent | null): Array<{ type: string; compo
     .map(([type, components]) => ({ type, components }));
 }
 
-export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRendering, lineHistory: LineHistory | null = null): ArtifactFile[] {
+/** What the artifacts are rendered with: the text comparison of the HTML report, and the report templates (report.md). */
+export interface ArtifactRendering extends ReportRendering {
+  readonly templates: ReportTemplates;
+}
+
+export function buildArtifacts(evidence: ReleaseEvidence, rendering: ArtifactRendering, lineHistory: LineHistory | null = null): ArtifactFile[] {
   const folder = releaseFolder(evidence);
   const { decision } = evidence;
   const f2p = flipRows(decision.f2p, evidence.baselineCases, evidence.cases, 'baseline');
@@ -259,7 +263,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRende
   const code = (text: string): string => mdCode(text, { table: true });
   const mdFlipRow = (row: ReturnType<typeof flipRows>[number]) => ({ caseId: code(row.caseId), symptom: row.symptom ? code(row.symptom) : null, description: cell(row.description), reason: cell(row.reason) });
   const mdChecks = (checks: readonly GateDecision['checks'][number][]) => checks.map((c) => ({ ...c, message: cell(c.message) }));
-  const report = renderTemplate(reportTemplate('flip-report'), {
+  const report = rendering.templates('flip-report', {
     title: mdText(reportTitle(evidence, evidence.record !== null && evidence.record !== undefined)),
     headline: { outcome: cell(headline.outcome), reasons: headline.reasons.map(cell) },
     simulated: evidence.simulated,

@@ -4,8 +4,7 @@
 // `applyRelease`) writes it through the promotion journal.
 import type { DecisionDocument, GateDecision, RecordedOutcome, ReleaseOutcome } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import type { ReportRendering } from '../report/html/flip-report.ts';
-import { buildArtifacts, releaseCommitMessage, releaseFolder, tagMessage, type ArtifactFile, type LineHistory, type ReleaseEvidence } from './artifacts.ts';
+import { buildArtifacts, releaseCommitMessage, releaseFolder, tagMessage, type ArtifactFile, type ArtifactRendering, type LineHistory, type ReleaseEvidence } from './artifacts.ts';
 
 /** The gate's decision, and what it is for. */
 export interface ReleaseDecision {
@@ -110,7 +109,7 @@ export function releaseOutcome(decision: Pick<ReleaseDecision, 'gate' | 'record'
 }
 
 /** The plan of one decision: its outcome, the evidence the reports show, what to write, and its row. */
-export function planRelease(decision: ReleaseDecision, facts: ReleaseFacts, rendering: ReportRendering): ReleasePlan {
+export function planRelease(decision: ReleaseDecision, facts: ReleaseFacts, rendering: ArtifactRendering): ReleasePlan {
   const outcome = releaseOutcome(decision);
   const { target, baseline, candidateRunId, ...rest } = facts;
   const evidence: ReleaseEvidence = {
@@ -149,7 +148,7 @@ export function planRelease(decision: ReleaseDecision, facts: ReleaseFacts, rend
  * its outcome. A promotion moves the line and adds the tag and the audit ref through the journal;
  * a pending release gets its pending ref and its audit ref; a rejection its audit ref alone.
  */
-export function recordWrite(evidence: ReleaseEvidence, outcome: RecordedOutcome, target: ReleaseTarget, rendering: ReportRendering): ReleaseWrite {
+export function recordWrite(evidence: ReleaseEvidence, outcome: RecordedOutcome, target: ReleaseTarget, rendering: ArtifactRendering): ReleaseWrite {
   const files = buildArtifacts(evidence, rendering, outcome === 'promoted' ? target.history : null);
   const commit: CommitPlan = { dir: target.candidateDir, files, message: releaseCommitMessage(evidence) };
   const { refs } = target;
@@ -167,7 +166,7 @@ export function recordWrite(evidence: ReleaseEvidence, outcome: RecordedOutcome,
 }
 
 /** A dry gate's reports: the files a recorded decision would commit in its release folder (report.md, report.html, decision.json, flips.json, cases.json). */
-function dryGateWrite(evidence: ReleaseEvidence, target: ReleaseTarget, rendering: ReportRendering): ReleaseWrite {
+function dryGateWrite(evidence: ReleaseEvidence, target: ReleaseTarget, rendering: ArtifactRendering): ReleaseWrite {
   if (target.reportDir === null) return { kind: 'nothing' };
   const folder = `${releaseFolder(evidence)}/`;
   const files = buildArtifacts(evidence, rendering)
