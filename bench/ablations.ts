@@ -32,6 +32,7 @@ import { releaseTags } from '../src/pipeline/workspace/line-history.ts';
 import { ensureScratchBranch, scratchConfig } from '../src/pipeline/workspace/scratch-line.ts';
 import { openWorkspace, type Workspace } from '../src/pipeline/workspace/workspace.ts';
 import { wordDiff } from '../src/adapters/text-diff/word-diff.ts';
+import { renderReportTemplate } from '../src/adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../src/adapters/process/blueprint-checks.ts';
 
 const BAD_RELEASE_P2F_RATE = 0.02;
@@ -56,7 +57,7 @@ const dir = path.join(mkdtempSync(path.join(tmpdir(), 'agentdevel-ablations-')),
 await scaffoldExample(dir);
 
 function contextOf(workspace: Workspace): RunContext {
-  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff };
+  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate };
 }
 
 /** Per case: did every graded trial pass? Measured blind, on the train or test split. */

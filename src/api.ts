@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import type * as Declared from '../lib/index.mjs';
 import { writeGateOutputs, writeRunJunit } from './app/ci-outputs.ts';
 import { openCommand, processIo, workspaceDir, type Io } from './app/compose.ts';
-import type { GateDecision } from './domain/decision.ts';
+import type { GateDecision, ReleaseOutcome } from './domain/decision.ts';
 import type { HumanChange } from './domain/human-change.ts';
 import { passRateOf } from './domain/case-summary.ts';
 import { AgentdevelError } from './domain/errors.ts';
@@ -72,7 +72,7 @@ export async function run(options: RunOptions): Promise<RunSummary> {
 }
 
 export interface GateSummary {
-  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
+  readonly outcome: ReleaseOutcome;
   readonly tag: string | null;
   readonly decision: GateDecision;
   readonly reports: readonly string[];

@@ -1,10 +1,11 @@
-// One simulated gate decision through the gate's own code: a stochastic agent with known per-case
+// One simulated gate decision through the gate's own code and its loop (pipeline/gate/confirmation-loop.ts): a stochastic agent with known per-case
 // pass chances, the baseline's stored records, an optional drift of the provider between those
 // records and the candidate's run, an injected change, and every fresh trial the planner asks for.
 // Shared by bench/gate-trust.ts (fresh randomness) and the unit tests (fixed seeds).
 import type { ChangeIntent } from '../../src/domain/release-candidate.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
-import { compareCandidateRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
+import type { ComparePolicy } from '../../src/stages/gate/compare.ts';
+import { confirmCandidate } from '../../src/pipeline/gate/confirmation-loop.ts';
 import { caseId, drawAgent, sampleRecords, type Mix } from './simulated-agent.ts';
 
 /** Cases whose pass chance changes: each from `before` (baseline) to `after` (candidate). */
@@ -63,19 +64,17 @@ export async function simulatePair(input: {
   const baseline = summarizeCases(sampleRecords(recorded, ids, records * trials, 0, random));
   const candidate = summarizeCases(sampleRecords(now.candidate, ids, trials, 0, random));
   const next = new Map<string, number>();
-  const gated = await compareCandidateRuns(
+  const { comparison: gated } = await confirmCandidate(
     { baseline, candidate, policy, noise: { variedCases: 0 }, intent: scenario.intent ? INTENT : null, screeningTrials: trials, records },
-    {
-      runner: async (request) => {
-        const out = [];
-        for (const id of request.caseIds) {
-          const key = `${request.side}:${id}`;
-          const first = next.get(key) ?? records * trials;
-          next.set(key, first + request.trials);
-          out.push(...sampleRecords(now[request.side], [id], request.trials, first, random));
-        }
-        return summarizeCases(out);
-      },
+    async (request) => {
+      const out = [];
+      for (const id of request.caseIds) {
+        const key = `${request.side}:${id}`;
+        const first = next.get(key) ?? records * trials;
+        next.set(key, first + request.trials);
+        out.push(...sampleRecords(now[request.side], [id], request.trials, first, random));
+      }
+      return { cases: summarizeCases(out), runs: [] };
     },
   );
   const dropped = scenario.changes.flatMap((c, i) => (c.after < c.before ? [caseId(i)] : [])).sort();

@@ -8,6 +8,7 @@ import { openWorkspace, type Workspace } from '../pipeline/workspace/workspace.t
 import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } from '../domain/environment.ts';
 import { parseQueueUrl, queueSecrets } from '../adapters/queue/url.ts';
 import { wordDiff } from '../adapters/text-diff/word-diff.ts';
+import { renderReportTemplate } from '../adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';
 import type { PaceFor } from '../adapters/engines/anthropic/rate-limits.ts';
 import { checkpointOf, parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
@@ -143,6 +144,7 @@ export async function openCommand(
         checks: blueprintCheckRunner(io.env),
         usageScope,
         textDiff: wordDiff,
+        templates: renderReportTemplate,
         ...(trials === null ? {} : { overrides: { trials } }),
         ...(executor ? { executor } : {}),
       },

@@ -229,6 +229,14 @@ export type GatePolicyKind = GateDecision['policy'];
 
 /** A dry gate's documents (never in git) say "accepted" where a recorded one says "promoted". */
 const documentOutcomeSchema = z.enum(['promoted', 'rejected', 'pending', 'declined', 'accepted']);
+/**
+ * What the gate made of a release candidate: promoted, pending (held for a person's approval) or
+ * rejected when the decision is recorded in git; accepted or rejected by a dry gate, which records
+ * nothing. A person's verdict on a pending release adds "declined" (the document's outcomes).
+ */
+export type ReleaseOutcome = Exclude<z.infer<typeof documentOutcomeSchema>, 'declined'>;
+/** The outcomes a decision recorded in git has when the gate writes it. */
+export type RecordedOutcome = Exclude<ReleaseOutcome, 'accepted'>;
 const candidateSchema = z.object({ ref: z.string(), commit: z.string() });
 /**
  * The candidate as the gate saw it: its commit, that commit's tree and its first parent, recorded

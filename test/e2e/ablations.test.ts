@@ -11,6 +11,7 @@ import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/workspace
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import { cli, decisionLog, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
+import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
 describe('iterate --ablate', () => {
@@ -81,7 +82,7 @@ describe('iterate --ablate', () => {
             return mock.criticize(request);
           },
         };
-        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff }, { maxIterations: 1, ablation });
+        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1, ablation });
         seen.set(ablation ?? 'none', tally);
       } finally {
         await workspace.close();

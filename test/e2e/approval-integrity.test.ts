@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { holdForApproval } from '../../src/pipeline/gate/release.ts';
+import { recordRelease } from '../helpers/record-release.ts';
 import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import type { CaseSummary } from '../../src/stages/gate/flips.ts';
@@ -16,7 +16,6 @@ import { composeLayers, flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
 import { releaseEvidence } from '../helpers/records.ts';
-import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
 const PENDING = 'refs/agentdevel/pending/support-agent/iter-001';
@@ -76,7 +75,7 @@ describe('approve promotes only what the gate accepted', () => {
     edit(path.join(worktree, 'blueprints/support-agent/system.hbs'), (text) => `${text}\nBe brief.\n`);
     git(worktree, 'commit', '-qam', 'rc: be brief');
     gated = git(worktree, 'rev-parse', 'HEAD');
-    const held = await holdForApproval(workspace, worktree, base, evidence(gated, base, git(dir, 'rev-parse', `${gated}^{tree}`)), { textDiff: wordDiff });
+    const held = await recordRelease(workspace, worktree, base, evidence(gated, base, git(dir, 'rev-parse', `${gated}^{tree}`)));
     // What concludeCandidate records next: the decision, with the very commit the gate wrote.
     workspace.store.saveDecision({ blueprint: 'support-agent', iteration: 1, candidateRef: 'rc-1', candidateCommit: gated, baselineRun: null, candidateRun: null, outcome: 'pending', reasons: [], intent: null, tag: null, auditRef: held.auditRef, recordedCommit: held.commit, f2p: ['c1'], p2f: [] });
     await workspace.close();
@@ -263,7 +262,7 @@ describe('approve promotes only what the gate accepted', () => {
     edit(path.join(worktree, 'blueprints/support-agent/system.hbs'), (text) => `${text}\nBe warm.\n`);
     git(worktree, 'commit', '-qam', 'rc: be warm');
     const stale = git(worktree, 'rev-parse', 'HEAD');
-    await holdForApproval(workspace, worktree, base, { ...evidence(stale, base, git(dir, 'rev-parse', `${stale}^{tree}`)), iteration: 2 }, { textDiff: wordDiff });
+    await recordRelease(workspace, worktree, base, { ...evidence(stale, base, git(dir, 'rev-parse', `${stale}^{tree}`)), iteration: 2 });
     await workspace.close();
     git(dir, 'worktree', 'remove', '--force', worktree);
     git(dir, 'branch', '-qD', 'rc-2');

@@ -54,7 +54,7 @@ const GIT_STORE = 'Workspace hands out the concrete GitRepo and Store (issue 18,
 const TASK = "The pipeline loads the task file itself, several times on one decision's path (issue 18): load it once in app/ and pass the Task along.";
 const BLUEPRINT = 'The pipeline loads blueprints and starts runtimes: a runtime-factory port, wired in app/, would take their place.';
 const PROCESS = "The lock's liveness check and exit hooks reach the process adapter; a process port is the fix (blueprint checks have theirs: domain/ports/checks.ts).";
-const STAGE_ADAPTER = 'Stages that reach adapters (issue 18, item 4): the score stage spawns scripts, diagnose runs the sandbox, release renders templates and reads git. Each needs its port in deps.';
+const STAGE_ADAPTER = 'Stages that reach adapters (issue 18, item 4): the score stage spawns scripts, diagnose runs the sandbox, the release journal drives the concrete GitRepo. Each needs its port in deps.';
 const QUEUE_PORT = 'The CaseTrialExecutor port is declared in pipeline/run (issue 18, item 5); it belongs in domain/ports.';
 const MOCK = "The mock engine simulates the critic and the diagnostician with the stages' own heuristics (issue 18, item 5).";
 const IMPORTER = "The tau-bench importer writes traces in the run stage's trace-file format; the format belongs in domain.";
@@ -66,7 +66,7 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/cli/commands/comment.ts', to: 'src/adapters/github/sticky-comment.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/export.ts', to: 'src/adapters/export/otel-spans.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/queue-key.ts', why: CLI_ADAPTER },
-  { from: 'src/pipeline/gate/conclude.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
+  { from: 'src/pipeline/gate/release-facts.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/loop/ablate.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/loop/gradient.ts', to: 'src/adapters/task/load.ts', why: TASK },
   { from: 'src/pipeline/loop/iterate.ts', to: 'src/adapters/task/load.ts', why: TASK },
@@ -82,7 +82,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/pipeline/workspace/rebuild-store.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
   { from: 'src/pipeline/workspace/rebuild-store.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
   { from: 'src/pipeline/workspace/workspace.ts', to: 'src/adapters/git/stale-locks.ts', why: GIT_STORE },
-  { from: 'src/pipeline/gate/conclude.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
   { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
   { from: 'src/pipeline/run/fingerprint.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
   { from: 'src/pipeline/workspace/example.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
@@ -95,8 +94,7 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/pipeline/workspace/workspace.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
   { from: 'src/pipeline/workspace/workspace.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
   { from: 'src/pipeline/gate/calibrate.ts', to: 'src/adapters/task/load.ts', why: TASK },
-  { from: 'src/pipeline/gate/conclude.ts', to: 'src/adapters/task/load.ts', why: TASK },
-  { from: 'src/pipeline/gate/decide-layers.ts', to: 'src/adapters/task/load.ts', why: TASK },
+  { from: 'src/pipeline/gate/gate-evidence.ts', to: 'src/adapters/task/load.ts', why: TASK },
   { from: 'src/pipeline/loop/role-requests.ts', to: 'src/adapters/task/load.ts', why: TASK },
   { from: 'src/pipeline/loop/task-brief.ts', to: 'src/adapters/task/environment-api.ts', why: TASK },
   { from: 'src/pipeline/loop/task-brief.ts', to: 'src/adapters/task/load.ts', why: TASK },
@@ -112,9 +110,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/workspace/lock.ts', to: 'src/adapters/process/exit-hooks.ts', why: PROCESS },
   { from: 'src/stages/diagnose/diagnose.ts', to: 'src/adapters/process/sandbox.ts', why: STAGE_ADAPTER },
-  { from: 'src/stages/release/artifacts.ts', to: 'src/adapters/git/git.ts', why: STAGE_ADAPTER },
-  { from: 'src/stages/release/artifacts.ts', to: 'src/adapters/template/handlebars.ts', why: STAGE_ADAPTER },
-  { from: 'src/stages/release/artifacts.ts', to: 'src/adapters/template/report-templates.ts', why: STAGE_ADAPTER },
   { from: 'src/stages/release/journal.ts', to: 'src/adapters/git/git.ts', why: STAGE_ADAPTER },
   { from: 'src/stages/score/scorers.ts', to: 'src/adapters/process/runner.ts', why: STAGE_ADAPTER },
   { from: 'src/adapters/queue/executor.ts', to: 'src/pipeline/run/case-trial-executor.ts', why: QUEUE_PORT },

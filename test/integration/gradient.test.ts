@@ -16,6 +16,7 @@ import path from 'node:path';
 import { cli, exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 import { caseRecord } from '../helpers/records.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
+import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 
 describe('gradient records', () => {
@@ -56,7 +57,7 @@ describe('gradient records', () => {
           };
         },
       };
-      await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff }, { maxIterations: 1 });
+      await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1 });
 
       // In git, on its own ref, whatever the iteration did.
       expect(git(dir, 'cat-file', '-t', 'refs/agentdevel/gradient/support-agent/iter-001')).toBe('commit');

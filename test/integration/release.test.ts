@@ -3,7 +3,6 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import { acquireLock } from '../../src/pipeline/workspace/lock.ts';
-import { promote, recordRejection } from '../../src/pipeline/gate/release.ts';
 import { openWorkspace, type Workspace } from '../../src/pipeline/workspace/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { writeJournal } from '../../src/stages/release/journal.ts';
@@ -13,7 +12,7 @@ import { flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 import { releaseEvidence } from '../helpers/records.ts';
-import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
+import { recordRelease } from '../helpers/record-release.ts';
 
 const clock = { now: () => new Date('2026-11-22T10:00:00Z') };
 
@@ -63,7 +62,7 @@ describe('promotion', () => {
     const base = git(dir, 'rev-parse', 'HEAD');
     const workspace = await open(dir);
     const rc = candidate(dir, 1);
-    const recorded = await promote(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'), { textDiff: wordDiff });
+    const recorded = await recordRelease(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'));
     await workspace.close();
 
     expect(git(dir, 'rev-parse', 'main')).toBe(recorded.commit);
@@ -85,7 +84,7 @@ describe('promotion', () => {
     // An unrelated edit made while the RC was being evaluated survives the promotion.
     const rubric = path.join(dir, 'rubrics/orders/rubric.md');
     writeFileSync(rubric, `${readFileSync(rubric, 'utf8')}\nA note in progress.\n`);
-    await promote(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'), { textDiff: wordDiff });
+    await recordRelease(workspace, rc.dir, base, evidence(1, rc.commit, base, 'promoted'));
     expect(git(dir, 'status', '--porcelain')).toBe('M rubrics/orders/rubric.md');
     expect(readFileSync(path.join(dir, 'blueprints/support-agent/system.hbs'), 'utf8')).toContain('Be brief.');
     expect(git(dir, 'diff', '--cached', '--name-only')).toBe('');
@@ -98,7 +97,7 @@ describe('promotion', () => {
     rc = candidate(dir, 2);
     const prompt = path.join(dir, 'blueprints/support-agent/system.hbs');
     writeFileSync(prompt, 'my own prompt\n');
-    const error = await promote(workspace, rc.dir, tip, { ...evidence(2, rc.commit, tip, 'promoted'), release: 'support-agent/v2' }, { textDiff: wordDiff }).catch((e: unknown) => e);
+    const error = await recordRelease(workspace, rc.dir, tip, { ...evidence(2, rc.commit, tip, 'promoted'), release: 'support-agent/v2' }).catch((e: unknown) => e);
     await workspace.close();
     expect((error as AgentdevelError).code).toBe('DIRTY_TREE');
     expect(git(dir, 'rev-parse', 'main')).toBe(tip);
@@ -112,7 +111,7 @@ describe('promotion', () => {
     const base = git(dir, 'rev-parse', 'HEAD');
     const workspace = await open(dir);
     const rc = candidate(dir, 1);
-    const recorded = await recordRejection(workspace, rc.dir, base, evidence(1, rc.commit, base, 'rejected'), { textDiff: wordDiff });
+    const recorded = await recordRelease(workspace, rc.dir, base, evidence(1, rc.commit, base, 'rejected'));
     await workspace.close();
     expect(git(dir, 'rev-parse', 'main')).toBe(base);
     expect(git(dir, 'tag')).toBe('');

@@ -88,7 +88,7 @@ async function synthesizeWith(sequence: Array<keyof typeof proposals>, maxRepair
         reporter: silentReporter,
         validate: async (candidate) => {
           built = await buildCandidate(workspace, base, 1, candidate);
-          return checkCandidateLoads(workspace, built);
+          return { built, problem: await checkCandidateLoads(workspace, built) };
         },
       },
     );

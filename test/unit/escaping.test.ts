@@ -23,6 +23,7 @@ import { renderPrSummary } from '../../src/stages/report/pr-summary.ts';
 import { compareRuns } from '../../src/stages/gate/compare.ts';
 import { buildArtifacts, decisionDocument, tagMessage, type ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
+import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
 
 const md = new MarkdownIt({ html: true });
 const RUNS = { numRuns: 150 };
@@ -189,7 +190,7 @@ describe('every output of a decision, on arbitrary text', () => {
         const document = { ...decisionDocument(evidence), approval: { verdict: 'declined' as const, by: approver, at: '2026-11-23T00:00:00Z', reason: output } };
         const headline = decisionHeadline(document, cases);
         const summary = renderPrSummary({ candidate: { label: branch, commit: 'c'.repeat(40) }, baseline: 'bp/v1', headline, decision: evidence.decision, cases, simulated: false, mockRoles: [], links: { report: output, artifactPage: `https://x.y/${output}` } });
-        const report = buildArtifacts(evidence, { textDiff: wordDiff }).find((f) => f.path.endsWith('/report.md'))?.content ?? '';
+        const report = buildArtifacts(evidence, { textDiff: wordDiff, templates: renderReportTemplate }).find((f) => f.path.endsWith('/report.md'))?.content ?? '';
         for (const doc of [summary, report]) {
           const tokens = flat(md.parse(doc, {}));
           expect(tokens.filter((t) => RAW_HTML.has(t.type))).toEqual([]);

@@ -7,7 +7,7 @@ import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/c
 import { compareRuns } from '../../src/stages/gate/compare.ts';
 import { caseSubScores, composite, pairedImprovement, runSubScores } from '../../src/stages/gate/efficiency.ts';
 import { checksLayer, composeLayers, requirementsLayer } from '../../src/stages/gate/layers.ts';
-import { candidateTrialsOf } from '../../src/pipeline/gate/decide-layers.ts';
+import { candidateTrialsOf } from '../../src/stages/gate/decide.ts';
 import { requirementFlips, requirementVerdicts, violationRate } from '../../src/stages/gate/requirements.ts';
 import { score } from '../../src/stages/score/scorers.ts';
 import { PAPER_COST_WEIGHTS, traceCost } from '../../src/stages/score/trace-cost.ts';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
-import { compareRuns, compareCandidateRuns, type ComparePolicy, type ConfirmationRunner } from '../../src/stages/gate/compare.ts';
-import { addConfirmation, caseState, designCase, designConfirmation, freshPairs, nextStep, UNANIMOUS_WEIGHT, type CaseTally, type Tallies } from '../../src/stages/gate/confirmation.ts';
-import { summarizeCases } from '../../src/stages/gate/flips.ts';
+import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
+import { confirmCandidate } from '../../src/pipeline/gate/confirmation-loop.ts';
+import { addConfirmation, caseState, designCase, designConfirmation, freshPairs, nextStep, UNANIMOUS_WEIGHT, type CaseTally, type ConfirmationRequest, type Tallies } from '../../src/stages/gate/confirmation.ts';
+import { summarizeCases, type CaseSummary } from '../../src/stages/gate/flips.ts';
 import { screen, selectionOf } from '../../src/stages/gate/screening.ts';
 import { boschlooDropPValue } from '../../src/stages/gate/boschloo.ts';
 import { designTrials, fixedPower } from '../../src/stages/gate/power.ts';
@@ -45,11 +46,16 @@ function scriptedRunner(script: Record<'baseline' | 'candidate', Record<string, 
   return Object.assign(runner, { asked });
 }
 
-const gate = (baseline: Record<string, string>, candidate: Record<string, string>, runner: ConfirmationRunner, overrides: Partial<ComparePolicy> = {}, intent: { targets: string[]; rationale: string } | null = null, label = 'x') =>
-  compareCandidateRuns(
-    { baseline: summaries(baseline, label), candidate: summaries(candidate), policy: { ...policy, ...overrides }, noise: quiet, intent, screeningTrials: 1, records: 3 },
-    { runner },
-  );
+/** Runs fresh trials of some cases on one side and returns their summaries. */
+type ConfirmationRunner = (request: ConfirmationRequest) => Promise<ReadonlyMap<string, CaseSummary>>;
+
+const gate = async (baseline: Record<string, string>, candidate: Record<string, string>, runner: ConfirmationRunner, overrides: Partial<ComparePolicy> = {}, intent: { targets: string[]; rationale: string } | null = null, label = 'x') =>
+  (
+    await confirmCandidate(
+      { baseline: summaries(baseline, label), candidate: summaries(candidate), policy: { ...policy, ...overrides }, noise: quiet, intent, screeningTrials: 1, records: 3 },
+      async (request) => ({ cases: await runner(request), runs: [] }),
+    )
+  ).comparison;
 
 describe('selection from the baseline\'s records', () => {
   it('selects a regression where most baseline trials passed and the candidate did worse, a fix where most failed and it did better', () => {

@@ -3,10 +3,9 @@
 // grows with the line. Each function here builds the arguments and input of one git process
 // and parses its output; GitRepo runs it.
 
-export interface ChangedPath {
-  readonly status: string;
-  readonly path: string;
-}
+import type { ChangedPath } from '../../domain/changed-path.ts';
+
+export type { ChangedPath };
 
 /** A ref with what it names, peeled through an annotated tag to the commit. */
 export interface RefDetail {

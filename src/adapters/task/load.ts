@@ -10,25 +10,12 @@ import { atPath } from '../../domain/json.ts';
 import { parseJsonDocument } from '../../domain/json-document.ts';
 import { parseCases } from './cases.ts';
 import { caseGradingPaths } from '../../domain/ports/runtime.ts';
-import { regexProblem, taskManifestSchema, type ScorerConfig, type TaskManifest } from '../../domain/task-manifest.ts';
+import { regexProblem, taskManifestSchema, type ScorerConfig } from '../../domain/task-manifest.ts';
+import type { Task } from '../../domain/task.ts';
 
 export const TASK_FILE = 'task.json';
 
-/** A task as loaded from rubrics/<task>/ at one version. Frozen: no RC may change it. */
-export interface Task {
-  readonly name: string;
-  /** The workspace (or checkout) it was loaded from; errors name files relative to it. */
-  readonly workspace: string;
-  readonly root: string;
-  readonly manifest: TaskManifest;
-  readonly rubric: string;
-  /** The rubric's task-wide requirements (its ```json requirements block). */
-  readonly requirements: readonly Requirement[];
-  /** Absolute path of the environment module, when the task has one. */
-  readonly environmentModule: string | null;
-  /** Every path of a case the grading reads (`caseGradingPaths`): hidden from the agent and the queue. */
-  readonly gradingPaths: readonly string[];
-}
+export type { Task };
 
 export function taskRoot(workspace: string, task: string): string {
   return path.join(workspace, 'rubrics', task);

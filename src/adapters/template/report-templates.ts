@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { ReportTemplates, ReportTemplateName } from '../../domain/ports/report-templates.ts';
+import { renderTemplate } from './handlebars.ts';
 
 /** Report templates ship with agentdevel; they are read once, when first used. */
 const cache = new Map<string, string>();
 
-export function reportTemplate(name: 'flip-report'): string {
+export function reportTemplate(name: ReportTemplateName): string {
   let source = cache.get(name);
   if (source === undefined) {
     source = readFileSync(fileURLToPath(new URL(`./templates/${name}.md.hbs`, import.meta.url)), 'utf8');
@@ -12,3 +14,6 @@ export function reportTemplate(name: 'flip-report'): string {
   }
   return source;
 }
+
+/** The ReportTemplates port: a report template rendered with its view. */
+export const renderReportTemplate: ReportTemplates = (name, view) => renderTemplate(reportTemplate(name), view);

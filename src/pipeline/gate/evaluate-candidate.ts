@@ -1,8 +1,10 @@
 import type { Config } from '../../config/schema.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import type { CaseSummary } from '../../domain/case-summary.ts';
-import { compareCandidateRuns, type ComparePolicy, type ConfirmationRunner, type GatedComparison } from '../../stages/gate/compare.ts';
+import type { Task } from '../../domain/task.ts';
+import type { ComparePolicy, GatedComparison } from '../../stages/gate/compare.ts';
 import type { ConfirmationRequest } from '../../stages/gate/confirmation.ts';
+import { confirmCandidate, type ConfirmationRunner } from './confirmation-loop.ts';
 import { lazyCheckout, openVersion, type BaselineScreen, type RunContext, type RunResult, type VersionSession, type VersionSource } from '../run/execute-run.ts';
 
 export function comparePolicy(config: Config): ComparePolicy {
@@ -12,7 +14,7 @@ export function comparePolicy(config: Config): ComparePolicy {
 export interface CandidateEvaluation extends GatedComparison {
   readonly candidateRun: RunResult;
   /** Confirmation runs (fresh trials of the selected cases), each with its side. */
-  readonly confirmRuns: ConfirmRun[];
+  readonly confirmRuns: readonly ConfirmRun[];
 }
 
 export interface ConfirmRun extends RunResult {
@@ -27,22 +29,22 @@ export interface ConfirmRun extends RunResult {
  */
 export async function evaluateCandidate(
   context: RunContext,
-  input: { baseline: BaselineScreen; baselineCommit: string; candidate: VersionSource; label: string; intent: ChangeIntent | null },
+  input: { baseline: BaselineScreen; baselineCommit: string; candidate: VersionSource; label: string; intent: ChangeIntent | null; task: Task },
 ): Promise<CandidateEvaluation> {
   const { config, store } = context.workspace;
-  const candidate = openVersion(context, input.candidate);
+  // The candidate's task is the one the gate loaded from the same checkout: its runs do not load it again.
+  const candidate = openVersion(context, input.candidate, { task: input.task });
   // The baseline is checked out and loaded only if the gate asks for fresh baseline trials.
   const baselineCheckout = lazyCheckout(context.workspace, input.baselineCommit);
   const opened: { baseline: Promise<VersionSession> | null } = { baseline: null };
   try {
     const candidateRun = await candidate.run({ split: 'train', trials: config.trials, purpose: 'candidate', label: input.label });
-    const confirmRuns: ConfirmRun[] = [];
     const versions = {
       candidate: async () => candidate,
       baseline: () => (opened.baseline ??= baselineCheckout.source().then((source) => openVersion(context, source))),
     };
     const records = input.baseline.records.length;
-    const comparison = await compareCandidateRuns(
+    const { comparison, runs } = await confirmCandidate(
       {
         baseline: input.baseline.cases,
         candidate: candidateRun.cases,
@@ -52,9 +54,9 @@ export async function evaluateCandidate(
         screeningTrials: config.trials,
         records,
       },
-      { runner: confirmationRunner(context, versions, { label: input.label, firstTrial: records * config.trials }, confirmRuns) },
+      confirmationRunner(context, versions, { label: input.label, firstTrial: records * config.trials }),
     );
-    return { ...comparison, candidateRun, confirmRuns };
+    return { ...comparison, candidateRun, confirmRuns: runs };
   } finally {
     await candidate.close();
     if (opened.baseline) await (await opened.baseline).close();
@@ -71,15 +73,15 @@ export function sideConcurrency(concurrency: number): Record<ConfirmationRequest
 }
 
 /**
- * Runs what the gate's planner asks for. Fresh trials are numbered after every trial either side
- * already had (the baseline's records, earlier rounds), so each is a new draw.
+ * Runs what the gate's planner asks for and returns the runs. Fresh trials are numbered after
+ * every trial either side already had (the baseline's records, earlier rounds), so each is a new
+ * draw: the runner keeps the next trial number of each case and side.
  */
 function confirmationRunner(
   context: RunContext,
   versions: Record<ConfirmationRequest['side'], () => Promise<VersionSession>>,
   options: { readonly label: string; readonly firstTrial: number },
-  confirmRuns: ConfirmRun[],
-): ConfirmationRunner {
+): ConfirmationRunner<ConfirmRun> {
   const nextTrial = new Map<string, number>();
   const { concurrency: total } = context.workspace.config;
   const concurrency = sideConcurrency(total);
@@ -100,6 +102,7 @@ function confirmationRunner(
       nextTrial.set(`${request.side}:${caseId}`, first + request.trials);
     }
     const fresh = new Map<string, CaseSummary>();
+    const runs: ConfirmRun[] = [];
     for (const [firstTrial, cases] of byFirstTrial) {
       const run = await version.run({
         split: 'train',
@@ -110,9 +113,9 @@ function confirmationRunner(
         concurrency: concurrency[request.side],
         label: `${request.side === 'candidate' ? options.label : 'baseline'} (confirming ${cases.length} case${cases.length === 1 ? '' : 's'}, ${request.trials} fresh trial${request.trials === 1 ? '' : 's'} each)`,
       });
-      confirmRuns.push({ ...run, side: request.side });
+      runs.push({ ...run, side: request.side });
       for (const [caseId, summary] of run.cases) fresh.set(caseId, summary);
     }
-    return fresh;
+    return { cases: fresh, runs };
   });
 }

@@ -1,6 +1,7 @@
-// What the gate's other layers need from the world: the must-pass cases resolved from ids and
-// tags, and the trace costs read from the runs (the blueprint's own checks run through the
-// BlueprintCheckRunner port, adapters/process/blueprint-checks.ts). The decisions themselves are pure (src/stages/gate/layers.ts).
+// What the gate's other layers need from the world: the must-pass entries checked against the
+// train cases, and the trace costs read from the runs' traces (the blueprint's own checks run
+// through the BlueprintCheckRunner port, adapters/process/blueprint-checks.ts). The decision
+// itself is pure (src/stages/gate/decide.ts).
 import { CONFIG_FILE } from '../../config/load.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Case } from '../../domain/case.ts';
@@ -8,6 +9,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { readTrace } from '../../stages/run/trace-file.ts';
 import { traceCost, type CostWeights } from '../../stages/score/trace-cost.ts';
+import type { RunCosts } from '../../stages/gate/decide.ts';
+import { resolveMustPass } from '../../stages/gate/layers.ts';
 
 /**
  * Refuses a `mustPass` entry that names no train case (a typo there would protect nothing): one
@@ -26,26 +29,6 @@ export function refuseUnknownMustPass(config: Config, cases: readonly Case[]): v
       });
     }
   });
-}
-
-/** Must-pass entries are case ids or "tag:NAME"; returns the cases they name and the entries that name none. */
-export function resolveMustPass(entries: readonly string[], cases: readonly Case[]): { cases: string[]; unknown: string[] } {
-  const named = new Set<string>();
-  const unknown: string[] = [];
-  for (const entry of entries) {
-    const tag = entry.startsWith('tag:') ? entry.slice(4) : null;
-    const hits = cases.filter((c) => (tag === null ? c.id === entry : Array.isArray(c.tags) && c.tags.includes(tag)));
-    if (hits.length === 0) unknown.push(entry);
-    for (const hit of hits) named.add(hit.id);
-  }
-  return { cases: [...named].sort(), unknown };
-}
-
-export interface RunCosts {
-  /** Mean R_cost per graded case-trial. */
-  readonly mean: number;
-  /** Mean R_cost of each case's graded trials. */
-  readonly perCase: ReadonlyMap<string, number>;
 }
 
 /** The trace cost of a run's graded case-trials, read from their traces. */

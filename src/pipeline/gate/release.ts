@@ -1,12 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { AgentdevelError } from '../../domain/errors.ts';
 import path from 'node:path';
-import { buildArtifacts, releaseCommitMessage, releaseFolder, tagMessage, type LineHistory, type ReleaseEvidence } from '../../stages/release/artifacts.ts';
-import type { ReportRendering } from '../../stages/report/html/flip-report.ts';
-import { applyPromotion, clearJournal, PromotionBlocked, writeJournal } from '../../stages/release/journal.ts';
-import { readLineHistory } from '../workspace/line-history.ts';
-import { auditRef, pendingRef } from '../workspace/versions.ts';
-import { lineRef, type Workspace } from '../workspace/workspace.ts';
+import type { ArtifactFile } from '../../stages/release/artifacts.ts';
+import type { CommitPlan, RefPlan, ReleasePlan, ReleaseWrite } from '../../stages/release/plan.ts';
+import { applyPromotion, clearJournal, PromotionBlocked, writeJournal, type PromotionJournalInput } from '../../stages/release/journal.ts';
+import type { Workspace } from '../workspace/workspace.ts';
 
 export interface Recorded {
   readonly commit: string;
@@ -15,48 +13,113 @@ export interface Recorded {
   readonly worktreeSynced: boolean;
 }
 
-async function commitArtifacts(workspace: Workspace, dir: string, evidence: ReleaseEvidence, rendering: ReportRendering, history: LineHistory | null): Promise<string> {
-  const files = buildArtifacts(evidence, rendering, history);
-  for (const file of files) {
-    const target = path.join(dir, file.path);
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, file.content);
-  }
-  return workspace.repo.commitPaths(dir, files.map((f) => f.path), releaseCommitMessage(evidence));
+export interface Applied {
+  /** What a recorded decision wrote to git (null for a dry gate). */
+  readonly recorded: Recorded | null;
+  /** The files a dry gate wrote to its report folder (absolute paths). */
+  readonly reportFiles: readonly string[];
+}
+
+/** What moved the line, as its errors say: the gate promotes, a person approves. */
+export type PromotionVerb = 'promote' | 'approve';
+const DONE: Record<PromotionVerb, string> = { promote: 'promoted', approve: 'approved' };
+
+/** Writes a release plan (pipeline/gate/conclude.ts makes it), then indexes the decision in the store. */
+export async function applyRelease(workspace: Workspace, plan: ReleasePlan): Promise<Applied> {
+  const applied = await writeRelease(workspace, plan.write);
+  workspace.store.saveDecision({
+    ...plan.row,
+    tag: applied.recorded?.tag ?? null,
+    auditRef: applied.recorded?.auditRef ?? null,
+    recordedCommit: applied.recorded?.commit ?? null,
+  });
+  return applied;
 }
 
 /**
- * Promotes an accepted RC: commits the release artifacts on top of it (in the RC's worktree),
- * then moves the line, adds the annotated tag and the audit ref in one ref transaction, and
- * brings a clean, checked-out line along. A journal makes a crash at any point recoverable.
+ * Writes what a decision's plan says: a recorded decision's commit on top of the candidate (in
+ * its worktree), then its refs; or a dry gate's reports.
  */
-export async function promote(workspace: Workspace, candidateDir: string, oldTip: string, evidence: ReleaseEvidence, rendering: ReportRendering): Promise<Recorded> {
-  const { repo, config } = workspace;
-  // The line's index (releases/<bp>/index.html) is rewritten with every release, from what the earlier ones recorded.
-  // So is CHANGELOG.md, dated by the candidate's commit (a rebuild from git gives the same bytes).
-  const history = { ...(await readLineHistory(repo, config)), candidateDate: (await repo.commitDate(evidence.candidate.commit))?.slice(0, 10) ?? null };
-  const releaseCommit = await commitArtifacts(workspace, candidateDir, evidence, rendering, history);
-  const tag = evidence.release as string;
-  const tagObject = await repo.createTagObject(tag, releaseCommit, tagMessage(evidence));
-  const checkedOut = (await repo.currentBranch()) === config.line.branch;
-  if (checkedOut && (await repo.indexTree()) !== (await repo.treeOf(oldTip))) {
-    throw new AgentdevelError('DIRTY_TREE', `the index of ${repo.root} has staged changes; the release was not promoted`);
+export async function writeRelease(workspace: Workspace, write: ReleaseWrite): Promise<Applied> {
+  switch (write.kind) {
+    case 'record':
+      return { recorded: await moveRefs(workspace, await commitFiles(workspace, write.commit), write.refs, 'promote'), reportFiles: [] };
+    case 'reports':
+      return { recorded: null, reportFiles: await writeReports(write.dir, write.files) };
+    case 'nothing':
+      return { recorded: null, reportFiles: [] };
+    default: {
+      const exhaustive: never = write;
+      return exhaustive;
+    }
+  }
+}
+
+async function commitFiles(workspace: Workspace, commit: CommitPlan): Promise<string> {
+  for (const file of commit.files) {
+    const target = path.join(commit.dir, file.path);
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, file.content);
+  }
+  return workspace.repo.commitPaths(commit.dir, commit.files.map((f) => f.path), commit.message);
+}
+
+/**
+ * Moves a recorded decision's refs to its commit. A promotion (the gate's, or a person's
+ * approval) moves the line, adds the annotated tag and the audit ref in one ref transaction and
+ * brings a clean, checked-out line along, through a journal that makes a crash at any point
+ * recoverable. Anything else (a rejection, a pending release, a refusal) moves its refs in one
+ * transaction, the line and the tags untouched.
+ */
+export async function moveRefs(workspace: Workspace, commit: string, refs: RefPlan, verb: PromotionVerb): Promise<Recorded> {
+  if (refs.promotion) {
+    const journal = await journalPromotion(workspace, commit, refs, verb);
+    await applyJournal(workspace, journal, verb);
+    return { commit, auditRef: journal.auditRef, tag: refs.promotion.tag, worktreeSynced: journal.syncWorktree };
+  }
+  const { repo } = workspace;
+  const updates = [];
+  for (const ref of refs.pointAtCommit) updates.push({ ref, newValue: commit, oldValue: await repo.refValue(ref) });
+  for (const { ref, oldValue } of refs.remove) updates.push({ ref, newValue: null, oldValue });
+  await repo.updateRefs(updates);
+  return { commit, auditRef: refs.auditRef, tag: null, worktreeSynced: false };
+}
+
+/**
+ * Everything a promotion does before a ref moves: the annotated tag object, the check that the
+ * index holds nothing staged, and the journal of the transaction. After this a crash loses
+ * nothing: the next command finishes the promotion from the journal.
+ */
+export async function journalPromotion(workspace: Workspace, commit: string, refs: RefPlan, verb: PromotionVerb): Promise<PromotionJournalInput> {
+  const { repo } = workspace;
+  const promotion = refs.promotion;
+  if (!promotion) throw new Error('journalPromotion: the plan promotes nothing');
+  const tagObject = await repo.createTagObject(promotion.tag, commit, promotion.tagMessage);
+  const checkedOut = (await repo.currentBranch()) === promotion.lineBranch;
+  if (checkedOut && (await repo.indexTree()) !== (await repo.treeOf(promotion.from))) {
+    throw new AgentdevelError('DIRTY_TREE', `the index of ${repo.root} has staged changes; the release was not ${DONE[verb]}`);
   }
   const journal = {
-    line: lineRef(config),
-    lineBranch: config.line.branch,
-    oldTip,
-    newTip: releaseCommit,
-    tagRef: `refs/tags/${tag}`,
+    line: promotion.line,
+    lineBranch: promotion.lineBranch,
+    oldTip: promotion.from,
+    newTip: commit,
+    tagRef: `refs/tags/${promotion.tag}`,
     tagObject,
-    auditRef: auditRef(config, evidence.iteration),
+    auditRef: refs.auditRef,
     syncWorktree: checkedOut,
+    ...(refs.remove.length > 0 ? { removeRefs: refs.remove.map((r) => ({ ...r })) } : {}),
   };
   await workspace.checkpoint('release-committed');
   await writeJournal(workspace.stateDir, journal);
   await workspace.checkpoint('journal-written');
+  return journal;
+}
+
+/** Applies a written promotion journal, for the gate's promotions and a person's approvals alike. */
+export async function applyJournal(workspace: Workspace, journal: PromotionJournalInput, verb: PromotionVerb): Promise<void> {
   try {
-    await applyPromotion(repo, journal, workspace.checkpoint);
+    await applyPromotion(workspace.repo, journal, workspace.checkpoint);
   } catch (error) {
     // Blocked before anything moved (a conflict with local edits, a tag or a line that moved):
     // nothing to finish later, and the user is told. Any other failure keeps the journal, and
@@ -64,47 +127,17 @@ export async function promote(workspace: Workspace, candidateDir: string, oldTip
     if (!(error instanceof PromotionBlocked)) throw error;
     await clearJournal(workspace.stateDir);
     const code = { conflict: 'DIRTY_TREE', 'line-moved': 'CANDIDATE_NOT_ON_RELEASE', 'tag-exists': 'GIT_FAILED' } as const;
-    throw new AgentdevelError(code[error.reason], `${error.message}; nothing was promoted`, { cause: error, hint: `To promote it anyway, ${error.remedy}, then run the command again.` });
+    throw new AgentdevelError(code[error.reason], `${error.message}; nothing was ${DONE[verb]}`, { cause: error, hint: `To ${verb} it anyway, ${error.remedy}, then run the command again.` });
   }
   await clearJournal(workspace.stateDir);
-  return { commit: releaseCommit, auditRef: journal.auditRef, tag, worktreeSynced: checkedOut };
 }
 
-/** Records a rejected RC off the line: its commit plus the rejection report, under refs/agentdevel/. */
-export async function recordRejection(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence, rendering: ReportRendering): Promise<Recorded> {
-  const commit = await commitArtifacts(workspace, candidateDir, evidence, rendering, null);
-  const ref = auditRef(workspace.config, evidence.iteration);
-  const previous = await workspace.repo.refValue(ref);
-  await workspace.repo.updateRefs([{ ref, newValue: commit, oldValue: previous }]);
-  return { commit, auditRef: ref, tag: null, worktreeSynced: false };
-}
-
-/**
- * Holds an accepted RC for a person's approval (the approval layer): its commit plus the pending
- * report, under refs/agentdevel/pending/ and its audit ref, in one transaction. The line and
- * the tags do not move until `agentdevel approve`.
- */
-export async function holdForApproval(workspace: Workspace, candidateDir: string, _oldTip: string, evidence: ReleaseEvidence, rendering: ReportRendering): Promise<Recorded> {
-  const commit = await commitArtifacts(workspace, candidateDir, evidence, rendering, null);
-  const audit = auditRef(workspace.config, evidence.iteration);
-  const pending = pendingRef(workspace.config, evidence.iteration);
-  await workspace.repo.updateRefs([
-    { ref: pending, newValue: commit, oldValue: await workspace.repo.refValue(pending) },
-    { ref: audit, newValue: commit, oldValue: await workspace.repo.refValue(audit) },
-  ]);
-  return { commit, auditRef: audit, tag: null, worktreeSynced: false };
-}
-
-/**
- * A dry gate's reports: the files a recorded decision would commit in its release folder
- * (report.md, report.html, decision.json, flips.json, cases.json), written flat into `dir`.
- */
-export async function writeReports(dir: string, evidence: ReleaseEvidence, rendering: ReportRendering): Promise<string[]> {
-  const folder = `${releaseFolder(evidence)}/`;
+/** A dry gate's reports, written flat into `dir`. */
+async function writeReports(dir: string, files: readonly ArtifactFile[]): Promise<string[]> {
   const written: string[] = [];
   await mkdir(dir, { recursive: true });
-  for (const file of buildArtifacts(evidence, rendering).filter((f) => f.path.startsWith(folder))) {
-    const target = path.join(dir, file.path.slice(folder.length));
+  for (const file of files) {
+    const target = path.join(dir, file.path);
     await writeFile(target, file.content);
     written.push(target);
   }

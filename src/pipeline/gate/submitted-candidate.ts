@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { GateDecision } from '../../domain/decision.ts';
+import type { GateDecision, ReleaseOutcome } from '../../domain/decision.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { intentFromCommitMessage, type ChangeIntent } from '../../domain/release-candidate.ts';
@@ -39,7 +39,7 @@ export interface GateOutcome {
   readonly commit: string;
   readonly decision: GateDecision;
   /** promoted / rejected when recorded on the line; accepted / rejected for a dry gate. */
-  readonly outcome: 'promoted' | 'pending' | 'rejected' | 'accepted';
+  readonly outcome: ReleaseOutcome;
   readonly tag: string | null;
   readonly ranCandidate: boolean;
   readonly simulated: boolean;

@@ -11,13 +11,14 @@ import { gradientSummary } from '../../domain/gradient.ts';
 import { recordCredit } from './credit.ts';
 import { diagnose, type DiagnoseResult } from '../../stages/diagnose/diagnose.ts';
 import { diagnosticsFolder } from '../../stages/release/artifacts.ts';
+import { noCandidateEntry } from '../../stages/release/plan.ts';
 import { synthesize } from '../../stages/synthesize/synthesize.ts';
 import { rawRecordsReport } from '../../stages/diagnose/raw-records.ts';
 import { symptomVocabulary } from '../../domain/symptoms.ts';
 import { ABLATION_TEXT, type Ablation } from '../../domain/ablation.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { scratchName } from '../workspace/scratch-line.ts';
-import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
+import { buildCandidate, checkCandidateLoads, discardCandidate } from './candidate.ts';
 import { pendingReleases, type PendingRelease } from '../workspace/approval.ts';
 import { concludeCandidate } from '../gate/conclude.ts';
 import { baselineRecordCount, recordBaseline, withCheckout, type RunContext, type RunResult } from '../run/execute-run.ts';
@@ -165,15 +166,14 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
     const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
     const evidence = await synthesisEvidence(view.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
-    let built: BuiltCandidate | null = null;
     const synthesis = await synthesize(
       { blueprint: config.blueprint, files, brief, diagnosis: view.report, evidence, history, taxonomy: view.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },
       {
         model: context.model,
         reporter,
         validate: async (candidate) => {
-          built = await buildCandidate(workspace, tip, iteration, candidate);
-          return checkCandidateLoads(workspace, built);
+          const built = await buildCandidate(workspace, tip, iteration, candidate);
+          return { built, problem: await checkCandidateLoads(workspace, built) };
         },
       },
     );
@@ -182,24 +182,16 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     await view.record(tip);
 
     if (synthesis.kind === 'no_candidate') {
-      if (built) await discardCandidate(workspace, built);
+      if (synthesis.built) await discardCandidate(workspace, synthesis.built);
       reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: ${synthesis.reason}` });
-      store.saveDecision({
-        blueprint: config.blueprint,
-        iteration,
-        candidateRef: '(none)',
-        candidateCommit: null,
-        baselineRun: baseline.runId,
-        candidateRun: null,
-        outcome: 'no_candidate',
-        reasons: [synthesis.reason, ...synthesis.attempts, diagnosisNote(diagnosis), ...(ablation ? [`ablation ${ablation}: ${ABLATION_TEXT[ablation]}`] : [])],
-        intent: null,
-        tag: null,
-        auditRef: null,
-        recordedCommit: null,
-        f2p: [],
-        p2f: [],
-      });
+      store.saveDecision(
+        noCandidateEntry({
+          blueprint: config.blueprint,
+          iteration,
+          baselineRun: baseline.runId,
+          reasons: [synthesis.reason, ...synthesis.attempts, diagnosisNote(diagnosis), ...(ablation ? [`ablation ${ablation}: ${ABLATION_TEXT[ablation]}`] : [])],
+        }),
+      );
       results.push({
         iteration,
         kind: 'no_candidate',
@@ -220,7 +212,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
       return { iterations: results, stopReason: stopNow, release: release.label, simulated, ablation };
     }
 
-    const candidate = built as unknown as BuiltCandidate;
+    const candidate = synthesis.built;
     try {
       reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: running the RC (${synthesis.candidate.intent.targets.join(', ')})` });
       const conclusion = await concludeCandidate(context, {

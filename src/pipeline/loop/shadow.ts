@@ -15,7 +15,7 @@ import { addUsage, type Usage } from '../../domain/ports/model.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import { diagnose } from '../../stages/diagnose/diagnose.ts';
 import { synthesize } from '../../stages/synthesize/synthesize.ts';
-import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from './candidate.ts';
+import { buildCandidate, checkCandidateLoads, discardCandidate } from './candidate.ts';
 import { concludeCandidate } from '../gate/conclude.ts';
 import { scopeHumanChange, underLineConfig, withReleaseResults } from '../gate/human-change.ts';
 import type { HumanChange } from '../../domain/human-change.ts';
@@ -167,7 +167,6 @@ export async function shadow(outer: RunContext, request: { readonly against: str
     },
     { model: context.model, reporter, records: store },
   );
-  let built: BuiltCandidate | null = null;
   // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
   const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
   const evidence = await synthesisEvidence(diagnosis.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
@@ -177,8 +176,8 @@ export async function shadow(outer: RunContext, request: { readonly against: str
       model: context.model,
       reporter,
       validate: async (candidate) => {
-        built = await buildCandidate(workspace, base, iteration, candidate);
-        return checkCandidateLoads(workspace, built);
+        const built = await buildCandidate(workspace, base, iteration, candidate);
+        return { built, problem: await checkCandidateLoads(workspace, built) };
       },
     },
   );
@@ -188,7 +187,7 @@ export async function shadow(outer: RunContext, request: { readonly against: str
     if (synthesis.kind === 'no_candidate') {
       agentdevelSide = side('agentdevel', null, null, null, 0, usage.costUsd, [synthesis.reason]);
     } else {
-      const rc = built as unknown as BuiltCandidate;
+      const rc = synthesis.built;
       reporter.emit({ type: 'stage', stage: 'gate', message: `shadow: gating agentdevel's RC (${synthesis.candidate.intent.targets.join(', ')}) against the base` });
       const ours = await gateAgainstBase(
         { ref: 'agentdevel (shadow RC)', commit: rc.commit, dir: rc.dir },
@@ -200,7 +199,7 @@ export async function shadow(outer: RunContext, request: { readonly against: str
       agentdevelSide = side('agentdevel', rc.commit, ours.decision, synthesis.candidate.intent, ours.evaluation ? trialsOf([ours.evaluation.candidateRun, ...ours.evaluation.confirmRuns]) : 0, usage.costUsd);
     }
   } finally {
-    if (built) await discardCandidate(workspace, built);
+    if (synthesis.built) await discardCandidate(workspace, synthesis.built);
   }
   const humanFixed = new Set(humanSide.f2p);
   const oursFixed = new Set(agentdevelSide.f2p);

@@ -10,6 +10,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { ModelPort } from '../../domain/ports/model.ts';
 import type { Reporter } from '../../domain/ports/reporter.ts';
 import type { TextDiff } from '../../domain/ports/text-diff.ts';
+import type { ReportTemplates } from '../../domain/ports/report-templates.ts';
 import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../../domain/provenance.ts';
 import { effectiveCriticPolicy } from '../../domain/record.ts';
@@ -95,6 +96,8 @@ export interface RunContext {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   /** Compares two texts for the reports (where a baseline and a candidate output differ). */
   readonly textDiff: TextDiff;
+  /** Renders agentdevel's report templates (report.md). */
+  readonly templates: ReportTemplates;
   /** Runs a candidate's blueprint checks (gate layer "checks") as untrusted code. */
   readonly checks: BlueprintCheckRunner;
   /** Where case-trials run: on workers through a queue, or (absent) in this process. */
@@ -140,15 +143,17 @@ export interface VersionSession {
 
 /**
  * Opens a version for several runs (the gate's confirmation rounds): the bundles are built and
- * the runtime started at the first run that is not reused, and kept until `close`.
+ * the runtime started at the first run that is not reused, and kept until `close`. Its task is
+ * loaded once, at the first run (or given, when the caller has loaded it from the same checkout).
  */
-export function openVersion(context: RunContext, source: VersionSource): VersionSession {
+export function openVersion(context: RunContext, source: VersionSource, loaded: { readonly task: Task } | null = null): VersionSession {
   const { workspace, reporter } = context;
   const { config, store } = workspace;
   const dir = source.dir;
   const blueprintFolder = `blueprints/${config.blueprint}`;
   const buildDir = path.join(workspace.stateDir, 'build', `${path.basename(dir)}-${randomBytes(3).toString('hex')}`);
   let started: Promise<CaseTrials> | null = null;
+  let taskOfVersion: Promise<Task> | null = loaded ? Promise.resolve(loaded.task) : null;
   const executor = context.executor ?? localExecutor(context);
   const runtime = async (task: Task): Promise<CaseTrials> => {
     started ??= executor.start({ commit: source.commit, dir, task, config, buildDir });
@@ -156,7 +161,7 @@ export function openVersion(context: RunContext, source: VersionSource): Version
   };
 
   async function run(request: Omit<RunRequest, 'source'>): Promise<RunResult> {
-    const task = await loadTask(dir, config.task);
+    const task = await (taskOfVersion ??= loadTask(dir, config.task));
     const allCases = await loadSplit(task, request.split);
     const wanted = request.cases ? new Set(request.cases) : null;
     const unknown = wanted ? [...wanted].filter((id) => !allCases.some((c) => c.id === id)) : [];

@@ -13,10 +13,12 @@ import { commitText } from '../../stages/report/escape/commit-message.ts';
 import { mdCode, mdText } from '../../stages/report/escape/markdown.ts';
 import { renderFlipReportHtml, type ReportRendering } from '../../stages/report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../../stages/report/html/line-index.ts';
-import { changelogEntry, releaseFolder, reportTitle, tagMessage } from '../../stages/release/artifacts.ts';
+import { changelogEntry, releaseFolder, reportTitle } from '../../stages/release/artifacts.ts';
+import { verdictRefs } from '../../stages/release/plan.ts';
 import { renderChangelog } from '../../stages/report/changelog.ts';
 import { readLineHistory } from './line-history.ts';
-import { applyPromotion, clearJournal, PromotionBlocked, writeJournal, type PromotionJournalInput } from '../../stages/release/journal.ts';
+import type { PromotionJournalInput } from '../../stages/release/journal.ts';
+import { applyJournal, journalPromotion, moveRefs } from '../gate/release.ts';
 import { withCheckout } from '../run/execute-run.ts';
 import { refuseUngatedPending, type PendingTrust } from './pending-integrity.ts';
 import { auditRef, iterationOf, pendingRef, pendingRefPrefix } from './versions.ts';
@@ -162,55 +164,27 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
     });
   }
   const trust = await refuseUngatedPending(workspace, pending, tip, trustPending);
-  const tag = pending.document.release as string;
   const verdict = { verdict: 'approved' as const, by: by ?? (await repo.committer()), reason: null, trust };
   const commit = await commitVerdict(workspace, pending, verdict, clock, rendering);
-  const tagObject = await repo.createTagObject(tag, commit, tagMessage({ ...pending.document, decision: pending.document.gate }));
-  const checkedOut = (await repo.currentBranch()) === config.line.branch;
-  if (checkedOut && (await repo.indexTree()) !== (await repo.treeOf(tip))) {
-    throw new AgentdevelError('DIRTY_TREE', `the index of ${repo.root} has staged changes; the release was not approved`);
-  }
-  const journal = {
-    line: lineRef(config),
-    lineBranch: config.line.branch,
-    oldTip: tip,
-    newTip: commit,
-    tagRef: `refs/tags/${tag}`,
-    tagObject,
-    auditRef: auditRef(config, iteration),
-    syncWorktree: checkedOut,
-    removeRefs: [{ ref: pending.ref, oldValue: pending.commit }],
-  };
-  await workspace.checkpoint('release-committed');
-  await writeJournal(workspace.stateDir, journal);
-  await workspace.checkpoint('journal-written');
-  return journal;
+  return journalPromotion(workspace, commit, verdictRefs('approved', { document: pending.document, pending, lineTip: tip, refs: verdictRefNames(workspace, iteration) }), 'approve');
 }
 
 /** Promotes a pending release: the line, its tag, the audit ref and the pending ref move in one journalled transaction. */
 export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering, trustPending: string | null = null): Promise<{ tag: string; commit: string }> {
   const journal = await prepareApproval(workspace, iteration, by, clock, rendering, trustPending);
-  try {
-    await applyPromotion(workspace.repo, journal, workspace.checkpoint);
-  } catch (error) {
-    if (!(error instanceof PromotionBlocked)) throw error;
-    await clearJournal(workspace.stateDir);
-    const code = { conflict: 'DIRTY_TREE', 'line-moved': 'CANDIDATE_NOT_ON_RELEASE', 'tag-exists': 'GIT_FAILED' } as const;
-    throw new AgentdevelError(code[error.reason], `${error.message}; nothing was approved`, { cause: error, hint: `To approve it anyway, ${error.remedy}, then run the command again.` });
-  }
-  await clearJournal(workspace.stateDir);
+  await applyJournal(workspace, journal, 'approve');
   return { tag: journal.tagRef.replace('refs/tags/', ''), commit: journal.newTip };
 }
 
 /** Records a person's refusal: the audit ref moves to the declined report and the pending ref goes, together. */
 export async function declinePending(workspace: Workspace, iteration: number, reason: string, by: string | null, clock: Clock, rendering: ReportRendering): Promise<{ commit: string }> {
-  const { repo, config } = workspace;
+  const { repo } = workspace;
   const pending = await readPending(workspace, iteration);
   const commit = await commitVerdict(workspace, pending, { verdict: 'declined', by: by ?? (await repo.committer()), reason, trust: null }, clock, rendering);
-  const audit = auditRef(config, iteration);
-  await repo.updateRefs([
-    { ref: audit, newValue: commit, oldValue: await repo.refValue(audit) },
-    { ref: pending.ref, newValue: null, oldValue: pending.commit },
-  ]);
+  await moveRefs(workspace, commit, verdictRefs('declined', { document: pending.document, pending, lineTip: pending.document.baseline.commit, refs: verdictRefNames(workspace, iteration) }), 'approve');
   return { commit };
+}
+
+function verdictRefNames(workspace: Workspace, iteration: number) {
+  return { line: lineRef(workspace.config), lineBranch: workspace.config.line.branch, audit: auditRef(workspace.config, iteration) };
 }

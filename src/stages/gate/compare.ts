@@ -1,11 +1,11 @@
 import type { FlipsDecision, GateDecision, GatePolicyKind } from '../../domain/decision.ts';
 import { flipsOnly } from './layers.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import { addConfirmation, confirmationTests, designConfirmation, freshInfrastructure, freshPairs, nextStep, type ConfirmationRequest, type Side, type Tallies } from './confirmation.ts';
+import { addConfirmation, confirmationTests, designConfirmation, freshInfrastructure, freshPairs, nextStep, type ConfirmationDesign, type GateStep, type Side, type Tallies } from './confirmation.ts';
 import { estimateTables, type EstimateTable } from './estimators.ts';
 import { computeFlips, type CaseSummary } from './flips.ts';
 import { decideGate, plural, type GatePolicy } from './gate.ts';
-import { meanPassRate, screen } from './screening.ts';
+import { meanPassRate, screen, type Screening } from './screening.ts';
 import { singleStagePower, twoStagePower } from './power-statement.ts';
 import { splitAlpha } from './significance.ts';
 import { decideStatistical, singleStageProcedure, singleStageTests, twoStageProcedure, type StatisticalPolicy } from './statistical-gate.ts';
@@ -67,7 +67,7 @@ function flipsWarnings(noise: NoiseEvidence): string[] {
   ];
 }
 
-interface CompareInput {
+export interface CompareInput {
   /** Per-case pass counts of each run (a run's records are never all held at once). */
   readonly baseline: ReadonlyMap<string, CaseSummary>;
   readonly candidate: ReadonlyMap<string, CaseSummary>;
@@ -117,69 +117,85 @@ export function compareRuns(input: CompareInput): Comparison {
   return { baseline: stats(baselineCases), candidate: stats(candidateCases), decision: flipsOnly(decision), baselineCases, candidateCases };
 }
 
-/** Runs fresh trials of some cases on one side and returns their summaries (the pipeline's runs, or a simulation). */
-export type ConfirmationRunner = (request: ConfirmationRequest) => Promise<ReadonlyMap<string, CaseSummary>>;
-
 export interface GatedComparison extends Comparison {
   /** Fresh case-trials the confirmation ran, per side. */
   readonly confirmationTrials: { readonly baseline: number; readonly candidate: number };
   readonly rounds: number;
 }
 
+/** What the release gate starts from: both screens, and how the baseline's was taken. */
+export interface ConfirmationInput extends CompareInput {
+  /** Trials per case in each screening run. */
+  readonly screeningTrials: number;
+  /** How many records of the baseline `baseline` pools (each `screeningTrials` trials a case). */
+  readonly records: number;
+}
+
+/** Fresh trials of some cases on one side, as one round brought them. */
+export interface FreshCases {
+  readonly side: Side;
+  readonly cases: ReadonlyMap<string, CaseSummary>;
+}
+
 /**
- * The release gate: screening, then confirmation of every selected case on fresh trials until
- * each verdict is settled, then the decision. The planner is pure; this loop only asks the runner
- * for what the planner names, so the gate never runs anything itself. Each round's requests of
- * the two sides go to the runner together, so both versions' fresh trials run side by side. It
- * ends: every round adds trials to a live case, and no case takes more than 2K trials a side (K
- * graded, K failed).
+ * The release gate between rounds of fresh trials, as a value: each round makes a new one. The
+ * paper-faithful policy decides on the screen alone, so its session starts decided.
  */
-export async function compareCandidateRuns(
-  input: CompareInput & {
-    /** Trials per case in each screening run. */
-    readonly screeningTrials: number;
-    /** How many records of the baseline `baseline` pools (each `screeningTrials` trials a case). */
-    readonly records: number;
-  },
-  deps: { readonly runner: ConfirmationRunner },
-): Promise<GatedComparison> {
+export type GateSession =
+  | { readonly kind: 'decided'; readonly comparison: GatedComparison }
+  | {
+      readonly kind: 'confirming';
+      readonly input: ConfirmationInput;
+      readonly screening: Screening;
+      /** Fixed before any fresh trial runs, so the design cannot peek. */
+      readonly design: ConfirmationDesign;
+      readonly tallies: Tallies;
+      readonly trials: { readonly baseline: number; readonly candidate: number };
+      readonly rounds: number;
+    };
+
+function gated(input: CompareInput, decision: FlipsDecision, confirmationTrials = { baseline: 0, candidate: 0 }, rounds = 0): GatedComparison {
   const baselineCases = new Map(input.baseline);
   const candidateCases = new Map(input.candidate);
-  const done = (decision: FlipsDecision, confirmationTrials = { baseline: 0, candidate: 0 }, rounds = 0): GatedComparison => ({
-    baseline: stats(baselineCases),
-    candidate: stats(candidateCases),
-    decision: flipsOnly(decision),
-    baselineCases,
-    candidateCases,
-    confirmationTrials,
-    rounds,
-  });
-  if (resolvePolicy(input.policy.policy) === 'flips') return done(paperGate(input, baselineCases, candidateCases));
+  return { baseline: stats(baselineCases), candidate: stats(candidateCases), decision: flipsOnly(decision), baselineCases, candidateCases, confirmationTrials, rounds };
+}
 
-  const screening = screen(baselineCases, candidateCases);
-  const design = designConfirmation(screening, input.policy);
-  let tallies: Tallies = new Map();
-  const trials = { baseline: 0, candidate: 0 };
-  let rounds = 0;
-  for (let step = nextStep(design, tallies); step.kind === 'run'; step = nextStep(design, tallies)) {
-    rounds += 1;
-    const sides = (['baseline', 'candidate'] as const).map((side) => step.requests.filter((r) => r.side === side));
-    // Both sides settle before a failure propagates, so nothing is left running behind it.
-    const settled = await Promise.allSettled(
-      sides.map(async (requests) => {
-        const fresh: Array<{ side: Side; cases: ReadonlyMap<string, CaseSummary> }> = [];
-        for (const request of requests) fresh.push({ side: request.side, cases: await runChecked(deps.runner, request) });
-        return fresh;
-      }),
-    );
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
-    const results = settled.map((s) => (s as PromiseFulfilledResult<Array<{ side: Side; cases: ReadonlyMap<string, CaseSummary> }>>).value);
-    for (const { side, cases } of results.flat()) {
-      trials[side] += [...cases.values()].reduce((sum, c) => sum + c.trials, 0);
-      tallies = addConfirmation(tallies, side, cases);
-    }
+/**
+ * The release gate's first step: screening and the confirmation's design (the statistical gate),
+ * or the decision itself (the paper-faithful gate, which reads the screen alone).
+ */
+export function beginConfirmation(input: ConfirmationInput): GateSession {
+  if (resolvePolicy(input.policy.policy) === 'flips') return { kind: 'decided', comparison: gated(input, paperGate(input, new Map(input.baseline), new Map(input.candidate))) };
+  const screening = screen(new Map(input.baseline), new Map(input.candidate));
+  return { kind: 'confirming', input, screening, design: designConfirmation(screening, input.policy), tallies: new Map(), trials: { baseline: 0, candidate: 0 }, rounds: 0 };
+}
+
+/** What the gate needs next: fresh trials of its live cases on both sides, or nothing more (decide). */
+export function nextConfirmationStep(session: GateSession): GateStep {
+  return session.kind === 'decided' ? { kind: 'decide' } : nextStep(session.design, session.tallies);
+}
+
+/** The session with one round's fresh trials added (a new session: the evidence only grows). */
+export function withRound(session: GateSession, fresh: readonly FreshCases[]): GateSession {
+  if (session.kind === 'decided') throw new Error('withRound: the gate has decided; it asked for no fresh trials');
+  let tallies = session.tallies;
+  const trials = { ...session.trials };
+  for (const { side, cases } of fresh) {
+    trials[side] += [...cases.values()].reduce((sum, c) => sum + c.trials, 0);
+    tallies = addConfirmation(tallies, side, cases);
   }
+  return { ...session, tallies, trials, rounds: session.rounds + 1 };
+}
+
+/**
+ * The release gate's decision once `nextConfirmationStep` says decide: every selected case's
+ * verdict on its fresh trials, the paired test on the first fresh pairs, and the statement of
+ * power. The rounds end: each adds trials to a live case, and no case takes more than 2K trials
+ * a side (K graded, K failed).
+ */
+export function finishGate(session: GateSession): GatedComparison {
+  if (session.kind === 'decided') return session.comparison;
+  const { input, design, screening, tallies } = session;
   const underpowered = design.families.flatMap((f) => (f.underpoweredByCap.length > 0 ? [f] : []));
   const warnings = underpowered.map(
     (f) =>
@@ -197,20 +213,10 @@ export async function compareCandidateRuns(
     aggregate: { worse: pairs.worse, better: pairs.better, pValue: pairs.pValue, source: 'fresh' },
     power: twoStagePower({ design, tests, screening, records: input.records, screeningTrials: input.screeningTrials, aggregate: { pairs: pairs.pairs, level: levels.aggregate } }),
     infrastructure: { source: 'fresh', ...freshInfrastructure(design, tallies) },
-    baseline: baselineCases,
-    candidate: candidateCases,
+    baseline: new Map(input.baseline),
+    candidate: new Map(input.candidate),
     intent: input.intent,
     warnings,
   });
-  return done(decision, trials, rounds);
-}
-
-/** One request of the runner, checked: each round must add attempts, or the loop would not end. */
-async function runChecked(runner: ConfirmationRunner, request: ConfirmationRequest): Promise<ReadonlyMap<string, CaseSummary>> {
-  const fresh = await runner(request);
-  const ran = [...fresh.values()].reduce((sum, c) => sum + c.trials, 0);
-  if (ran !== request.trials * request.caseIds.length) {
-    throw new Error(`confirmation asked for ${request.trials} trials of ${request.caseIds.length} cases (${request.side}) and got ${ran} trials`);
-  }
-  return fresh;
+  return gated(input, decision, session.trials, session.rounds);
 }

@@ -3,6 +3,7 @@
 // a person may hold the release for approval. Pure: the layers' findings in, one decision out.
 import type { FlipsDecision, GateCheck, GateDecision, GateVerdict, LayerVerdict } from '../../domain/decision.ts';
 import type { BlueprintCheckOutcome } from '../../domain/ports/checks.ts';
+import type { Case } from '../../domain/case.ts';
 import { trialReason, type CaseRecord } from '../../domain/record.ts';
 import { pct, plural } from './gate.ts';
 
@@ -19,6 +20,19 @@ export function flipsOnly(flips: FlipsDecision): GateDecision {
 }
 
 export type { BlueprintCheckOutcome };
+
+/** Must-pass entries are case ids or "tag:NAME"; returns the cases they name and the entries that name none. */
+export function resolveMustPass(entries: readonly string[], cases: readonly Case[]): { cases: string[]; unknown: string[] } {
+  const named = new Set<string>();
+  const unknown: string[] = [];
+  for (const entry of entries) {
+    const tag = entry.startsWith('tag:') ? entry.slice(4) : null;
+    const hits = cases.filter((c) => (tag === null ? c.id === entry : Array.isArray(c.tags) && c.tags.includes(tag)));
+    if (hits.length === 0) unknown.push(entry);
+    for (const hit of hits) named.add(hit.id);
+  }
+  return { cases: [...named].sort(), unknown };
+}
 
 export interface ChecksFindings {
   /** The must-pass cases (resolved from ids and tags) and the candidate's trials of them. */

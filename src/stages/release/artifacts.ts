@@ -2,7 +2,7 @@ import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
 import { ATTRIBUTION_FILE, type AttributionDocument } from '../../domain/attribution.ts';
 import type { GradientSummary } from '../../domain/gradient.ts';
-import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision } from '../../domain/decision.ts';
+import { DECISION_SCHEMA, type CaseTest, type DecisionDocument, type GateDecision, type ReleaseOutcome } from '../../domain/decision.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import type { LabelMergeProposal } from '../../domain/label-aliases.ts';
 import { RUNS_FILE, type RunsDocument } from '../../domain/run-summary-document.ts';
@@ -10,14 +10,13 @@ import { TAXONOMY_FILE, type TaxonomyDocument } from '../../domain/taxonomy-docu
 import { attemptsDocument, diagnosisReportDocument, flipsDocument, intentDocument, synthesisAttemptsDocument } from '../../domain/git-documents.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { editsByType, intentText, type ChangeIntent } from '../../domain/release-candidate.ts';
-import type { ChangedPath } from '../../adapters/git/git.ts';
+import type { ChangedPath } from '../../domain/changed-path.ts';
 import type { Ablation } from '../../domain/ablation.ts';
 import type { HumanChange } from '../../domain/human-change.ts';
-import { reportTemplate } from '../../adapters/template/report-templates.ts';
 import { aggregateText } from '../report/gate-text.ts';
 import { renderFlipReportHtml, type ReportRendering } from '../report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../report/html/line-index.ts';
-import { renderTemplate } from '../../adapters/template/handlebars.ts';
+import type { ReportTemplates } from '../../domain/ports/report-templates.ts';
 import { mdCode, mdCodeBlock, mdText } from '../report/escape/markdown.ts';
 import { commitText } from '../report/escape/commit-message.ts';
 import { decisionHeadline } from '../report/headline.ts';
@@ -25,9 +24,9 @@ import { renderChangelog, type ChangelogEntry } from '../report/changelog.ts';
 import { changeLines } from '../report/change-text.ts';
 import type { CaseSummary } from '../gate/flips.ts';
 
-// The outcome and the report's title live apart from the templates: `report` needs them alone.
-import { reportTitle, type ReleaseOutcome } from './outcome.ts';
-export { reportTitle, type ReleaseOutcome };
+// The report's title lives apart from the templates: `report` needs it alone.
+import { reportTitle } from './outcome.ts';
+export { reportTitle };
 
 export interface DiagnosisEvidence {
   readonly report: DiagnosisReport;
@@ -246,7 +245,12 @@ function typedEditRows(intent: ChangeIntent | null): Array<{ type: string; compo
     .map(([type, components]) => ({ type, components }));
 }
 
-export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRendering, lineHistory: LineHistory | null = null): ArtifactFile[] {
+/** What the artifacts are rendered with: the text comparison of the HTML report, and the report templates (report.md). */
+export interface ArtifactRendering extends ReportRendering {
+  readonly templates: ReportTemplates;
+}
+
+export function buildArtifacts(evidence: ReleaseEvidence, rendering: ArtifactRendering, lineHistory: LineHistory | null = null): ArtifactFile[] {
   const folder = releaseFolder(evidence);
   const { decision } = evidence;
   const f2p = flipRows(decision.f2p, evidence.baselineCases, evidence.cases, 'baseline');
@@ -259,7 +263,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ReportRende
   const code = (text: string): string => mdCode(text, { table: true });
   const mdFlipRow = (row: ReturnType<typeof flipRows>[number]) => ({ caseId: code(row.caseId), symptom: row.symptom ? code(row.symptom) : null, description: cell(row.description), reason: cell(row.reason) });
   const mdChecks = (checks: readonly GateDecision['checks'][number][]) => checks.map((c) => ({ ...c, message: cell(c.message) }));
-  const report = renderTemplate(reportTemplate('flip-report'), {
+  const report = rendering.templates('flip-report', {
     title: mdText(reportTitle(evidence, evidence.record !== null && evidence.record !== undefined)),
     headline: { outcome: cell(headline.outcome), reasons: headline.reasons.map(cell) },
     simulated: evidence.simulated,

@@ -1,8 +1,7 @@
-// What became of a release candidate, and the title its report carries. Kept apart from
-// artifacts.ts (the templates of a promotion), so `report` loads neither Handlebars nor them.
-
-/** promoted / rejected / pending when recorded in git; accepted / rejected by a dry gate (written to its report folder only). */
-export type ReleaseOutcome = 'promoted' | 'rejected' | 'pending' | 'accepted';
+// The title a release candidate's report carries, by what became of it (the outcome union is
+// declared once, in domain/decision.ts). Kept apart from artifacts.ts (the templates of a
+// promotion), so `report` loads neither Handlebars nor them.
+import type { ReleaseOutcome } from '../../domain/decision.ts';
 
 /**
  * A report's title. A recorded decision is an iteration of the line; a dry gate (`gate` without

@@ -39,16 +39,23 @@ export interface SynthesizeInput {
   readonly gradient?: GradientDocument | null;
 }
 
-export interface SynthesizeDeps {
-  readonly model: ModelPort;
-  readonly reporter: Reporter;
-  /** Builds the RC and proves its blueprint loads; returns what is wrong, or null. */
-  validate(candidate: ReleaseCandidate): Promise<string | null>;
+/** An RC as the caller built it (a commit in a worktree), and what is wrong with it (null: it loads). */
+export interface Validated<Built> {
+  readonly built: Built;
+  readonly problem: string | null;
 }
 
-export type SynthesisOutcome =
-  | { readonly kind: 'candidate'; readonly candidate: ReleaseCandidate; readonly fingerprint: string; readonly attempts: string[]; readonly usage: Usage }
-  | { readonly kind: 'no_candidate'; readonly reason: string; readonly attempts: string[]; readonly usage: Usage };
+export interface SynthesizeDeps<Built> {
+  readonly model: ModelPort;
+  readonly reporter: Reporter;
+  /** Builds the RC and proves its blueprint loads. */
+  validate(candidate: ReleaseCandidate): Promise<Validated<Built>>;
+}
+
+export type SynthesisOutcome<Built> =
+  | { readonly kind: 'candidate'; readonly candidate: ReleaseCandidate; readonly fingerprint: string; readonly attempts: string[]; readonly usage: Usage; readonly built: Built }
+  /** `built`: the last RC built and refused (the caller discards it), or null when none was built. */
+  | { readonly kind: 'no_candidate'; readonly reason: string; readonly attempts: string[]; readonly usage: Usage; readonly built: Built | null };
 
 /**
  * Asks the synthesizer for exactly one RC. Edits outside the blueprint folder, targets outside
@@ -56,8 +63,9 @@ export type SynthesisOutcome =
  * does not load go back to the model, with its proposal and the exact problems, for a bounded
  * repair; after that the iteration has no valid RC.
  */
-export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): Promise<SynthesisOutcome> {
+export async function synthesize<Built>(input: SynthesizeInput, deps: SynthesizeDeps<Built>): Promise<SynthesisOutcome<Built>> {
   const attempts: string[] = [];
+  let built: Built | null = null;
   let usage = zeroUsage;
   const labels = new Set(input.taxonomy.map((s) => s.label));
   let repair: RepairRequest | null = null;
@@ -96,7 +104,7 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
     }
     if (candidate.edits.length === 0) {
       attempts.push('no edits proposed');
-      return { kind: 'no_candidate', reason: `no valid RC: the synthesizer proposed no edits (${candidate.intent.rationale})`, attempts, usage };
+      return { kind: 'no_candidate', reason: `no valid RC: the synthesizer proposed no edits (${candidate.intent.rationale})`, attempts, usage, built };
     }
     const fingerprint = editsFingerprint(candidate.edits);
     const problems = editProblems(candidate.edits, input.blueprint);
@@ -108,16 +116,17 @@ export async function synthesize(input: SynthesizeInput, deps: SynthesizeDeps): 
     }
     const repeat = repeatProblem(fingerprint, candidate.intent, input.diagnosis, input.history);
     if (repeat) problems.push(repeat);
-    const loadError = problems.length === 0 ? await deps.validate(candidate) : null;
-    if (loadError) problems.push(loadError);
-    if (problems.length === 0) {
+    const validated = problems.length === 0 ? await deps.validate(candidate) : null;
+    if (validated) built = validated.built;
+    if (validated?.problem) problems.push(validated.problem);
+    if (validated && problems.length === 0) {
       const typed = typedChanges(candidate.edits);
       const intent = typed.length > 0 ? { ...candidate.intent, edits: typed } : candidate.intent;
-      return { kind: 'candidate', candidate: { ...candidate, intent }, fingerprint, attempts, usage };
+      return { kind: 'candidate', candidate: { ...candidate, intent }, fingerprint, attempts, usage, built: validated.built };
     }
     attempts.push(problems.join('; '));
     deps.reporter.emit({ type: 'warning', message: `RC attempt ${attempt + 1} refused: ${problems.join('; ')}` });
     repair = { previousOutput: JSON.stringify(candidate, null, 2), error: problems.join('\n') };
   }
-  return { kind: 'no_candidate', reason: `no valid RC after ${input.maxRepairs + 1} attempts: ${attempts.at(-1)}`, attempts, usage };
+  return { kind: 'no_candidate', reason: `no valid RC after ${input.maxRepairs + 1} attempts: ${attempts.at(-1)}`, attempts, usage, built };
 }
