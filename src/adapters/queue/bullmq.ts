@@ -5,10 +5,9 @@
 // coordinator's batching and collecting live in collector.ts; here is what touches BullMQ: the
 // link it uses (addBulk, a pipelined lookup of job states, one blocking reader of the queue's
 // event stream instead of QueueEvents and a listener per job) and the worker.
-import { isIP } from 'node:net';
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job, type JobJsonRaw, type RedisClient } from 'bullmq';
 import { isTagged, jobTagHolds, resultTag, type Tagged } from './queue-key.ts';
-import type { QueueAddress } from './url.ts';
+import { redisEndpoint, type QueueAddress } from './url.ts';
 import { startCollector, type CaseTrialQueue, type CoordinatorLink, type CoordinatorSettings, type JobState, type QueueEvent } from './collector.ts';
 import { JobRefused, QueueUnreachable } from './errors.ts';
 
@@ -25,14 +24,7 @@ interface Lifetime {
 
 function connection(address: QueueAddress, lifetime: Lifetime): ConnectionOptions {
   return {
-    host: address.host,
-    port: address.port,
-    db: address.db,
-    ...(address.username === null ? {} : { username: address.username }),
-    ...(address.password === null ? {} : { password: address.password }),
-    // TLS checks the server's certificate against Node's CAs (add a private CA with
-    // NODE_EXTRA_CA_CERTS); the name sent is the host's, unless it is an IP address (RFC 6066).
-    ...(address.tls ? { tls: isIP(address.host) === 0 ? { servername: address.host } : {} } : {}),
+    ...redisEndpoint(address),
     connectTimeout: 5000,
     // Reconnect quickly and keep trying: a worker outlives a Redis restart; a coordinator's
     // own watchdog decides when a loss has lasted too long.

@@ -4,8 +4,7 @@
 // command has a time limit, so a lost Redis is an error in a bounded time, never a hang.
 import { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
-import type { QueueAddress } from './url.ts';
+import { redisEndpoint, type QueueAddress } from './url.ts';
 
 /** A command not answered within this long fails (the caller decides what then). */
 const COMMAND_TIMEOUT_MS = 2000;
@@ -20,13 +19,7 @@ export interface RedisLink {
 export function openRedis(address: QueueAddress): RedisLink {
   let closing = false;
   const redis = new Redis({
-    host: address.host,
-    port: address.port,
-    db: address.db,
-    ...(address.username === null ? {} : { username: address.username }),
-    ...(address.password === null ? {} : { password: address.password }),
-    // As bullmq.ts: the server's certificate against Node's CAs, the host's name unless it is an address.
-    ...(address.tls ? { tls: isIP(address.host) === 0 ? { servername: address.host } : {} } : {}),
+    ...redisEndpoint(address),
     lazyConnect: true,
     connectTimeout: 5000,
     commandTimeout: COMMAND_TIMEOUT_MS,

@@ -7,7 +7,7 @@ import { renderMemberPrompt, renderOrchestratorPrompt, toolNameOf, type LoadedBl
 import { CONTEXT_VIEW, ORCHESTRATOR, REQUEST_VIEW, type CrewManifest, type CrewMember } from '../../domain/blueprint-manifest.ts';
 import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
-import { startFirstHost } from './tool-loop.ts';
+import { startFirstHost, userTurn } from './tool-loop.ts';
 import { startHostPool, type HostIsolation } from './tool-host/pool.ts';
 
 export interface CrewOptions {
@@ -213,14 +213,12 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
           messages.push({ role: 'user', content: results });
           continue;
         }
-        const reply = await current.reply(session, lastText ?? '');
-        if (reply.reply === null) {
-          finished = reply.end;
+        const userSaid = await userTurn(current, session, lastText, emit, messages);
+        if ('end' in userSaid) {
+          finished = userSaid.end;
           break;
         }
-        state.userTexts.push(reply.reply);
-        emit({ type: 'message', role: 'user', text: reply.reply });
-        messages.push({ role: 'user', content: [{ type: 'text', text: reply.reply }] });
+        state.userTexts.push(userSaid.reply);
       }
       if (!finished) {
         emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.orchestrator.maxSteps} orchestrator turns without finishing` });

@@ -130,13 +130,11 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
         messages.push({ role: 'user', content: results });
         continue;
       }
-      const answer = await host.reply(session, lastText ?? '');
-      if (answer.reply === null) {
-        finished = answer.end;
+      const userSaid = await userTurn(host, session, lastText, (event) => sink.emit(event), messages);
+      if ('end' in userSaid) {
+        finished = userSaid.end;
         break;
       }
-      sink.emit({ type: 'message', role: 'user', text: answer.reply });
-      messages.push({ role: 'user', content: [{ type: 'text', text: answer.reply }] });
     }
     if (!finished) {
       sink.emit({ type: 'error', kind: 'agent', message: `step budget exhausted: ${manifest.maxSteps} model turns without finishing` });
@@ -178,4 +176,22 @@ export async function startFirstHost(start: () => Promise<ToolHost>): Promise<To
     if (error instanceof ToolHostStartError) throw new AgentdevelError('INFRA', error.message, { cause: error });
     throw error;
   }
+}
+
+/**
+ * The simulated user's turn after the agent's last message: the host's reply, added to the
+ * conversation and the trace, or the end of the session when the user has nothing more to say.
+ */
+export async function userTurn(
+  host: ToolHost,
+  session: string,
+  lastText: string | null,
+  emit: (event: { type: 'message'; role: 'user'; text: string }) => void,
+  messages: ConversationMessage[],
+): Promise<{ readonly reply: string } | { readonly end: SessionEnd }> {
+  const answer = await host.reply(session, lastText ?? '');
+  if (answer.reply === null) return { end: answer.end };
+  emit({ type: 'message', role: 'user', text: answer.reply });
+  messages.push({ role: 'user', content: [{ type: 'text', text: answer.reply }] });
+  return { reply: answer.reply };
 }

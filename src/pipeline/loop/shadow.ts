@@ -19,37 +19,27 @@ import { buildCandidate, checkCandidateLoads, discardCandidate } from './candida
 import { concludeCandidate } from '../gate/conclude.ts';
 import { scopeHumanChange, underLineConfig, withReleaseResults } from '../gate/human-change.ts';
 import type { HumanChange } from '../../domain/human-change.ts';
+import type { ShadowSummaryInput, ShadowSummarySide } from '../../stages/report/shadow-summary.ts';
 import { baselineRecordCount, recordBaseline, withCheckout, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
 import { readRcHistory } from './rc-history.ts';
 import { readTaskBrief } from './task-brief.ts';
 import { currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
 import { lineTip } from '../workspace/workspace.ts';
 
-export interface ShadowSide {
-  readonly label: string;
-  readonly commit: string | null;
-  /** accepted / rejected by the gate against the base; none when agentdevel found no valid RC. */
-  readonly verdict: 'accepted' | 'rejected' | 'none';
-  readonly f2p: readonly string[];
-  readonly p2f: readonly string[];
-  readonly reasons: readonly string[];
+/**
+ * One side of the comparison: what the summary renders (stages/report/shadow-summary.ts), with the
+ * intent as the RC stated it. `verdict` none: agentdevel found no valid RC. `caseTrials`: what the
+ * agent ran for this side (reused runs cost none); `costUsd` adds agentdevel's diagnosis and synthesis.
+ */
+export interface ShadowSide extends Omit<ShadowSummarySide, 'intent'> {
   readonly intent: ChangeIntent | null;
-  /** Case-trials the agent ran for this side (its run and its confirmation; reused runs cost none), and the diagnosis and synthesis cost (agentdevel's side). */
-  readonly caseTrials: number;
-  readonly costUsd: number;
 }
 
-export interface ShadowOutcome {
-  readonly base: { readonly commit: string; readonly label: string };
+export interface ShadowOutcome extends Omit<ShadowSummaryInput, 'human' | 'agentdevel' | 'preferred' | 'humanChange'> {
   readonly human: ShadowSide;
   readonly agentdevel: ShadowSide;
-  readonly fixedInCommon: readonly string[];
-  readonly fixedOnlyByHuman: readonly string[];
-  readonly fixedOnlyByAgentdevel: readonly string[];
-  /** Which change the gate prefers, and why, in one line. */
+  /** Which change the gate prefers (`preferredBecause` says why, in one line). */
   readonly preferred: 'human' | 'agentdevel' | 'neither' | 'either';
-  readonly preferredBecause: string;
-  readonly simulated: boolean;
   /** What the human change touches beyond the blueprint, and how its gate treated it (null: the blueprint alone). */
   readonly humanChange: HumanChange | null;
 }
