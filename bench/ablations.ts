@@ -34,6 +34,7 @@ import { openWorkspace, type Workspace } from '../src/pipeline/workspace/workspa
 import { wordDiff } from '../src/adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../src/adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../src/adapters/process/blueprint-checks.ts';
+import { runSandboxed } from '../src/adapters/process/sandbox.ts';
 
 const BAD_RELEASE_P2F_RATE = 0.02;
 
@@ -57,7 +58,7 @@ const dir = path.join(mkdtempSync(path.join(tmpdir(), 'agentdevel-ablations-')),
 await scaffoldExample(dir);
 
 function contextOf(workspace: Workspace): RunContext {
-  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate };
+  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate };
 }
 
 /** Per case: did every graded trial pass? Measured blind, on the train or test split. */

@@ -10,6 +10,7 @@ import { parseQueueUrl, queueSecrets } from '../adapters/queue/url.ts';
 import { wordDiff } from '../adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';
+import { runSandboxed } from '../adapters/process/sandbox.ts';
 import type { PaceFor } from '../adapters/engines/anthropic/rate-limits.ts';
 import { checkpointOf, parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
 import { createOutput, createReporter, type Output } from '../cli/render.ts';
@@ -142,6 +143,7 @@ export async function openCommand(
         clock: io.clock,
         parentEnv: io.env,
         checks: blueprintCheckRunner(io.env),
+        sandbox: runSandboxed,
         usageScope,
         textDiff: wordDiff,
         templates: renderReportTemplate,

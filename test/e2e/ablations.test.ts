@@ -13,6 +13,7 @@ import { cli, decisionLog, exampleWorkspace, git, lineState } from '../helpers/w
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
+import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
 
 describe('iterate --ablate', () => {
   it('is refused on the real line (exit 2, nothing written); on a scratch line it runs, records the ablation in every decision, and log marks them with RC refs of the scratch line', async () => {
@@ -82,7 +83,7 @@ describe('iterate --ablate', () => {
             return mock.criticize(request);
           },
         };
-        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1, ablation });
+        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1, ablation });
         seen.set(ablation ?? 'none', tally);
       } finally {
         await workspace.close();

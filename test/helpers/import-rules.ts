@@ -109,8 +109,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/runtimes/index.ts', why: BLUEPRINT },
   { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/workspace/lock.ts', to: 'src/adapters/process/exit-hooks.ts', why: PROCESS },
-  { from: 'src/stages/diagnose/diagnose.ts', to: 'src/adapters/process/sandbox.ts', why: STAGE_ADAPTER },
-  { from: 'src/stages/release/journal.ts', to: 'src/adapters/git/git.ts', why: STAGE_ADAPTER },
   { from: 'src/stages/score/scorers.ts', to: 'src/adapters/process/runner.ts', why: STAGE_ADAPTER },
   { from: 'src/adapters/queue/executor.ts', to: 'src/pipeline/run/case-trial-executor.ts', why: QUEUE_PORT },
   { from: 'src/adapters/engines/mock/index.ts', to: 'src/stages/critic/heuristic.ts', why: MOCK },

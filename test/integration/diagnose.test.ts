@@ -7,6 +7,7 @@ import { diagnose } from '../../src/stages/diagnose/diagnose.ts';
 import { scriptedDiagnostician, scriptedModel } from '../helpers/scripted-model.ts';
 import { tempDir } from '../helpers/workspace.ts';
 import { caseRecord } from '../helpers/records.ts';
+import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
 
 let tracesRoot: string;
 let records: CaseRecord[];
@@ -63,7 +64,7 @@ async function run(scripts: string[], maxRepairs = 2) {
       limits: { timeoutMs: 2000, memoryMb: 64 },
       maxRepairs,
     },
-    { model: scriptedModel(diagnostician), reporter: silentReporter, records: { eachRecord: () => records } },
+    { model: scriptedModel(diagnostician), sandbox: runSandboxed, reporter: silentReporter, records: { eachRecord: () => records } },
   );
   return { result, requests: diagnostician.requests };
 }

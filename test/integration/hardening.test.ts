@@ -33,6 +33,7 @@ import { scriptedModel } from '../helpers/scripted-model.ts';
 import { exampleWorkspace, git, processesMentioning, tempDir } from '../helpers/workspace.ts';
 import { caseRecord } from '../helpers/records.ts';
 import { waitFor } from '../helpers/waits.ts';
+import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
 
 const clock = { now: () => new Date() };
 
@@ -180,7 +181,7 @@ describe('errors are told apart by their class', () => {
     const events: ProgressEvent[] = [];
     await diagnose(
       { runId: 'run-x', tracesRoot, workDir: tempDir(), previousScript: null, previousReport: null, lastRc: null, caseChanges: null, model: 'mock', taxonomy: [], limits: { timeoutMs: 10_000, memoryMb: 128 }, maxRepairs: 0 },
-      { model: createMockEngine(), reporter: { emit: (e) => events.push(e) }, records: { eachRecord: () => [record] } },
+      { model: createMockEngine(), sandbox: runSandboxed, reporter: { emit: (e) => events.push(e) }, records: { eachRecord: () => [record] } },
     );
     expect(events).toContainEqual({ type: 'warning', message: expect.stringMatching(/1 trace is missing or damaged \(first: .*run-x\/a\.t0\.jsonl\)/) });
   });

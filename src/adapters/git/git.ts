@@ -23,6 +23,7 @@ import {
 } from './git-process.ts';
 import { documentTree, graftedTree, type Plumbing } from './tree-writes.ts';
 import { commitDatesRequest, parseCatFileBatch, parseChangedPathsOfCommits, parseCommitDates, parseLsTree, parseNameStatus, parseRefDetails, parseRefs, parseTreeListings, REF_FORMAT, treeListingRequest, type ChangedPath, type RefDetail } from './batch-reads.ts';
+import type { PromotionRefs, RefUpdate } from '../../domain/ports/refs.ts';
 
 export type { ChangedPath, RefDetail, WorktreeEntry };
 
@@ -35,15 +36,9 @@ const FALLBACK_IDENTITY = ['user.name=agentdevel', 'user.email=agentdevel@localh
  */
 const READS = new Set(['cat-file', 'config', 'diff', 'diff-tree', 'for-each-ref', 'log', 'ls-files', 'ls-tree', 'merge-base', 'remote', 'rev-list', 'rev-parse', 'status', 'symbolic-ref']);
 
-export interface RefUpdate {
-  readonly ref: string;
-  /** The value the ref gets; null deletes it. */
-  readonly newValue: string | null;
-  /** The value the ref must have now; null means it must not exist yet. */
-  readonly oldValue: string | null;
-}
+export type { RefUpdate };
 
-export class GitRepo {
+export class GitRepo implements PromotionRefs {
   /** Exit hooks of the worktrees this process added and has not removed yet, by folder. */
   private readonly exitCleanups = new Map<string, () => void>();
 

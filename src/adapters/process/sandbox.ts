@@ -1,3 +1,4 @@
+import type { SandboxLimits, ScriptRun, ScriptSandbox } from '../../domain/ports/sandbox.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnvironment } from '../../domain/environment.ts';
@@ -7,24 +8,13 @@ import { runProcess, type ProcessOutcome, type ProcessRequest } from './runner.t
 
 const entry = fileURLToPath(new URL('./sandbox-entry.mjs', import.meta.url));
 
-export interface SandboxLimits {
-  readonly timeoutMs: number;
-  readonly memoryMb: number;
-}
+export type { SandboxLimits };
 
-export interface SandboxRequest extends SandboxGrant {
-  /** Absolute path of the untrusted script (an ES module). */
-  readonly script: string;
-  readonly args: readonly string[];
-  readonly limits: SandboxLimits;
-}
+/** What one script run asks for (the port's ScriptRun). */
+export type SandboxRequest = ScriptRun;
 
-export interface SandboxGrant {
-  /** Files and folders the script may read, besides itself. */
-  readonly readable: readonly string[];
-  /** Folders the script may write. */
-  readonly writable: readonly string[];
-}
+/** What a script may read and write, besides itself. */
+export type SandboxGrant = Pick<ScriptRun, 'readable' | 'writable'>;
 
 /**
  * The command line that runs `script` under the sandbox; shared by scripts and the tool host.
@@ -79,7 +69,7 @@ export type SandboxVerdict =
  * only `readable`, writes only `writable`, cannot start processes or workers, sees no
  * environment variables and no network, and is killed at the time or memory limit.
  */
-export async function runSandboxed(request: SandboxRequest): Promise<SandboxVerdict> {
+export const runSandboxed = (async (request: SandboxRequest): Promise<SandboxVerdict> => {
   const outcome = await runProcess({
     ...(await sandboxInvocation(request.script, request, request.args, request.limits.memoryMb)),
     timeoutMs: request.limits.timeoutMs,
@@ -93,7 +83,7 @@ export async function runSandboxed(request: SandboxRequest): Promise<SandboxVerd
     return { kind: 'failed', reason: `exited with code ${outcome.exitCode}: ${lastLines(outcome.stderr)}`, outcome };
   }
   return { kind: 'ok', outcome };
-}
+}) satisfies ScriptSandbox;
 
 export function lastLines(text: string): string {
   const lines = text

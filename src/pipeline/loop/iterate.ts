@@ -156,7 +156,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
             maxRepairs: config.repairs.diagnosis,
             gradient,
           },
-          { model: context.model, reporter, records: store },
+          { model: context.model, sandbox: context.sandbox, reporter, records: store },
         );
 
     // Synonyms the diagnostician merged read as one label from here on (the synthesizer's enum, the gate's hit rate).

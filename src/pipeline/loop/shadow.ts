@@ -155,7 +155,7 @@ export async function shadow(outer: RunContext, request: { readonly against: str
       limits: config.sandbox,
       maxRepairs: config.repairs.diagnosis,
     },
-    { model: context.model, reporter, records: store },
+    { model: context.model, sandbox: context.sandbox, reporter, records: store },
   );
   // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
   const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');

@@ -1,3 +1,4 @@
+import type { ScriptSandbox } from '../../domain/ports/sandbox.ts';
 import { judgeOnce } from '../../stages/critic/judge-once.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -100,6 +101,8 @@ export interface RunContext {
   readonly templates: ReportTemplates;
   /** Runs a candidate's blueprint checks (gate layer "checks") as untrusted code. */
   readonly checks: BlueprintCheckRunner;
+  /** Runs a generated diagnosis script apart, with the least it needs. */
+  readonly sandbox: ScriptSandbox;
   /** Where case-trials run: on workers through a queue, or (absent) in this process. */
   readonly executor?: CaseTrialExecutor;
   /**

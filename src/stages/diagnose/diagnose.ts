@@ -20,7 +20,7 @@ import { NO_VERDICT_LABEL, symptomVocabulary } from '../../domain/symptoms.ts';
 import { mergeProposalProblems, type LabelMergeProposal } from '../../domain/label-aliases.ts';
 import type { Reporter } from '../../domain/ports/reporter.ts';
 import type { CaseRecord } from '../../domain/record.ts';
-import { runSandboxed, type SandboxLimits } from '../../adapters/process/sandbox.ts';
+import type { SandboxLimits, ScriptSandbox } from '../../domain/ports/sandbox.ts';
 import { nullWhenAbsent } from '../../domain/absent.ts';
 import { readTraceOrNote } from '../run/trace-file.ts';
 import type { DiagnosisEvidence } from '../release/artifacts.ts';
@@ -55,6 +55,8 @@ export interface RecordSource {
 
 export interface DiagnoseDeps {
   readonly model: ModelPort;
+  /** Where the generated script runs: apart, with the least it needs. */
+  readonly sandbox: ScriptSandbox;
   readonly reporter: Reporter;
   readonly records: RecordSource;
 }
@@ -137,7 +139,7 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
     }
     // A proposed merge is checked like the report: labels of the taxonomy, evidence of failing cases that shows two of them.
     const mergeProblems = labelMerges.flatMap((proposal, i) => mergeProposalProblems(proposal, labels, failedWith, `labelMerges.${i}`));
-    const outcome = mergeProblems.length > 0 ? ({ ok: false, error: `the proposed label merges are refused: ${mergeProblems.join('; ')}` } as const) : await execute(script, recordsFile, path.join(input.workDir, `attempt-${attempt + 1}`), input.limits, labels);
+    const outcome = mergeProblems.length > 0 ? ({ ok: false, error: `the proposed label merges are refused: ${mergeProblems.join('; ')}` } as const) : await execute(deps.sandbox, script, recordsFile, path.join(input.workDir, `attempt-${attempt + 1}`), input.limits, labels);
     attempts.push({ ok: outcome.ok, error: outcome.ok ? null : outcome.error });
     // A diagnostician that hands back the built-in script (the mock does) did not write one.
     if (outcome.ok) return { report: outcome.report, reportFile: outcome.reportFile, script, source: script === (await builtinScript()) ? 'builtin' : 'generated', attempts, usage, vocabulary, labelMerges };
@@ -147,7 +149,7 @@ export async function diagnose(input: DiagnoseInput, deps: DiagnoseDeps): Promis
 
   deps.reporter.emit({ type: 'stage', stage: 'diagnose', message: 'using the built-in diagnosis script' });
   const script = await builtinScript();
-  const outcome = await execute(script, recordsFile, path.join(input.workDir, 'builtin'), input.limits, labels);
+  const outcome = await execute(deps.sandbox, script, recordsFile, path.join(input.workDir, 'builtin'), input.limits, labels);
   if (!outcome.ok) throw new Error(`the built-in diagnosis script failed: ${outcome.error}`);
   return { report: outcome.report, reportFile: outcome.reportFile, script, source: 'builtin', attempts, usage, vocabulary, labelMerges: [] };
 }
@@ -192,6 +194,7 @@ export async function diagnosisView(
 }
 
 async function execute(
+  sandbox: ScriptSandbox,
   script: string,
   recordsFile: string,
   dir: string,
@@ -204,7 +207,7 @@ async function execute(
   await mkdir(outputDir, { recursive: true });
   await writeFile(scriptFile, script);
   if (script.trim() === '') return { ok: false, error: 'the script is empty' };
-  const verdict = await runSandboxed({ script: scriptFile, readable: [recordsFile], writable: [outputDir], args: [recordsFile, reportFile], limits });
+  const verdict = await sandbox({ script: scriptFile, readable: [recordsFile], writable: [outputDir], args: [recordsFile, reportFile], limits });
   if (verdict.kind === 'failed') return { ok: false, error: verdict.reason };
   const text = await readFile(reportFile, 'utf8').catch(nullWhenAbsent);
   if (text === null) return { ok: false, error: 'the script wrote no REPORT.json' };

@@ -5,7 +5,7 @@ import { noCheckpoint, type Checkpoint } from '../../domain/ports/checkpoint.ts'
 import { nullWhenAbsent } from '../../domain/absent.ts';
 import { parseStateDocument } from '../../domain/json-document.ts';
 import { z } from '../../domain/zod.ts';
-import type { GitRepo, RefUpdate } from '../../adapters/git/git.ts';
+import type { PromotionRefs, RefUpdate } from '../../domain/ports/refs.ts';
 
 const sha = z.string().regex(/^[0-9a-f]{40,64}$/);
 
@@ -64,7 +64,7 @@ const short = (value: string | null) => (value === null ? 'nothing' : value.slic
  * changes, a tag or a line that moved meanwhile), and PROMOTION_UNFINISHED when the refs moved
  * but the checked-out files could not follow.
  */
-export async function applyPromotion(repo: GitRepo, input: PromotionJournalInput, checkpoint: Checkpoint = noCheckpoint): Promise<void> {
+export async function applyPromotion(repo: PromotionRefs, input: PromotionJournalInput, checkpoint: Checkpoint = noCheckpoint): Promise<void> {
   const journal = journalSchema.parse(input);
   const line = await repo.refValue(journal.line);
   if (line !== journal.oldTip && line !== journal.newTip) {
@@ -101,7 +101,7 @@ export async function applyPromotion(repo: GitRepo, input: PromotionJournalInput
 }
 
 /** Brings the main worktree's index and files from the old release to the new one, keeping unrelated local changes. */
-async function followLine(repo: GitRepo, journal: PromotionJournal): Promise<void> {
+async function followLine(repo: PromotionRefs, journal: PromotionJournal): Promise<void> {
   if ((await repo.indexTree()) === (await repo.treeOf(journal.newTip))) return;
   await repo.refreshIndex();
   const conflict = await repo.checkoutMoveConflict(journal.oldTip, journal.newTip);
@@ -127,7 +127,7 @@ async function readJournal(file: string): Promise<PromotionJournal | 'damaged' |
  * before anything looks at the line. It never drops a promotion silently: it finishes it, or
  * it stops with an error that says how to finish (or abandon) it, the journal kept.
  */
-export async function recoverPromotion(repo: GitRepo, stateDir: string): Promise<boolean> {
+export async function recoverPromotion(repo: PromotionRefs, stateDir: string): Promise<boolean> {
   const file = path.join(stateDir, JOURNAL);
   // A journal never renamed into place was never acted on: nothing moved.
   await rm(`${file}.tmp`, { force: true });
