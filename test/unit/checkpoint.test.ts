@@ -1,9 +1,10 @@
 // The test hook's switch (AGENTDEVEL_TEST_PAUSE_AT, read only in cli/io.ts): unset it does
 // nothing; set, it names a known moment and a marker file, or the command refuses to start.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkpointOf } from '../../src/cli/io.ts';
+import { pauseAt } from '../../src/cli/test-pause.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import { noCheckpoint } from '../../src/domain/ports/checkpoint.ts';
 import { tempDir } from '../helpers/workspace.ts';
@@ -38,5 +39,20 @@ describe('the test hook AGENTDEVEL_TEST_PAUSE_AT', () => {
     await checkpoint('journal-written');
     await checkpoint('worker-took-job');
     expect(existsSync(path.join(cwd, 'paused'))).toBe(false);
+  });
+
+  it('at its moment, the marker appears whole (renamed into place) for each job that reaches it, and nothing is left aside', async () => {
+    const cwd = tempDir();
+    const marker = path.join(cwd, 'paused');
+    // Two jobs reach it together; the pause gives up after 300 ms here (10 minutes in a command).
+    const checkpoint = pauseAt('worker-took-job', marker, 300);
+    const held = await Promise.allSettled([checkpoint('worker-took-job'), checkpoint('worker-took-job')]);
+    // Both held until the bound, neither broken by the other's file aside (a shared one would fail a rename).
+    expect(held.map((h) => (h.status === 'rejected' ? String((h.reason as Error).message) : h.status))).toEqual([
+      expect.stringMatching(/^paused at worker-took-job/),
+      expect.stringMatching(/^paused at worker-took-job/),
+    ]);
+    expect(readdirSync(cwd)).toEqual(['paused']);
+    expect(readFileSync(marker, 'utf8')).toBe(`worker-took-job ${process.pid}\n`);
   });
 });
