@@ -7,7 +7,7 @@ import { renderMemberPrompt, renderOrchestratorPrompt, toolNameOf, type LoadedBl
 import { CONTEXT_VIEW, ORCHESTRATOR, REQUEST_VIEW, type CrewManifest, type CrewMember } from '../../domain/blueprint-manifest.ts';
 import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
-import { startFirstHost, userTurn } from './tool-loop.ts';
+import { playTurn, startFirstHost, userTurn } from './tool-loop.ts';
 import { startHostPool, type HostIsolation } from './tool-host/pool.ts';
 
 export interface CrewOptions {
@@ -136,24 +136,14 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
         ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
         seed: `${state.seed}:${member.name}:${callNumber}`,
       });
-      emit({ type: 'llm', model: options.agentModel, inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, latencyMs: turn.latencyMs, stopReason: turn.stopReason });
-      messages.push({ role: 'assistant', content: turn.content });
-      const results: UserBlock[] = [];
-      for (const block of turn.content) {
-        if (block.type === 'text') {
-          if (block.text.trim() === '') continue;
-          lastText = block.text;
-          emit({ type: 'message', role: 'assistant', text: block.text });
-          continue;
-        }
-        results.push(await useTool(state, member.name, runtime.tools, block.id, block.name, block.input));
-      }
-      if (results.length === 0) {
+      const played = await playTurn(turn, options.agentModel, emit, messages, (block) => useTool(state, member.name, runtime.tools, block.id, block.name, block.input));
+      lastText = played.text ?? lastText;
+      if (played.results.length === 0) {
         const text = lastText ?? '';
         state.results.set(member.name, [...(state.results.get(member.name) ?? []), text]);
         return { ok: true, text };
       }
-      messages.push({ role: 'user', content: results });
+      messages.push({ role: 'user', content: played.results });
     }
     const error = `${member.name} exhausted its step budget: ${member.maxSteps} model turns without an answer`;
     emit({ type: 'error', kind: 'agent', message: error });
@@ -185,21 +175,9 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
           ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
           seed: state.seed,
         });
-        emit({ type: 'llm', model: options.agentModel, inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, latencyMs: turn.latencyMs, stopReason: turn.stopReason });
-        messages.push({ role: 'assistant', content: turn.content });
-        const results: UserBlock[] = [];
-        for (const block of turn.content) {
-          if (block.type === 'text') {
-            if (block.text.trim() === '') continue;
-            lastText = block.text;
-            emit({ type: 'message', role: 'assistant', text: block.text });
-            continue;
-          }
+        const played = await playTurn(turn, options.agentModel, emit, messages, async (block) => {
           const member = members.get(block.name);
-          if (!member) {
-            results.push(await useTool(state, ORCHESTRATOR, orchestratorTools.filter((t) => !members.has(t.name)), block.id, block.name, block.input));
-            continue;
-          }
+          if (!member) return useTool(state, ORCHESTRATOR, orchestratorTools.filter((t) => !members.has(t.name)), block.id, block.name, block.input);
           emit({ type: 'tool_call', id: block.id, name: block.name, args: block.input });
           const context = (block.input as { context?: unknown } | null)?.context;
           const answer =
@@ -207,10 +185,11 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
               ? await callMember(state, member, context)
               : ({ ok: false, error: `invalid arguments for ${block.name}: expected {"context": string}` } as const);
           emit(answer.ok ? { type: 'tool_result', id: block.id, ok: true, result: answer.text } : { type: 'tool_result', id: block.id, ok: false, error: answer.error });
-          results.push({ type: 'tool_result', toolUseId: block.id, content: answer.ok ? answer.text : answer.error, isError: !answer.ok });
-        }
-        if (results.length > 0) {
-          messages.push({ role: 'user', content: results });
+          return { type: 'tool_result', toolUseId: block.id, content: answer.ok ? answer.text : answer.error, isError: !answer.ok };
+        });
+        lastText = played.text ?? lastText;
+        if (played.results.length > 0) {
+          messages.push({ role: 'user', content: played.results });
           continue;
         }
         const userSaid = await userTurn(current, session, lastText, emit, messages);

@@ -1,7 +1,8 @@
 import { pathToFileURL } from 'node:url';
 import type { Case } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { AgentRequestRejected, InfraError, type ConversationMessage, type ModelPort, type UserBlock } from '../../domain/ports/model.ts';
+import { AgentRequestRejected, InfraError, type AgentTurn, type AssistantBlock, type ConversationMessage, type ModelPort, type UserBlock } from '../../domain/ports/model.ts';
+import type { TraceEvent } from '../../domain/trace.ts';
 import { renderPromptFor, type LoadedBlueprint } from '../blueprint/load.ts';
 import type { ToolLoopManifest } from '../../domain/blueprint-manifest.ts';
 import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
@@ -94,23 +95,7 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
         ...(manifest.temperature === undefined ? {} : { temperature: manifest.temperature }),
         seed: `${testCase.id}:${trial}`,
       });
-      sink.emit({
-        type: 'llm',
-        model: options.agentModel,
-        inputTokens: turn.usage.inputTokens,
-        outputTokens: turn.usage.outputTokens,
-        latencyMs: turn.latencyMs,
-        stopReason: turn.stopReason,
-      });
-      messages.push({ role: 'assistant', content: turn.content });
-      const results: UserBlock[] = [];
-      for (const block of turn.content) {
-        if (block.type === 'text') {
-          if (block.text.trim() === '') continue;
-          lastText = block.text;
-          sink.emit({ type: 'message', role: 'assistant', text: block.text });
-          continue;
-        }
+      const played = await playTurn(turn, options.agentModel, (event) => sink.emit(event), messages, async (block) => {
         sink.emit({ type: 'tool_call', id: block.id, name: block.name, args: block.input });
         const outcome = await host.call(session, block.name, block.input);
         const changed = outcome.stateChanged === undefined ? {} : { stateChanged: outcome.stateChanged };
@@ -119,15 +104,16 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
             ? { type: 'tool_result', id: block.id, ok: true, result: outcome.result, ...changed }
             : { type: 'tool_result', id: block.id, ok: false, error: outcome.error ?? 'error', ...changed },
         );
-        results.push({
+        return {
           type: 'tool_result',
           toolUseId: block.id,
           content: outcome.ok ? JSON.stringify(outcome.result ?? null) : (outcome.error ?? 'error'),
           isError: !outcome.ok,
-        });
-      }
-      if (results.length > 0) {
-        messages.push({ role: 'user', content: results });
+        };
+      });
+      lastText = played.text ?? lastText;
+      if (played.results.length > 0) {
+        messages.push({ role: 'user', content: played.results });
         continue;
       }
       const userSaid = await userTurn(host, session, lastText, (event) => sink.emit(event), messages);
@@ -194,4 +180,34 @@ export async function userTurn(
   emit({ type: 'message', role: 'user', text: answer.reply });
   messages.push({ role: 'user', content: [{ type: 'text', text: answer.reply }] });
   return { reply: answer.reply };
+}
+
+type ToolUse = Extract<AssistantBlock, { type: 'tool_use' }>;
+
+/**
+ * One model turn of an agent, taken into the conversation: its usage traced, its message kept,
+ * each non-empty text traced as the agent's, and each tool use answered by `useTool`, in the
+ * order the turn gave them. `text` is the turn's last non-empty text (null: none); `results`
+ * the tool results to send back (none: the agent has answered).
+ */
+export async function playTurn(
+  turn: AgentTurn,
+  model: string,
+  emit: (event: TraceEvent) => void,
+  messages: ConversationMessage[],
+  useTool: (block: ToolUse) => Promise<UserBlock>,
+): Promise<{ readonly text: string | null; readonly results: readonly UserBlock[] }> {
+  emit({ type: 'llm', model, inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, latencyMs: turn.latencyMs, stopReason: turn.stopReason });
+  messages.push({ role: 'assistant', content: turn.content });
+  let text: string | null = null;
+  const results: UserBlock[] = [];
+  for (const block of turn.content) {
+    if (block.type === 'tool_use') {
+      results.push(await useTool(block));
+    } else if (block.text.trim() !== '') {
+      text = block.text;
+      emit({ type: 'message', role: 'assistant', text: block.text });
+    }
+  }
+  return { text, results };
 }
