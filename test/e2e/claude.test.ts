@@ -15,6 +15,14 @@ const CLAUDE = 'claude-sonnet-5-5';
 const KEY = 'sk-ant-test-0123456789abcdef';
 
 /** The example with every role on Claude and a 16-case train split (to keep the suite fast). */
+/** Only the critic is a model: the mock agent at temperature 0 plays each case the same way every trial. */
+function onlyTheCritic(dir: string): void {
+  const file = path.join(dir, 'agentdevel.config.json');
+  const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+}
+
 async function claudeWorkspace(edit?: (dir: string) => void): Promise<string> {
   const dir = await exampleWorkspace();
   const configFile = path.join(dir, 'agentdevel.config.json');
@@ -366,13 +374,7 @@ describe('judge once', () => {
   it("sends no critic request twice: a deterministic agent's repeated and confirmation trials reuse the verdict, the ledger counts the calls saved, and report.md shows them", async () => {
     const critic = await startFakeAnthropic(mockBrain);
     try {
-      const dir = await claudeWorkspace((d) => {
-        const file = path.join(d, 'agentdevel.config.json');
-        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-        // Only the critic is a model: the mock agent at temperature 0 plays each case the same way every trial.
-        config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
-        writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
-      });
+      const dir = await claudeWorkspace(onlyTheCritic);
       const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: { ANTHROPIC_BASE_URL: critic.url, ANTHROPIC_API_KEY: KEY } });
       expect(result.stderr).not.toMatch(/internal error/);
       expect([0, 1]).toContain(result.code);
@@ -427,12 +429,7 @@ describe('invalid model output', () => {
       request.role === 'critic' ? toolAnswer('submit_verdict', { pass: true, label: 'Looks Fine!', description: 'fine' }) : { kind: 'error', status: 400 },
     );
     try {
-      const dir = await claudeWorkspace((d) => {
-        const file = path.join(d, 'agentdevel.config.json');
-        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-        config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
-        writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
-      });
+      const dir = await claudeWorkspace(onlyTheCritic);
       const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: { ANTHROPIC_BASE_URL: critic.url, ANTHROPIC_API_KEY: KEY } });
       expect(result.code).toBe(3);
       expect(result.stderr).toMatch(/^error MODEL_OUTPUT_INVALID: every case-trial of run \S+ failed: the critic's answer was invalid after its repair on all \d+/m);
@@ -454,12 +451,7 @@ describe('invalid model output', () => {
       return outage.has(caseId) ? { kind: 'error', status: 400 } : toolAnswer('submit_verdict', { pass: true, label: 'Looks Fine!', description: 'fine' });
     });
     try {
-      const dir = await claudeWorkspace((d) => {
-        const file = path.join(d, 'agentdevel.config.json');
-        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-        config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
-        writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
-      });
+      const dir = await claudeWorkspace(onlyTheCritic);
       const result = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir], { env: { ANTHROPIC_BASE_URL: critic.url, ANTHROPIC_API_KEY: KEY } });
       expect(result.code).toBe(3);
       expect(result.stderr).toMatch(/^error MODEL_OUTPUT_INVALID: every case-trial of run \S+ failed: the critic's answer was invalid after its repair on 12 of 16, and 4 for infrastructure reasons \(first: critic: the model API refused the critic's request/m);
