@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { main } from '../src/cli/main.ts';
 import { systemClock } from '../src/domain/ports/clock.ts';
-import { scaffoldExample } from '../src/pipeline/workspace/example.ts';
+import { scaffoldExample } from '../src/app/example.ts';
 import { openSql } from '../src/adapters/store/sqlite.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

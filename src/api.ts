@@ -15,7 +15,7 @@ import { AgentdevelError } from './domain/errors.ts';
 import { runTrainSplit } from './pipeline/run/train-run.ts';
 import { gateCandidate } from './pipeline/gate/submitted-candidate.ts';
 import { iterate as iterateLine, type IterateOutcome } from './pipeline/loop/iterate.ts';
-import { openStoreWorkspace } from './pipeline/workspace/store-workspace.ts';
+import { openStoreWorkspace } from './app/workspace.ts';
 import { failingCases, type CaseReason } from './stages/report/case-reasons.ts';
 import { compareRuns } from './stages/gate/compare.ts';
 

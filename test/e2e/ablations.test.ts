@@ -8,7 +8,7 @@ import { silentReporter } from '../../src/domain/ports/reporter.ts';
 import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { iterate } from '../../src/pipeline/loop/iterate.ts';
 import { ensureScratchBranch, scratchConfig } from '../../src/pipeline/workspace/scratch-line.ts';
-import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { openWorkspace } from '../../src/app/workspace.ts';
 import { cli, decisionLog, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';

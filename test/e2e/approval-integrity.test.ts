@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordRelease } from '../helpers/record-release.ts';
-import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { openWorkspace } from '../../src/app/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import type { CaseSummary } from '../../src/stages/gate/flips.ts';
 import { decideGate } from '../../src/stages/gate/gate.ts';

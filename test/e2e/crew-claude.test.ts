@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaffoldExample } from '../../src/pipeline/workspace/example.ts';
+import { scaffoldExample } from '../../src/app/example.ts';
 import { startFakeAnthropic, type FakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';
 import { cliAsync, git, keepTrainCases, tempDir } from '../helpers/workspace.ts';

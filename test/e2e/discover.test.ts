@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { banditStateSchema, roundDocumentSchema, type BanditState, type RoundDocument } from '../../src/domain/discover.ts';
-import { scaffoldExample } from '../../src/pipeline/workspace/example.ts';
+import { scaffoldExample } from '../../src/app/example.ts';
 import { cli, cliAsync, decisionLog, git, tempDir } from '../helpers/workspace.ts';
 
 const REF = 'refs/agentdevel/discover/orders-crew';

@@ -14,7 +14,7 @@ import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
 import { gateCandidate } from '../../src/pipeline/gate/submitted-candidate.ts';
-import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { openWorkspace } from '../../src/app/workspace.ts';
 import type { DecisionDocument } from '../../src/domain/decision.ts';
 import { cli, git, lineState, tempDir } from '../helpers/workspace.ts';
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { openWorkspace } from '../../src/app/workspace.ts';
 import { prepareApproval } from '../../src/pipeline/workspace/approval.ts';
 import { XMLParser } from 'fast-xml-parser';
 import MarkdownIt from 'markdown-it';

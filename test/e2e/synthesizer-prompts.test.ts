@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scaffoldExample } from '../../src/pipeline/workspace/example.ts';
+import { scaffoldExample } from '../../src/app/example.ts';
 import { cli, git, tempDir } from '../helpers/workspace.ts';
 
 const OFFLINE = { ANTHROPIC_API_KEY: '' };

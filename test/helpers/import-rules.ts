@@ -50,10 +50,8 @@ export const ALLOWED: Readonly<Record<Zone, readonly Zone[]>> = {
  * fails the test, and removing an entry that no import uses any more fails it too (stale).
  */
 // The reasons, each a named piece of the re-zone still to do.
-const GIT_STORE = 'Workspace hands out the concrete GitRepo and Store (issue 18, item 7): the pipeline should see narrow ports (refs, record sinks) from domain/ports.';
 const TASK = "The pipeline loads the task file itself, several times on one decision's path (issue 18): load it once in app/ and pass the Task along.";
 const BLUEPRINT = 'The pipeline loads blueprints and starts runtimes: a runtime-factory port, wired in app/, would take their place.';
-const PROCESS = "The lock's liveness check and exit hooks reach the process adapter; a process port is the fix (blueprint checks have theirs: domain/ports/checks.ts).";
 const STAGE_ADAPTER = 'Stages that reach adapters (issue 18, item 4): the score stage spawns scripts, diagnose runs the sandbox, the release journal drives the concrete GitRepo. Each needs its port in deps.';
 const QUEUE_PORT = 'The CaseTrialExecutor port is declared in pipeline/run (issue 18, item 5); it belongs in domain/ports.';
 const MOCK = "The mock engine simulates the critic and the diagnostician with the stages' own heuristics (issue 18, item 5).";
@@ -77,22 +75,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/pipeline/loop/shadow.ts', to: 'src/adapters/blueprint/brief.ts', why: BLUEPRINT },
   { from: 'src/pipeline/loop/shadow.ts', to: 'src/adapters/task/load.ts', why: TASK },
   { from: 'src/pipeline/loop/shadow.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
-  { from: 'src/pipeline/workspace/label-aliases.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/lock.ts', to: 'src/adapters/process/liveness.ts', why: PROCESS },
-  { from: 'src/pipeline/workspace/rebuild-store.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/rebuild-store.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/workspace.ts', to: 'src/adapters/git/stale-locks.ts', why: GIT_STORE },
-  { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
-  { from: 'src/pipeline/run/fingerprint.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/example.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/init-workspace.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/line-history.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/store-workspace.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/sync.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/test-seal.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/versions.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/workspace.ts', to: 'src/adapters/git/git.ts', why: GIT_STORE },
-  { from: 'src/pipeline/workspace/workspace.ts', to: 'src/adapters/store/store.ts', why: GIT_STORE },
   { from: 'src/pipeline/gate/calibrate.ts', to: 'src/adapters/task/load.ts', why: TASK },
   { from: 'src/pipeline/gate/gate-evidence.ts', to: 'src/adapters/task/load.ts', why: TASK },
   { from: 'src/pipeline/loop/role-requests.ts', to: 'src/adapters/task/load.ts', why: TASK },
@@ -108,7 +90,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/runtimes/index.ts', why: BLUEPRINT },
   { from: 'src/pipeline/run/execute-run.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
-  { from: 'src/pipeline/workspace/lock.ts', to: 'src/adapters/process/exit-hooks.ts', why: PROCESS },
   { from: 'src/stages/score/scorers.ts', to: 'src/adapters/process/runner.ts', why: STAGE_ADAPTER },
   { from: 'src/adapters/queue/executor.ts', to: 'src/pipeline/run/case-trial-executor.ts', why: QUEUE_PORT },
   { from: 'src/adapters/engines/mock/index.ts', to: 'src/stages/critic/heuristic.ts', why: MOCK },
@@ -119,7 +100,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/cli/commands/import.ts', to: 'src/adapters/importers/taubench.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/anthropic/requests.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/runtime-facts.ts', why: CLI_ADAPTER },
-  { from: 'src/cli/commands/show.ts', to: 'src/adapters/store/store.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/show.ts', to: 'src/adapters/task/load.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/bullmq.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/url.ts', why: CLI_ADAPTER },

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../src/domain/ports/clock.ts';
-import { scaffoldExample } from '../../src/pipeline/workspace/example.ts';
+import { scaffoldExample } from '../../src/app/example.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const bin = path.join(repoRoot, 'bin', 'agentdevel.mjs');

@@ -6,7 +6,7 @@ import type { Runtime } from '../../src/domain/ports/runtime.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { createClaudeEngine } from '../../src/adapters/engines/anthropic/adapter.ts';
 import { createMessagesClient } from '../../src/adapters/engines/anthropic/messages-client.ts';
-import { scaffoldExample } from '../../src/pipeline/workspace/example.ts';
+import { scaffoldExample } from '../../src/app/example.ts';
 import { loadSplit, loadTask } from '../../src/adapters/task/load.ts';
 import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from '../helpers/fake-anthropic.ts';
 import { mockBrain } from '../helpers/fake-brain.ts';

@@ -7,7 +7,7 @@ import type { TraceEvent } from '../../src/domain/trace.ts';
 import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { readGradient } from '../../src/pipeline/loop/gradient.ts';
 import { iterate } from '../../src/pipeline/loop/iterate.ts';
-import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { openWorkspace } from '../../src/app/workspace.ts';
 import { blueprintComponents } from '../../src/domain/blueprint-components.ts';
 import { buildGradient } from '../../src/stages/gradient/build.ts';
 import { readTrace } from '../../src/stages/run/trace-file.ts';

@@ -20,7 +20,7 @@ import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { GitRepo } from '../../src/adapters/git/git.ts';
 import { clearStaleGitLocks, gitProcessesIn, repositoryPlaces } from '../../src/adapters/git/stale-locks.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate } from '../../src/pipeline/loop/candidate.ts';
-import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { openWorkspace } from '../../src/app/workspace.ts';
 import { runningChildren } from '../../src/adapters/process/children.ts';
 import { makeRedactor } from '../../src/domain/environment.ts';
 import { diagnose } from '../../src/stages/diagnose/diagnose.ts';

@@ -5,13 +5,13 @@ import { zeroUsage, type RcHistoryEntry, type RepairRequest } from '../../src/do
 import { silentReporter } from '../../src/domain/ports/reporter.ts';
 import type { ReleaseCandidate } from '../../src/domain/release-candidate.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate, type BuiltCandidate } from '../../src/pipeline/loop/candidate.ts';
-import { openWorkspace } from '../../src/pipeline/workspace/workspace.ts';
+import { openWorkspace } from '../../src/app/workspace.ts';
 import { editsFingerprint } from '../../src/stages/synthesize/edits.ts';
 import { synthesize } from '../../src/stages/synthesize/synthesize.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { initWorkspace } from '../../src/pipeline/workspace/init-workspace.ts';
+import { initWorkspace } from '../../src/app/init-workspace.ts';
 import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 
 const diagnosis = {

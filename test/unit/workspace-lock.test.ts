@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireLock } from '../../src/pipeline/workspace/lock.ts';
+import { acquireLock } from '../../src/adapters/process/workspace-lock.ts';
 import { bootId, processState } from '../../src/adapters/process/liveness.ts';
 import { until } from '../helpers/waits.ts';
 

@@ -4,22 +4,9 @@
 // and parses its output; GitRepo runs it.
 
 import type { ChangedPath } from '../../domain/changed-path.ts';
+import type { RefDetail } from '../../domain/ports/repository.ts';
 
-export type { ChangedPath };
-
-/** A ref with what it names, peeled through an annotated tag to the commit. */
-export interface RefDetail {
-  readonly ref: string;
-  /** The object the ref names itself (the tag object of an annotated tag), and its kind. */
-  readonly sha: string;
-  readonly type: string;
-  /** The commit it names (through an annotated tag), or null when it names no commit. */
-  readonly commit: string | null;
-  /** That commit's tree, its parents, and its committer date (strict ISO 8601, as `git log --format=%cI`). */
-  readonly tree: string | null;
-  readonly parents: readonly string[];
-  readonly date: string | null;
-}
+export type { ChangedPath, RefDetail };
 
 const REF_FIELDS = ['refname', 'objectname', 'objecttype', 'tree', 'parent', 'committerdate:iso-strict'];
 /** The fields of the ref and of the object a tag points at (`*`), NUL-separated (no ref name holds a NUL). */

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { ambientEnvironment } from '../process/ambient-environment.ts';
 import { runProcess, type ProcessOutcome } from '../process/runner.ts';
+import type { WorktreeEntry } from '../../domain/ports/repository.ts';
 
 export function gitFailure(action: string, error: unknown): AgentdevelError {
   const message = error instanceof Error ? error.message.trim().split('\n').slice(0, 3).join(' ') : String(error);
@@ -36,10 +37,7 @@ export function definedEnvironment(): Record<string, string> {
 /** A git command whose exit 1 means "no" or "absent" (rev-parse --verify --quiet, merge-base, …). */
 export type Probe = { readonly found: true; readonly stdout: string } | { readonly found: false };
 
-export interface WorktreeEntry {
-  readonly path: string;
-  readonly locked: boolean;
-}
+export type { WorktreeEntry };
 
 /** Runs git with the plumbing environment, bounded; the outcome, whatever the exit. */
 export function execGit(args: readonly string[], dir: string, identity: readonly string[], input?: string): Promise<ProcessOutcome> {

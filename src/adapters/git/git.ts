@@ -23,7 +23,9 @@ import {
 } from './git-process.ts';
 import { documentTree, graftedTree, type Plumbing } from './tree-writes.ts';
 import { commitDatesRequest, parseCatFileBatch, parseChangedPathsOfCommits, parseCommitDates, parseLsTree, parseNameStatus, parseRefDetails, parseRefs, parseTreeListings, REF_FORMAT, treeListingRequest, type ChangedPath, type RefDetail } from './batch-reads.ts';
-import type { PromotionRefs, RefUpdate } from '../../domain/ports/refs.ts';
+import type { RefUpdate } from '../../domain/ports/refs.ts';
+import type { Repository } from '../../domain/ports/repository.ts';
+import { folderFingerprint } from './fingerprint.ts';
 
 export type { ChangedPath, RefDetail, WorktreeEntry };
 
@@ -38,7 +40,7 @@ const READS = new Set(['cat-file', 'config', 'diff', 'diff-tree', 'for-each-ref'
 
 export type { RefUpdate };
 
-export class GitRepo implements PromotionRefs {
+export class GitRepo implements Repository {
   /** Exit hooks of the worktrees this process added and has not removed yet, by folder. */
   private readonly exitCleanups = new Map<string, () => void>();
 
@@ -243,6 +245,10 @@ export class GitRepo implements PromotionRefs {
     if (existsSync(dir)) run(['worktree', 'remove', '--force', '--force', dir]);
     run(['worktree', 'prune']);
     if (branch && spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: this.root, env: gitEnvironment(), timeout: 30_000 }).status === 0) run(['branch', '-D', branch]);
+  }
+
+  async folderFingerprint(dir: string, folder: string): Promise<string> {
+    return folderFingerprint(dir, await trackedFiles(dir, folder));
   }
 
   /** Stages everything in a worktree and commits it; returns the new commit. */
@@ -470,7 +476,7 @@ export async function initRepository(dir: string, branch: string): Promise<void>
 }
 
 /** Files git would track under `folder` of the worktree at `dir` (committed or not, ignored excluded). */
-export async function trackedFiles(dir: string, folder: string): Promise<string[]> {
+async function trackedFiles(dir: string, folder: string): Promise<string[]> {
   try {
     const out = await simpleGit(gitOptions(dir)).raw(['ls-files', '--cached', '--others', '--exclude-standard', '--', folder]);
     return [...new Set(out.split('\n').filter((l) => l.trim() !== ''))].sort();

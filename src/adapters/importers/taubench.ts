@@ -7,7 +7,7 @@ import type { CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { z } from '../../domain/zod.ts';
 import { openRunTraces, recordTrace } from '../../stages/run/trace-file.ts';
-import type { Store } from '../store/store.ts';
+import type { RecordStore } from '../../domain/ports/record-store.ts';
 import type { Redactor } from '../../domain/environment.ts';
 
 // tau-bench's results format: a JSON list of {task_id, reward, info, traj, trial}, where traj is
@@ -96,7 +96,7 @@ export interface ImportRequest {
 
 /** Reads a tau-bench results file into a run: one record per task-trial, reward 1 meaning pass. */
 export async function importTaubench(
-  store: Store,
+  store: RecordStore,
   tracesRoot: string,
   runId: string,
   request: ImportRequest,

@@ -2,40 +2,8 @@
 // and an activity (a discover round), and the calls not made (spared by the critic policy, or
 // a verdict reused), as counts. Part of the store's database; the store hands it its connection.
 import type { CallRole, Role, Usage } from '../../domain/ports/model.ts';
+import type { ActivityCost, IterationCost, LedgerScope, SpareReason } from '../../domain/ports/record-store.ts';
 import type { Sql } from './sqlite.ts';
-
-/** Why a model call was not made. */
-export type SpareReason = 'policy' | 'reused';
-
-/** Which iteration, run and activity (a discover round) a model call is charged to. */
-export interface LedgerScope {
-  readonly iteration: number | null;
-  readonly runId: string | null;
-  readonly activity?: string | null;
-}
-
-/** The ledger's rows of one activity: totals and per role. */
-export interface ActivityCost {
-  readonly calls: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly costUsd: number;
-  readonly byRole: ReadonlyArray<{ readonly role: string; readonly calls: number; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number }>;
-}
-
-export interface IterationCost {
-  readonly costUsd: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  /** Model calls made (spared calls excluded). */
-  readonly calls: number;
-  /** Critic calls the critic policy spared. */
-  readonly skippedCriticCalls: number;
-  /** Critic calls not made because an identical trace was already judged. */
-  readonly reusedCriticCalls: number;
-  /** Their estimated cost at the mean billed critic call; null when none was billed (the mock is free). */
-  readonly savedUsd: number | null;
-}
 
 export class CostLedger {
   constructor(

@@ -8,73 +8,21 @@ import { migrate, StoreTooNew } from './migrations.ts';
 import { caseSummarizer, type CaseSummary } from '../../domain/case-summary.ts';
 import type { RunKeyParts } from '../../domain/run-fingerprint.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
-import { CostLedger, type ActivityCost, type IterationCost, type LedgerScope, type SpareReason } from './ledger.ts';
+import { CostLedger } from './ledger.ts';
+import { STATE_DIR } from '../../domain/state-dir.ts';
+import type { ActivityCost, DecisionRow, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason } from '../../domain/ports/record-store.ts';
 
-export type { ActivityCost, IterationCost, LedgerScope, SpareReason } from './ledger.ts';
 
 /** Records read per query when a run's records are walked. */
 const RECORD_PAGE = 512;
 
-export const STATE_DIR = '.agentdevel';
 export const DATABASE_FILE = 'state.db';
-
-export type RunPurpose = 'baseline' | 'candidate' | 'run' | 'test' | 'confirm';
-
-export interface RunIdentity {
-  readonly cacheKey: string;
-  readonly blueprint: string;
-  readonly commit: string;
-  readonly blueprintTree: string;
-  readonly taskTree: string;
-  readonly split: string;
-  readonly trials: number;
-  readonly agentModel: string;
-  readonly criticModel: string;
-  readonly simulated: boolean;
-  /** The other parts of the cache key (null for runs recorded before they were kept). */
-  readonly keyParts?: RunKeyParts | null;
-}
-
-export interface RunSummary extends RunIdentity {
-  readonly keyParts: RunKeyParts | null;
-  readonly id: string;
-  readonly purpose: RunPurpose;
-  readonly status: 'running' | 'complete' | 'failed';
-  readonly startedAt: string;
-  readonly finishedAt: string | null;
-  readonly cases: number | null;
-  readonly passed: number | null;
-  readonly infraErrors: number | null;
-  readonly name: string | null;
-  /** 'local' when this store ran it; 'git' when it was rebuilt from the runs recorded in git with a decision. */
-  readonly origin: 'local' | 'git';
-}
-
-export interface DecisionRow {
-  readonly id: number;
-  readonly blueprint: string;
-  readonly iteration: number | null;
-  readonly candidateRef: string;
-  readonly candidateCommit: string | null;
-  readonly baselineRun: string | null;
-  readonly candidateRun: string | null;
-  readonly outcome: string;
-  readonly reasons: string[];
-  readonly intent: unknown;
-  readonly tag: string | null;
-  readonly auditRef: string | null;
-  /** The commit the decision wrote to git (its report on top of the candidate); null when it wrote none, or before it was recorded. */
-  readonly recordedCommit: string | null;
-  readonly createdAt: string;
-  readonly f2p: string[];
-  readonly p2f: string[];
-}
 
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 const parse = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
 
 /** The SQLite index of runs, records, decisions, the symptom taxonomy and the cost ledger. */
-export class Store {
+export class Store implements RecordStore {
   /** Label aliases recorded in git (see domain/label-aliases): applied when labels are read, never written. */
   private aliases: ReadonlyMap<string, string> = new Map();
 

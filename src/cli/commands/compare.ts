@@ -2,7 +2,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { RunStats } from '../../stages/gate/compare.ts';
 import { compareRuns } from '../../stages/gate/compare.ts';
 import { aggregateText } from '../../stages/report/gate-text.ts';
-import { openStoreWorkspace } from '../../pipeline/workspace/store-workspace.ts';
+import { openStoreWorkspace } from '../../app/workspace.ts';
 import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;

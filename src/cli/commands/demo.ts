@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { EXAMPLES, scaffoldExample, type ExampleName } from '../../pipeline/workspace/example.ts';
+import { EXAMPLES, scaffoldExample, type ExampleName } from '../../app/example.ts';
 import { iterate } from '../../pipeline/loop/iterate.ts';
 import { openCommand, presentation, type CommonOptions, type Io } from '../../app/compose.ts';
 import { evaluateTestCommand } from './evaluate-test.ts';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { newRunId } from '../../pipeline/run/execute-run.ts';
 import { importTaubench } from '../../adapters/importers/taubench.ts';
-import { openStoreWorkspace } from '../../pipeline/workspace/store-workspace.ts';
+import { openStoreWorkspace } from '../../app/workspace.ts';
 import { estimateTables } from '../../stages/gate/estimators.ts';
 import { summarizeCases } from '../../stages/gate/flips.ts';
 import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';

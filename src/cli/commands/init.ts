@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { initWorkspace, type InitRuntime } from '../../pipeline/workspace/init-workspace.ts';
+import { initWorkspace, type InitRuntime } from '../../app/init-workspace.ts';
 import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface InitOptions extends CommonOptions {

@@ -1,13 +1,12 @@
-import type { RunPurpose } from '../../adapters/store/store.ts';
+import type { RunPurpose } from '../../domain/ports/record-store.ts';
 import { visibleCase } from '../../domain/ports/runtime.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { checkReason, type CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
-import { folderFingerprint } from '../../pipeline/run/fingerprint.ts';
 import type { Workspace } from '../../pipeline/workspace/workspace.ts';
 import { recordReason } from '../../stages/report/case-reasons.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
-import type { RunSummary } from '../../adapters/store/store.ts';
+import type { RunSummary } from '../../domain/ports/record-store.ts';
 import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { indented, traceLine } from '../render-trace.ts';
@@ -33,7 +32,7 @@ async function chooseRun(workspace: Workspace, caseId: string, options: ShowOpti
     if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
     // Only --ref checks a version out: the run pipeline (and the bundler, the templates) loads then.
     const { withCheckout } = await import('../../pipeline/run/execute-run.ts');
-    blueprintTree = await withCheckout(workspace, commit, (source) => folderFingerprint(source.dir, `blueprints/${config.blueprint}`));
+    blueprintTree = await withCheckout(workspace, commit, (source) => repo.folderFingerprint(source.dir, `blueprints/${config.blueprint}`));
   }
   const run = store.latestRunWithCase(caseId, blueprintTree);
   if (!run) {

@@ -17,7 +17,6 @@ import { RECORD_SCHEMA_DOC } from '../../stages/diagnose/record-schema.ts';
 import { diagnosticsFolder } from '../../stages/release/artifacts.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
 import { loadSplit, loadTask } from '../../adapters/task/load.ts';
-import { folderFingerprint } from '../run/fingerprint.ts';
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { readTaskBrief } from './task-brief.ts';
 import { auditRef } from '../workspace/versions.ts';
@@ -40,8 +39,8 @@ export interface RoleRequestPreview {
 /** The newest recorded train run of the blueprint and task as they are in the working tree. */
 async function latestRecords(workspace: Workspace): Promise<{ runId: string | null; records: CaseRecord[] }> {
   const { root, config, store } = workspace;
-  const blueprintTree = await folderFingerprint(root, `blueprints/${config.blueprint}`);
-  const taskTree = await folderFingerprint(root, `rubrics/${config.task}`);
+  const blueprintTree = await workspace.repo.folderFingerprint(root, `blueprints/${config.blueprint}`);
+  const taskTree = await workspace.repo.folderFingerprint(root, `rubrics/${config.task}`);
   const run = store.latestRun(blueprintTree, taskTree, 'train');
   return run ? { runId: run.id, records: store.records(run.id) } : { runId: null, records: [] };
 }
@@ -72,8 +71,8 @@ const TRACES_TRIED = 3;
  */
 async function criticRecord(workspace: Workspace, caseId: string | null): Promise<{ runId: string | null; record: CaseRecord | null; read: TraceEvent[] | null | { damaged: string } }> {
   const { root, config, store } = workspace;
-  const blueprintTree = await folderFingerprint(root, `blueprints/${config.blueprint}`);
-  const taskTree = await folderFingerprint(root, `rubrics/${config.task}`);
+  const blueprintTree = await workspace.repo.folderFingerprint(root, `blueprints/${config.blueprint}`);
+  const taskTree = await workspace.repo.folderFingerprint(root, `rubrics/${config.task}`);
   const runs = store.latestRuns(blueprintTree, taskTree, 'train', CRITIC_RUNS_SCANNED);
   let fallback: { runId: string; record: CaseRecord; read: null | { damaged: string } } | null = null;
   for (const run of runs) {

@@ -20,10 +20,9 @@ import { declaredSymptoms } from '../../domain/symptoms.ts';
 import { childEnvironment, type Redactor } from '../../domain/environment.ts';
 import { runCases, type RunTally } from '../../stages/run/run.ts';
 import { openRunTraces } from '../../stages/run/trace-file.ts';
-import type { RunPurpose } from '../../adapters/store/store.ts';
+import type { RunPurpose } from '../../domain/ports/record-store.ts';
 import { loadSplit, loadTask, type Task } from '../../adapters/task/load.ts';
 import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
-import { folderFingerprint } from './fingerprint.ts';
 import { failedRunError } from './failed-run.ts';
 import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -189,8 +188,8 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
     const identity = {
       blueprint: config.blueprint,
       commit: source.commit,
-      blueprintTree: await folderFingerprint(dir, blueprintFolder),
-      taskTree: await folderFingerprint(dir, `rubrics/${config.task}`),
+      blueprintTree: await workspace.repo.folderFingerprint(dir, blueprintFolder),
+      taskTree: await workspace.repo.folderFingerprint(dir, `rubrics/${config.task}`),
       split: request.split,
       trials: request.trials,
       agentModel: config.models.agent,

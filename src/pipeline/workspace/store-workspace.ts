@@ -4,8 +4,9 @@ import { CONFIG_FILE, loadConfig } from '../../config/load.ts';
 import { configSchema } from '../../config/schema.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
 import type { ComparePolicy } from '../../stages/gate/compare.ts';
-import { STATE_DIR, Store } from '../../adapters/store/store.ts';
-import { acquireLock, type WorkspaceLock } from './lock.ts';
+import type { OpenRecordStore, RecordStore } from '../../domain/ports/record-store.ts';
+import type { AcquireLock, WorkspaceLock } from '../../domain/ports/workspace-lock.ts';
+import { STATE_DIR } from '../../domain/state-dir.ts';
 
 /**
  * Just the store of a folder, for commands that work on recorded runs (import, compare): no
@@ -15,21 +16,27 @@ import { acquireLock, type WorkspaceLock } from './lock.ts';
 export interface StoreWorkspace {
   readonly root: string;
   readonly tracesRoot: string;
-  readonly store: Store;
+  readonly store: RecordStore;
   readonly policy: ComparePolicy;
   close(): Promise<void>;
 }
 
-export async function openStoreWorkspace(dir: string, clock: Clock, lockFor: string | null): Promise<StoreWorkspace> {
+/** Opens the store of `dir` through these adapters (app/workspace.ts's openStoreWorkspace gives the real ones). */
+export async function assembleStoreWorkspace(
+  dir: string,
+  clock: Clock,
+  lockFor: string | null,
+  adapters: { readonly openStore: OpenRecordStore; readonly acquireLock: AcquireLock },
+): Promise<StoreWorkspace> {
   const hasConfig = await access(path.join(dir, CONFIG_FILE)).then(
     () => true,
     () => false,
   );
   const gate = hasConfig ? (await loadConfig(dir)).gate : configSchema.parse({ blueprint: 'none', task: 'none' }).gate;
-  const store = Store.open(dir, clock);
+  const store = adapters.openStore(dir, clock);
   let lock: WorkspaceLock | null = null;
   try {
-    if (lockFor) lock = await acquireLock(path.join(dir, STATE_DIR), lockFor, 0, () => clock.now());
+    if (lockFor) lock = await adapters.acquireLock(path.join(dir, STATE_DIR), lockFor, 0, () => clock.now());
   } catch (error) {
     store.close();
     throw error;

@@ -5,10 +5,10 @@ import type { Config } from '../../config/schema.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
 import { noCheckpoint, type Checkpoint } from '../../domain/ports/checkpoint.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { GitRepo } from '../../adapters/git/git.ts';
-import { clearStaleGitLocks } from '../../adapters/git/stale-locks.ts';
-import { STATE_DIR, Store } from '../../adapters/store/store.ts';
-import { acquireLock, type WorkspaceLock } from './lock.ts';
+import type { OpenRecordStore, RecordStore } from '../../domain/ports/record-store.ts';
+import type { Repository, RepositoryHost } from '../../domain/ports/repository.ts';
+import type { AcquireLock, WorkspaceLock } from '../../domain/ports/workspace-lock.ts';
+import { STATE_DIR } from '../../domain/state-dir.ts';
 import { recoverPromotion } from '../../stages/release/journal.ts';
 import { rebuildStoreFromGit } from './rebuild-store.ts';
 import { applyLabelAliases } from './label-aliases.ts';
@@ -18,9 +18,9 @@ export interface Workspace {
   readonly root: string;
   readonly stateDir: string;
   readonly tracesRoot: string;
-  readonly repo: GitRepo;
+  readonly repo: Repository;
   readonly config: Config;
-  readonly store: Store;
+  readonly store: RecordStore;
   /** Marks the moments of a promotion a test may stop the command at (a no-op outside such tests). */
   readonly checkpoint: Checkpoint;
   close(): Promise<void>;
@@ -40,8 +40,16 @@ export interface OpenOptions {
   readonly checkpoint?: Checkpoint;
 }
 
-export async function openWorkspace(dir: string, options: OpenOptions): Promise<Workspace> {
-  const repo = await GitRepo.open(dir);
+/** What opening a workspace needs from outside: git, the store and the lock (app/ wires the real ones). */
+export interface WorkspaceAdapters {
+  readonly repositories: RepositoryHost;
+  readonly openStore: OpenRecordStore;
+  readonly acquireLock: AcquireLock;
+}
+
+/** Opens the workspace at `dir` through these adapters (app/workspace.ts's openWorkspace gives the real ones). */
+export async function assembleWorkspace(dir: string, options: OpenOptions, adapters: WorkspaceAdapters): Promise<Workspace> {
+  const repo = await adapters.repositories.open(dir);
   const root = repo.root;
   if (path.resolve(dir) !== root) {
     await access(path.join(dir, CONFIG_FILE)).then(
@@ -57,12 +65,12 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
   await repo.excludeFromStatus([`/${STATE_DIR}/`, '/traces/*', '!/traces/README.md']);
   let lock: WorkspaceLock | null = null;
   // Writers and readers of the store open it at once; `log` never does.
-  let store: Store | null = options.lock || options.readsStore !== false ? Store.open(root, options.clock) : null;
+  let store: RecordStore | null = options.lock || options.readsStore !== false ? adapters.openStore(root, options.clock) : null;
   try {
     if (options.lock) {
-      lock = await acquireLock(stateDir, options.lock.command, options.lock.waitMs, () => options.clock.now());
+      lock = await adapters.acquireLock(stateDir, options.lock.command, options.lock.waitMs, () => options.clock.now());
       // Git's own locks a killed command left (its git killed mid-write) would fail every write.
-      await clearStaleGitLocks(root, repo.commonDir);
+      await adapters.repositories.clearStaleLocks(root, repo.commonDir);
       // A promotion interrupted by a crash is finished before anything else looks at the line,
       // and checkouts a killed command left behind are removed (the lock says none is in use).
       await recoverPromotion(repo, stateDir);
@@ -87,8 +95,8 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
     repo,
     config,
     checkpoint: options.checkpoint ?? noCheckpoint,
-    get store(): Store {
-      store ??= Store.open(root, options.clock);
+    get store(): RecordStore {
+      store ??= adapters.openStore(root, options.clock);
       return store;
     },
     close: async () => {
@@ -104,7 +112,7 @@ export async function openWorkspace(dir: string, options: OpenOptions): Promise<
  * as `git worktree add` leaves them when killed mid-way) and only those, their folders, build
  * folders and RC branches.
  */
-async function removeLeftovers(repo: GitRepo, stateDir: string): Promise<void> {
+async function removeLeftovers(repo: Repository, stateDir: string): Promise<void> {
   const worktrees = path.join(stateDir, 'worktrees');
   await repo.removeWorktreesUnder(worktrees);
   await rm(worktrees, { recursive: true, force: true });

@@ -1,8 +1,8 @@
 import { access, appendFile, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_FILE } from '../../config/load.ts';
-import { AgentdevelError } from '../../domain/errors.ts';
-import { GitRepo, initRepository } from '../../adapters/git/git.ts';
+import { CONFIG_FILE } from '../config/load.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { GitRepo, initRepository } from '../adapters/git/git.ts';
 import { copyFromPackage, EXAMPLE_FILES, GITIGNORE, WORKSPACE_FILES } from './example.ts';
 
 export type InitRuntime = 'command' | 'tool-loop';

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { nullWhenAbsent } from '../../domain/absent.ts';
-import { trackedFiles } from '../../adapters/git/git.ts';
 
 /** A file's content, or a link's target (as git stores a link); null when the file was deleted. */
 async function contentOf(file: string): Promise<Buffer | string | null> {
@@ -12,13 +11,13 @@ async function contentOf(file: string): Promise<Buffer | string | null> {
 }
 
 /**
- * A content hash of a folder as git would track it (committed or not, ignored files left
- * out). Equal content gives an equal fingerprint in any checkout, so a version's records are
- * reused wherever they were produced.
+ * A content hash of a folder's files as git would track them (`trackedFiles`, sorted: committed
+ * or not, ignored files left out). Equal content gives an equal fingerprint in any checkout, so a
+ * version's records are reused wherever they were produced.
  */
-export async function folderFingerprint(dir: string, folder: string): Promise<string> {
+export async function folderFingerprint(dir: string, trackedFiles: readonly string[]): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of await trackedFiles(dir, folder)) {
+  for (const file of trackedFiles) {
     const content = await contentOf(path.join(dir, file));
     if (content === null) continue;
     hash.update(file).update('\0').update(content).update('\0');

@@ -1,10 +1,10 @@
 import { cp, mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AgentdevelError } from '../../domain/errors.ts';
-import { GitRepo, initRepository } from '../../adapters/git/git.ts';
+import { AgentdevelError } from '../domain/errors.ts';
+import { GitRepo, initRepository } from '../adapters/git/git.ts';
 
-const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** What every workspace gets: the JSON Schemas editors read, and a README in each folder agentdevel writes to. */
 export const WORKSPACE_FILES = ['agentdevel.config.schema.json', 'blueprint.schema.json', 'task.schema.json', 'releases/README.md', 'diagnostics/README.md', 'traces/README.md'];

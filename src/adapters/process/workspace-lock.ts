@@ -7,12 +7,11 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { nullWhenAbsent } from '../../domain/absent.ts';
 import { parseStateDocument } from '../../domain/json-document.ts';
 import { z } from '../../domain/zod.ts';
-import { atExit } from '../../adapters/process/exit-hooks.ts';
-import { selfIdentity, stillRunning } from '../../adapters/process/liveness.ts';
+import type { WorkspaceLock } from '../../domain/ports/workspace-lock.ts';
+import { atExit } from './exit-hooks.ts';
+import { selfIdentity, stillRunning } from './liveness.ts';
 
-export interface WorkspaceLock {
-  release(): Promise<void>;
-}
+export type { WorkspaceLock };
 
 interface LockOwner {
   pid: number;

@@ -1,0 +1,178 @@
+// What the pipeline needs of the store (the SQLite index of runs, records, decisions, the
+// symptom vocabulary and the cost ledger), in narrow ports; a Workspace hands out the whole
+// `RecordStore`. adapters/store/store.ts (Store) implements it; app/ opens it.
+import type { Clock } from './clock.ts';
+import type { CallRole, Role, SymptomEntry, Usage } from './model.ts';
+import type { CaseRecord, CriticVerdict } from '../record.ts';
+import type { CaseSummary } from '../case-summary.ts';
+import type { RunKeyParts } from '../run-fingerprint.ts';
+
+export type RunPurpose = 'baseline' | 'candidate' | 'run' | 'test' | 'confirm';
+
+export interface RunIdentity {
+  readonly cacheKey: string;
+  readonly blueprint: string;
+  readonly commit: string;
+  readonly blueprintTree: string;
+  readonly taskTree: string;
+  readonly split: string;
+  readonly trials: number;
+  readonly agentModel: string;
+  readonly criticModel: string;
+  readonly simulated: boolean;
+  /** The other parts of the cache key (null for runs recorded before they were kept). */
+  readonly keyParts?: RunKeyParts | null;
+}
+
+export interface RunSummary extends RunIdentity {
+  readonly keyParts: RunKeyParts | null;
+  readonly id: string;
+  readonly purpose: RunPurpose;
+  readonly status: 'running' | 'complete' | 'failed';
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
+  readonly cases: number | null;
+  readonly passed: number | null;
+  readonly infraErrors: number | null;
+  readonly name: string | null;
+  /** 'local' when this store ran it; 'git' when it was rebuilt from the runs recorded in git with a decision. */
+  readonly origin: 'local' | 'git';
+}
+
+export interface DecisionRow {
+  readonly id: number;
+  readonly blueprint: string;
+  readonly iteration: number | null;
+  readonly candidateRef: string;
+  readonly candidateCommit: string | null;
+  readonly baselineRun: string | null;
+  readonly candidateRun: string | null;
+  readonly outcome: string;
+  readonly reasons: string[];
+  readonly intent: unknown;
+  readonly tag: string | null;
+  readonly auditRef: string | null;
+  /** The commit the decision wrote to git (its report on top of the candidate); null when it wrote none, or before it was recorded. */
+  readonly recordedCommit: string | null;
+  readonly createdAt: string;
+  readonly f2p: string[];
+  readonly p2f: string[];
+}
+
+/** Why a model call was not made. */
+export type SpareReason = 'policy' | 'reused';
+
+/** Which iteration, run and activity (a discover round) a model call is charged to. */
+export interface LedgerScope {
+  readonly iteration: number | null;
+  readonly runId: string | null;
+  readonly activity?: string | null;
+}
+
+/** The ledger's rows of one activity: totals and per role. */
+export interface ActivityCost {
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly byRole: ReadonlyArray<{ readonly role: string; readonly calls: number; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number }>;
+}
+
+export interface IterationCost {
+  readonly costUsd: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Model calls made (spared calls excluded). */
+  readonly calls: number;
+  /** Critic calls the critic policy spared. */
+  readonly skippedCriticCalls: number;
+  /** Critic calls not made because an identical trace was already judged. */
+  readonly reusedCriticCalls: number;
+  /** Their estimated cost at the mean billed critic call; null when none was billed (the mock is free). */
+  readonly savedUsd: number | null;
+}
+
+/** Runs: created, finished, found again (the cache of identical runs), and imported from git. */
+export interface RunIndex {
+  findCompleteRun(cacheKey: string): RunSummary | undefined;
+  run(id: string): RunSummary | undefined;
+  createRun(id: string, identity: RunIdentity, purpose: RunPurpose, name?: string | null): void;
+  finishRun(id: string, status: 'complete' | 'failed'): void;
+  /** The newest finished run of one blueprint version (by content) over a whole split, or undefined. */
+  latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined;
+  /** The newest finished runs of one blueprint version over a whole split, newest (and complete) first. */
+  latestRuns(blueprintTree: string, taskTree: string, split: string, limit: number): RunSummary[];
+  /** The runs of one blueprint content on a split, newest first. */
+  runsOfBlueprint(blueprintTree: string, split: string, limit: number): RunSummary[];
+  /** The newest finished train run (confirmation runs left out). */
+  newestRun(): RunSummary | undefined;
+  /** A run by its name (imports, calibration) or its id. */
+  findRun(nameOrId: string): RunSummary | undefined;
+  /** Cases that both passed and failed within one version in any run recorded so far. */
+  variedCases(taskTree: string): number;
+  /** The newest train run that graded a case, optionally of one blueprint content. */
+  latestRunWithCase(caseId: string, blueprintTree: string | null): RunSummary | undefined;
+  /** Adds a run recorded in git with its records, as one transaction; returns whether it was added. */
+  importRun(id: string, identity: RunIdentity, purpose: RunPurpose, status: 'complete' | 'failed', records: readonly CaseRecord[]): boolean;
+  /** Runs in the store; with `origin`, only those run here ('local') or read from git ('git'). */
+  runCount(origin?: 'local' | 'git'): number;
+  testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined;
+  saveTestEvaluation(blueprint: string, release: string, commit: string, runId: string, passRate: number): void;
+}
+
+/** A run's case-trial records: written as they come, read in order. */
+export interface RecordSink {
+  /** Saves records, and the symptoms they brought (in order), as one transaction. */
+  saveRecords(runId: string, records: readonly CaseRecord[], symptoms?: ReadonlyArray<{ label: string; description: string }>): void;
+  saveRecord(runId: string, record: CaseRecord): void;
+}
+
+export interface RecordReader {
+  /** A run's records in case and trial order, a page at a time. */
+  eachRecord(runId: string, only?: { readonly failing?: boolean; readonly asRecorded?: boolean }): Generator<CaseRecord>;
+  /** A run's records, all at once: for small runs. */
+  records(runId: string): CaseRecord[];
+  /** Per-case pass counts of a run, in case order. */
+  caseSummaries(runId: string): Map<string, CaseSummary>;
+}
+
+/** The symptom vocabulary: labels as the critic gave them, read through the aliases recorded in git. */
+export interface SymptomVocabulary {
+  useAliases(aliases: ReadonlyMap<string, string>): void;
+  canonicalLabel(label: string): string;
+  labelCounts(): Array<{ label: string; caseTrials: number; cases: number }>;
+  taxonomy(): SymptomEntry[];
+  recordedTaxonomy(): SymptomEntry[];
+  addSymptom(label: string, description: string, runId: string | null): void;
+}
+
+/** Decisions, and which documents in git the store has read. */
+export interface DecisionIndex {
+  saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number;
+  decisions(blueprint: string): DecisionRow[];
+  /** The git blobs (runs.json, taxonomy.json) already read into this store. */
+  importedDocuments(): Set<string>;
+  markImported(blob: string, file: string): void;
+}
+
+/** The cost ledger: model calls made and spared. */
+export interface CostBook {
+  recordModelCall(role: CallRole, model: string, usage: Usage, context: LedgerScope): void;
+  recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: LedgerScope): void;
+  costOfActivity(activity: string): ActivityCost;
+  modelCallRows(): number;
+  costOfIteration(iteration: number): IterationCost;
+}
+
+/** Verdicts the critic gave, by content, so an identical trace is judged once. */
+export interface VerdictMemo {
+  criticVerdict(key: string): CriticVerdict | null;
+  saveCriticVerdict(key: string, verdict: CriticVerdict): void;
+}
+
+export interface RecordStore extends RunIndex, RecordSink, RecordReader, SymptomVocabulary, DecisionIndex, CostBook, VerdictMemo {
+  close(): void;
+}
+
+/** Opens (or creates) the store of a workspace. */
+export type OpenRecordStore = (workspace: string, clock: Clock) => RecordStore;
