@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentdevelError } from '../../src/domain/errors.ts';
-import { parseCases } from '../../src/adapters/task/cases.ts';
+import { parseCases } from '../../src/domain/cases-file.ts';
 
 function refusal(text: string): AgentdevelError {
   try {

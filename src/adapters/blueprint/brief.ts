@@ -2,7 +2,8 @@
 // it: the manifest's zod schema gives the keys, the loader's list gives the checks. A request
 // built from these cannot describe a tool-loop blueprint to the author of a command agent.
 import type { BlueprintBrief } from '../../domain/ports/model.ts';
-import { BLUEPRINT_CHECKS, blueprintRoot, readManifest } from './load.ts';
+import { BLUEPRINT_CHECKS, readManifest } from './load.ts';
+import { blueprintRoot } from '../../domain/blueprint-paths.ts';
 import { blueprintManifestSchema, type RuntimeKind } from '../../domain/blueprint-manifest.ts';
 
 /** Keys an author never needs to write (the editor hint). */

@@ -7,8 +7,8 @@ import type { BlueprintFile } from '../../domain/ports/model.ts';
 import { checkTemplateSet, compileTemplates, TemplateError, type Render } from '../template/handlebars.ts';
 import { BundleError, bundleModule } from './bundle.ts';
 import { blueprintManifestSchema, type BlueprintManifest, type CrewMember, type RuntimeKind } from '../../domain/blueprint-manifest.ts';
+import { BLUEPRINT_FILE, blueprintRoot, shownPath } from '../../domain/blueprint-paths.ts';
 
-export const BLUEPRINT_FILE = 'blueprint.json';
 
 export interface LoadedBlueprint {
   readonly name: string;
@@ -36,15 +36,6 @@ const guessedToolName = (file: string): string => path.basename(file).replace(/\
 
 type ToolSummary = { name: string; description: string };
 
-export function blueprintRoot(workspace: string, name: string): string {
-  return path.join(workspace, 'blueprints', name);
-}
-
-/** A file as the user knows it: relative to the workspace (or the checkout standing in for it). */
-export function shownPath(workspace: string, file: string): string {
-  const relative = path.relative(workspace, file);
-  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative.split(path.sep).join('/');
-}
 
 /** A blueprint error the user fixes; `cause` is the failure it was read from (a file system error, a template's, the bundler's). */
 function invalid(message: string, location: ErrorLocation = {}, cause?: unknown): AgentdevelError {

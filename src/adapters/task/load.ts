@@ -8,7 +8,7 @@ import { RubricBlockError } from '../../domain/rubric-blocks.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { atPath } from '../../domain/json.ts';
 import { parseJsonDocument } from '../../domain/json-document.ts';
-import { parseCases } from './cases.ts';
+import { parseCases } from '../../domain/cases-file.ts';
 import { caseGradingPaths } from '../../domain/ports/runtime.ts';
 import { regexProblem, taskManifestSchema, type ScorerConfig } from '../../domain/task-manifest.ts';
 import type { Task } from '../../domain/task.ts';

@@ -2,7 +2,6 @@ import { eachPool } from '../../stages/run/pool.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { readTrace, TraceDamaged, traceLocation } from '../../stages/run/trace-file.ts';
 import { compareRuns, type Comparison } from '../../stages/gate/compare.ts';
-import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { criticJudged } from '../../domain/requirements.ts';
 import { comparePolicy } from './evaluate-candidate.ts';
 import { runVersion, withCheckout, type RunContext, type RunResult } from '../run/execute-run.ts';
@@ -64,9 +63,9 @@ export async function calibrateAgent(context: RunContext): Promise<{ noise: Agen
 /** Re-grades the same traces `repeats` times: the critic's own disagreement, apart from the agent's noise. */
 export async function calibrateCritic(context: RunContext, run: RunResult, repeats: number): Promise<CriticNoise> {
   const { workspace } = context;
-  const task = await loadTask(workspace.root, workspace.config.task);
+  const task = await workspace.files.tasks.loadTask(workspace.root, workspace.config.task);
   const taxonomy = workspace.store.taxonomy();
-  const cases = new Map((await loadSplit(task, 'train')).map((c) => [c.id, c]));
+  const cases = new Map((await workspace.files.tasks.loadSplit(task, 'train')).map((c) => [c.id, c]));
   let graded = 0;
   let passSplit = 0;
   let failing = 0;

@@ -13,7 +13,6 @@ import type { TraceEvent } from '../../domain/trace.ts';
 import { candidateTrialsOf, costWeights, needsCosts, reviewerQuestion, type CandidateEvidence, type DecisionPolicy, type GateEvidence } from '../../stages/gate/decide.ts';
 import type { Violation } from '../../stages/gate/layers.ts';
 import { readTrace } from '../../stages/run/trace-file.ts';
-import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import type { BaselineScreen, RunContext, RunResult } from '../run/execute-run.ts';
 import type { GateSubject } from './gate-subject.ts';
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
@@ -72,8 +71,8 @@ export async function gatherGateEvidence(context: RunContext, subject: GateSubje
   // before any agent run is spent on the candidate.
   const checks = checksConfig(config);
   const blueprintChecks = baselineRun && checks ? await context.checks.run(checks.blueprintChecks, path.join(subject.candidate.dir, 'blueprints', config.blueprint), config.sandbox.memoryMb) : [];
-  const loaded = baselineRun ? await loadTask(subject.candidate.dir, config.task) : null;
-  const task = loaded ? { task: loaded, trainCases: await loadSplit(loaded, 'train') } : null;
+  const loaded = baselineRun ? await context.workspace.files.tasks.loadTask(subject.candidate.dir, config.task) : null;
+  const task = loaded ? { task: loaded, trainCases: await context.workspace.files.tasks.loadSplit(loaded, 'train') } : null;
   const evaluation =
     screen && task && blueprintChecks.every((c) => c.ok)
       ? await evaluateCandidate(context, { baseline: screen, baselineCommit: releaseCommit, candidate: { commit: subject.candidate.commit, dir: subject.candidate.dir }, label: subject.candidate.ref, intent: subject.intent, task: task.task })

@@ -63,6 +63,7 @@ function withConfig(workspace: Workspace, config: Config): Workspace {
     stateDir: workspace.stateDir,
     tracesRoot: workspace.tracesRoot,
     repo: workspace.repo,
+    files: workspace.files,
     checkpoint: workspace.checkpoint,
     config,
     get store() {

@@ -8,7 +8,6 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import type { Config } from '../../config/schema.ts';
 import { releaseOutcome, type ReleaseDecision, type ReleaseFacts, type ReleaseTarget } from '../../stages/release/plan.ts';
-import { blueprintRoot, readManifest } from '../../adapters/blueprint/load.ts';
 import { recordBaseline, screenSourceText, type RunContext } from '../run/execute-run.ts';
 import { readLineHistory } from '../workspace/line-history.ts';
 import { auditRef, pendingRef } from '../workspace/versions.ts';
@@ -69,7 +68,7 @@ export async function gatherReleaseFacts(context: RunContext, subject: GateSubje
     simulated: (baselineRun?.simulated ?? false) || (evaluation?.candidateRun.simulated ?? false),
     mockRoles,
     // The agent's model is what ran: a command agent is its own program, whatever models.agent says.
-    models: { ...modelsAsked(config), ...((await readManifest(subject.candidate.dir, blueprintRoot(subject.candidate.dir, config.blueprint)).catch(manifestUnreadable))?.runtime === 'command' ? { agent: 'command' } : {}) },
+    models: { ...modelsAsked(config), ...((await context.workspace.files.blueprints.readManifest(subject.candidate.dir, config.blueprint).catch(manifestUnreadable))?.runtime === 'command' ? { agent: 'command' } : {}) },
     cost: subject.record ? store.costOfIteration(subject.iteration) : null,
     screenText: screen && evaluation ? screenSourceText(screen, subject.baseline.label) : null,
     change: subject.change ?? null,

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BLUEPRINT_FILE, blueprintRoot, readManifest, shownPath } from '../../adapters/blueprint/load.ts';
+import { BLUEPRINT_FILE, blueprintRoot, shownPath } from '../../domain/blueprint-paths.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { ablationRows, withoutMembers, type AblationRow } from '../../stages/ablate/ablation.ts';
 import { runVersion, withCheckout, type RunContext } from '../run/execute-run.ts';
@@ -27,7 +27,7 @@ export async function ablate(context: RunContext, settings: ReadonlyArray<readon
     const root = blueprintRoot(source.dir, config.blueprint);
     const manifestFile = path.join(root, BLUEPRINT_FILE);
     const shown = shownPath(source.dir, manifestFile);
-    const manifest = await readManifest(source.dir, root);
+    const manifest = await workspace.files.blueprints.readManifest(source.dir, config.blueprint);
     if (manifest.runtime !== 'crew') throw new AgentdevelError('USAGE', `ablate removes crew members, but ${shown} declares the "${manifest.runtime}" runtime`);
     const planned = settings.map((without) => ({ without, manifest: withoutMembers(manifest, without, shown) }));
     const request = { split: 'train' as const, trials: config.trials, purpose: 'run' as const };

@@ -1,9 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadBlueprint, renderAllPrompts, toolNameOf } from '../../adapters/blueprint/load.ts';
-import { startToolHost, ToolHostError } from '../../adapters/runtimes/tool-host/client.ts';
 import { linksLeaving } from '../../domain/blueprint-links.ts';
-import { AgentdevelError } from '../../domain/errors.ts';
 import type { ReleaseCandidate } from '../../domain/release-candidate.ts';
 import type { Config } from '../../config/schema.ts';
 import { scratchName } from '../workspace/scratch-line.ts';
@@ -57,32 +54,14 @@ export async function buildCandidate(
 }
 
 /**
- * Proves a built RC can run, as a run would load it: no link leaves the blueprint folder, the
- * manifest validates, the templates and partials compile, the tool wrappers import and check,
- * and the system prompt renders with the tools they define. What is wrong comes back as one
- * line for the synthesizer's repair turn; anything else (git, the disk, a bug) is not the RC's
- * doing and propagates.
+ * Proves a built RC can run, as a run would load it (links, manifest, templates, tool wrappers,
+ * the rendered prompt). What is wrong comes back as one line for the synthesizer's repair turn;
+ * anything else (git, the disk, a bug) is not the RC's doing and propagates.
  */
 export async function checkCandidateLoads(workspace: Workspace, built: BuiltCandidate): Promise<string | null> {
+  const { config } = workspace;
   const buildDir = path.join(workspace.stateDir, 'build', `check-${path.basename(built.dir)}`);
-  try {
-    const blueprint = await loadBlueprint(built.dir, workspace.config.blueprint, buildDir);
-    if (blueprint.wrappersBundle) {
-      const host = await startToolHost({ wrappers: blueprint.wrappersBundle, environment: null }, { callTimeoutMs: workspace.config.sandbox.timeoutMs, memoryMb: workspace.config.sandbox.memoryMb });
-      try {
-        renderAllPrompts(blueprint, host.tools, toolNameOf(blueprint, host.tools));
-      } finally {
-        host.stop();
-      }
-    }
-    return null;
-  } catch (error) {
-    if (error instanceof AgentdevelError && error.code === 'BLUEPRINT_INVALID') return `the edited blueprint does not load: ${error.message}`;
-    if (error instanceof ToolHostError) return `the edited blueprint does not load: the tool wrappers do not load: ${error.message}`;
-    throw error;
-  } finally {
-    await rm(buildDir, { recursive: true, force: true });
-  }
+  return workspace.files.blueprints.loadProblem(built.dir, config.blueprint, { callTimeoutMs: config.sandbox.timeoutMs, memoryMb: config.sandbox.memoryMb }, buildDir);
 }
 
 /**

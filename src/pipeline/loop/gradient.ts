@@ -6,7 +6,6 @@ import { caseRequirements } from '../../domain/requirements.ts';
 import { blueprintComponents } from '../../domain/blueprint-components.ts';
 import { admitClaims, buildGradient, eventMember, evidenceIndex, type TrialEvidence } from '../../stages/gradient/build.ts';
 import { readTraceOrNote } from '../../stages/run/trace-file.ts';
-import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import type { RunContext } from '../run/execute-run.ts';
 import { gradientRef } from '../workspace/versions.ts';
 
@@ -32,8 +31,8 @@ export async function recordGradient(
 ): Promise<{ document: GradientDocument; ref: string; usage: Usage; write: () => Promise<void> }> {
   const { workspace } = context;
   const { config, store, repo } = workspace;
-  const task = await loadTask(input.checkout, config.task);
-  const cases = new Map((await loadSplit(task, 'train')).map((c) => [c.id, c]));
+  const task = await workspace.files.tasks.loadTask(input.checkout, config.task);
+  const cases = new Map((await workspace.files.tasks.loadSplit(task, 'train')).map((c) => [c.id, c]));
   const unreadable: string[] = [];
   const trials: TrialEvidence[] = [];
   for (const record of store.eachRecord(input.runId)) {

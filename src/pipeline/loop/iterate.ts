@@ -1,11 +1,8 @@
 import { readTraceOrNote } from '../../stages/run/trace-file.ts';
-import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
-import { readBlueprintBrief } from '../../adapters/blueprint/brief.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import { zeroUsage, type SymptomEntry } from '../../domain/ports/model.ts';
-import { readBlueprintFiles } from '../../adapters/blueprint/load.ts';
 import type { CreditDocument } from '../../domain/credit.ts';
 import { gradientSummary } from '../../domain/gradient.ts';
 import { recordCredit } from './credit.ts';
@@ -113,7 +110,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     // the blueprint, the credit per component and the gradient records (the task's requirements).
     const { screen, files, brief, task, stop, gradient: gradientRecord, credit } = await withCheckout(workspace, tip, async (source) => {
       const recorded = await recordBaseline(context, source, release.label, baselineRecordCount(config));
-      const blueprintFiles = await readBlueprintFiles(source.dir, config.blueprint);
+      const blueprintFiles = await workspace.files.blueprints.readFiles(source.dir, config.blueprint);
       // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
       const first = recorded.records[0] as RunResult;
       const stopNow = stopReason(results, stopPolicy, failingCases(first));
@@ -123,7 +120,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
       return {
         screen: recorded,
         files: blueprintFiles,
-        brief: await readBlueprintBrief(source.dir, config.blueprint),
+        brief: await workspace.files.blueprints.readBrief(source.dir, config.blueprint),
         task: await readTaskBrief(workspace, source.dir),
         stop: stopNow,
         gradient: stopNow
@@ -164,7 +161,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
 
     reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
     // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
-    const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
+    const trainCases = await workspace.files.tasks.loadSplit(await workspace.files.tasks.loadTask(workspace.root, config.task), 'train');
     const evidence = await synthesisEvidence(view.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
     const synthesis = await synthesize(
       { blueprint: config.blueprint, files, brief, diagnosis: view.report, evidence, history, taxonomy: view.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },

@@ -9,8 +9,7 @@ import type { FlipSymptom, RcHistoryEntry } from '../../domain/ports/model.ts';
 import type { Case } from '../../domain/case.ts';
 import { caseChanges, comparable, type CaseChanges } from '../../domain/case-changes.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { parseCases } from '../../adapters/task/cases.ts';
-import { loadSplit, loadTask } from '../../adapters/task/load.ts';
+import { parseCases } from '../../domain/cases-file.ts';
 import { diagnosticsFolder, releaseFolder } from '../../stages/release/artifacts.ts';
 import { readDecisionLog, type LogEntry } from '../workspace/decision-log.ts';
 import { auditRef } from '../workspace/versions.ts';
@@ -84,8 +83,8 @@ export async function previousDiagnosis(
 async function trainChangesSince(workspace: Workspace, iteration: number): Promise<CaseChanges | null> {
   const old = await trainCasesAt(workspace, auditRef(workspace.config, iteration), null);
   if (old === null) return null;
-  const task = await loadTask(workspace.root, workspace.config.task);
-  return caseChanges(old, await loadSplit(task, 'train'));
+  const task = await workspace.files.tasks.loadTask(workspace.root, workspace.config.task);
+  return caseChanges(old, await workspace.files.tasks.loadSplit(task, 'train'));
 }
 
 /**

@@ -3,8 +3,6 @@
 // `agentdevel prompts` renders these, so a reviewer reads what a model would be sent.
 import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
-import { readBlueprintBrief } from '../../adapters/blueprint/brief.ts';
-import { readBlueprintFiles } from '../../adapters/blueprint/load.ts';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { CriticRequest, DiagnosisScriptRequest, SymptomEntry, SynthesisRequest } from '../../domain/ports/model.ts';
@@ -16,7 +14,6 @@ import { diagnosisView, failingLabels, listedFailingCases } from '../../stages/d
 import { RECORD_SCHEMA_DOC } from '../../stages/diagnose/record-schema.ts';
 import { diagnosticsFolder } from '../../stages/release/artifacts.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
-import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { readTaskBrief } from './task-brief.ts';
 import { auditRef } from '../workspace/versions.ts';
@@ -99,8 +96,8 @@ async function criticRecord(workspace: Workspace, caseId: string | null): Promis
  */
 async function criticRequest(workspace: Workspace, caseId: string | null): Promise<RoleRequestPreview> {
   const { root, config, store } = workspace;
-  const task = await loadTask(root, config.task);
-  const cases = await loadSplit(task, 'train');
+  const task = await workspace.files.tasks.loadTask(root, config.task);
+  const cases = await workspace.files.tasks.loadSplit(task, 'train');
   if (caseId !== null && !cases.some((c) => c.id === caseId)) {
     throw new AgentdevelError('USAGE', `--case: the train split (${path.join(task.root, 'train.jsonl')}) has no case "${caseId}"`);
   }
@@ -196,10 +193,10 @@ async function synthesizerRequest(workspace: Workspace): Promise<RoleRequestPrev
         model: config.models.synthesizer,
         blueprintName: config.blueprint,
         blueprintRoot: `blueprints/${config.blueprint}`,
-        blueprint: await readBlueprintBrief(root, config.blueprint),
-        files: await readBlueprintFiles(root, config.blueprint),
+        blueprint: await workspace.files.blueprints.readBrief(root, config.blueprint),
+        files: await workspace.files.blueprints.readFiles(root, config.blueprint),
         diagnosis: previousReport ?? noDiagnosis,
-        evidence: await synthesisEvidence(previousReport ?? noDiagnosis, records, await loadSplit(await loadTask(root, config.task), 'train'), async (record) => { const trace = await traceOf(workspace, record); return Array.isArray(trace) ? trace : []; }, config.evidence),
+        evidence: await synthesisEvidence(previousReport ?? noDiagnosis, records, await workspace.files.tasks.loadSplit(await workspace.files.tasks.loadTask(root, config.task), 'train'), async (record) => { const trace = await traceOf(workspace, record); return Array.isArray(trace) ? trace : []; }, config.evidence),
         history,
         taxonomy: vocabulary,
         task: await readTaskBrief(workspace, root),

@@ -1,6 +1,4 @@
-import { readBlueprintBrief } from '../../adapters/blueprint/brief.ts';
 import { readTraceOrNote } from '../../stages/run/trace-file.ts';
-import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { synthesisEvidence } from './synthesis-evidence.ts';
 // Shadow mode (AutoEvolve, section 4.2.2): agentdevel works beside the people on the same
 // change. For a human's change to the blueprint (a PR branch, a tag, a commit) it synthesizes the
@@ -8,7 +6,6 @@ import { synthesisEvidence } from './synthesis-evidence.ts';
 // side by side. It never promotes: no decision is recorded in git, and the line, its branches
 // and its tags stay where they are.
 import path from 'node:path';
-import { readBlueprintFiles } from '../../adapters/blueprint/load.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { GateDecision } from '../../domain/decision.ts';
 import { addUsage, type Usage } from '../../domain/ports/model.ts';
@@ -93,8 +90,8 @@ export async function shadow(outer: RunContext, request: { readonly against: str
   reporter.emit({ type: 'stage', stage: 'run', message: `shadow: running the base (${label}) on the train split` });
   const { screen, files, brief, task } = await withCheckout(workspace, base, async (source) => ({
     screen: await recordBaseline(context, source, label, baselineRecordCount(config)),
-    files: await readBlueprintFiles(source.dir, config.blueprint),
-    brief: await readBlueprintBrief(source.dir, config.blueprint),
+    files: await workspace.files.blueprints.readFiles(source.dir, config.blueprint),
+    brief: await workspace.files.blueprints.readBrief(source.dir, config.blueprint),
     task: await readTaskBrief(workspace, source.dir),
   }));
   const baseline = screen.records[0] as RunResult;
@@ -158,7 +155,7 @@ export async function shadow(outer: RunContext, request: { readonly against: str
     { model: context.model, sandbox: context.sandbox, reporter, records: store },
   );
   // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
-  const trainCases = await loadSplit(await loadTask(workspace.root, config.task), 'train');
+  const trainCases = await workspace.files.tasks.loadSplit(await workspace.files.tasks.loadTask(workspace.root, config.task), 'train');
   const evidence = await synthesisEvidence(diagnosis.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
   const synthesis = await synthesize(
     { blueprint: config.blueprint, files, brief, evidence, diagnosis: diagnosis.report, history, taxonomy: diagnosis.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis },

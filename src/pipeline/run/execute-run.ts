@@ -3,7 +3,6 @@ import { judgeOnce } from '../../stages/critic/judge-once.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { blueprintRoot, readBlueprintFiles, readManifest } from '../../adapters/blueprint/load.ts';
 import { rubricWithBlueprint } from '../../domain/blueprint-shown.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
 import type { Split } from '../../domain/case.ts';
@@ -21,7 +20,7 @@ import { childEnvironment, type Redactor } from '../../domain/environment.ts';
 import { runCases, type RunTally } from '../../stages/run/run.ts';
 import { openRunTraces } from '../../stages/run/trace-file.ts';
 import type { RunPurpose } from '../../domain/ports/record-store.ts';
-import { loadSplit, loadTask, type Task } from '../../adapters/task/load.ts';
+import type { Task } from '../../domain/task.ts';
 import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
 import { failedRunError } from './failed-run.ts';
 import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
@@ -163,8 +162,8 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
   };
 
   async function run(request: Omit<RunRequest, 'source'>): Promise<RunResult> {
-    const task = await (taskOfVersion ??= loadTask(dir, config.task));
-    const allCases = await loadSplit(task, request.split);
+    const task = await (taskOfVersion ??= workspace.files.tasks.loadTask(dir, config.task));
+    const allCases = await workspace.files.tasks.loadSplit(task, request.split);
     const wanted = request.cases ? new Set(request.cases) : null;
     const unknown = wanted ? [...wanted].filter((id) => !allCases.some((c) => c.id === id)) : [];
     if (unknown.length > 0) {
@@ -183,7 +182,7 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
     if (criticPolicy === 'off' && cases.some((c) => criticJudged(task.requirements, c).length > 0)) {
       reporter.emit({ type: 'warning', message: `critic: "off" leaves the requirements only the critic judges unjudged (rubrics/${config.task}); set "critic" to "failing" or "all" to judge them` });
     }
-    const manifest = await readManifest(dir, blueprintRoot(dir, config.blueprint));
+    const manifest = await workspace.files.blueprints.readManifest(dir, config.blueprint);
     const provenance = provenanceOf(config.models, manifest.runtime !== 'command');
     const identity = {
       blueprint: config.blueprint,
@@ -237,7 +236,7 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
           trials: request.trials,
           ...(request.firstTrial === undefined ? {} : { firstTrial: request.firstTrial }),
           concurrency,
-          rubric: context.criticSeesBlueprint ? rubricWithBlueprint(task.rubric, await readBlueprintFiles(dir, config.blueprint)) : task.rubric,
+          rubric: context.criticSeesBlueprint ? rubricWithBlueprint(task.rubric, await workspace.files.blueprints.readFiles(dir, config.blueprint)) : task.rubric,
           requirements: task.requirements,
           scorers: task.manifest.scorers,
           taskRoot: task.root,

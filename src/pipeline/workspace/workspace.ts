@@ -8,6 +8,7 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { OpenRecordStore, RecordStore } from '../../domain/ports/record-store.ts';
 import type { Repository, RepositoryHost } from '../../domain/ports/repository.ts';
 import type { AcquireLock, WorkspaceLock } from '../../domain/ports/workspace-lock.ts';
+import type { WorkspaceFiles } from '../../domain/ports/workspace-files.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
 import { recoverPromotion } from '../../stages/release/journal.ts';
 import { rebuildStoreFromGit } from './rebuild-store.ts';
@@ -21,6 +22,8 @@ export interface Workspace {
   readonly repo: Repository;
   readonly config: Config;
   readonly store: RecordStore;
+  /** Reads task and blueprint folders, of this workspace or of any checkout of it. */
+  readonly files: WorkspaceFiles;
   /** Marks the moments of a promotion a test may stop the command at (a no-op outside such tests). */
   readonly checkpoint: Checkpoint;
   close(): Promise<void>;
@@ -40,11 +43,12 @@ export interface OpenOptions {
   readonly checkpoint?: Checkpoint;
 }
 
-/** What opening a workspace needs from outside: git, the store and the lock (app/ wires the real ones). */
+/** What opening a workspace needs from outside: git, the store, the lock and the file readers (app/ wires the real ones). */
 export interface WorkspaceAdapters {
   readonly repositories: RepositoryHost;
   readonly openStore: OpenRecordStore;
   readonly acquireLock: AcquireLock;
+  readonly files: WorkspaceFiles;
 }
 
 /** Opens the workspace at `dir` through these adapters (app/workspace.ts's openWorkspace gives the real ones). */
@@ -94,6 +98,7 @@ export async function assembleWorkspace(dir: string, options: OpenOptions, adapt
     tracesRoot: path.join(root, 'traces'),
     repo,
     config,
+    files: adapters.files,
     checkpoint: options.checkpoint ?? noCheckpoint,
     get store(): RecordStore {
       store ??= adapters.openStore(root, options.clock);

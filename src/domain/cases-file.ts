@@ -1,6 +1,6 @@
-import { AgentdevelError } from '../../domain/errors.ts';
-import { caseSchema, type Case } from '../../domain/case.ts';
-import { parseJson } from '../../domain/json.ts';
+import { AgentdevelError } from './errors.ts';
+import { caseSchema, type Case } from './case.ts';
+import { parseJson } from './json.ts';
 
 /**
  * Parses a split (JSON lines). The first bad line stops the load with one error naming the
