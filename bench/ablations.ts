@@ -59,7 +59,7 @@ const dir = path.join(mkdtempSync(path.join(tmpdir(), 'agentdevel-ablations-')),
 await scaffoldExample(dir);
 
 function contextOf(workspace: Workspace): RunContext {
-  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate };
+  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, textDiff: wordDiff, templates: renderReportTemplate };
 }
 
 /** Per case: did every graded trial pass? Measured blind, on the train or test split. */

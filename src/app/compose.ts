@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Reporter } from '../domain/ports/reporter.ts';
 import { ensureScratchBranch, scratchConfig } from '../pipeline/workspace/scratch-line.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import type { RunContext, UsageScope } from '../pipeline/run/execute-run.ts';
+import type { RunContext } from '../pipeline/run/execute-run.ts';
+import { currentScope } from '../pipeline/run/usage-scope.ts';
 import { openWorkspace } from './workspace.ts';
 import { type Workspace } from '../pipeline/workspace/workspace.ts';
 import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } from '../domain/environment.ts';
@@ -99,7 +100,6 @@ export async function openCommand(
       if (lockFor) await ensureScratchBranch(workspace, opened.config.line.branch);
     }
     if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
-    const usageScope: UsageScope = { iteration: null, runId: null, activity: null };
     // The engines (prompt templates, the SDK) are loaded only by the commands that call models.
     const { createModelPort } = await import('../adapters/engines/index.ts');
     const queueUrl = options.queue ?? workspace.config.queue;
@@ -108,7 +108,7 @@ export async function openCommand(
     sharedPace = lockFor && queueAddress ? await import('../adapters/queue/redis-pace.ts').then(({ openSharedPace }) => openSharedPace(queueAddress)) : null;
     const paceToClose = sharedPace;
     // Only writers call models; `log` must work without an API key.
-    const claude = lockFor ? await claudeFor(io, options, workspace, usageScope, models, sharedPace?.pace ?? null) : null;
+    const claude = lockFor ? await claudeFor(io, options, workspace, models, sharedPace?.pace ?? null) : null;
     const model = claude ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
     // The judge is asked only when credit.helpfulness is on (or by discover), the writer only by
     // discover: their default models need no key otherwise.
@@ -120,7 +120,7 @@ export async function openCommand(
       ? await import('../adapters/queue/executor.ts').then(({ defaultCoordinatorSettings, queueExecutor, queueKeyFrom }) =>
           queueExecutor(queueAddress, defaultCoordinatorSettings, {
             key: queueKeyFrom(io.env),
-            ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+            ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, currentScope()),
           }),
         )
       : null;
@@ -145,7 +145,6 @@ export async function openCommand(
         parentEnv: io.env,
         checks: blueprintCheckRunner(io.env),
         sandbox: runSandboxed,
-        usageScope,
         textDiff: wordDiff,
         templates: renderReportTemplate,
         ...(trials === null ? {} : { overrides: { trials } }),
@@ -167,14 +166,15 @@ export async function openCommand(
   }
 }
 
-async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, usageScope: UsageScope, when: 'at_start' | 'at_first_call', pace: PaceFor | null) {
+async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, when: 'at_start' | 'at_first_call', pace: PaceFor | null) {
   const [{ claudeEngines }, { currentRoleFacts }] = await Promise.all([import('../adapters/engines/claude.ts'), import('../adapters/engines/runtime-facts.ts')]);
   const cassetteDir = options.record ?? options.replay;
   return claudeEngines({
     env: io.env,
     settings: workspace.config.anthropic,
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
-    ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, usageScope),
+    // Each call is charged to the scope of the work that made it (pipeline/run/usage-scope.ts).
+    ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, currentScope()),
     facts: currentRoleFacts(io.clock),
     ...(pace ? { pace } : {}),
   }, when);

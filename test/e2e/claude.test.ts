@@ -115,6 +115,17 @@ describe('iterate with every role on Claude (fake Messages API)', () => {
     }
     const report = git(dir, 'show', `refs/agentdevel/rc/support-agent/iter-001:${entries[0]?.decision === 'promoted' ? 'releases/support-agent/v1' : 'releases/support-agent/rejected/iter-001'}/report.md`);
     expect(report).toMatch(/\| Model cost \| \$\d+\.\d{4} \|/);
+    // Every call is charged to its iteration; the agent's and the critic's to the run they served, the others' to none.
+    const sql = openSql(path.join(dir, '.agentdevel', 'state.db'));
+    const calls = sql.all<{ role: string; iteration: number | null; run: string | null; known: number }>(
+      `SELECT role, iteration, run_id AS run, (SELECT COUNT(*) FROM runs WHERE runs.id = model_calls.run_id) AS known FROM model_calls`,
+    );
+    sql.close();
+    expect(new Set(calls.map((c) => c.iteration))).toEqual(new Set([1, 2]));
+    for (const call of calls) {
+      if (call.role === 'agent' || call.role === 'critic') expect(call.known, `${call.role} call charged to ${call.run}`).toBe(1);
+      else expect(call.run, call.role).toBeNull();
+    }
     expect(report).not.toMatch(/Simulation/);
     cleanDecisions = entries.map((e) => [e.decision, e.f2pCases, e.p2fCases, e.tag]);
   }, 120_000);

@@ -167,7 +167,7 @@ describe("a person's change beyond the blueprint", () => {
     branch('model-edits-task', 'rc: an easier case', () => edit(TRAIN, (text) => text.replace('"answer": 2.75', '"answer": 2.7')));
     const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: systemClock });
     try {
-      const context = { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t: string) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, usageScope: { iteration: null, runId: null }, textDiff: wordDiff, templates: renderReportTemplate };
+      const context = { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t: string) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, textDiff: wordDiff, templates: renderReportTemplate };
       const outcome = await gateCandidate(context, { ref: 'model-edits-task', promote: false, targets: [], reportDir: null, allowBehind: false, intent: null, authors: ['writer'] });
       expect(outcome.ranCandidate).toBe(false);
       expect(outcome.decision.verdict).toBe('reject');

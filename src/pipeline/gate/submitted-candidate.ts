@@ -14,6 +14,7 @@ import { currentRelease, nextIteration, tagName } from '../workspace/versions.ts
 import { lineTip, refuseDirtyTree } from '../workspace/workspace.ts';
 import { checkoutConfigDrift, scopeHumanChange, underLineConfig, withReleaseResults } from './human-change.ts';
 import { CONFIG_PATH } from '../../stages/gate/change-scope.ts';
+import { chargedTo } from '../run/usage-scope.ts';
 
 export interface GateRequest {
   readonly ref: string;
@@ -84,68 +85,70 @@ export async function gateCandidate(outer: RunContext, request: GateRequest): Pr
     }
   }
   const iteration = await nextIteration(repo, config);
-  context.usageScope.iteration = request.promote ? iteration : null;
-  // The intent: the caller's (discover's proposal), else the commit message with --targets or its `Targets:` line.
-  const stated = request.intent !== undefined ? request.intent : intentOf(request, (await repo.commitMessage(commit)) ?? '');
-  // A person types no edits: the intent carries the types the diff shows, marked inferred.
-  const intent = await withInferredEdits(workspace, stated, { base: forkPoint, commit, changed });
+  // A promotion's model calls are charged to its iteration; a check's to none.
+  return chargedTo({ iteration: request.promote ? iteration : null }, async () => {
+    // The intent: the caller's (discover's proposal), else the commit message with --targets or its `Targets:` line.
+    const stated = request.intent !== undefined ? request.intent : intentOf(request, (await repo.commitMessage(commit)) ?? '');
+    // A person types no edits: the intent carries the types the diff shows, marked inferred.
+    const intent = await withInferredEdits(workspace, stated, { base: forkPoint, commit, changed });
 
-  const scope = byPerson
-    ? await scopeHumanChange(context, { ref: request.ref, commit, changeBase: forkPoint, changed, release: { commit: tip, label: release.label } })
-    : {
-        outside: [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))],
-        baseline: { commit: tip, label: release.label, onCandidateTask: false },
-        change: null,
+    const scope = byPerson
+      ? await scopeHumanChange(context, { ref: request.ref, commit, changeBase: forkPoint, changed, release: { commit: tip, label: release.label } })
+      : {
+          outside: [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))],
+          baseline: { commit: tip, label: release.label, onCandidateTask: false },
+          change: null,
+        };
+    const drift = checkoutConfigDrift(outer, context);
+    if (drift.length > 0 && !scope.change?.config) {
+      context.reporter.emit({ type: 'warning', message: `the checkout's ${CONFIG_PATH} differs from the line's (at ${release.label}) in ${drift.join(', ')}; the gate runs under the line's: commit the change to gate it` });
+    }
+    const { outside } = scope;
+    const baseline = outside.length > 0 ? null : await withCheckout(workspace, scope.baseline.commit, (source) => recordBaseline(context, source, scope.baseline.label, baselineRecordCount(config)));
+    const change = withReleaseResults(scope.change, baseline);
+
+    const built = request.promote ? { branch: candidateBranch(config, iteration), dir: candidateDir(workspace, iteration) } : null;
+    if (built) {
+      await discardCandidate(workspace, built);
+      await repo.addWorktree(built.dir, commit, built.branch);
+    }
+    try {
+      const conclude = (dir: string) =>
+        concludeCandidate(context, {
+          iteration,
+          record: built !== null,
+          candidate: { ref: request.ref, commit, dir },
+          baseline: { commit: tip, label: scope.baseline.label, screen: baseline, measuredOn: scope.baseline.onCandidateTask ? scope.baseline.commit : null },
+          lineTip: line,
+          nextRelease: tagName(config, release.version + 1),
+          intent,
+          fingerprint: null,
+          ...(request.authors ? { authors: request.authors } : {}),
+          diagnosis: null,
+          edits: changed,
+          outside,
+          change,
+          changeBase: forkPoint,
+          reportDir: request.reportDir === null ? null : path.join(request.reportDir, candidateReportFolder(request.ref, commit)),
+        });
+      const conclusion = built ? await conclude(built.dir) : await withCheckout(workspace, commit, (source) => conclude(source.dir));
+      return {
+        candidate: request.ref,
+        commit,
+        decision: conclusion.decision,
+        outcome: conclusion.outcome,
+        tag: conclusion.tag,
+        ranCandidate: conclusion.evaluation !== null,
+        simulated: conclusion.simulated,
+        mockRoles: conclusion.mockRoles,
+        evidence: conclusion.evidence,
+        reportFiles: conclusion.reportFiles,
+        candidateRunId: conclusion.evaluation?.candidateRun.runId ?? null,
       };
-  const drift = checkoutConfigDrift(outer, context);
-  if (drift.length > 0 && !scope.change?.config) {
-    context.reporter.emit({ type: 'warning', message: `the checkout's ${CONFIG_PATH} differs from the line's (at ${release.label}) in ${drift.join(', ')}; the gate runs under the line's: commit the change to gate it` });
-  }
-  const { outside } = scope;
-  const baseline = outside.length > 0 ? null : await withCheckout(workspace, scope.baseline.commit, (source) => recordBaseline(context, source, scope.baseline.label, baselineRecordCount(config)));
-  const change = withReleaseResults(scope.change, baseline);
-
-  const built = request.promote ? { branch: candidateBranch(config, iteration), dir: candidateDir(workspace, iteration) } : null;
-  if (built) {
-    await discardCandidate(workspace, built);
-    await repo.addWorktree(built.dir, commit, built.branch);
-  }
-  try {
-    const conclude = (dir: string) =>
-      concludeCandidate(context, {
-        iteration,
-        record: built !== null,
-        candidate: { ref: request.ref, commit, dir },
-        baseline: { commit: tip, label: scope.baseline.label, screen: baseline, measuredOn: scope.baseline.onCandidateTask ? scope.baseline.commit : null },
-        lineTip: line,
-        nextRelease: tagName(config, release.version + 1),
-        intent,
-        fingerprint: null,
-        ...(request.authors ? { authors: request.authors } : {}),
-        diagnosis: null,
-        edits: changed,
-        outside,
-        change,
-        changeBase: forkPoint,
-        reportDir: request.reportDir === null ? null : path.join(request.reportDir, candidateReportFolder(request.ref, commit)),
-      });
-    const conclusion = built ? await conclude(built.dir) : await withCheckout(workspace, commit, (source) => conclude(source.dir));
-    return {
-      candidate: request.ref,
-      commit,
-      decision: conclusion.decision,
-      outcome: conclusion.outcome,
-      tag: conclusion.tag,
-      ranCandidate: conclusion.evaluation !== null,
-      simulated: conclusion.simulated,
-      mockRoles: conclusion.mockRoles,
-      evidence: conclusion.evidence,
-      reportFiles: conclusion.reportFiles,
-      candidateRunId: conclusion.evaluation?.candidateRun.runId ?? null,
-    };
-  } finally {
-    if (built) await discardCandidate(workspace, built);
-  }
+    } finally {
+      if (built) await discardCandidate(workspace, built);
+    }
+  });
 }
 
 /**

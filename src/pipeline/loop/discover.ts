@@ -22,6 +22,7 @@ import { buildCandidate, checkCandidateLoads, discardCandidate } from './candida
 import { blueprintFilesOf, readDiscovered, readReleaseCrew, writeRound, type ReleaseCrew } from './discover-archive.ts';
 import { judgeTeam, runTeam, trajectoriesOf } from './discover-round.ts';
 import { readTaskBrief } from './task-brief.ts';
+import { chargedTo } from '../run/usage-scope.ts';
 
 export type { Budget } from '../../stages/discover/ceiling.ts';
 
@@ -128,29 +129,24 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
     const now: RoundDocument[] = [];
     const spent = { caseTrials: 0, usd: 0, dearestRoundUsd: 0 };
     let stoppedEarly: string | null = null;
-    try {
-      for (let t = firstRound; t < firstRound + request.rounds; t += 1) {
-        stoppedEarly = budgetStop(request.budget, spent, ceiling.perRound);
-        if (stoppedEarly) break;
-        context.usageScope.activity = roundActivity(config.blueprint, t);
-        const round = await playRound(session, t, config.discover.theta);
-        now.push(round);
-        session.rounds.push(round);
-        spent.caseTrials += round.cost.caseTrials;
-        spent.usd += round.cost.ledger.costUsd;
-        spent.dearestRoundUsd = Math.max(spent.dearestRoundUsd, round.cost.ledger.costUsd);
-        expected = await writeRound(workspace, {
-          parent: expected ?? tip,
-          expected,
-          state: stateOf(session, config.blueprint, t),
-          members: session.members.filter((m) => m.round <= t),
-          rounds: session.rounds,
-          message: `discover round ${t}: team ${round.team.join(', ')}${round.crp.added ? `; the archive grew by ${round.crp.added}` : ''}\n`,
-        });
-        reporter.emit({ type: 'stage', stage: 'discover', message: roundLine(round, session.arms) });
-      }
-    } finally {
-      context.usageScope.activity = null;
+    for (let t = firstRound; t < firstRound + request.rounds; t += 1) {
+      stoppedEarly = budgetStop(request.budget, spent, ceiling.perRound);
+      if (stoppedEarly) break;
+      const round = await chargedTo({ activity: roundActivity(config.blueprint, t) }, () => playRound(session, t, config.discover.theta));
+      now.push(round);
+      session.rounds.push(round);
+      spent.caseTrials += round.cost.caseTrials;
+      spent.usd += round.cost.ledger.costUsd;
+      spent.dearestRoundUsd = Math.max(spent.dearestRoundUsd, round.cost.ledger.costUsd);
+      expected = await writeRound(workspace, {
+        parent: expected ?? tip,
+        expected,
+        state: stateOf(session, config.blueprint, t),
+        members: session.members.filter((m) => m.round <= t),
+        rounds: session.rounds,
+        message: `discover round ${t}: team ${round.team.join(', ')}${round.crp.added ? `; the archive grew by ${round.crp.added}` : ''}\n`,
+      });
+      reporter.emit({ type: 'stage', stage: 'discover', message: roundLine(round, session.arms) });
     }
     const last = session.rounds.at(-1)?.round ?? 0;
     return {
@@ -169,20 +165,16 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
   if (session.rounds.length === 0) throw new AgentdevelError('USAGE', `discover played no round, so it has no team to propose (${played.stoppedEarly ?? 'no round'})`, { hint: 'Raise --budget, or lower discover.designCases in agentdevel.config.json.' });
   const chosen = bestTeam(state.arms, request.team);
   const team = chosen.map((name) => session.members.find((m) => m.name === name) as ArchivedMember);
-  context.usageScope.activity = `discover/${config.blueprint}/proposal`;
-  let written;
-  try {
-    written = await context.model.writeOrchestratorPrompt({
+  const written = await chargedTo({ activity: `discover/${config.blueprint}/proposal` }, () =>
+    context.model.writeOrchestratorPrompt({
       model: config.models.writer,
       blueprintName: config.blueprint,
       blueprintRoot: crew.root,
       current: { path: `${crew.root}/${crew.manifest.orchestrator.prompt}`, content: crew.files.get(crew.manifest.orchestrator.prompt) ?? '' },
       team: team.map((m) => ({ name: m.name, description: m.description, tools: m.tools, sees: m.sees, arm: armView(state.arms, m.name) })),
       task: session.task,
-    });
-  } finally {
-    context.usageScope.activity = null;
-  }
+    }),
+  );
   const intent = proposalIntent(session.rounds, played.releaseFailures, state, chosen);
   const edits = proposalEdits({ root: crew.root, release: crew.manifest, releaseFiles: crew.files, team, orchestratorPrompt: written.value.prompt });
   const iteration = await nextIteration(repo, config);

@@ -27,6 +27,7 @@ import { auditRef, candidateRef, currentRelease, nextIteration, tagName } from '
 import { lineTip } from '../workspace/workspace.ts';
 import { applyLabelAliases } from '../workspace/label-aliases.ts';
 import { adoptLabelMerges } from './label-merges.ts';
+import { chargedTo } from '../run/usage-scope.ts';
 
 export interface IterationSummary extends IterationResult {
   readonly rc: string | null;
@@ -102,167 +103,171 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
     const waiting = await pendingReleases(workspace);
     if (waiting.length > 0) return { iterations: results, stopReason: awaitingApproval(waiting, tip), release: release.label, simulated, ablation };
     const iteration = await nextIteration(repo, config);
-    context.usageScope.iteration = iteration;
-    // The vocabulary as it stood when this iteration started: aliases recorded later (a replay) are not in effect yet.
-    await applyLabelAliases(repo, config, store, { iteration, stage: 'start' });
-    reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
-    // One checkout of the current release serves the baseline run, the synthesizer's view of
-    // the blueprint, the credit per component and the gradient records (the task's requirements).
-    const { screen, files, brief, task, stop, gradient: gradientRecord, credit } = await withCheckout(workspace, tip, async (source) => {
-      const recorded = await recordBaseline(context, source, release.label, baselineRecordCount(config));
-      const blueprintFiles = await workspace.files.blueprints.readFiles(source.dir, config.blueprint);
-      // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
-      const first = recorded.records[0] as RunResult;
-      const stopNow = stopReason(results, stopPolicy, failingCases(first));
-      // Credit per component, read from the release's ordinary run (and the judge, when on); the
-      // judge's verdicts also decide which components the gradient records say contributed.
-      const credited = stopNow ? null : await recordCredit(context, { iteration, run: first, files: blueprintFiles, history: await readRcHistory(workspace) });
-      return {
-        screen: recorded,
-        files: blueprintFiles,
-        brief: await workspace.files.blueprints.readBrief(source.dir, config.blueprint),
-        task: await readTaskBrief(workspace, source.dir),
-        stop: stopNow,
-        gradient: stopNow
-          ? null
-          : await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir, helpful: credited?.helpful ?? null }),
-        credit: credited?.document ?? null,
-      };
-    });
-    const baseline = screen.records[0] as RunResult;
-    if (credit) reporter.emit({ type: 'stage', stage: 'credit', message: creditLine(iteration, credit) });
-    simulated ||= baseline.simulated;
-    if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated, ablation };
-    const gradient = gradientRecord?.document ?? null;
-
-    // Earlier RCs, from git: what was tried, what it fixed and broke, and how the gate judged it.
-    const history = await readRcHistory(workspace);
-    reporter.emit({ type: 'stage', stage: 'diagnose', message: `iteration ${iteration}: diagnosing ${failingCases(baseline)} failing cases` });
-    const diagnosis: Diagnosed = ablation === 'no-diagnosis'
-      ? undiagnosed(store.records(baseline.runId), store.taxonomy())
-      : await diagnose(
-          {
-            runId: baseline.runId,
-            tracesRoot: workspace.tracesRoot,
-            workDir: path.join(workspace.stateDir, 'diagnose', `iter-${String(iteration).padStart(3, '0')}`),
-            previousScript: await previousScript(context, iteration),
-            ...(await previousDiagnosis(workspace, history)),
-            model: config.models.diagnostician,
-            taxonomy: store.taxonomy(),
-            limits: config.sandbox,
-            maxRepairs: config.repairs.diagnosis,
-            gradient,
-          },
-          { model: context.model, sandbox: context.sandbox, reporter, records: store },
-        );
-
-    // Synonyms the diagnostician merged read as one label from here on (the synthesizer's enum, the gate's hit rate).
-    const view = await adoptLabelMerges(context, { iteration, proposals: diagnosis.labelMerges, report: diagnosis.report, vocabulary: diagnosis.vocabulary, screen, baselineRunId: baseline.runId });
-
-    reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
-    // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
-    const trainCases = await workspace.files.tasks.loadSplit(await workspace.files.tasks.loadTask(workspace.root, config.task), 'train');
-    const evidence = await synthesisEvidence(view.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
-    const synthesis = await synthesize(
-      { blueprint: config.blueprint, files, brief, diagnosis: view.report, evidence, history, taxonomy: view.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },
-      {
-        model: context.model,
-        reporter,
-        validate: async (candidate) => {
-          const built = await buildCandidate(workspace, tip, iteration, candidate);
-          return { built, problem: await checkCandidateLoads(workspace, built) };
-        },
-      },
-    );
-    // The iteration has an outcome now (an outage would have thrown): its gradient records and label merges go to git.
-    await gradientRecord?.write();
-    await view.record(tip);
-
-    if (synthesis.kind === 'no_candidate') {
-      if (synthesis.built) await discardCandidate(workspace, synthesis.built);
-      reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: ${synthesis.reason}` });
-      store.saveDecision(
-        noCandidateEntry({
-          blueprint: config.blueprint,
-          iteration,
-          baselineRun: baseline.runId,
-          reasons: [synthesis.reason, ...synthesis.attempts, diagnosisNote(diagnosis), ...(ablation ? [`ablation ${ablation}: ${ABLATION_TEXT[ablation]}`] : [])],
-        }),
-      );
-      results.push({
-        iteration,
-        kind: 'no_candidate',
-        f2p: [],
-        p2f: [],
-        p2fRate: 0,
-        rc: null,
-        tag: null,
-        reasons: [synthesis.reason, diagnosisNote(diagnosis)],
-        targets: [],
-        diagnosisSource: diagnosis.source,
-        ablation,
-        gradientDropped: gradient?.dropped.count ?? 0,
-        // Nothing was committed: the report stays in the iteration's work folder.
-        diagnosis: diagnosis.source === 'none' ? null : { note: diagnosisNote(diagnosis), file: path.relative(workspace.root, diagnosis.reportFile), ref: null },
-      });
-      const stopNow = stopReason(results, stopPolicy, failingCases(baseline)) ?? synthesis.reason;
-      return { iterations: results, stopReason: stopNow, release: release.label, simulated, ablation };
-    }
-
-    const candidate = synthesis.built;
-    try {
-      reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: running the RC (${synthesis.candidate.intent.targets.join(', ')})` });
-      const conclusion = await concludeCandidate(context, {
-        iteration,
-        record: true,
-        candidate: { ref: candidateRef(config, iteration), commit: candidate.commit, dir: candidate.dir },
-        baseline: { commit: tip, label: release.label, screen: view.screen },
-        nextRelease: tagName(config, release.version + 1),
-        intent: synthesis.candidate.intent,
-        fingerprint: synthesis.fingerprint,
-        diagnosis: diagnosis.source === 'none' ? null : { ...diagnosis, synthesisAttempts: synthesis.attempts, labelMerges: view.adopted },
-        credit,
-        gradient: gradientRecord ? gradientSummary(gradientRecord.document, gradientRecord.ref) : null,
-        ablation,
-        edits: await repo.changedPaths(tip, candidate.commit),
-        outside: [],
-        changeBase: tip,
-        reportDir: null,
-      });
-      const { decision } = conclusion;
-      const kind = conclusion.outcome === 'promoted' || conclusion.outcome === 'pending' ? conclusion.outcome : 'rejected';
-      simulated ||= conclusion.simulated;
-      const said = { promoted: `promoted ${conclusion.tag}`, pending: 'accepted, awaiting approval', rejected: 'rejected' }[kind];
-      reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: ${said}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F` });
-      results.push({
-        iteration,
-        kind,
-        f2p: decision.f2p,
-        p2f: decision.p2f,
-        p2fRate: decision.rates.p2fRate,
-        rc: candidateRef(config, iteration),
-        tag: conclusion.tag,
-        reasons: decision.reasons,
-        targets: synthesis.candidate.intent.targets,
-        diagnosisSource: diagnosis.source,
-        ablation,
-        gradientDropped: gradient?.dropped.count ?? 0,
-        // Committed with the decision: in the release (and on the line), or on the RC's audit ref.
-        diagnosis:
-          diagnosis.source === 'none'
+    // Every model call of this iteration is charged to it.
+    const ended = await chargedTo({ iteration }, async (): Promise<IterateOutcome | null> => {
+      // The vocabulary as it stood when this iteration started: aliases recorded later (a replay) are not in effect yet.
+      await applyLabelAliases(repo, config, store, { iteration, stage: 'start' });
+      reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
+      // One checkout of the current release serves the baseline run, the synthesizer's view of
+      // the blueprint, the credit per component and the gradient records (the task's requirements).
+      const { screen, files, brief, task, stop, gradient: gradientRecord, credit } = await withCheckout(workspace, tip, async (source) => {
+        const recorded = await recordBaseline(context, source, release.label, baselineRecordCount(config));
+        const blueprintFiles = await workspace.files.blueprints.readFiles(source.dir, config.blueprint);
+        // The release's first record is its ordinary run: what the diagnosis reads and the stop rules count.
+        const first = recorded.records[0] as RunResult;
+        const stopNow = stopReason(results, stopPolicy, failingCases(first));
+        // Credit per component, read from the release's ordinary run (and the judge, when on); the
+        // judge's verdicts also decide which components the gradient records say contributed.
+        const credited = stopNow ? null : await recordCredit(context, { iteration, run: first, files: blueprintFiles, history: await readRcHistory(workspace) });
+        return {
+          screen: recorded,
+          files: blueprintFiles,
+          brief: await workspace.files.blueprints.readBrief(source.dir, config.blueprint),
+          task: await readTaskBrief(workspace, source.dir),
+          stop: stopNow,
+          gradient: stopNow
             ? null
-            : { note: diagnosisNote(diagnosis), file: `${diagnosticsFolder(config.blueprint, iteration)}/report.json`, ref: conclusion.tag ?? conclusion.auditRef },
+            : await recordGradient(context, { iteration, release: release.label, releaseCommit: tip, runId: first.runId, files: blueprintFiles, checkout: source.dir, helpful: credited?.helpful ?? null }),
+          credit: credited?.document ?? null,
+        };
       });
-      if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(await pendingReleases(workspace), tip), release: release.label, simulated, ablation };
-      const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;
-      const stopAfter = stopReason(results, stopPolicy, failingCases(after));
-      if (stopAfter) {
-        const final = await currentRelease(repo, config, await lineTip(workspace));
-        return { iterations: results, stopReason: stopAfter, release: final.label, simulated, ablation };
+      const baseline = screen.records[0] as RunResult;
+      if (credit) reporter.emit({ type: 'stage', stage: 'credit', message: creditLine(iteration, credit) });
+      simulated ||= baseline.simulated;
+      if (stop) return { iterations: results, stopReason: stop, release: release.label, simulated, ablation };
+      const gradient = gradientRecord?.document ?? null;
+
+      // Earlier RCs, from git: what was tried, what it fixed and broke, and how the gate judged it.
+      const history = await readRcHistory(workspace);
+      reporter.emit({ type: 'stage', stage: 'diagnose', message: `iteration ${iteration}: diagnosing ${failingCases(baseline)} failing cases` });
+      const diagnosis: Diagnosed = ablation === 'no-diagnosis'
+        ? undiagnosed(store.records(baseline.runId), store.taxonomy())
+        : await diagnose(
+            {
+              runId: baseline.runId,
+              tracesRoot: workspace.tracesRoot,
+              workDir: path.join(workspace.stateDir, 'diagnose', `iter-${String(iteration).padStart(3, '0')}`),
+              previousScript: await previousScript(context, iteration),
+              ...(await previousDiagnosis(workspace, history)),
+              model: config.models.diagnostician,
+              taxonomy: store.taxonomy(),
+              limits: config.sandbox,
+              maxRepairs: config.repairs.diagnosis,
+              gradient,
+            },
+            { model: context.model, sandbox: context.sandbox, reporter, records: store },
+          );
+
+      // Synonyms the diagnostician merged read as one label from here on (the synthesizer's enum, the gate's hit rate).
+      const view = await adoptLabelMerges(context, { iteration, proposals: diagnosis.labelMerges, report: diagnosis.report, vocabulary: diagnosis.vocabulary, screen, baselineRunId: baseline.runId });
+
+      reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
+      // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
+      const trainCases = await workspace.files.tasks.loadSplit(await workspace.files.tasks.loadTask(workspace.root, config.task), 'train');
+      const evidence = await synthesisEvidence(view.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence);
+      const synthesis = await synthesize(
+        { blueprint: config.blueprint, files, brief, diagnosis: view.report, evidence, history, taxonomy: view.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },
+        {
+          model: context.model,
+          reporter,
+          validate: async (candidate) => {
+            const built = await buildCandidate(workspace, tip, iteration, candidate);
+            return { built, problem: await checkCandidateLoads(workspace, built) };
+          },
+        },
+      );
+      // The iteration has an outcome now (an outage would have thrown): its gradient records and label merges go to git.
+      await gradientRecord?.write();
+      await view.record(tip);
+
+      if (synthesis.kind === 'no_candidate') {
+        if (synthesis.built) await discardCandidate(workspace, synthesis.built);
+        reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: ${synthesis.reason}` });
+        store.saveDecision(
+          noCandidateEntry({
+            blueprint: config.blueprint,
+            iteration,
+            baselineRun: baseline.runId,
+            reasons: [synthesis.reason, ...synthesis.attempts, diagnosisNote(diagnosis), ...(ablation ? [`ablation ${ablation}: ${ABLATION_TEXT[ablation]}`] : [])],
+          }),
+        );
+        results.push({
+          iteration,
+          kind: 'no_candidate',
+          f2p: [],
+          p2f: [],
+          p2fRate: 0,
+          rc: null,
+          tag: null,
+          reasons: [synthesis.reason, diagnosisNote(diagnosis)],
+          targets: [],
+          diagnosisSource: diagnosis.source,
+          ablation,
+          gradientDropped: gradient?.dropped.count ?? 0,
+          // Nothing was committed: the report stays in the iteration's work folder.
+          diagnosis: diagnosis.source === 'none' ? null : { note: diagnosisNote(diagnosis), file: path.relative(workspace.root, diagnosis.reportFile), ref: null },
+        });
+        const stopNow = stopReason(results, stopPolicy, failingCases(baseline)) ?? synthesis.reason;
+        return { iterations: results, stopReason: stopNow, release: release.label, simulated, ablation };
       }
-    } finally {
-      await discardCandidate(workspace, candidate);
-    }
+
+      const candidate = synthesis.built;
+      try {
+        reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: running the RC (${synthesis.candidate.intent.targets.join(', ')})` });
+        const conclusion = await concludeCandidate(context, {
+          iteration,
+          record: true,
+          candidate: { ref: candidateRef(config, iteration), commit: candidate.commit, dir: candidate.dir },
+          baseline: { commit: tip, label: release.label, screen: view.screen },
+          nextRelease: tagName(config, release.version + 1),
+          intent: synthesis.candidate.intent,
+          fingerprint: synthesis.fingerprint,
+          diagnosis: diagnosis.source === 'none' ? null : { ...diagnosis, synthesisAttempts: synthesis.attempts, labelMerges: view.adopted },
+          credit,
+          gradient: gradientRecord ? gradientSummary(gradientRecord.document, gradientRecord.ref) : null,
+          ablation,
+          edits: await repo.changedPaths(tip, candidate.commit),
+          outside: [],
+          changeBase: tip,
+          reportDir: null,
+        });
+        const { decision } = conclusion;
+        const kind = conclusion.outcome === 'promoted' || conclusion.outcome === 'pending' ? conclusion.outcome : 'rejected';
+        simulated ||= conclusion.simulated;
+        const said = { promoted: `promoted ${conclusion.tag}`, pending: 'accepted, awaiting approval', rejected: 'rejected' }[kind];
+        reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: ${said}: ${decision.f2p.length} F→P, ${decision.p2f.length} P→F` });
+        results.push({
+          iteration,
+          kind,
+          f2p: decision.f2p,
+          p2f: decision.p2f,
+          p2fRate: decision.rates.p2fRate,
+          rc: candidateRef(config, iteration),
+          tag: conclusion.tag,
+          reasons: decision.reasons,
+          targets: synthesis.candidate.intent.targets,
+          diagnosisSource: diagnosis.source,
+          ablation,
+          gradientDropped: gradient?.dropped.count ?? 0,
+          // Committed with the decision: in the release (and on the line), or on the RC's audit ref.
+          diagnosis:
+            diagnosis.source === 'none'
+              ? null
+              : { note: diagnosisNote(diagnosis), file: `${diagnosticsFolder(config.blueprint, iteration)}/report.json`, ref: conclusion.tag ?? conclusion.auditRef },
+        });
+        if (kind === 'pending') return { iterations: results, stopReason: awaitingApproval(await pendingReleases(workspace), tip), release: release.label, simulated, ablation };
+        const after = kind === 'promoted' && conclusion.evaluation ? conclusion.evaluation.candidateRun : baseline;
+        const stopAfter = stopReason(results, stopPolicy, failingCases(after));
+        if (stopAfter) {
+          const final = await currentRelease(repo, config, await lineTip(workspace));
+          return { iterations: results, stopReason: stopAfter, release: final.label, simulated, ablation };
+        }
+      } finally {
+        await discardCandidate(workspace, candidate);
+      }
+      return null;
+    });
+    if (ended) return ended;
   }
 }
 

@@ -27,6 +27,7 @@ import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import type { Config } from '../../config/schema.ts';
 import type { BlueprintCheckRunner } from '../../domain/ports/checks.ts';
+import { chargedTo, currentScope } from './usage-scope.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
 const RECORD_FORMAT = 3;
@@ -77,16 +78,7 @@ export interface RunResult {
   readonly infra?: Pick<RunTally, 'invalidOutputs' | 'firstOutage'>;
 }
 
-/** Which iteration and run model calls are charged to in the cost ledger (set as the pipeline moves). */
-export interface UsageScope {
-  iteration: number | null;
-  runId: string | null;
-  /** What outside an iteration the calls are for (a discover round: "discover/<bp>/round-003"); absent or null otherwise. */
-  activity?: string | null;
-}
-
 export interface RunContext {
-  readonly usageScope: UsageScope;
   readonly workspace: Workspace;
   readonly model: ModelPort;
   readonly reporter: Reporter;
@@ -226,9 +218,9 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
     let tally: RunTally;
     // Each content is judged once per workspace: identical traces (a deterministic agent's trials) reuse the verdict.
     const judge = judgeOnce(context.model, store);
-    context.usageScope.runId = runId;
     try {
-      tally = await runCases(
+      // Every model call of this run (the agent's, the critic's) is charged to it.
+      tally = await chargedTo({ runId }, async () => runCases(
         {
           runId,
           label: request.label,
@@ -246,20 +238,18 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
           growTaxonomy: request.split !== 'test',
         },
         { runtime: agent, model: judge.model, store, traces, reporter, redact: context.redact },
-      );
+      ));
       await traces.close();
     } catch (error) {
       await traces.abandon();
       store.finishRun(runId, 'failed');
       throw error;
-    } finally {
-      context.usageScope.runId = null;
     }
     const { counts } = tally;
     // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
     if (request.purpose !== 'confirm' && tally.agentErrorAlarm) reporter.emit({ type: 'warning', message: tally.agentErrorAlarm });
     // The cost ledger counts the calls not made (a count per run and reason, never a row per call).
-    const scope = { iteration: context.usageScope.iteration, runId, activity: context.usageScope.activity ?? null };
+    const scope = { ...currentScope(), runId };
     store.recordSparedCalls('critic', config.models.critic, tally.criticSpared, 'policy', scope);
     store.recordSparedCalls('critic', config.models.critic, judge.takeReused(), 'reused', scope);
     // A run with infrastructure errors is kept for this decision but never reused.
