@@ -4,21 +4,21 @@
 import type { Config } from '../../config/schema.ts';
 import { parseJsonDocument } from '../../domain/json-document.ts';
 import { LABELS_FILE, LABELS_SCHEMA, aliasMap, aliasesInEffect, anyLabelsDocumentSchema, type AliasEffect, type LabelAlias, type LabelsDocument } from '../../domain/label-aliases.ts';
-import type { Repository } from '../../domain/ports/repository.ts';
+import type { HistoryReader, HistoryWriter, RefReader } from '../../domain/ports/repository.ts';
 
 export function labelsRef(config: Config): string {
   return `refs/agentdevel/labels/${config.blueprint}`;
 }
 
 /** The labels document at a commit of the labels ref (either version), or none recorded. */
-export async function readLabelsAt(repo: Repository, commit: string | null, where: string): Promise<LabelsDocument> {
+export async function readLabelsAt(repo: RefReader & HistoryReader & HistoryWriter, commit: string | null, where: string): Promise<LabelsDocument> {
   const text = commit === null ? null : await repo.readFileAt(commit, LABELS_FILE);
   if (text === null) return { schema: LABELS_SCHEMA, aliases: [] };
   return parseJsonDocument(text, `${where}:${LABELS_FILE}`, anyLabelsDocumentSchema, 'STORE_DAMAGED');
 }
 
 /** The recorded aliases (none when nothing was ever merged). */
-export async function readLabelAliases(repo: Repository, config: Config): Promise<LabelsDocument> {
+export async function readLabelAliases(repo: RefReader & HistoryReader & HistoryWriter, config: Config): Promise<LabelsDocument> {
   const ref = labelsRef(config);
   // Absent when nothing was ever merged: the read says so (null), in one git process.
   return readLabelsAt(repo, ref, ref);
@@ -32,7 +32,7 @@ export function labelsText(document: LabelsDocument): string {
  * Records the aliases `added` in git, on top of the recorded document (or of `base` for the
  * first), each (from, to) once. Returns the aliases it recorded (none when all were there).
  */
-export async function writeLabelAliases(repo: Repository, config: Config, added: readonly LabelAlias[], base: string): Promise<LabelAlias[]> {
+export async function writeLabelAliases(repo: RefReader & HistoryReader & HistoryWriter, config: Config, added: readonly LabelAlias[], base: string): Promise<LabelAlias[]> {
   const ref = labelsRef(config);
   const old = await repo.refValue(ref);
   const previous = await readLabelsAt(repo, old, ref);
@@ -56,7 +56,7 @@ export interface AliasReader {
  * ones for commands outside it), plus `extra` (merges decided in this iteration, not yet in git).
  * An iteration replayed from before an alias was recorded so sees the taxonomy as it stood.
  */
-export async function applyLabelAliases(repo: Repository, config: Config, reader: AliasReader, at: AliasEffect | 'all', extra: readonly LabelAlias[] = []): Promise<void> {
+export async function applyLabelAliases(repo: RefReader & HistoryReader & HistoryWriter, config: Config, reader: AliasReader, at: AliasEffect | 'all', extra: readonly LabelAlias[] = []): Promise<void> {
   const recorded = (await readLabelAliases(repo, config)).aliases;
   reader.useAliases(aliasMap([...aliasesInEffect(recorded, at), ...extra]));
 }

@@ -3,7 +3,7 @@ import type { Config } from '../../config/schema.ts';
 import { parseCaseEvidenceRuns } from '../../domain/case-evidence.ts';
 import { parseDecisionDocument } from '../../domain/decision.ts';
 import { TEST_SEAL_FILE } from '../../domain/test-seal.ts';
-import type { RefDetail, Repository } from '../../domain/ports/repository.ts';
+import type { HistoryReader, RefDetail, RefReader } from '../../domain/ports/repository.ts';
 import type { ReleasePoint } from '../../stages/report/html/line-index.ts';
 import type { LineHistory } from '../../stages/release/artifacts.ts';
 import { sealOf, sealRefPrefix } from './test-seal.ts';
@@ -23,7 +23,7 @@ function releasesAmong(refs: readonly RefDetail[], config: Config): Array<{ tag:
 }
 
 /** The line's releases `<prefix><blueprint>/vN`, oldest first, with the commit each names (one git process, or none given `lineRefs`). */
-export async function releaseTags(repo: Repository, config: Config, lineRefs?: LineRefs): Promise<Array<{ tag: string; version: number; detail: RefDetail }>> {
+export async function releaseTags(repo: RefReader & HistoryReader, config: Config, lineRefs?: LineRefs): Promise<Array<{ tag: string; version: number; detail: RefDetail }>> {
   return releasesAmong(lineRefs ?? (await repo.refDetails([tagsPrefix(config)])), config);
 }
 
@@ -31,7 +31,7 @@ export async function releaseTags(repo: Repository, config: Config, lineRefs?: L
 export type LineRefs = readonly RefDetail[];
 
 /** The refs the line's history reads: its release tags and its test seals (one git process). */
-export async function readLineRefs(repo: Repository, config: Config): Promise<LineRefs> {
+export async function readLineRefs(repo: RefReader & HistoryReader, config: Config): Promise<LineRefs> {
   return repo.refDetails([tagsPrefix(config), sealRefPrefix(config)]);
 }
 
@@ -41,7 +41,7 @@ export async function readLineRefs(repo: Repository, config: Config): Promise<Li
  * processes whatever the number of releases: the tags and test seals with their commits and
  * dates, every release's files and seal record, and the dates of the candidates.
  */
-export async function readLineHistory(repo: Repository, config: Config, lineRefs?: LineRefs): Promise<LineHistory> {
+export async function readLineHistory(repo: RefReader & HistoryReader, config: Config, lineRefs?: LineRefs): Promise<LineHistory> {
   const releases: ReleasePoint[] = [];
   const changelog: ChangelogEntry[] = [];
   let initialPassRate: number | null = null;

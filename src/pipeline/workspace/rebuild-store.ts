@@ -7,9 +7,9 @@ import type { CaseRecord } from '../../domain/record.ts';
 import { parseJsonDocument } from '../../domain/json-document.ts';
 import { RUNS_FILE, runsDocumentSchema, type RecordedRun } from '../../domain/run-summary-document.ts';
 import { TAXONOMY_FILE, taxonomyDocumentSchema } from '../../domain/taxonomy-document.ts';
-import type { Repository } from '../../domain/ports/repository.ts';
+import type { HistoryReader, RefReader } from '../../domain/ports/repository.ts';
 import { openRunTraces } from '../../stages/run/trace-file.ts';
-import type { RecordStore } from '../../domain/ports/record-store.ts';
+import type { DecisionIndex, RunIndex, SymptomVocabulary } from '../../domain/ports/record-store.ts';
 import { auditRefPrefix, pendingRefPrefix } from './versions.ts';
 
 export interface RebuiltStore {
@@ -26,7 +26,7 @@ export const GIT_TRACES = 'from-git';
  * fresh clone reads them all on first use; a later pull or sync brings only the new ones. Runs
  * the store already holds are kept as they are; the taxonomy only grows.
  */
-export async function rebuildStoreFromGit(deps: { repo: Repository; store: RecordStore; config: Config; tracesRoot: string }): Promise<RebuiltStore> {
+export async function rebuildStoreFromGit(deps: { repo: RefReader & HistoryReader; store: RunIndex & SymptomVocabulary & DecisionIndex; config: Config; tracesRoot: string }): Promise<RebuiltStore> {
   const { repo, store, config } = deps;
   // One git process for the refs, one for the files under releases/ of every commit they name,
   // and one for the documents not read yet: however many releases and RCs the line has.

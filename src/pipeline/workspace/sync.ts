@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { LABELS_FILE, mergeLabelDocuments } from '../../domain/label-aliases.ts';
-import type { Repository } from '../../domain/ports/repository.ts';
+import type { HistoryReader, HistoryWriter, RefReader, Remotes } from '../../domain/ports/repository.ts';
 import { labelsText, readLabelsAt } from './label-aliases.ts';
 import { lineRef } from './workspace.ts';
 
@@ -40,7 +40,7 @@ export interface SyncResult {
 }
 
 /** Fetches, then pushes, the line's refs: after it, the remote and this clone hold the same releases and audit refs. */
-export async function syncLine(repo: Repository, config: Config, request: SyncRequest): Promise<SyncResult> {
+export async function syncLine(repo: RefReader & HistoryReader & HistoryWriter & Remotes, config: Config, request: SyncRequest): Promise<SyncResult> {
   const refspecs = lineRefspecs(config);
   const timeoutMs = request.timeoutMs ?? DEFAULT_SYNC_TIMEOUT_S * 1000;
   // A pull request's checkout has no local line branch; fetch it too, unless it is checked out here.
@@ -63,7 +63,7 @@ export async function syncLine(repo: Repository, config: Config, request: SyncRe
   return { fetched: request.fetch ? [...refspecs.fetch.slice(0, 1), ...others] : [], pushed: request.push ? refspecs.push : [], merged };
 }
 
-async function transfer(repo: Repository, verb: 'fetch' | 'push', remote: string, specs: readonly string[], timeoutMs: number): Promise<void> {
+async function transfer(repo: RefReader & HistoryReader & HistoryWriter & Remotes, verb: 'fetch' | 'push', remote: string, specs: readonly string[], timeoutMs: number): Promise<void> {
   const failure = await repo.transferRefs(verb, remote, specs, timeoutMs);
   if (failure === null) return;
   const hung = failure.startsWith('no answer within');
@@ -93,7 +93,7 @@ function kindOf(ref: string, config: Config): Kind {
  * iteration's gradient records (a merge commit keeping both attempts' history, this clone's
  * document at the tip). Any other ref that diverged is an error naming it.
  */
-async function reconcileFetched(repo: Repository, config: Config, staged: string, remote: string): Promise<string[]> {
+async function reconcileFetched(repo: RefReader & HistoryReader & HistoryWriter & Remotes, config: Config, staged: string, remote: string): Promise<string[]> {
   const merged: string[] = [];
   const conflicts: string[] = [];
   for (const { ref: fetchedRef, sha: theirs } of await repo.refs(staged)) {
@@ -128,7 +128,7 @@ async function reconcileFetched(repo: Repository, config: Config, staged: string
 }
 
 /** The files of a document commit (its top-level blobs), to write again in a merge. */
-async function documentFiles(repo: Repository, commit: string): Promise<Array<{ name: string; content: string }>> {
+async function documentFiles(repo: RefReader & HistoryReader & HistoryWriter & Remotes, commit: string): Promise<Array<{ name: string; content: string }>> {
   const files: Array<{ name: string; content: string }> = [];
   for (const file of await repo.filesUnder(commit, '.')) files.push({ name: file.path, content: (await repo.readFileAt(commit, file.path)) ?? '' });
   return files;

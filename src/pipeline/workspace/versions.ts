@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import type { Repository } from '../../domain/ports/repository.ts';
+import type { RefReader } from '../../domain/ports/repository.ts';
 import { SCRATCH_BRANCH_PREFIX } from '../../domain/ablation.ts';
 
 export interface Release {
@@ -61,7 +61,7 @@ export function iterationOf(ref: string): number | null {
   return match?.[1] ? Number(match[1]) : null;
 }
 
-export async function currentRelease(repo: Repository, config: Config, tip: string): Promise<Release> {
+export async function currentRelease(repo: RefReader, config: Config, tip: string): Promise<Release> {
   const prefix = `refs/tags/${config.line.tagPrefix}${config.blueprint}/v`;
   let version = 0;
   let label: string | null = null;
@@ -76,7 +76,7 @@ export async function currentRelease(repo: Repository, config: Config, tip: stri
 }
 
 /** Iterations are numbered from the audit refs in git, so numbering survives losing the database. */
-export async function nextIteration(repo: Repository, config: Config): Promise<number> {
+export async function nextIteration(repo: RefReader, config: Config): Promise<number> {
   const numbers = (await repo.refs(auditRefPrefix(config))).map((r) => iterationOf(r.ref) ?? 0);
   return Math.max(0, ...numbers) + 1;
 }
