@@ -55,7 +55,6 @@ const BLUEPRINT = 'The pipeline loads blueprints and starts runtimes: a runtime-
 const STAGE_ADAPTER = 'Stages that reach adapters (issue 18, item 4): the score stage spawns scripts, diagnose runs the sandbox, the release journal drives the concrete GitRepo. Each needs its port in deps.';
 const QUEUE_PORT = 'The CaseTrialExecutor port is declared in pipeline/run (issue 18, item 5); it belongs in domain/ports.';
 const MOCK = "The mock engine simulates the critic and the diagnostician with the stages' own heuristics (issue 18, item 5).";
-const IMPORTER = "The tau-bench importer writes traces in the run stage's trace-file format; the format belongs in domain.";
 const APP_CLI = "compose.ts (formerly cli/context.ts) still builds the CLI's presentation from its Io; the presentation half belongs in cli/.";
 const CLI_ADAPTER = "Commands that open adapters themselves (worker, show, prompts, import, the error mapper, main's queue URL and bundle check) instead of asking app/compose.";
 
@@ -71,10 +70,8 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/adapters/queue/executor.ts', to: 'src/pipeline/run/case-trial-executor.ts', why: QUEUE_PORT },
   { from: 'src/adapters/engines/mock/index.ts', to: 'src/stages/critic/heuristic.ts', why: MOCK },
   { from: 'src/adapters/engines/mock/index.ts', to: 'src/stages/diagnose/builtin-diagnosis.mjs', why: MOCK },
-  { from: 'src/adapters/importers/taubench.ts', to: 'src/stages/run/trace-file.ts', why: IMPORTER },
   { from: 'src/app/compose.ts', to: 'src/cli/io.ts', why: APP_CLI },
   { from: 'src/app/compose.ts', to: 'src/cli/render.ts', why: APP_CLI },
-  { from: 'src/cli/commands/import.ts', to: 'src/adapters/importers/taubench.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/anthropic/requests.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/runtime-facts.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/show.ts', to: 'src/adapters/task/load.ts', why: CLI_ADAPTER },

@@ -6,7 +6,8 @@ import { parseJsonDocument } from '../../domain/json-document.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { z } from '../../domain/zod.ts';
-import { openRunTraces, recordTrace } from '../../stages/run/trace-file.ts';
+import type { RunTraces } from '../../domain/ports/run-traces.ts';
+import { recordTrace } from '../../domain/trace-lines.ts';
 import type { RecordStore } from '../../domain/ports/record-store.ts';
 import type { Redactor } from '../../domain/environment.ts';
 
@@ -97,7 +98,7 @@ export interface ImportRequest {
 /** Reads a tau-bench results file into a run: one record per task-trial, reward 1 meaning pass. */
 export async function importTaubench(
   store: RecordStore,
-  tracesRoot: string,
+  openTraces: (runId: string) => RunTraces,
   runId: string,
   request: ImportRequest,
   redact: Redactor,
@@ -140,7 +141,7 @@ export async function importTaubench(
     request.name,
   );
   const records: CaseRecord[] = [];
-  const traces = openRunTraces(tracesRoot, runId);
+  const traces = openTraces(runId);
   for (const entry of entries) {
     const caseId = String(entry.task_id);
     const recorder = recordTrace(redact);

@@ -1,8 +1,6 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { newRunId } from '../../pipeline/run/execute-run.ts';
-import { importTaubench } from '../../adapters/importers/taubench.ts';
-import { openStoreWorkspace } from '../../app/workspace.ts';
+import { importTaubenchRun } from '../../app/import-results.ts';
 import { estimateTables } from '../../stages/gate/estimators.ts';
 import { summarizeCases } from '../../stages/gate/flips.ts';
 import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
@@ -26,27 +24,20 @@ export async function importCommand(io: Io, options: ImportOptions, format: stri
   if (!options.name) throw new AgentdevelError('USAGE', 'import needs --name NAME for the run');
   const trials = parseTrialList(options.trials);
   const { output, redact } = presentation(io, options);
-  const workspace = await openStoreWorkspace(workspaceDir(io, options), io.clock, 'import');
-  try {
-    const runId = newRunId(io.clock);
-    const { records } = await importTaubench(
-      workspace.store,
-      workspace.tracesRoot,
-      runId,
-      { file: path.resolve(io.cwd, file), name: options.name, trials, version: options.version ?? null },
-      redact,
-    );
-    const cases = [...summarizeCases(records).values()];
-    const { passAt, passHat } = estimateTables(cases);
-    const infraErrors = records.filter((r) => r.status === 'infra_error').length;
-    const passRate = passHat['1'] ?? 0;
-    if (output.json) output.result({ runId, name: options.name, records: records.length, cases: cases.length, infraErrors, passRate, passHat, passAt });
-    else {
-      output.line(`imported ${records.length} task-trials (${cases.length} tasks) as run "${options.name}" (${runId}): pass^1 ${passRate.toFixed(3)}`);
-      if (infraErrors > 0) output.line(`  ${infraErrors} task-trial${infraErrors === 1 ? '' : 's'} ended in an agent-side error (info.error): recorded as infrastructure errors, never as fails`);
-    }
-    return 0;
-  } finally {
-    await workspace.close();
+  const { runId, records } = await importTaubenchRun(
+    workspaceDir(io, options),
+    io.clock,
+    { file: path.resolve(io.cwd, file), name: options.name, trials, version: options.version ?? null },
+    redact,
+  );
+  const cases = [...summarizeCases(records).values()];
+  const { passAt, passHat } = estimateTables(cases);
+  const infraErrors = records.filter((r) => r.status === 'infra_error').length;
+  const passRate = passHat['1'] ?? 0;
+  if (output.json) output.result({ runId, name: options.name, records: records.length, cases: cases.length, infraErrors, passRate, passHat, passAt });
+  else {
+    output.line(`imported ${records.length} task-trials (${cases.length} tasks) as run "${options.name}" (${runId}): pass^1 ${passRate.toFixed(3)}`);
+    if (infraErrors > 0) output.line(`  ${infraErrors} task-trial${infraErrors === 1 ? '' : 's'} ended in an agent-side error (info.error): recorded as infrastructure errors, never as fails`);
   }
+  return 0;
 }

@@ -12,7 +12,8 @@ import type { CaseOutcome, Runtime } from '../../domain/ports/runtime.ts';
 import type { ScorerConfig } from '../../domain/task-manifest.ts';
 import { score, ScorerCrash, type ScorerInput } from '../score/scorers.ts';
 import { eachPool } from './pool.ts';
-import { recordTrace, type RunTraces } from './trace-file.ts';
+import { recordTrace } from '../../domain/trace-lines.ts';
+import type { RunTraces } from '../../domain/ports/run-traces.ts';
 
 export interface RunInput {
   readonly runId: string;

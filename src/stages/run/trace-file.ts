@@ -11,51 +11,14 @@ import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseJson } from '../../domain/json.ts';
 import { traceEventSchema, type TraceEvent } from '../../domain/trace.ts';
-import type { Redactor } from '../../domain/environment.ts';
-
-/** Receives a case-trial's events as they happen (the runtimes' sink). */
-export interface TraceSink {
-  emit(event: TraceEvent): void;
-}
-
-/**
- * A case-trial's trace, kept in memory while it runs (a trace is bounded by the step budget).
- * Secrets are redacted as each event arrives; `lines` is what gets written, `events` is what
- * the scorers and the critic read: the same events, as a reader of the file would get them.
- */
-export interface TraceRecorder extends TraceSink {
-  readonly lines: readonly string[];
-  events(): TraceEvent[];
-}
-
-export function recordTrace(redact: Redactor): TraceRecorder {
-  const lines: string[] = [];
-  return {
-    lines,
-    emit(event) {
-      lines.push(redact(JSON.stringify(event)));
-    },
-    // Parsed back from the written lines, so graders see exactly what the file holds (redacted,
-    // without undefined fields), as they did when traces were read back from disk.
-    events: () => lines.map((line) => JSON.parse(line) as TraceEvent),
-  };
-}
+import type { RunTraces } from '../../domain/ports/run-traces.ts';
 
 /** A segment grows to about this size before the next one starts. */
 export const SEGMENT_BYTES = 64 * 1024 * 1024;
 /** Blocks are gathered to about this size before they are written (one write per case-trial is the slow part). */
 const WRITE_BYTES = 256 * 1024;
 
-/** The traces of one run, appended one case-trial at a time. */
-export interface RunTraces {
-  /** Writes one case-trial's lines as one block; returns its trace ref. */
-  append(lines: readonly string[]): Promise<string>;
-  /** Ends the open segment; rejects if any write failed (a full disk). */
-  close(): Promise<void>;
-  /** Ends the open segment of a run that failed: what was written stays, and a write error is not reported again. */
-  abandon(): Promise<void>;
-}
-
+/** Writes a run's traces as segment files under `tracesRoot/<run>/`. */
 export function openRunTraces(tracesRoot: string, runId: string, segmentBytes = SEGMENT_BYTES): RunTraces {
   const dir = path.join(tracesRoot, runId);
   let segment: { name: string; stream: WriteStream; bytes: number; unwritten: string[]; unwrittenBytes: number } | null = null;
