@@ -10,7 +10,7 @@ import { splitNames } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { InfraError, type CallRole, type Usage } from '../../domain/ports/model.ts';
 import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
-import type { CaseTrialExecutor, VersionToRun } from '../../pipeline/run/case-trial-executor.ts';
+import type { CaseTrialExecutor, VersionToRun } from '../../domain/ports/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
 import { caseTrialResultReader, JOB_SCHEMA, serializedJob, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
 import type { QueueAddress } from './url.ts';
@@ -61,18 +61,18 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
   };
 
   async function start(version: VersionToRun) {
-    const { config } = version;
+    const { settings } = version;
     // Bad input is the coordinator's to report (exit 2), before any job is sent.
-    await loadBlueprint(version.dir, config.blueprint, version.buildDir);
+    await loadBlueprint(version.dir, settings.blueprint, version.buildDir);
     // Grading stays here: the expected state is computed from the full case by the task's code in
     // this process, and the splits (expected answers, the sealed test split) never enter the bundle.
     const environmentBundle = version.task.environmentModule ? await bundleEnvironment(version.task.environmentModule, version.buildDir, version.dir) : null;
     const expectedStateOf = await expectedStateReader(environmentBundle);
-    const splits = splitNames.map((split) => `:(exclude)rubrics/${config.task}/${split}.jsonl`);
-    const bundle = await bundleSnapshot(version.dir, [`blueprints/${config.blueprint}`, `rubrics/${config.task}`, ...splits], path.join(version.buildDir, 'snapshots'));
+    const splits = splitNames.map((split) => `:(exclude)rubrics/${settings.task}/${split}.jsonl`);
+    const bundle = await bundleSnapshot(version.dir, [`blueprints/${settings.blueprint}`, `rubrics/${settings.task}`, ...splits], path.join(version.buildDir, 'snapshots'));
     if (bundle.bytes.length > MAX_BUNDLE_BYTES) {
       const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-      throw new AgentdevelError('QUEUE_BUNDLE_TOO_LARGE', `blueprints/${config.blueprint} and rubrics/${config.task} make a bundle of ${mb(bundle.bytes.length)}, above the limit of ${mb(MAX_BUNDLE_BYTES)}`);
+      throw new AgentdevelError('QUEUE_BUNDLE_TOO_LARGE', `blueprints/${settings.blueprint} and rubrics/${settings.task} make a bundle of ${mb(bundle.bytes.length)}, above the limit of ${mb(MAX_BUNDLE_BYTES)}`);
     }
     const connected = await queue();
     try {
@@ -89,15 +89,15 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
         const outcome = await runOnWorker(connected, deps, sink, readResult, {
           schema: JOB_SCHEMA,
           snapshot,
-          blueprint: config.blueprint,
-          task: config.task,
+          blueprint: settings.blueprint,
+          task: settings.task,
           testCase: visibleCase(testCase, version.task.gradingPaths),
           trial,
-          agentModel: config.models.agent,
-          callTimeoutMs: config.sandbox.timeoutMs,
-          memoryMb: config.sandbox.memoryMb,
-          isolation: config.sandbox.isolation,
-          passEnv: [...config.command.passEnv],
+          agentModel: settings.agentModel,
+          callTimeoutMs: settings.callTimeoutMs,
+          memoryMb: settings.memoryMb,
+          isolation: settings.isolation,
+          passEnv: [...settings.passEnv],
         });
         return outcome.observation === null ? outcome : { output: outcome.output, observation: { state: outcome.observation.state, expectedState: expectedStateOf(testCase) } };
       },

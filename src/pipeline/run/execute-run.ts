@@ -21,7 +21,8 @@ import { runCases, type RunTally } from '../../stages/run/run.ts';
 import { openRunTraces } from '../../stages/run/trace-file.ts';
 import type { RunPurpose } from '../../domain/ports/record-store.ts';
 import type { Task } from '../../domain/task.ts';
-import { localExecutor, type CaseTrialExecutor, type CaseTrials } from './case-trial-executor.ts';
+import { caseTrialSettings, localExecutor } from './case-trial-executor.ts';
+import type { CaseTrialExecutor, CaseTrials } from '../../domain/ports/case-trial-executor.ts';
 import { failedRunError } from './failed-run.ts';
 import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -149,7 +150,7 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
   let taskOfVersion: Promise<Task> | null = loaded ? Promise.resolve(loaded.task) : null;
   const executor = context.executor ?? localExecutor(context);
   const runtime = async (task: Task): Promise<CaseTrials> => {
-    started ??= executor.start({ commit: source.commit, dir, task, config, buildDir });
+    started ??= executor.start({ commit: source.commit, dir, task, settings: caseTrialSettings(config), buildDir });
     return started;
   };
 
