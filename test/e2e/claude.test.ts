@@ -206,7 +206,7 @@ describe('iterate with every role on Claude (fake Messages API)', () => {
 describe('one symptom vocabulary', () => {
   it('refuses a coined label in the report and in the RC targets, repairs both, and promotes the correct fix with its hit rate', async () => {
     const dir = await claudeWorkspace();
-    const builtin = readFileSync(`${repoRoot}src/stages/diagnose/builtin-diagnosis.mjs`, 'utf8');
+    const builtin = readFileSync(`${repoRoot}src/domain/builtin-diagnosis.mjs`, 'utf8');
     // A diagnostician that renames the critic's tool_error to a label of its own.
     const coining = builtin.replace('const infraErrors =', "for (const r of failing) if (r.critic?.label === 'tool_error') r.critic.label = 'order_id_not_canonical';\nconst infraErrors =");
     expect(coining).not.toBe(builtin);

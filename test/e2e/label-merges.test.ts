@@ -16,7 +16,7 @@ const SYNONYM = 'tool_call_failed';
 /** The label the fake critic gave each case (the first time it judged it). */
 const labelled = new Map<string, string>();
 let diagnosticianRequests: FakeRequest[] = [];
-const builtin = readFileSync(path.join(repoRoot, 'src/stages/diagnose/builtin-diagnosis.mjs'), 'utf8');
+const builtin = readFileSync(path.join(repoRoot, 'src/domain/builtin-diagnosis.mjs'), 'utf8');
 
 /**
  * The mock's critic, except that it coins a synonym for the tool errors of cases whose number ends in 3 or 4; a

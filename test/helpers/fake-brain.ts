@@ -11,7 +11,7 @@ import { simulatedSynthesis } from '../../src/adapters/engines/mock/synthesizer.
 import { simulatedHelpfulness } from '../../src/adapters/engines/mock/helpfulness.ts';
 import { simulatedMemberDraft, simulatedOrchestratorPrompt } from '../../src/adapters/engines/mock/member-writer.ts';
 import type { MemberDraft } from '../../src/domain/member-writer.ts';
-import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
+import { heuristicCritic, heuristicRequirementsReview } from '../../src/adapters/engines/mock/heuristic-critic.ts';
 import { rubricRequirements } from '../../src/domain/requirements.ts';
 import type { FakeReply, FakeRequest, Responder } from './fake-anthropic.ts';
 import { toolAnswer } from './fake-anthropic.ts';
@@ -104,7 +104,7 @@ function critic(request: FakeRequest): FakeReply {
 }
 
 // The script a diagnostician "writes": the built-in one, adapted (as a model would adapt it).
-const builtinScript = `// Diagnosis script written for this iteration.\n${readFileSync(`${repoRoot}src/stages/diagnose/builtin-diagnosis.mjs`, 'utf8')}`;
+const builtinScript = `// Diagnosis script written for this iteration.\n${readFileSync(`${repoRoot}src/domain/builtin-diagnosis.mjs`, 'utf8')}`;
 
 /** The earlier RCs as the synthesizer's request lists them (a JSON array, or a "none" line). */
 export function earlierCandidates(text: string): RcHistoryEntry[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../src/domain/trace.ts';
-import { heuristicCritic, rubricRules } from '../../src/stages/critic/heuristic.ts';
+import { heuristicCritic, rubricRules } from '../../src/adapters/engines/mock/heuristic-critic.ts';
 
 const rubric = 'Policy.\n```json critic-rules\n{"confirmBefore": ["cancel_order"], "lookupBefore": {"cancel_order": "get_order"}}\n```\n';
 const user = (text: string): TraceEvent => ({ type: 'message', role: 'user', text });

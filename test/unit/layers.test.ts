@@ -3,7 +3,7 @@ import type { GateDecision } from '../../src/domain/decision.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
 import { finalPass } from '../../src/domain/record.ts';
-import { heuristicCritic, heuristicRequirementsReview } from '../../src/stages/critic/heuristic.ts';
+import { heuristicCritic, heuristicRequirementsReview } from '../../src/adapters/engines/mock/heuristic-critic.ts';
 import { compareRuns } from '../../src/stages/gate/compare.ts';
 import { caseSubScores, composite, pairedImprovement, runSubScores } from '../../src/stages/gate/efficiency.ts';
 import { checksLayer, composeLayers, requirementsLayer } from '../../src/stages/gate/layers.ts';

@@ -26,7 +26,7 @@ import { readTraceOrNote } from '../run/trace-file.ts';
 import type { DiagnosisEvidence } from '../release/artifacts.ts';
 import { RECORD_SCHEMA_DOC } from './record-schema.ts';
 
-const builtinScriptFile = fileURLToPath(new URL('./builtin-diagnosis.mjs', import.meta.url));
+const builtinScriptFile = fileURLToPath(new URL('../../domain/builtin-diagnosis.mjs', import.meta.url));
 
 export interface DiagnoseInput {
   /** The run whose records are diagnosed (read from the store, never all held at once). */

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { ModelPort } from '../../../domain/ports/model.ts';
-import { heuristicCritic, heuristicRequirementsReview } from '../../../stages/critic/heuristic.ts';
+import { heuristicCritic, heuristicRequirementsReview } from './heuristic-critic.ts';
 import { simulatedAgentTurn } from './agent.ts';
 import { simulatedHelpfulness } from './helpfulness.ts';
 import { simulatedMemberDraft, simulatedOrchestratorPrompt } from './member-writer.ts';
@@ -11,7 +11,7 @@ import { simulatedSynthesis } from './synthesizer.ts';
 import { mockUsage } from './usage.ts';
 import { blueprintAwareExcuses } from './blueprint-aware-critic.ts';
 
-const builtinScript = fileURLToPath(new URL('../../../stages/diagnose/builtin-diagnosis.mjs', import.meta.url));
+const builtinScript = fileURLToPath(new URL('../../../domain/builtin-diagnosis.mjs', import.meta.url));
 
 export function createMockEngine(): ModelPort {
   return {

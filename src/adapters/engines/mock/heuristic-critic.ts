@@ -1,13 +1,14 @@
-// The offline heuristic critic: an implementation-blind lint over one trace. Like the LLM
-// critic it sees only the rubric, the trace and the scorer result, and it reports a symptom
-// (what went wrong on the surface), never a cause or a fix. It follows the critic's one rule:
+// The offline heuristic critic: an implementation-blind lint over one trace, the mock engine's
+// critic (and its requirements review). Like the LLM critic it sees only the rubric, the trace
+// and the scorer result, and it reports a symptom (what went wrong on the surface), never a
+// cause or a fix. It follows the critic's one rule:
 // the scorer, when there is one, decides pass or fail, and a passing case is labelled "ok".
 // Checks run in a fixed order and the first hit names the symptom; a clean trace passes
 // unless the scorer failed.
-import { criticRules, type CriticRules } from '../../domain/critic-rules.ts';
-import { checkReason, PASSING_LABEL, scorerDecides, type CriticRequirement, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
-import { UNEXPLAINED_FAILURE_LABEL } from '../../domain/symptoms.ts';
-import { facesUser, type TraceEvent } from '../../domain/trace.ts';
+import { criticRules, type CriticRules } from '../../../domain/critic-rules.ts';
+import { checkReason, PASSING_LABEL, scorerDecides, type CriticRequirement, type CriticVerdict, type ScorerResult } from '../../../domain/record.ts';
+import { UNEXPLAINED_FAILURE_LABEL } from '../../../domain/symptoms.ts';
+import { facesUser, type TraceEvent } from '../../../domain/trace.ts';
 
 /** Optional machine-readable rules in the rubric (a ```json critic-rules fenced block), checked when the task loads. */
 export type RubricRules = CriticRules;

@@ -5,6 +5,9 @@
 // RECORDS.jsonl holds one record per case-trial, each with its trace inline; REPORT.json must
 // receive a diagnosis report (dominant symptoms, trace patterns, representative cases, affected
 // surface).
+// It is the reference program of that contract (the report is domain/diagnosis.ts), and only ever
+// read as text: by the diagnose stage, as its fallback, and by the mock diagnostician, which writes
+// it. Nothing imports it.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const [recordsFile, reportFile] = process.argv.slice(2);
