@@ -36,6 +36,7 @@ import { wordDiff } from '../src/adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../src/adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../src/adapters/process/blueprint-checks.ts';
 import { runSandboxed } from '../src/adapters/process/sandbox.ts';
+import { runScorerScript } from '../src/adapters/process/scorer-scripts.ts';
 
 const BAD_RELEASE_P2F_RATE = 0.02;
 
@@ -59,7 +60,7 @@ const dir = path.join(mkdtempSync(path.join(tmpdir(), 'agentdevel-ablations-')),
 await scaffoldExample(dir);
 
 function contextOf(workspace: Workspace): RunContext {
-  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, textDiff: wordDiff, templates: renderReportTemplate };
+  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, textDiff: wordDiff, templates: renderReportTemplate };
 }
 
 /** Per case: did every graded trial pass? Measured blind, on the train or test split. */

@@ -13,6 +13,7 @@ import { wordDiff } from '../adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';
 import { runSandboxed } from '../adapters/process/sandbox.ts';
+import { runScorerScript } from '../adapters/process/scorer-scripts.ts';
 import type { PaceFor } from '../adapters/engines/anthropic/rate-limits.ts';
 import { checkpointOf, parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
 import { createOutput, createReporter, type Output } from '../cli/render.ts';
@@ -145,6 +146,7 @@ export async function openCommand(
         parentEnv: io.env,
         checks: blueprintCheckRunner(io.env),
         sandbox: runSandboxed,
+        scorerScripts: runScorerScript,
         textDiff: wordDiff,
         templates: renderReportTemplate,
         ...(trials === null ? {} : { overrides: { trials } }),

@@ -14,6 +14,7 @@ import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
+import { runScorerScript } from '../../src/adapters/process/scorer-scripts.ts';
 
 describe('iterate --ablate', () => {
   it('is refused on the real line (exit 2, nothing written); on a scratch line it runs, records the ablation in every decision, and log marks them with RC refs of the scratch line', async () => {
@@ -83,7 +84,7 @@ describe('iterate --ablate', () => {
             return mock.criticize(request);
           },
         };
-        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1, ablation });
+        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1, ablation });
         seen.set(ablation ?? 'none', tally);
       } finally {
         await workspace.close();

@@ -11,6 +11,7 @@ import { silentReporter } from '../../src/domain/ports/reporter.ts';
 import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
+import { runScorerScript } from '../../src/adapters/process/scorer-scripts.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
 import { gateCandidate } from '../../src/pipeline/gate/submitted-candidate.ts';
@@ -167,7 +168,7 @@ describe("a person's change beyond the blueprint", () => {
     branch('model-edits-task', 'rc: an easier case', () => edit(TRAIN, (text) => text.replace('"answer": 2.75', '"answer": 2.7')));
     const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: systemClock });
     try {
-      const context = { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t: string) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, textDiff: wordDiff, templates: renderReportTemplate };
+      const context = { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t: string) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, textDiff: wordDiff, templates: renderReportTemplate };
       const outcome = await gateCandidate(context, { ref: 'model-edits-task', promote: false, targets: [], reportDir: null, allowBehind: false, intent: null, authors: ['writer'] });
       expect(outcome.ranCandidate).toBe(false);
       expect(outcome.decision.verdict).toBe('reject');

@@ -51,7 +51,6 @@ export const ALLOWED: Readonly<Record<Zone, readonly Zone[]>> = {
  */
 // The reasons, each a named piece of the re-zone still to do.
 const BLUEPRINT = 'The pipeline loads blueprints and starts runtimes: a runtime-factory port, wired in app/, would take their place.';
-const STAGE_ADAPTER = 'Stages that reach adapters (issue 18, item 4): the score stage spawns scripts, diagnose runs the sandbox, the release journal drives the concrete GitRepo. Each needs its port in deps.';
 const APP_CLI = "compose.ts (formerly cli/context.ts) still builds the CLI's presentation from its Io; the presentation half belongs in cli/.";
 const CLI_ADAPTER = "Commands that open adapters themselves (worker, show, prompts, import, the error mapper, main's queue URL and bundle check) instead of asking app/compose.";
 
@@ -62,7 +61,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/queue-key.ts', why: CLI_ADAPTER },
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/runtimes/index.ts', why: BLUEPRINT },
-  { from: 'src/stages/score/scorers.ts', to: 'src/adapters/process/runner.ts', why: STAGE_ADAPTER },
   { from: 'src/app/compose.ts', to: 'src/cli/io.ts', why: APP_CLI },
   { from: 'src/app/compose.ts', to: 'src/cli/render.ts', why: APP_CLI },
   { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/anthropic/requests.ts', why: CLI_ADAPTER },

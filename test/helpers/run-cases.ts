@@ -5,6 +5,7 @@ import type { ModelPort } from '../../src/domain/ports/model.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import type { Runtime } from '../../src/domain/ports/runtime.ts';
 import { childEnvironment } from '../../src/domain/environment.ts';
+import { runScorerScript } from '../../src/adapters/process/scorer-scripts.ts';
 import { runCases, type RunInput, type RunTally } from '../../src/stages/run/run.ts';
 import { openRunTraces } from '../../src/stages/run/trace-file.ts';
 import { tempDir } from './workspace.ts';
@@ -29,6 +30,7 @@ export async function runCollected(
       model: deps.model,
       store: { saveRecords: (_run, saved) => records.push(...saved), taxonomy: () => [] },
       traces,
+      scorerScripts: runScorerScript,
       reporter: deps.reporter ?? silentReporter,
       redact: deps.redact ?? ((text) => text),
     },

@@ -10,6 +10,7 @@ import { checksLayer, composeLayers, requirementsLayer } from '../../src/stages/
 import { candidateTrialsOf } from '../../src/stages/gate/decide.ts';
 import { requirementFlips, requirementVerdicts, violationRate } from '../../src/stages/gate/requirements.ts';
 import { score } from '../../src/stages/score/scorers.ts';
+import { runScorerScript } from '../../src/adapters/process/scorer-scripts.ts';
 import { PAPER_COST_WEIGHTS, traceCost } from '../../src/stages/score/trace-cost.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { AUTO_POLICY, caseRecord as record } from '../helpers/records.ts';
@@ -89,11 +90,11 @@ describe('the trace cost (R_cost)', () => {
 
   it('is a scorer that decides only when given a threshold', async () => {
     const input = { testCase: { id: 'c' }, output: 'done', trace, observation: null, taskRoot: '/nowhere', scriptEnvironment: {} };
-    const measured = await score([{ kind: 'cost' }], input);
+    const measured = await score([{ kind: 'cost' }], input, { scripts: runScorerScript });
     expect(measured).toMatchObject({ decides: false, checks: [{ scorer: 'cost', pass: true, value: 0.28, decides: false }] });
     // A measuring check leaves the verdict to the critic (paper eq. 6).
     expect(finalPass(measured, { pass: false, label: 'x', description: '' })).toBe(false);
-    const bounded = await score([{ kind: 'cost', max: 0.2 }], input);
+    const bounded = await score([{ kind: 'cost', max: 0.2 }], input, { scripts: runScorerScript });
     expect(bounded).toMatchObject({ pass: false, checks: [{ code: 'trace_too_costly' }] });
   });
 });

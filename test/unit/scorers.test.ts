@@ -5,6 +5,7 @@ import { score, ScorerCrash, type ScorerInput } from '../../src/stages/score/sco
 import type { ScorerConfig } from '../../src/domain/task-manifest.ts';
 import { taskManifestSchema } from '../../src/domain/task-manifest.ts';
 import { tempDir } from '../helpers/workspace.ts';
+import { runScorerScript } from '../../src/adapters/process/scorer-scripts.ts';
 
 const base: ScorerInput = {
   testCase: { id: 'c1', expected: { outputs: ['54.10'], amount: 54.1, pattern: '^Refund' } },
@@ -15,16 +16,19 @@ const base: ScorerInput = {
   scriptEnvironment: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
 };
 
+/** The task's scripts run as they do in a run: as child processes. */
+const deps = { scripts: runScorerScript };
+
 const scorer = (config: Record<string, unknown>): ScorerConfig => taskManifestSchema.parse({ scorers: [config] }).scorers[0] as ScorerConfig;
 
 async function check(config: Record<string, unknown>, input: Partial<ScorerInput> = {}) {
-  const result = await score([scorer(config)], { ...base, ...input });
+  const result = await score([scorer(config)], { ...base, ...input }, deps);
   return result?.checks[0];
 }
 
 describe('scorers', () => {
   it('has no verdict without scorers (the critic decides then)', async () => {
-    expect(await score([], base)).toBeNull();
+    expect(await score([], base, deps)).toBeNull();
   });
 
   describe('state (tau-bench reward)', () => {
@@ -119,7 +123,7 @@ describe('scorers', () => {
   });
 
   it('requires every scorer to pass', async () => {
-    const result = await score([scorer({ kind: 'state' }), scorer({ kind: 'regex', pattern: 'nope' })], base);
+    const result = await score([scorer({ kind: 'state' }), scorer({ kind: 'regex', pattern: 'nope' })], base, deps);
     expect(result?.pass).toBe(false);
     expect(result?.checks.map((c) => c.pass)).toEqual([true, false]);
   });

@@ -1,4 +1,5 @@
 import type { ScriptSandbox } from '../../domain/ports/sandbox.ts';
+import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
 import { judgeOnce } from '../../stages/critic/judge-once.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -94,6 +95,8 @@ export interface RunContext {
   readonly checks: BlueprintCheckRunner;
   /** Runs a generated diagnosis script apart, with the least it needs. */
   readonly sandbox: ScriptSandbox;
+  /** Runs a task's scorer scripts (stages/score). */
+  readonly scorerScripts: ScorerScriptRunner;
   /** Where case-trials run: on workers through a queue, or (absent) in this process. */
   readonly executor?: CaseTrialExecutor;
   /**
@@ -238,7 +241,7 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
           criticPolicy,
           growTaxonomy: request.split !== 'test',
         },
-        { runtime: agent, model: judge.model, store, traces, reporter, redact: context.redact },
+        { runtime: agent, model: judge.model, store, traces, scorerScripts: context.scorerScripts, reporter, redact: context.redact },
       ));
       await traces.close();
     } catch (error) {

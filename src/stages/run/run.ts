@@ -10,7 +10,8 @@ import { addLabelEvidence, caseTrialFeatures, labelDefinition, type LabelEvidenc
 import type { Redactor } from '../../domain/environment.ts';
 import type { CaseOutcome, Runtime } from '../../domain/ports/runtime.ts';
 import type { ScorerConfig } from '../../domain/task-manifest.ts';
-import { score, ScorerCrash, type ScorerInput } from '../score/scorers.ts';
+import { score, ScorerCrash, type ScoreDeps, type ScorerInput } from '../score/scorers.ts';
+import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
 import { eachPool } from './pool.ts';
 import { recordTrace } from '../../domain/trace-lines.ts';
 import type { RunTraces } from '../../domain/ports/run-traces.ts';
@@ -54,6 +55,8 @@ export interface RunDeps {
   readonly store: RecordSink;
   /** Where the run's traces are written (one block per case-trial). */
   readonly traces: RunTraces;
+  /** Runs the task's scorer scripts. */
+  readonly scorerScripts: ScorerScriptRunner;
   readonly reporter: Reporter;
   readonly redact: Redactor;
 }
@@ -117,7 +120,7 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
       const execution = await executeCaseTrial(testCase, trial, deps);
       const seen = { invalid: false };
-      const graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy);
+      const graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy, { scripts: deps.scorerScripts });
       const traceRef = await deps.traces.append(execution.lines);
       // Secrets are redacted from the whole record (the agent's output, scorer and critic
       // messages) before it reaches the store, the diagnosis or a report.
@@ -227,6 +230,7 @@ export async function gradeCaseTrial(
   input: Pick<RunInput, 'rubric' | 'requirements' | 'scorers' | 'taskRoot' | 'scriptEnvironment' | 'criticModel' | 'criticPolicy'>,
   model: ModelPort,
   taxonomy: SymptomEntry[],
+  scoring: ScoreDeps,
 ): Promise<GradedCaseTrial> {
   const base = { caseId: execution.caseId, trial: execution.trial };
   const infra = (message: string, stage: string): GradedCaseTrial => ({
@@ -246,7 +250,7 @@ export async function gradeCaseTrial(
   const scorerInput: ScorerInput = { testCase, output: outcome.output, trace: [...trace], observation: outcome.observation, taskRoot: input.taskRoot, scriptEnvironment: input.scriptEnvironment };
   let scorer: ScorerResult | null;
   try {
-    scorer = await score(input.scorers, scorerInput);
+    scorer = await score(input.scorers, scorerInput, scoring);
   } catch (error) {
     if (error instanceof ScorerCrash) return infra(error.message, 'scorer');
     throw error;

@@ -4,7 +4,7 @@ import { atPath, canonicalJson } from '../../domain/json.ts';
 import { z } from '../../domain/zod.ts';
 import { clipValue, scorerCheckSchema, type ScorerCheck, type ScorerResult } from '../../domain/record.ts';
 import { facesUser, type TraceEvent } from '../../domain/trace.ts';
-import { runProcess } from '../../adapters/process/runner.ts';
+import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
 import type { Observation } from '../../domain/ports/runtime.ts';
 import type { ScorerConfig, ScorerKind } from '../../domain/task-manifest.ts';
 import { PAPER_COST_WEIGHTS, traceCost } from './trace-cost.ts';
@@ -20,7 +20,12 @@ export interface ScorerInput {
   readonly scriptEnvironment: Readonly<Record<string, string>>;
 }
 
-type Handler<K extends ScorerKind> = (config: Extract<ScorerConfig, { kind: K }>, input: ScorerInput) => Promise<Omit<ScorerCheck, 'scorer'>>;
+/** What scoring needs of the world: a runner for the task's scorer scripts. */
+export interface ScoreDeps {
+  readonly scripts: ScorerScriptRunner;
+}
+
+type Handler<K extends ScorerKind> = (config: Extract<ScorerConfig, { kind: K }>, input: ScorerInput, deps: ScoreDeps) => Promise<Omit<ScorerCheck, 'scorer'>>;
 
 /** Lists the first few paths where two JSON values differ. */
 export function differingPaths(actual: unknown, expected: unknown, prefix = '', out: string[] = []): string[] {
@@ -156,9 +161,9 @@ const handlers: { [K in ScorerKind]: Handler<K> } = {
   },
   // A custom script of the task (trusted: the task is frozen and outside the blueprint). It
   // reads {case, output} on stdin and prints {pass, code?, message?}.
-  async script(config, input) {
+  async script(config, input, deps) {
     const [command, ...args] = config.command;
-    const outcome = await runProcess({
+    const outcome = await deps.scripts({
       command: command as string,
       args,
       cwd: input.taskRoot,
@@ -198,12 +203,12 @@ export class ScorerCrash extends Error {
   }
 }
 
-export async function score(configs: readonly ScorerConfig[], input: ScorerInput): Promise<ScorerResult | null> {
+export async function score(configs: readonly ScorerConfig[], input: ScorerInput, deps: ScoreDeps): Promise<ScorerResult | null> {
   if (configs.length === 0) return null;
   const checks: ScorerCheck[] = [];
   for (const config of configs) {
     const handler = handlers[config.kind] as Handler<ScorerKind>;
-    checks.push({ scorer: config.kind, ...(await handler(config as never, input)) });
+    checks.push({ scorer: config.kind, ...(await handler(config as never, input, deps)) });
   }
   // Checks that only measure (a cost scorer without a threshold) never decide; when no check
   // decides, the critic's verdict is the case's (paper eq. 6).
