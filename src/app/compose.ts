@@ -8,7 +8,7 @@ import { currentScope } from '../pipeline/run/usage-scope.ts';
 import { openWorkspace } from './workspace.ts';
 import { type Workspace } from '../pipeline/workspace/workspace.ts';
 import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } from '../domain/environment.ts';
-import { parseQueueUrl, queueSecrets } from '../adapters/queue/url.ts';
+import { parseQueueUrl, queueSecrets } from '../domain/queue-address.ts';
 import { wordDiff } from '../adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../adapters/template/report-templates.ts';
 import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';

@@ -13,7 +13,7 @@ import type { AttributeOptions } from './commands/attribute.ts';
 import type { SyncOptions } from './commands/sync.ts';
 import { packageVersion } from './version.ts';
 import type { WorkerOptions } from './commands/worker.ts';
-import { queueSecrets } from '../adapters/queue/url.ts';
+import { queueSecrets } from '../domain/queue-address.ts';
 import { machineFailure } from './failures.ts';
 
 // Each command's module is imported when that command runs, not before: `--help`, `--version`

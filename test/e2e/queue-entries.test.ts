@@ -8,7 +8,7 @@ import { InfraError } from '../../src/domain/ports/model.ts';
 import { openCaseTrialQueue, QUEUE_NAME, startCaseTrialWorker } from '../../src/adapters/queue/bullmq.ts';
 import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/adapters/queue/executor.ts';
 import type { CaseTrialJob } from '../../src/adapters/queue/job.ts';
-import { parseQueueUrl } from '../../src/adapters/queue/url.ts';
+import { parseQueueUrl } from '../../src/domain/queue-address.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { redisCommand, startRedisServer, stopAll } from '../helpers/redis.ts';
 import { until } from '../helpers/waits.ts';

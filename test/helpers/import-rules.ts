@@ -67,11 +67,9 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/runtime-facts.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/show.ts', to: 'src/adapters/task/load.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/bullmq.ts', why: CLI_ADAPTER },
-  { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/url.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/worker.ts', why: CLI_ADAPTER },
   { from: 'src/cli/failures.ts', to: 'src/adapters/store/sqlite.ts', why: CLI_ADAPTER },
   { from: 'src/cli/main.ts', to: 'src/adapters/blueprint/bundle.ts', why: CLI_ADAPTER },
-  { from: 'src/cli/main.ts', to: 'src/adapters/queue/url.ts', why: CLI_ADAPTER },
 ];
 
 export interface ImportEdge {

@@ -7,7 +7,8 @@
 // event stream instead of QueueEvents and a listener per job) and the worker.
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job, type JobJsonRaw, type RedisClient } from 'bullmq';
 import { isTagged, jobTagHolds, resultTag, type Tagged } from './queue-key.ts';
-import { redisEndpoint, type QueueAddress } from './url.ts';
+import type { QueueAddress } from '../../domain/queue-address.ts';
+import { redisEndpoint } from './redis-endpoint.ts';
 import { startCollector, type CaseTrialQueue, type CoordinatorLink, type CoordinatorSettings, type JobState, type QueueEvent } from './collector.ts';
 import { JobRefused, QueueUnreachable } from './errors.ts';
 

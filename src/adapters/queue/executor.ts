@@ -13,7 +13,7 @@ import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../../domain/ports/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
 import { caseTrialResultReader, JOB_SCHEMA, serializedJob, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
-import type { QueueAddress } from './url.ts';
+import type { QueueAddress } from '../../domain/queue-address.ts';
 
 export { queueKeyFrom } from './queue-key.ts';
 

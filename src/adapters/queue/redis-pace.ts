@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { initialPace, type PaceState } from '../engines/anthropic/pace.ts';
 import { createRateLimiter, localPaceStore, systemRateLimitClock, type PaceFor, type PaceStore, type RateLimitClock, type RateLimiter } from '../engines/anthropic/rate-limits.ts';
 import { openRedis, type RedisLink } from './redis.ts';
-import type { QueueAddress } from './url.ts';
+import type { QueueAddress } from '../../domain/queue-address.ts';
 
 /** Bumped when the state's shape changes: processes of another version keep a pace of their own. */
 const STATE_VERSION = 1;

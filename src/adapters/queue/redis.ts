@@ -4,7 +4,8 @@
 // command has a time limit, so a lost Redis is an error in a bounded time, never a hang.
 import { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
-import { redisEndpoint, type QueueAddress } from './url.ts';
+import type { QueueAddress } from '../../domain/queue-address.ts';
+import { redisEndpoint } from './redis-endpoint.ts';
 
 /** A command not answered within this long fails (the caller decides what then). */
 const COMMAND_TIMEOUT_MS = 2000;

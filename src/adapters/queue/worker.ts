@@ -22,7 +22,7 @@ import type { Redactor } from '../../domain/environment.ts';
 import { loadTask } from '../task/load.ts';
 import { JobRefused, JsonText, type JobContext } from './bullmq.ts';
 import { openSharedPace } from './redis-pace.ts';
-import type { QueueAddress } from './url.ts';
+import type { QueueAddress } from '../../domain/queue-address.ts';
 import { caseTrialJobReader, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type ModelCallUsage } from './job.ts';
 
 export interface WorkerDeps {

@@ -5,7 +5,7 @@ import { makeRedactor, secretValues } from '../../domain/environment.ts';
 import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../../adapters/queue/bullmq.ts';
 import { caseTrialHandler } from '../../adapters/queue/worker.ts';
 import { queueKeyFrom, withoutQueueKey } from '../../adapters/queue/queue-key.ts';
-import { parseQueueUrl, queueSecrets } from '../../adapters/queue/url.ts';
+import { parseQueueUrl, queueSecrets } from '../../domain/queue-address.ts';
 import type { Io } from '../../app/compose.ts';
 import { checkpointOf } from '../io.ts';
 

@@ -1,6 +1,7 @@
-import { isIP } from 'node:net';
-import { AgentdevelError } from '../../domain/errors.ts';
-import { redactUrlPasswords } from '../../domain/environment.ts';
+// Where the queue is, as `--queue URL` (or `queue` of the config) names it: redis://[user:password@]host[:port][/db]
+// or rediss:// for TLS. Parsing it is pure; connecting is adapters/queue's (redis.ts, bullmq.ts).
+import { AgentdevelError } from './errors.ts';
+import { redactUrlPasswords } from './environment.ts';
 
 /** Where the queue is: a Redis server, reached in the clear (redis://) or over TLS (rediss://). */
 export interface QueueAddress {
@@ -60,20 +61,4 @@ export function queueSecrets(text: string | undefined): string[] {
     // A password that is not valid percent-encoding is redacted as written.
   }
   return [...new Set([match[1], password])].filter((p) => p.length >= 4);
-}
-
-/**
- * Where and how to connect, for ioredis and BullMQ alike. TLS checks the server's certificate
- * against Node's CAs (add a private CA with NODE_EXTRA_CA_CERTS); the name sent is the host's,
- * unless it is an IP address (RFC 6066).
- */
-export function redisEndpoint(address: QueueAddress) {
-  return {
-    host: address.host,
-    port: address.port,
-    db: address.db,
-    ...(address.username === null ? {} : { username: address.username }),
-    ...(address.password === null ? {} : { password: address.password }),
-    ...(address.tls ? { tls: isIP(address.host) === 0 ? { servername: address.host } : {} } : {}),
-  };
 }
