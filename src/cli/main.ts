@@ -1,5 +1,4 @@
 import { Command, CommanderError, Option } from 'commander';
-import { stopBundler } from '../adapters/blueprint/bundle.ts';
 import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
 import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/ports/model.ts';
 import { makeRedactor, secretValues } from '../domain/environment.ts';
@@ -14,7 +13,7 @@ import type { SyncOptions } from './commands/sync.ts';
 import { packageVersion } from './version.ts';
 import type { WorkerOptions } from './commands/worker.ts';
 import { queueSecrets } from '../domain/queue-address.ts';
-import { machineFailure } from './failures.ts';
+import { machineFailure, stopHelperProcesses } from '../app/command-end.ts';
 
 // Each command's module is imported when that command runs, not before: `--help`, `--version`
 // and a usage error load none of the engines, git, SQLite, esbuild or the model SDK, and `log`
@@ -259,7 +258,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     return await reportError(error, io, argv.includes('--json'), queueSecrets(queueArgument(argv)));
   } finally {
     stopHandlingInterrupts();
-    await stopBundler();
+    await stopHelperProcesses();
   }
 }
 

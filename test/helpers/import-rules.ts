@@ -58,7 +58,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   // Merged with the re-zone's own commit (issues 17, 19, 20, 21, 22, 23): the same debts, in new files.
   { from: 'src/cli/commands/comment.ts', to: 'src/adapters/github/sticky-comment.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/export.ts', to: 'src/adapters/export/otel-spans.ts', why: CLI_ADAPTER },
-  { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/queue-key.ts', why: CLI_ADAPTER },
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/runtimes/index.ts', why: BLUEPRINT },
   { from: 'src/app/compose.ts', to: 'src/cli/io.ts', why: APP_CLI },
@@ -66,10 +65,6 @@ export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; 
   { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/anthropic/requests.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/prompts.ts', to: 'src/adapters/engines/runtime-facts.ts', why: CLI_ADAPTER },
   { from: 'src/cli/commands/show.ts', to: 'src/adapters/task/load.ts', why: CLI_ADAPTER },
-  { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/bullmq.ts', why: CLI_ADAPTER },
-  { from: 'src/cli/commands/worker.ts', to: 'src/adapters/queue/worker.ts', why: CLI_ADAPTER },
-  { from: 'src/cli/failures.ts', to: 'src/adapters/store/sqlite.ts', why: CLI_ADAPTER },
-  { from: 'src/cli/main.ts', to: 'src/adapters/blueprint/bundle.ts', why: CLI_ADAPTER },
 ];
 
 export interface ImportEdge {

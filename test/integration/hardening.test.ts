@@ -11,7 +11,7 @@ import { loadBlueprint } from '../../src/adapters/blueprint/load.ts';
 import { startRuntime } from '../../src/adapters/runtimes/index.ts';
 import { startToolHost, ToolHostError } from '../../src/adapters/runtimes/tool-host/client.ts';
 import { runBlueprintChecks } from '../../src/adapters/process/blueprint-checks.ts';
-import { machineFailure } from '../../src/cli/failures.ts';
+import { machineFailure } from '../../src/app/command-end.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import type { ProgressEvent } from '../../src/domain/ports/reporter.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';

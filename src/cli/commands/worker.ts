@@ -2,9 +2,7 @@ import { homedir, hostname } from 'node:os';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { makeRedactor, secretValues } from '../../domain/environment.ts';
-import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../../adapters/queue/bullmq.ts';
-import { caseTrialHandler } from '../../adapters/queue/worker.ts';
-import { queueKeyFrom, withoutQueueKey } from '../../adapters/queue/queue-key.ts';
+import { startQueueWorker, type WorkerSettings } from '../../app/queue-worker.ts';
 import { parseQueueUrl, queueSecrets } from '../../domain/queue-address.ts';
 import type { Io } from '../../app/compose.ts';
 import { checkpointOf } from '../io.ts';
@@ -54,37 +52,28 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
   if (options.record && options.replay) throw new AgentdevelError('USAGE', '--record and --replay cannot be used together');
   const address = parseQueueUrl(options.queue, '--queue');
   const settings = workerSettings(options);
-  const key = queueKeyFrom(io.env);
   const redact = makeRedactor([...secretValues(io.env), ...queueSecrets(options.queue)]);
   const name = `${hostname()}:${process.pid}`;
   const cassetteDir = options.record ?? options.replay;
-  const handler = caseTrialHandler({
-    // Nothing a job runs can read the queue key.
-    env: withoutQueueKey(io.env),
+  const worker = await startQueueWorker({
+    address,
+    settings,
+    env: io.env,
     cacheDir: cacheDir(io, options),
     redact,
     name,
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
     clock: io.clock,
-    concurrency: settings.concurrency,
-    sharedPaceAt: address,
     checkpoint: checkpointOf(io),
-  });
-  let worker;
-  try {
-    worker = await startCaseTrialWorker(address, settings, key, (data, context) => handler.handle(data, context), (error) => {
+    onError: (error) => {
       io.stderr.write(redact(`worker ${name}: ${error.message}\n`));
-    });
-  } catch (error) {
-    await handler.close();
-    if (error instanceof QueueUnreachable) throw new AgentdevelError('QUEUE_UNAVAILABLE', error.message, { cause: error });
-    throw error;
-  }
+    },
+  });
   io.stderr.write(`worker ${name}: taking case-trials from ${address.shown} (concurrency ${settings.concurrency})\n`);
   try {
     await worker.stopped;
   } finally {
-    await handler.close();
+    await worker.close();
   }
   return 0;
 }

@@ -1,7 +1,12 @@
+// How a command ends, where that needs the adapters: the helper processes they started are
+// ended, and a failure of the machine is named.
+//
 // Failures of the machine rather than of agentdevel, turned into catalogue errors at the edge:
 // a full disk, a read-only or missing folder, a file where a folder should be, a damaged store.
-// They get one line and a fix; they are not bugs, so they never print a stack.
+// They get one line and a fix; they are not bugs, so they never print a stack. Here, in app/,
+// because telling them apart needs the adapters that raise them (the SQLite driver's errors).
 import { AgentdevelError } from '../domain/errors.ts';
+import { stopBundler } from '../adapters/blueprint/bundle.ts';
 
 /** What each file-system error means for the user (Node's system errors, by errno code). */
 const FILE_SYSTEM_ERRORS: Readonly<Record<string, string>> = {
@@ -43,4 +48,9 @@ export async function machineFailure(error: unknown): Promise<AgentdevelError | 
   // A write names no file (the file descriptor was opened earlier); the others do.
   const where = system.path ? ` ${system.path}${system.dest ? ` -> ${system.dest}` : ''}` : '';
   return new AgentdevelError('FILE_SYSTEM', `${system.syscall}${where}: ${what} (${system.code})`, { cause: error });
+}
+
+/** Ends the helper processes the adapters started (esbuild's service), so a finished command leaves nothing running behind it. */
+export async function stopHelperProcesses(): Promise<void> {
+  await stopBundler();
 }

@@ -1,0 +1,62 @@
+// `agentdevel worker`: a process that takes case-trial jobs from the queue. Wires the job handler
+// (runtimes, the engines, the shared pace) to a BullMQ worker, with the queue's key kept from
+// everything a job runs.
+import { AgentdevelError } from '../domain/errors.ts';
+import type { Redactor } from '../domain/environment.ts';
+import type { Checkpoint } from '../domain/ports/checkpoint.ts';
+import type { Clock } from '../domain/ports/clock.ts';
+import type { QueueAddress } from '../domain/queue-address.ts';
+import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../adapters/queue/bullmq.ts';
+import { queueKeyFrom, withoutQueueKey } from '../adapters/queue/queue-key.ts';
+import { caseTrialHandler } from '../adapters/queue/worker.ts';
+
+export type { WorkerSettings } from '../adapters/queue/bullmq.ts';
+
+export interface QueueWorkerRequest {
+  readonly address: QueueAddress;
+  readonly settings: WorkerSettings;
+  /** The worker's own environment: the queue's key, its credentials, what `passEnv` names. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where checkouts of snapshots are kept. */
+  readonly cacheDir: string;
+  readonly redact: Redactor;
+  readonly name: string;
+  readonly cassette: { readonly mode: 'record' | 'replay'; readonly dir: string } | null;
+  readonly clock: Clock;
+  readonly checkpoint: Checkpoint;
+  /** A failure of the worker's connection or of a job outside its result (it goes on). */
+  readonly onError: (error: Error) => void;
+}
+
+export interface QueueWorker {
+  /** Settles when the worker has stopped (SIGTERM, Ctrl-C). */
+  readonly stopped: Promise<void>;
+  /** Closes what the jobs opened (runtimes, the shared pace), once the worker has stopped. */
+  close(): Promise<void>;
+}
+
+/** Starts taking case-trial jobs; an unreachable Redis is QUEUE_UNAVAILABLE (exit 3), at once. */
+export async function startQueueWorker(request: QueueWorkerRequest): Promise<QueueWorker> {
+  const key = queueKeyFrom(request.env);
+  const handler = caseTrialHandler({
+    // Nothing a job runs can read the queue key.
+    env: withoutQueueKey(request.env),
+    cacheDir: request.cacheDir,
+    redact: request.redact,
+    name: request.name,
+    cassette: request.cassette,
+    clock: request.clock,
+    concurrency: request.settings.concurrency,
+    sharedPaceAt: request.address,
+    checkpoint: request.checkpoint,
+  });
+  let worker;
+  try {
+    worker = await startCaseTrialWorker(request.address, request.settings, key, (data, context) => handler.handle(data, context), request.onError);
+  } catch (error) {
+    await handler.close();
+    if (error instanceof QueueUnreachable) throw new AgentdevelError('QUEUE_UNAVAILABLE', error.message, { cause: error });
+    throw error;
+  }
+  return { stopped: worker.stopped, close: () => handler.close() };
+}
