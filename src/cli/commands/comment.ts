@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { upsertStickyComment } from '../../adapters/github/sticky-comment.ts';
-import { COMMENT_KEY, commentMarker, SUMMARY_MARKER } from '../../stages/report/pr-summary.ts';
+import { postSummaryComment } from '../../app/pr-comment.ts';
+import { COMMENT_KEY, SUMMARY_MARKER } from '../../stages/report/pr-summary.ts';
 import type { CommonOptions, Io } from '../io.ts';
 
 export interface CommentOptions extends CommonOptions {
@@ -31,12 +31,8 @@ export async function commentCommand(io: Io, options: CommentOptions): Promise<n
     throw new AgentdevelError('USAGE', `--summary: cannot read ${file} (${error.code ?? error.message})`, { hint: 'Write it first with `agentdevel gate --summary FILE`.', cause: error });
   });
   if (!summary.startsWith(SUMMARY_MARKER)) throw new AgentdevelError('USAGE', `--summary: ${file} is not a summary written by \`agentdevel gate --summary\` (it must start with "${SUMMARY_MARKER}")`);
-  const repository = options.repo ?? io.env.GITHUB_REPOSITORY;
-  if (!repository || !/^[\w.-]+\/[\w.-]+$/.test(repository)) throw new AgentdevelError('USAGE', `the repository: expected owner/name from --repo or GITHUB_REPOSITORY, got "${repository ?? ''}"`);
-  const token = io.env.GITHUB_TOKEN;
-  if (!token) throw new AgentdevelError('USAGE', 'GITHUB_TOKEN is not set: the comment needs a token that may write pull request comments');
   const body = summary.length > MAX_BODY ? `${summary.slice(0, MAX_BODY - 200)}\n\n(cut here: the full summary is in the report artifact)\n` : summary;
-  const result = await upsertStickyComment({ apiUrl: io.env.GITHUB_API_URL || 'https://api.github.com', repository, token, pr }, commentMarker(options.key ?? null), body);
+  const result = await postSummaryComment(io.env, { pr, repo: options.repo, key: options.key ?? null, body });
   if (options.json) io.stdout.write(`${JSON.stringify({ pr, ...result })}\n`);
   else io.stdout.write(`pull request #${pr}: comment ${result.action}${result.url ? ` (${result.url})` : ''}\n`);
   return 0;

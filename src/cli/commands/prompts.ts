@@ -1,9 +1,7 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { MOCK_MODEL } from '../../domain/models.ts';
-import type { RoleFacts } from '../../domain/role-facts.ts';
-import { criticCall, diagnosticianCall, messagesParams, synthesizerCall, type StructuredCall } from '../../adapters/engines/anthropic/requests.ts';
-import { currentRoleFacts } from '../../adapters/engines/runtime-facts.ts';
-import { currentRoleRequest, promptRoles, type PromptRole, type RoleRequest } from '../../pipeline/loop/role-requests.ts';
+import { promptRoles, type PromptRole } from '../../pipeline/loop/role-requests.ts';
+import { rolePrompt } from '../../app/role-prompt.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 
 export interface PromptsOptions extends CommonOptions {
@@ -17,17 +15,6 @@ function parseRole(value: string | undefined): PromptRole {
   return role;
 }
 
-function callOf(built: RoleRequest, facts: RoleFacts): StructuredCall<unknown> {
-  switch (built.role) {
-    case 'critic':
-      return criticCall(built.request, facts);
-    case 'diagnostician':
-      return diagnosticianCall(built.request, facts);
-    case 'synthesizer':
-      return synthesizerCall(built.request, facts);
-  }
-}
-
 /**
  * Prints what a model role is sent for the workspace as it stands: the same builder the Claude
  * engine uses, fed from recorded runs and git. No model is called and nothing is recorded.
@@ -37,10 +24,8 @@ export async function promptsCommand(io: Io, options: PromptsOptions): Promise<n
   if (options.case !== undefined && role !== 'critic') throw new AgentdevelError('USAGE', '--case: only the critic judges one case; drop --case or use --role critic');
   const command = await openCommand(io, options, null);
   try {
-    const preview = await currentRoleRequest(command.workspace, role, options.case ?? null);
-    const call = callOf(preview.built, currentRoleFacts(io.clock));
-    const params = messagesParams(call);
-    for (const source of preview.sources) command.reporter.emit({ type: 'stage', stage: 'prompts', message: source });
+    const { call, params, sources } = await rolePrompt(command.workspace, role, options.case ?? null, io.clock);
+    for (const source of sources) command.reporter.emit({ type: 'stage', stage: 'prompts', message: source });
     if (call.model === MOCK_MODEL) {
       command.reporter.emit({ type: 'warning', message: `models.${role} is "mock": the mock engine reads no prompt; this is what a Claude model would be sent` });
     }

@@ -7,7 +7,6 @@ import type { Workspace } from '../../pipeline/workspace/workspace.ts';
 import { recordReason } from '../../stages/report/case-reasons.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
 import type { RunSummary } from '../../domain/ports/record-store.ts';
-import { loadSplit, loadTask } from '../../adapters/task/load.ts';
 import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
 import { indented, traceLine } from '../render-trace.ts';
 
@@ -61,8 +60,8 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
     const { workspace, output } = command;
     const run = await chooseRun(workspace, caseId, options);
     const records = workspace.store.records(run.id).filter((r) => r.caseId === caseId);
-    const task = await loadTask(workspace.root, workspace.config.task);
-    const testCase = (await loadSplit(task, 'train')).find((c) => c.id === caseId) ?? null;
+    const task = await workspace.files.tasks.loadTask(workspace.root, workspace.config.task);
+    const testCase = (await workspace.files.tasks.loadSplit(task, 'train')).find((c) => c.id === caseId) ?? null;
     const trials = [];
     for (const record of records) trials.push({ record, trace: await traceOf(workspace, record) });
     if (output.json) {

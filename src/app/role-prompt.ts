@@ -1,0 +1,27 @@
+// `agentdevel prompts`: what a model role would be sent for the workspace as it stands. Composes
+// the pipeline's request for the role (fed from recorded runs and git) with the Claude engine's
+// own builder of the Messages API call, and today's facts as the engine would give them.
+import type { Clock } from '../domain/ports/clock.ts';
+import type { RoleFacts } from '../domain/role-facts.ts';
+import { criticCall, diagnosticianCall, messagesParams, synthesizerCall, type StructuredCall } from '../adapters/engines/anthropic/requests.ts';
+import { currentRoleFacts } from '../adapters/engines/runtime-facts.ts';
+import { currentRoleRequest, type PromptRole, type RoleRequest } from '../pipeline/loop/role-requests.ts';
+import type { Workspace } from '../pipeline/workspace/workspace.ts';
+
+function callOf(built: RoleRequest, facts: RoleFacts): StructuredCall<unknown> {
+  switch (built.role) {
+    case 'critic':
+      return criticCall(built.request, facts);
+    case 'diagnostician':
+      return diagnosticianCall(built.request, facts);
+    case 'synthesizer':
+      return synthesizerCall(built.request, facts);
+  }
+}
+
+/** The role's call (its model, system blocks, forced tool and user message), the request body the engine would send, and where its inputs came from. No model is called. */
+export async function rolePrompt(workspace: Workspace, role: PromptRole, caseId: string | null, clock: Clock) {
+  const preview = await currentRoleRequest(workspace, role, caseId);
+  const call = callOf(preview.built, currentRoleFacts(clock));
+  return { call, params: messagesParams(call), sources: preview.sources };
+}
