@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type * as Declared from '../lib/index.mjs';
 import { writeGateOutputs, writeRunJunit } from './app/ci-outputs.ts';
-import { openCommand, processIo, workspaceDir, type Io } from './app/compose.ts';
+import { openCommand, processPlace, workspaceDir, type CommandPlace } from './app/compose.ts';
 import type { GateDecision, ReleaseOutcome } from './domain/decision.ts';
 import type { HumanChange } from './domain/human-change.ts';
 import { passRateOf } from './domain/case-summary.ts';
@@ -26,11 +26,11 @@ export interface WorkspaceOptions {
   readonly progress?: NodeJS.WritableStream;
 }
 
-function ioFor(options: WorkspaceOptions): Io {
+function ioFor(options: WorkspaceOptions): CommandPlace {
   const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
-  const base = processIo();
+  const base = processPlace();
   // `dir` is the CLI's -C: resolved against the process's current directory, never against itself.
-  return { ...base, stdout: discard as unknown as NodeJS.WriteStream, stderr: (options.progress ?? discard) as NodeJS.WriteStream };
+  return { ...base, stderr: (options.progress ?? discard) as NodeJS.WriteStream };
 }
 
 export interface RunSummary {

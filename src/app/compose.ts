@@ -15,20 +15,33 @@ import { blueprintCheckRunner } from '../adapters/process/blueprint-checks.ts';
 import { runSandboxed } from '../adapters/process/sandbox.ts';
 import { runScorerScript } from '../adapters/process/scorer-scripts.ts';
 import type { PaceFor } from '../adapters/engines/anthropic/rate-limits.ts';
-import { checkpointOf, parseTrials, parseWait, type CommonOptions, type Io } from '../cli/io.ts';
-import { createOutput, createReporter, type Output } from '../cli/render.ts';
-
-export { parseTrials, parseWait, processIo, type CommonOptions, type Io } from '../cli/io.ts';
+import { createReporter } from '../adapters/terminal/progress.ts';
+import { ambientEnvironment } from '../adapters/process/ambient-environment.ts';
+import { systemClock, type Clock } from '../domain/ports/clock.ts';
+import { checkpointOf, parseTrials, parseWait, type CommandOptions } from './command-options.ts';
 
 /** The commands that run case-trials, and so may send them to a queue. */
 const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'shadow', 'calibrate', 'evaluate-test', 'discover']);
 
 const mockOnly = { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock', judge: 'mock', writer: 'mock' } as const;
 
-export interface CommandContext {
+/** Where a command runs: its environment, folder and clock, and the stream its progress goes to (the CLI's Io is one). */
+export interface CommandPlace {
+  readonly stderr: NodeJS.WriteStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly clock: Clock;
+}
+
+/** This process as a command's place (the library's calls): its environment, folder and clock, progress on stderr. */
+export function processPlace(): CommandPlace {
+  return { stderr: process.stderr, env: ambientEnvironment(), cwd: process.cwd(), clock: systemClock };
+}
+
+/** A command opened on its workspace: the run context the pipeline takes, and how it reports and redacts. */
+export interface OpenedCommand {
   readonly workspace: Workspace;
   readonly run: RunContext;
-  readonly output: Output;
   readonly reporter: Reporter;
   readonly redact: Redactor;
   /** Makes sure the models the config names can be called (API_KEY_MISSING, exit 2, when not): for commands opened with `models: 'at_first_call'`. */
@@ -36,16 +49,16 @@ export interface CommandContext {
   close(): Promise<void>;
 }
 
-export function presentation(io: Io, options: CommonOptions): { output: Output; reporter: Reporter; redact: Redactor } {
-  const redact = makeRedactor([...secretValues(io.env), ...queueSecrets(options.queue)]);
-  const output = createOutput(options.json === true, redact, io.stdout);
-  const reporter = createReporter(io.stderr, redact, { tty: io.stderr.isTTY === true && io.env.CI !== 'true' });
-  return { output, reporter, redact };
+/** A command's redactor (every secret of the environment and the queue URL's password) and its progress reporter on the place's stderr. */
+export function commandReporting(place: CommandPlace, options: CommandOptions): { reporter: Reporter; redact: Redactor } {
+  const redact = makeRedactor([...secretValues(place.env), ...queueSecrets(options.queue)]);
+  const reporter = createReporter(place.stderr, redact, { tty: place.stderr.isTTY === true && place.env.CI !== 'true' });
+  return { reporter, redact };
 }
 
 /** The folder -C names (default: the current directory); a usage error (exit 2) when it is missing or not a folder. */
-export function workspaceDir(io: Io, options: CommonOptions): string {
-  const dir = path.resolve(io.cwd, options.C ?? '.');
+export function workspaceDir(place: { readonly cwd: string }, options: { readonly C?: string }): string {
+  const dir = path.resolve(place.cwd, options.C ?? '.');
   const flag = options.C === undefined ? 'the current directory' : `-C ${options.C}`;
   let stat;
   try {
@@ -73,13 +86,13 @@ async function refuseConfigNamingNoCase(workspace: Workspace): Promise<void> {
 
 /** Opens the workspace named by -C (default: the current directory) for one command. */
 export async function openCommand(
-  io: Io,
-  options: CommonOptions,
+  io: CommandPlace,
+  options: CommandOptions,
   lockFor: string | null,
   models: 'at_start' | 'at_first_call' = 'at_start',
   store: 'reads' | 'unused' = 'reads',
-): Promise<CommandContext> {
-  const { output, reporter, redact } = presentation(io, options);
+): Promise<OpenedCommand> {
+  const { reporter, redact } = commandReporting(io, options);
   const waitMs = parseWait(options.wait);
   const trials = parseTrials(options.trials);
   const opened = await openWorkspace(workspaceDir(io, options), {
@@ -129,7 +142,6 @@ export async function openCommand(
     if (executor && lockFor !== null && RUNS_CASE_TRIALS.has(lockFor)) await executor.ready();
     return {
       workspace,
-      output,
       reporter,
       redact,
       requireModels: () => {
@@ -168,7 +180,7 @@ export async function openCommand(
   }
 }
 
-async function claudeFor(io: Io, options: CommonOptions, workspace: Workspace, when: 'at_start' | 'at_first_call', pace: PaceFor | null) {
+async function claudeFor(io: CommandPlace, options: CommandOptions, workspace: Workspace, when: 'at_start' | 'at_first_call', pace: PaceFor | null) {
   const [{ claudeEngines }, { currentRoleFacts }] = await Promise.all([import('../adapters/engines/claude.ts'), import('../adapters/engines/runtime-facts.ts')]);
   const cassetteDir = options.record ?? options.replay;
   return claudeEngines({

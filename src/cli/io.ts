@@ -1,43 +1,12 @@
 // What every command starts from: its streams, environment and clock, and the options common
 // to all commands. Kept apart from the workspace and the engines, so that `--help` and the
 // command line's parsing load nothing heavy.
-import path from 'node:path';
-import { AgentdevelError } from '../domain/errors.ts';
-import { CHECKPOINT_MOMENTS, noCheckpoint, type Checkpoint, type CheckpointMoment } from '../domain/ports/checkpoint.ts';
 import { systemClock, type Clock } from '../domain/ports/clock.ts';
-import { pauseAt } from './test-pause.ts';
+import type { CommandOptions } from '../app/command-options.ts';
 
-export interface CommonOptions {
-  readonly C?: string;
+/** The options common to all commands: those a command is opened with (app/command-options.ts), and --json. */
+export interface CommonOptions extends CommandOptions {
   readonly json?: boolean;
-  readonly wait?: string;
-  readonly record?: string;
-  readonly replay?: string;
-  /** Overrides `trials` of the config for this command. */
-  readonly trials?: string;
-  /** Runs case-trials on workers through this Redis queue (overrides `queue` of the config). */
-  readonly queue?: string;
-  /** Works on the scratch line of this name instead of the real line (iterate, log). */
-  readonly line?: string;
-}
-
-export function parseTrials(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const trials = Number(value);
-  if (!Number.isInteger(trials) || trials < 1 || trials > 32) {
-    throw new AgentdevelError('USAGE', `--trials: expected a whole number from 1 to 32, got "${value}"`);
-  }
-  return trials;
-}
-
-/** --wait SECONDS: how long a writer waits for the workspace lock (a bound: at most a day). */
-export function parseWait(value: string | undefined): number {
-  if (value === undefined) return 0;
-  const seconds = value.trim() === '' ? Number.NaN : Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 86_400) {
-    throw new AgentdevelError('USAGE', `--wait: expected a number of seconds from 0 to 86400, got "${value}"`);
-  }
-  return seconds * 1000;
 }
 
 export interface Io {
@@ -55,22 +24,3 @@ export const processIo = (): Io => ({
   cwd: process.cwd(),
   clock: systemClock,
 });
-
-
-const isMoment = (text: string): text is CheckpointMoment => (CHECKPOINT_MOMENTS as readonly string[]).includes(text);
-
-/**
- * The test hook, for tests that kill a command at a named moment (never set in production):
- * AGENTDEVEL_TEST_PAUSE_AT names one of CHECKPOINT_MOMENTS, and the command, on reaching it,
- * writes the file AGENTDEVEL_TEST_PAUSE_FILE and pauses there until it is killed. Unset, the
- * checkpoint does nothing. This is the only place that reads those variables.
- */
-export function checkpointOf(io: Pick<Io, 'env' | 'cwd'>): Checkpoint {
-  const at = io.env.AGENTDEVEL_TEST_PAUSE_AT;
-  if (at === undefined || at === '') return noCheckpoint;
-  const hint = 'AGENTDEVEL_TEST_PAUSE_AT is a hook for tests that kill a command at a named moment: unset it.';
-  if (!isMoment(at)) throw new AgentdevelError('USAGE', `AGENTDEVEL_TEST_PAUSE_AT: expected one of ${CHECKPOINT_MOMENTS.join(', ')}, got "${at}"`, { hint });
-  const file = io.env.AGENTDEVEL_TEST_PAUSE_FILE;
-  if (!file) throw new AgentdevelError('USAGE', 'AGENTDEVEL_TEST_PAUSE_AT is set without AGENTDEVEL_TEST_PAUSE_FILE, the file written when the pause begins', { hint });
-  return pauseAt(at, path.resolve(io.cwd, file));
-}

@@ -51,14 +51,11 @@ export const ALLOWED: Readonly<Record<Zone, readonly Zone[]>> = {
  */
 // The reasons, each a named piece of the re-zone still to do.
 const BLUEPRINT = 'The pipeline loads blueprints and starts runtimes: a runtime-factory port, wired in app/, would take their place.';
-const APP_CLI = "compose.ts (formerly cli/context.ts) still builds the CLI's presentation from its Io; the presentation half belongs in cli/.";
 
 export const EXCEPTIONS: readonly { readonly from: string; readonly to: string; readonly why: string }[] = [
   // Merged with the re-zone's own commit (issues 17, 19, 20, 21, 22, 23): the same debts, in new files.
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/blueprint/load.ts', why: BLUEPRINT },
   { from: 'src/pipeline/run/case-trial-executor.ts', to: 'src/adapters/runtimes/index.ts', why: BLUEPRINT },
-  { from: 'src/app/compose.ts', to: 'src/cli/io.ts', why: APP_CLI },
-  { from: 'src/app/compose.ts', to: 'src/cli/render.ts', why: APP_CLI },
 ];
 
 export interface ImportEdge {

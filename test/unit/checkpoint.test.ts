@@ -1,10 +1,10 @@
-// The test hook's switch (AGENTDEVEL_TEST_PAUSE_AT, read only in cli/io.ts): unset it does
+// The test hook's switch (AGENTDEVEL_TEST_PAUSE_AT, read only in app/command-options.ts): unset it does
 // nothing; set, it names a known moment and a marker file, or the command refuses to start.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkpointOf } from '../../src/cli/io.ts';
-import { pauseAt } from '../../src/cli/test-pause.ts';
+import { checkpointOf } from '../../src/app/command-options.ts';
+import { pauseAt } from '../../src/adapters/checkpoint/test-pause.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import { noCheckpoint } from '../../src/domain/ports/checkpoint.ts';
 import { tempDir } from '../helpers/workspace.ts';

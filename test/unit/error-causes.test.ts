@@ -13,7 +13,8 @@ import type { CaseTrialQueue } from '../../src/adapters/queue/collector.ts';
 import type { CaseTrialJob } from '../../src/adapters/queue/job.ts';
 import { loadTask } from '../../src/adapters/task/load.ts';
 import { compileTemplates, TemplateError } from '../../src/adapters/template/handlebars.ts';
-import { workspaceDir, type Io } from '../../src/app/compose.ts';
+import { workspaceDir } from '../../src/app/compose.ts';
+import type { Io } from '../../src/cli/io.ts';
 import { exampleWorkspace, tempDir } from '../helpers/workspace.ts';
 
 /** What `run` throws (or rejects with), for a look at it. */

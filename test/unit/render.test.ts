@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createOutput, createReporter } from '../../src/cli/render.ts';
+import { createOutput } from '../../src/cli/render.ts';
+import { createReporter } from '../../src/adapters/terminal/progress.ts';
 import { makeRedactor } from '../../src/domain/environment.ts';
 
 function capture(): NodeJS.WriteStream & { text: string } {

@@ -1,6 +1,7 @@
 import { ablate } from '../../pipeline/loop/ablate.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 
 export interface AblateOptions extends CommonOptions {

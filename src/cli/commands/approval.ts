@@ -1,7 +1,8 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { approvePending, declinePending, pendingIteration } from '../../pipeline/workspace/approval.ts';
 import { refuseDirtyTree } from '../../pipeline/workspace/workspace.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 
 export interface ApprovalOptions extends CommonOptions {
   readonly reason?: string;

@@ -1,6 +1,7 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { calibrateAgent, calibrateCritic } from '../../pipeline/gate/calibrate.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 
 export interface CalibrateOptions extends CommonOptions {

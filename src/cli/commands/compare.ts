@@ -3,7 +3,9 @@ import type { RunStats } from '../../stages/gate/compare.ts';
 import { compareRuns } from '../../stages/gate/compare.ts';
 import { aggregateText } from '../../stages/report/gate-text.ts';
 import { openStoreWorkspace } from '../../app/workspace.ts';
-import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
+import { presentation } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
+import { workspaceDir } from '../../app/compose.ts';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const table = (t: Record<string, number>): string => Object.entries(t).map(([k, v]) => `${k}:${v.toFixed(3)}`).join(' ');

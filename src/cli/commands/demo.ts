@@ -2,7 +2,8 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { EXAMPLES, scaffoldExample, type ExampleName } from '../../app/example.ts';
 import { iterate } from '../../pipeline/loop/iterate.ts';
-import { openCommand, presentation, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand, presentation } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { evaluateTestCommand } from './evaluate-test.ts';
 import { parseMaxIterations, printIterations } from './iterate.ts';
 

@@ -2,7 +2,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { Arm } from '../../domain/discover.ts';
 import { discover, type Budget, type DiscoverOutcome } from '../../pipeline/loop/discover.ts';
 import { rebuildFromGit, type RebuiltState } from '../../pipeline/loop/discover-archive.ts';
-import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand, type CommandContext } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 
 export interface DiscoverOptions extends CommonOptions {

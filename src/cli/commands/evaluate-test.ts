@@ -5,7 +5,8 @@ import { runVersion, withCheckout } from '../../pipeline/run/execute-run.ts';
 import { fetchSeals, readSeal, writeSeal } from '../../pipeline/workspace/test-seal.ts';
 import { currentRelease } from '../../pipeline/workspace/versions.ts';
 import { lineTip } from '../../pipeline/workspace/workspace.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 
 /**

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { exportRunSpans } from '../../app/run-export.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 
 export interface ExportOptions extends CommonOptions {
   readonly run?: string;

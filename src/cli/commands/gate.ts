@@ -5,7 +5,8 @@ import { gateCandidate } from '../../pipeline/gate/submitted-candidate.ts';
 import { flipReasons } from '../../stages/report/case-reasons.ts';
 import { changeLines } from '../../stages/report/change-text.ts';
 import { gateHeadline, writeGateOutputs, type CiOptions } from '../../app/ci-outputs.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
 

@@ -3,7 +3,9 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { importTaubenchRun } from '../../app/import-results.ts';
 import { estimateTables } from '../../stages/gate/estimators.ts';
 import { summarizeCases } from '../../stages/gate/flips.ts';
-import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
+import { presentation } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
+import { workspaceDir } from '../../app/compose.ts';
 
 export interface ImportOptions extends CommonOptions {
   readonly name?: string;

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { initWorkspace, type InitRuntime } from '../../app/init-workspace.ts';
-import { presentation, workspaceDir, type CommonOptions, type Io } from '../../app/compose.ts';
+import { presentation } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
+import { workspaceDir } from '../../app/compose.ts';
 
 export interface InitOptions extends CommonOptions {
   readonly runtime?: string;

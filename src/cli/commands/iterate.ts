@@ -2,7 +2,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { ABLATION_TEXT, ablations, isAblation, type Ablation } from '../../domain/ablation.ts';
 import { iterate, type DiagnosisPointer, type IterateOutcome } from '../../pipeline/loop/iterate.ts';
 import { refuseDirtyTree } from '../../pipeline/workspace/workspace.ts';
-import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand, type CommandContext } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 
 export interface IterateOptions extends CommonOptions {

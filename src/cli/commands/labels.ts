@@ -4,7 +4,8 @@ import { LABEL_PATTERN } from '../../domain/symptoms.ts';
 import { readLabelAliases, writeLabelAliases } from '../../pipeline/workspace/label-aliases.ts';
 import { lineTip } from '../../pipeline/workspace/workspace.ts';
 import { nextIteration } from '../../pipeline/workspace/versions.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 
 export interface LabelsOptions extends CommonOptions {
   readonly into?: string;

@@ -1,5 +1,6 @@
 import { hitRateByEditType, readDecisionLog } from '../../pipeline/workspace/decision-log.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 
 export async function logCommand(io: Io, options: CommonOptions): Promise<number> {
   const command = await openCommand(io, options, null, 'at_start', 'unused');

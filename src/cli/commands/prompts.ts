@@ -2,7 +2,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { MOCK_MODEL } from '../../domain/models.ts';
 import { promptRoles, type PromptRole } from '../../pipeline/loop/role-requests.ts';
 import { rolePrompt } from '../../app/role-prompt.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 
 export interface PromptsOptions extends CommonOptions {
   readonly role?: string;

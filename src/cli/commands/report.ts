@@ -6,7 +6,8 @@ import { renderFlipReportHtml } from '../../stages/report/html/flip-report.ts';
 import { renderLineIndexHtml } from '../../stages/report/html/line-index.ts';
 import { renderChangelog } from '../../stages/report/changelog.ts';
 import { reportTitle } from '../../stages/release/outcome.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { openFile } from '../open-file.ts';
 import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
 

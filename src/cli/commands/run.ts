@@ -4,7 +4,8 @@ import { runTrainSplit } from '../../pipeline/run/train-run.ts';
 import { failingCases } from '../../stages/report/case-reasons.ts';
 import { agentErrorTally, countingAgentErrors } from '../../stages/run/agent-errors.ts';
 import { writeRunJunit, type CiOptions } from '../../app/ci-outputs.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 
 export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'> {

@@ -1,6 +1,7 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { shadow, type ShadowOutcome, type ShadowSide } from '../../pipeline/loop/shadow.ts';
-import { openCommand, type CommandContext, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand, type CommandContext } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { renderShadowSummary } from '../../stages/report/shadow-summary.ts';
 import { changeLines } from '../../stages/report/change-text.ts';
 import { writeSummary } from '../../app/ci-outputs.ts';

@@ -7,7 +7,8 @@ import type { Workspace } from '../../pipeline/workspace/workspace.ts';
 import { recordReason } from '../../stages/report/case-reasons.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
 import type { RunSummary } from '../../domain/ports/record-store.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 import { indented, traceLine } from '../render-trace.ts';
 
 export interface ShowOptions extends CommonOptions {

@@ -1,6 +1,7 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { DEFAULT_SYNC_TIMEOUT_S, syncLine } from '../../pipeline/workspace/sync.ts';
-import { openCommand, type CommonOptions, type Io } from '../../app/compose.ts';
+import { openCommand } from '../open-command.ts';
+import type { CommonOptions, Io } from '../io.ts';
 
 export interface SyncOptions extends CommonOptions {
   readonly fetchOnly?: boolean;

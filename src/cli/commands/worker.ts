@@ -4,8 +4,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { makeRedactor, secretValues } from '../../domain/environment.ts';
 import { startQueueWorker, type WorkerSettings } from '../../app/queue-worker.ts';
 import { parseQueueUrl, queueSecrets } from '../../domain/queue-address.ts';
-import type { Io } from '../../app/compose.ts';
-import { checkpointOf } from '../io.ts';
+import type { Io } from '../io.ts';
+import { checkpointOf } from '../../app/command-options.ts';
 
 export interface WorkerOptions {
   readonly queue?: string;

@@ -1,8 +1,8 @@
-// The pause of the test hook (AGENTDEVEL_TEST_PAUSE_AT, read in io.ts): at its moment the
+// The pause of the test hook (AGENTDEVEL_TEST_PAUSE_AT, read in app/command-options.ts): at its moment the
 // command writes a marker file and stops there, so a test can kill it at that exact point.
 // It only pauses: it changes nothing the command writes or decides.
 import { rename, writeFile } from 'node:fs/promises';
-import type { Checkpoint, CheckpointMoment } from '../domain/ports/checkpoint.ts';
+import type { Checkpoint, CheckpointMoment } from '../../domain/ports/checkpoint.ts';
 
 /** A paused command nobody killed gives up after this long (every wait has a bound). */
 export const PAUSE_BOUND_MS = 10 * 60_000;
