@@ -37,6 +37,7 @@ import { renderReportTemplate } from '../src/adapters/template/report-templates.
 import { blueprintCheckRunner } from '../src/adapters/process/blueprint-checks.ts';
 import { runSandboxed } from '../src/adapters/process/sandbox.ts';
 import { runScorerScript } from '../src/adapters/process/scorer-scripts.ts';
+import { localExecutor } from '../src/adapters/runtimes/local-executor.ts';
 
 const BAD_RELEASE_P2F_RATE = 0.02;
 
@@ -60,7 +61,7 @@ const dir = path.join(mkdtempSync(path.join(tmpdir(), 'agentdevel-ablations-')),
 await scaffoldExample(dir);
 
 function contextOf(workspace: Workspace): RunContext {
-  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, textDiff: wordDiff, templates: renderReportTemplate };
+  return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, localExecutor, textDiff: wordDiff, templates: renderReportTemplate };
 }
 
 /** Per case: did every graded trial pass? Measured blind, on the train or test split. */

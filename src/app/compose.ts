@@ -19,6 +19,7 @@ import { createReporter } from '../adapters/terminal/progress.ts';
 import { ambientEnvironment } from '../adapters/process/ambient-environment.ts';
 import { systemClock, type Clock } from '../domain/ports/clock.ts';
 import { checkpointOf, parseTrials, parseWait, type CommandOptions } from './command-options.ts';
+import { localCaseTrials } from './local-case-trials.ts';
 
 /** The commands that run case-trials, and so may send them to a queue. */
 const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'shadow', 'calibrate', 'evaluate-test', 'discover']);
@@ -159,6 +160,7 @@ export async function openCommand(
         checks: blueprintCheckRunner(io.env),
         sandbox: runSandboxed,
         scorerScripts: runScorerScript,
+        localExecutor: localCaseTrials,
         textDiff: wordDiff,
         templates: renderReportTemplate,
         ...(trials === null ? {} : { overrides: { trials } }),

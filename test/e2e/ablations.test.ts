@@ -15,6 +15,7 @@ import { renderReportTemplate } from '../../src/adapters/template/report-templat
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
 import { runScorerScript } from '../../src/adapters/process/scorer-scripts.ts';
+import { localExecutor } from '../../src/adapters/runtimes/local-executor.ts';
 
 describe('iterate --ablate', () => {
   it('is refused on the real line (exit 2, nothing written); on a scratch line it runs, records the ablation in every decision, and log marks them with RC refs of the scratch line', async () => {
@@ -84,7 +85,7 @@ describe('iterate --ablate', () => {
             return mock.criticize(request);
           },
         };
-        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1, ablation });
+        await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, localExecutor, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1, ablation });
         seen.set(ablation ?? 'none', tally);
       } finally {
         await workspace.close();

@@ -18,6 +18,7 @@ import { gateCandidate } from '../../src/pipeline/gate/submitted-candidate.ts';
 import { openWorkspace } from '../../src/app/workspace.ts';
 import type { DecisionDocument } from '../../src/domain/decision.ts';
 import { cli, git, lineState, tempDir } from '../helpers/workspace.ts';
+import { localExecutor } from '../../src/adapters/runtimes/local-executor.ts';
 
 const TRAIN = 'rubrics/arithmetic/train.jsonl';
 const AGENT = 'blueprints/my-agent/agent.mjs';
@@ -168,7 +169,7 @@ describe("a person's change beyond the blueprint", () => {
     branch('model-edits-task', 'rc: an easier case', () => edit(TRAIN, (text) => text.replace('"answer": 2.75', '"answer": 2.7')));
     const workspace = await openWorkspace(dir, { lock: { command: 'test', waitMs: 0 }, clock: systemClock });
     try {
-      const context = { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t: string) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, textDiff: wordDiff, templates: renderReportTemplate };
+      const context = { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t: string) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, localExecutor, textDiff: wordDiff, templates: renderReportTemplate };
       const outcome = await gateCandidate(context, { ref: 'model-edits-task', promote: false, targets: [], reportDir: null, allowBehind: false, intent: null, authors: ['writer'] });
       expect(outcome.ranCandidate).toBe(false);
       expect(outcome.decision.verdict).toBe('reject');

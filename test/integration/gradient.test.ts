@@ -20,6 +20,7 @@ import { renderReportTemplate } from '../../src/adapters/template/report-templat
 import { blueprintCheckRunner } from '../../src/adapters/process/blueprint-checks.ts';
 import { runSandboxed } from '../../src/adapters/process/sandbox.ts';
 import { runScorerScript } from '../../src/adapters/process/scorer-scripts.ts';
+import { localExecutor } from '../../src/adapters/runtimes/local-executor.ts';
 
 describe('gradient records', () => {
   it('are written to git each iteration from executed evidence; a model-phrased claim without resolvable evidence is dropped and counted; the diagnostician and synthesizer get them', async () => {
@@ -59,7 +60,7 @@ describe('gradient records', () => {
           };
         },
       };
-      await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1 });
+      await iterate({ workspace, model, reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, localExecutor, textDiff: wordDiff, templates: renderReportTemplate }, { maxIterations: 1 });
 
       // In git, on its own ref, whatever the iteration did.
       expect(git(dir, 'cat-file', '-t', 'refs/agentdevel/gradient/support-agent/iter-001')).toBe('commit');

@@ -3,6 +3,7 @@
 // traces and git stay with the caller either way.
 import type { Task } from '../task.ts';
 import type { Runtime } from './runtime.ts';
+import type { ModelPort } from './model.ts';
 
 /** How a version's case-trials run: the values of its config that an executor reads. */
 export interface CaseTrialSettings {
@@ -44,3 +45,12 @@ export interface CaseTrialExecutor {
   start(version: VersionToRun): Promise<CaseTrials>;
   close(): Promise<void>;
 }
+
+/** What case-trials in this process need: the model port the agent calls (the version's), and the environment its tools may be given. */
+export interface LocalExecutorDeps {
+  readonly model: ModelPort;
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+}
+
+/** Makes the in-process executor (adapters/runtimes/local-executor.ts), for a run that has no other. */
+export type LocalExecutorFactory = (deps: LocalExecutorDeps) => CaseTrialExecutor;

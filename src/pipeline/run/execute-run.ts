@@ -22,8 +22,8 @@ import { runCases, type RunTally } from '../../stages/run/run.ts';
 import { openRunTraces } from '../../stages/run/trace-file.ts';
 import type { RunPurpose } from '../../domain/ports/record-store.ts';
 import type { Task } from '../../domain/task.ts';
-import { caseTrialSettings, localExecutor } from './case-trial-executor.ts';
-import type { CaseTrialExecutor, CaseTrials } from '../../domain/ports/case-trial-executor.ts';
+import { caseTrialSettings } from './case-trial-executor.ts';
+import type { CaseTrialExecutor, CaseTrials, LocalExecutorFactory } from '../../domain/ports/case-trial-executor.ts';
 import { failedRunError } from './failed-run.ts';
 import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -99,6 +99,8 @@ export interface RunContext {
   readonly scorerScripts: ScorerScriptRunner;
   /** Where case-trials run: on workers through a queue, or (absent) in this process. */
   readonly executor?: CaseTrialExecutor;
+  /** Makes the in-process executor, with the model port this context asks (a gate under the line's config asks the line's models). */
+  readonly localExecutor: LocalExecutorFactory;
   /**
    * The `critic-sees-blueprint` ablation: the critic is shown the blueprint of the version it
    * judges. Only `iterate --ablate` on a scratch line sets it; everywhere else the critic is blind.
@@ -151,7 +153,7 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
   const buildDir = path.join(workspace.stateDir, 'build', `${path.basename(dir)}-${randomBytes(3).toString('hex')}`);
   let started: Promise<CaseTrials> | null = null;
   let taskOfVersion: Promise<Task> | null = loaded ? Promise.resolve(loaded.task) : null;
-  const executor = context.executor ?? localExecutor(context);
+  const executor = context.executor ?? context.localExecutor(context);
   const runtime = async (task: Task): Promise<CaseTrials> => {
     started ??= executor.start({ commit: source.commit, dir, task, settings: caseTrialSettings(config), buildDir });
     return started;
