@@ -1,6 +1,7 @@
 // Hand-built values of the domain for tests that touch no disk: case-trial records, the gate's
 // policy, and the evidence a release document is written from. One builder each, so a field the
 // domain adds is given its default in one place.
+import { configSchema } from '../../src/config/schema.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import type { ComparePolicy } from '../../src/stages/gate/compare.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
@@ -25,21 +26,8 @@ export function caseRecord(caseId: string, pass: boolean | null, overrides: Part
   };
 }
 
-/** The default statistical gate (`policy: auto`) with the config's default thresholds. */
-export const AUTO_POLICY: ComparePolicy = {
-  policy: 'auto',
-  maxP2F: 0,
-  maxP2FRate: 0.02,
-  minF2P: 1,
-  minHitRate: 0.5,
-  maxUngradedShare: 0.1,
-  alpha: 0.05,
-  maxSignificantRegressions: 0,
-  maxConfirmTrials: 32,
-  detectableDrop: 0.6,
-  futility: 0.33,
-  baselineRecords: 3,
-};
+/** The default statistical gate (`policy: auto`) with the config's default thresholds, as a workspace with no gate settings gets it. */
+export const AUTO_POLICY: ComparePolicy = configSchema.parse({ blueprint: 'test', task: 'test' }).gate;
 
 /**
  * The evidence of one gated iteration, for the release documents: a rejected RC of iteration 1 of

@@ -5,6 +5,7 @@
 import type { DecisionDocument, GateDecision, RecordedOutcome, ReleaseOutcome } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import { buildArtifacts, releaseCommitMessage, releaseFolder, tagMessage, type ArtifactFile, type ArtifactRendering, type LineHistory, type ReleaseEvidence } from './artifacts.ts';
+import type { DecisionRow } from '../../domain/ports/record-store.ts';
 
 /** The gate's decision, and what it is for. */
 export interface ReleaseDecision {
@@ -47,23 +48,9 @@ export interface ReleaseFacts extends Omit<ReleaseEvidence, 'outcome' | 'release
 }
 
 /** The decision's row in the store, as the pipeline writes it (`Store.saveDecision`). */
-export interface DecisionEntry {
-  readonly blueprint: string;
-  /** The iteration of the line; null for a dry gate, which is none. */
-  readonly iteration: number | null;
-  readonly candidateRef: string;
-  readonly candidateCommit: string | null;
-  readonly baselineRun: string | null;
-  readonly candidateRun: string | null;
+export interface DecisionEntry extends Omit<DecisionRow, 'id' | 'createdAt' | 'outcome' | 'intent'> {
   readonly outcome: ReleaseOutcome | 'no_candidate';
-  readonly reasons: string[];
   readonly intent: ChangeIntent | null;
-  readonly tag: string | null;
-  readonly auditRef: string | null;
-  /** The very commit written to git: `approve` trusts a pending release only when it is this one. */
-  readonly recordedCommit: string | null;
-  readonly f2p: string[];
-  readonly p2f: string[];
 }
 
 /** A commit of files on top of a checkout. */
