@@ -79,9 +79,10 @@ export function workspaceDir(place: { readonly cwd: string }, options: { readonl
 async function refuseConfigNamingNoCase(workspace: Workspace): Promise<void> {
   const { config, root } = workspace;
   if (!config.gate.layers.some((l) => l.layer === 'checks' && l.mustPass.length > 0)) return;
-  const [{ loadSplit, loadTask }, { refuseUnknownMustPass }] = await Promise.all([import('../adapters/task/load.ts'), import('../pipeline/gate/layer-evidence.ts')]);
+  const { refuseUnknownMustPass } = await import('../pipeline/gate/layer-evidence.ts');
+  const { tasks } = workspace.files;
   // A task that does not load is reported by the command itself, with its own error.
-  const cases = await loadTask(root, config.task).then((task) => loadSplit(task, 'train'), () => null);
+  const cases = await tasks.loadTask(root, config.task).then((task) => tasks.loadSplit(task, 'train'), () => null);
   if (cases) refuseUnknownMustPass(config, cases);
 }
 

@@ -1,14 +1,9 @@
 // Opening a workspace with the real adapters: git (simple-git and plumbing), the SQLite store,
 // the lock file, and the task and blueprint readers. The pipeline sees them only as the ports of domain/ports.
-import { readBlueprintBrief } from '../adapters/blueprint/brief.ts';
-import { readBlueprintFiles, readManifest } from '../adapters/blueprint/load.ts';
-import { blueprintLoadProblem } from '../adapters/blueprint/load-check.ts';
 import { GitRepo, initRepository } from '../adapters/git/git.ts';
 import { clearStaleGitLocks } from '../adapters/git/stale-locks.ts';
 import { acquireLock } from '../adapters/process/workspace-lock.ts';
 import { Store } from '../adapters/store/store.ts';
-import { loadSplit, loadTask } from '../adapters/task/load.ts';
-import { readTaskBrief } from '../adapters/task/task-brief.ts';
 import { blueprintRoot } from '../domain/blueprint-paths.ts';
 import type { Clock } from '../domain/ports/clock.ts';
 import type { RepositoryHost } from '../domain/ports/repository.ts';
@@ -24,13 +19,21 @@ export const gitRepositories: RepositoryHost = {
   },
 };
 
+// The readers load at their first use: a command that reads no task or blueprint (`log`) never loads them.
+const taskLoader = () => import('../adapters/task/load.ts');
+const blueprintLoader = () => import('../adapters/blueprint/load.ts');
+
 export const workspaceFiles: WorkspaceFiles = {
-  tasks: { loadTask, loadSplit, readBrief: readTaskBrief },
+  tasks: {
+    loadTask: async (dir, name) => (await taskLoader()).loadTask(dir, name),
+    loadSplit: async (task, split) => (await taskLoader()).loadSplit(task, split),
+    readBrief: async (dir, name, buildDir) => (await import('../adapters/task/task-brief.ts')).readTaskBrief(dir, name, buildDir),
+  },
   blueprints: {
-    readManifest: (dir, name) => readManifest(dir, blueprintRoot(dir, name)),
-    readFiles: readBlueprintFiles,
-    readBrief: readBlueprintBrief,
-    loadProblem: blueprintLoadProblem,
+    readManifest: async (dir, name) => (await blueprintLoader()).readManifest(dir, blueprintRoot(dir, name)),
+    readFiles: async (dir, name) => (await blueprintLoader()).readBlueprintFiles(dir, name),
+    readBrief: async (dir, name) => (await import('../adapters/blueprint/brief.ts')).readBlueprintBrief(dir, name),
+    loadProblem: async (dir, name, limits, buildDir) => (await import('../adapters/blueprint/load-check.ts')).blueprintLoadProblem(dir, name, limits, buildDir),
   },
 };
 
