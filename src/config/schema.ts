@@ -121,7 +121,7 @@ export const configSchema = z
           .lt(1)
           .default(0.33)
           .describe(
-            'Stop confirming a moved case once its predicted chance of ending significant falls below this (statistical gate). Higher is cheaper and misses more soft changes; 0 runs every moved case to its full size. Stopping early never raises the error rate.',
+            'Stop confirming a moved case once its predicted chance of ending significant falls below this (statistical gate; after its first fresh pair only below 0.1, if this is higher). Higher is cheaper and misses more soft changes; 0 runs every moved case to its full size. Stopping early never raises the error rate.',
           ),
         baselineRecords: z
           .number()

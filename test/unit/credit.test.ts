@@ -77,8 +77,8 @@ describe('edit attribution (pure)', () => {
   });
 
   it.each([
-    { case: 'one regression: the planner\'s K for one case at 3α/4', flips: ['p2f'], override: null, trials: 12 },
-    { case: 'two regressions share the level: more trials each', flips: ['p2f', 'p2f'], override: null, trials: 15 },
+    { case: 'one regression: the planner\'s K for one case at 3α/4', flips: ['p2f'], override: null, trials: 14 },
+    { case: 'two regressions share the level: more trials each', flips: ['p2f', 'p2f'], override: null, trials: 16 },
     { case: 'both families: the larger K (three fixes)', flips: ['f2p', 'f2p', 'f2p', 'p2f', 'p2f'], override: null, trials: 16 },
     { case: 'a stated count overrides the planner', flips: ['p2f', 'p2f'], override: 3, trials: 3 },
     { case: 'no flip: one trial (nothing runs)', flips: [], override: null, trials: 1 },

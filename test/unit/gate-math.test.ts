@@ -94,7 +94,7 @@ describe('power', () => {
   });
 
   it('designs the fewest trials with 90% power against the stated drop, more for a smaller level, capped', () => {
-    const share = (k: number) => (k > 8 ? 0.9 : 1);
+    const share = (k: number) => (k > 12 ? 0.7 : k > 6 ? 0.8 : 1);
     const one = designTrials(0.0375, 0.6, 32, share);
     const ten = designTrials(0.00375, 0.6, 32, share);
     expect(one.reached && ten.reached).toBe(true);
@@ -127,7 +127,7 @@ describe('power', () => {
           if (random() < 0.8) hi += 1;
           if (random() < 0.3) lo += 1;
         }
-        const verdict = judgeLook(design, hi, lo, n, null);
+        const verdict = judgeLook(design, hi, lo, n, []);
         if (verdict.kind === 'continue') continue;
         if (verdict.kind === 'significant') confirmed += 1;
         break;

@@ -26,7 +26,7 @@ function records(outcomes: Record<string, string>, label = 'x', firstTrial = 0):
 const summaries = (outcomes: Record<string, string>, label = 'x', firstTrial = 0) => summarizeCases(records(outcomes, label, firstTrial));
 
 const side = (passes: number, graded: number, attempts = graded, first: boolean | null = null) => ({ passes, graded, attempts, first });
-const tally = (b: [number, number, number?], c: [number, number, number?]): CaseTally => ({ baseline: side(...b), candidate: side(...c), interim: null });
+const tally = (b: [number, number, number?], c: [number, number, number?]): CaseTally => ({ baseline: side(...b), candidate: side(...c), atLooks: new Map() });
 
 /** A runner that answers from scripted fresh outcomes per side and case ("111111"), in order; past the script, fails. */
 function scriptedRunner(script: Record<'baseline' | 'candidate', Record<string, string>>): ConfirmationRunner & { asked: Array<{ side: string; trials: number; caseIds: readonly string[] }> } {
@@ -85,8 +85,8 @@ describe('selection from the baseline\'s records', () => {
     expect(regressions?.cases.map((c) => c.bar)).toEqual([(level * 4) / 5, level / 5]);
     expect(fixes?.cases.map((c) => [c.caseId, c.bar])).toEqual([['c', splitAlpha(0.05).fix]]);
     for (const c of [...(regressions?.cases ?? []), ...(fixes?.cases ?? [])]) {
-      expect(c.trialsPerSide).toBe(designTrials(c.bar, 0.6, 32, (k) => (k > 8 ? 0.9 : 1)).trialsPerSide);
-      expect(c.interim).toEqual(c.trialsPerSide > 8 ? { at: 8, share: 0.1 } : null);
+      expect(c.trialsPerSide).toBe(designTrials(c.bar, 0.6, 32, (k) => (k > 12 ? 0.7 : k > 6 ? 0.8 : 1)).trialsPerSide);
+      expect(c.interims).toEqual([{ at: 6, share: 0.2 }, { at: 12, share: 0.1 }].filter((i) => i.at < c.trialsPerSide));
     }
   });
 });
@@ -94,30 +94,32 @@ describe('selection from the baseline\'s records', () => {
 describe('the confirmation planner (pure)', () => {
   const design = designCase({ caseId: 'a', direction: 'regression', weight: 4, bar: 0.0375, baseline: { passes: 3, graded: 3 } }, policy).design;
 
-  it('judges a case only where both sides have the same fresh trials, in looks of 1, 2, 4, 8 … up to K', () => {
-    expect(design.trialsPerSide).toBe(12);
+  it('judges a case only where both sides have the same fresh trials, in looks of 1, 2, 4, 6, 8, 12 … up to K', () => {
+    expect(design.trialsPerSide).toBe(14);
     expect(caseState(design, tally([0, 0], [0, 0]))).toEqual({ kind: 'live', requests: { baseline: 1, candidate: 1 } });
     // An infrastructure error on one side: it catches up before anything is judged.
     expect(caseState(design, tally([1, 1], [0, 0, 1]))).toEqual({ kind: 'live', requests: { baseline: 0, candidate: 1 } });
     expect(caseState(design, tally([2, 2], [0, 2]))).toEqual({ kind: 'live', requests: { baseline: 2, candidate: 2 } });
-    expect(caseState(design, tally([4, 4], [0, 4]))).toEqual({ kind: 'live', requests: { baseline: 4, candidate: 4 } });
+    expect(caseState(design, tally([4, 4], [0, 4]))).toEqual({ kind: 'live', requests: { baseline: 2, candidate: 2 } });
     // K infrastructure errors on a side: it can never reach K graded trials.
     expect(caseState(design, tally([1, 1, 13], [0, 1])).kind).toBe('incomplete');
   });
 
-  it('stops for efficacy at the early look, for futility, and when the level is out of reach', () => {
-    // 8/8 against 0/8: the early look's tenth of the level is met.
-    expect(caseState(design, tally([8, 8], [0, 8]))).toEqual({ kind: 'decided', verdict: { kind: 'significant', pValue: boschlooDropPValue(8, 0, 8) / 0.1, pBound: 'exact' } });
-    expect(caseState(design, tally([0, 4], [4, 4]))).toEqual({ kind: 'decided', verdict: { kind: 'hopeless' } });
+  it('stops for efficacy at an early look, for futility, and when the level is out of reach', () => {
+    // 6/6 against 0/6: the first early look's fifth of the level is met.
+    expect(caseState(design, tally([6, 6], [0, 6]))).toEqual({ kind: 'decided', verdict: { kind: 'significant', pValue: boschlooDropPValue(6, 0, 6) / 0.2, pBound: 'exact' } });
+    expect(caseState(design, tally([0, 6], [6, 6]))).toEqual({ kind: 'decided', verdict: { kind: 'hopeless' } });
     expect(caseState(design, tally([2, 4], [2, 4]))).toMatchObject({ kind: 'decided', verdict: { kind: 'futile' } });
-    // One fresh pair never stops a case for futility.
-    expect(caseState(design, tally([0, 1], [1, 1])).kind).toBe('live');
-    // The full-size test: 10/12 against 3/12 and 9/12 against 6/12.
-    expect(caseState({ ...design, futility: 0 }, tally([10, 12], [3, 12]))).toMatchObject({ kind: 'decided', verdict: { kind: 'significant', pBound: 'exact' } });
-    expect(caseState({ ...design, futility: 0 }, tally([9, 12], [6, 12]))).toMatchObject({ kind: 'decided', verdict: { kind: 'not_significant' } });
+    // One fresh pair stops a case for futility only when it points the other way (below FIRST_LOOK_FUTILITY).
+    expect(caseState(design, tally([0, 1], [1, 1]))).toMatchObject({ kind: 'decided', verdict: { kind: 'futile' } });
+    expect(caseState(design, tally([1, 1], [0, 1])).kind).toBe('live');
+    expect(caseState(design, tally([1, 1], [1, 1])).kind).toBe('live');
+    // The full-size test: 12/14 against 4/14 and 10/14 against 7/14.
+    expect(caseState({ ...design, futility: 0 }, tally([12, 14], [4, 14]))).toMatchObject({ kind: 'decided', verdict: { kind: 'significant', pBound: 'exact' } });
+    expect(caseState({ ...design, futility: 0 }, tally([10, 14], [7, 14]))).toMatchObject({ kind: 'decided', verdict: { kind: 'not_significant' } });
   });
 
-  it('records each side\'s first graded trial and the early look\'s counts as the trials arrive', () => {
+  it('records each side\'s first graded trial and the counts at each look as the trials arrive', () => {
     let tallies: Tallies = new Map();
     tallies = addConfirmation(tallies, 'baseline', summaries({ a: 'I' }));
     tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0' }));
@@ -125,9 +127,10 @@ describe('the confirmation planner (pure)', () => {
     tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1' }));
     expect(tallies.get('a')?.baseline.first).toBe(true);
     tallies = addConfirmation(tallies, 'baseline', summaries({ a: '1111111' }));
-    expect(tallies.get('a')?.interim).toBeNull();
+    expect(tallies.get('a')?.atLooks.get(8)).toBeUndefined();
     tallies = addConfirmation(tallies, 'candidate', summaries({ a: '0010000' }));
-    expect(tallies.get('a')?.interim).toEqual({ baseline: 8, candidate: 1 });
+    expect(tallies.get('a')?.atLooks.get(1)).toEqual({ baseline: 1, candidate: 0 });
+    expect(tallies.get('a')?.atLooks.get(8)).toEqual({ baseline: 8, candidate: 1 });
     // The planner asks for one trial while a side has none graded; more would hide which came first.
     expect(() => addConfirmation(new Map(), 'baseline', summaries({ b: '10' }))).toThrow(/before its first graded one/);
   });
@@ -192,10 +195,10 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     const sides = (name: string) => runner.asked.filter((r) => r.side === name).reduce((n, r) => n + r.trials, 0);
     expect(sides('baseline')).toBe(sides('candidate'));
     const test = gated.decision.tests[0];
-    expect(test).toMatchObject({ caseId: 'a', screening: { baseline: { passes: 3, graded: 3 }, candidate: { passes: 0, graded: 1 } }, weight: UNANIMOUS_WEIGHT, trialsPerSide: 12 });
-    // Stopped at the early look, 8 against 0 of 8: nothing of the screening is pooled in.
-    expect(test?.confirmation).toEqual({ baseline: { passes: 8, graded: 8 }, candidate: { passes: 0, graded: 8 } });
-    expect(test?.pValue).toBe(boschlooDropPValue(8, 0, 8) / 0.1);
+    expect(test).toMatchObject({ caseId: 'a', screening: { baseline: { passes: 3, graded: 3 }, candidate: { passes: 0, graded: 1 } }, weight: UNANIMOUS_WEIGHT, trialsPerSide: 14 });
+    // Stopped at the first early look, 6 against 0 of 6: nothing of the screening is pooled in.
+    expect(test?.confirmation).toEqual({ baseline: { passes: 6, graded: 6 }, candidate: { passes: 0, graded: 6 } });
+    expect(test?.pValue).toBe(boschlooDropPValue(6, 0, 6) / 0.2);
     expect(gated.decision.p2f).toEqual(['a']);
     expect(gated.decision.verdict).toBe('reject');
   });
@@ -207,8 +210,8 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   });
 
   it('a flaky case stops for futility after two fresh pairs and is not named', async () => {
-    // Fresh: the baseline 1 of 2, the candidate 2 of 2: a drop is now unlikely to be shown.
-    const runner = scriptedRunner({ baseline: { a: '01' }, candidate: { a: '11' } });
+    // Fresh: the baseline 1 of 2, the candidate 2 of 2: a drop is now unlikely to be shown (one pair, 1 against 1, is not enough to stop).
+    const runner = scriptedRunner({ baseline: { a: '10' }, candidate: { a: '11' } });
     const gated = await gate({ a: '111', b: '111' }, { a: '0', b: '1' }, runner);
     expect(gated.decision.p2f).toEqual([]);
     expect(gated.decision.flaky).toEqual(['a']);
@@ -299,7 +302,7 @@ describe('what a decision states it could have seen', () => {
     const ids = ['a', 'b', 'c', 'd'];
     const runner = scriptedRunner({
       baseline: { a: '11101110', b: '11111111', c: '11111111', d: '11111111' },
-      candidate: { a: '01000100', b: '11111111', c: '11111111', d: '11111111' },
+      candidate: { a: '01000010', b: '11111111', c: '11111111', d: '11111111' },
     });
     const gated = await gate(Object.fromEntries(ids.map((id) => [id, '111'])), Object.fromEntries(ids.map((id) => [id, '0'])), runner, { maxConfirmTrials: 8, futility: 0 });
     const { underpowered } = gated.decision.power ?? { underpowered: null };

@@ -1,13 +1,15 @@
 // One moved case's confirmation, as a rule over its fresh trials. Both sides run the same number
-// of fresh trials, in looks at 1, 2, 4, 8, 16, 32 … trials a side, up to K. The case is decided by
-// a one-sided exact test (Boschloo's, boschloo.ts) of the side expected higher ("hi": the
-// baseline when testing a regression, the candidate when testing a fix) against the other ("lo"):
+// of fresh trials, in looks at 1, 2, 4, 6, 8, 12, 16, 32 … trials a side, up to K. The case is
+// decided by a one-sided exact test (Boschloo's, boschloo.ts) of the side expected higher ("hi":
+// the baseline when testing a regression, the candidate when testing a fix) against the other ("lo"):
 //
-//   - an early look for efficacy at 8 trials a side spends a tenth of the case's level; the full-size
-//     test at K spends the rest, so by the union bound the case is tested at its whole level once;
+//   - two early looks for efficacy, at 6 and 12 trials a side (each only when K is beyond it),
+//     spend a fifth and a tenth of the case's level; the full-size test at K spends the rest, so
+//     by the union bound over the looks the case is tested at its whole level once;
 //   - curtailment: at any look, a verdict the full-size test can no longer escape is taken now;
-//   - futility: from the second look, a case whose chance of ending significant, predicted from
-//     what it showed so far, is below `futility`, stops as not confirmed. Stopping for futility
+//   - futility, only at the doubling looks (1, 2, 4, 8, 16 …): a case whose chance of ending
+//     significant, predicted from its fresh trials so far, is below `futility` stops as not
+//     confirmed; at the first look (one pair) only below FIRST_LOOK_FUTILITY. Stopping for futility
 //     can only lower the chance of naming a case, so it never costs the error rate.
 //
 // The rule is a pure function of the counts at a look, so the planner and the exact power
@@ -18,11 +20,23 @@ import { meets } from './significance.ts';
 
 export type Direction = 'regression' | 'fix';
 
-/** The early look for efficacy, and the share of the case's level it spends. */
-export const INTERIM = { at: 8, share: 0.1 } as const;
+/** An early look for efficacy: at `at` trials a side, it spends `share` of the case's level. */
+export interface Interim {
+  readonly at: number;
+  readonly share: number;
+}
 
-/** No futility stop before this many fresh trials a side: one pair says almost nothing. */
-export const FIRST_FUTILITY_LOOK = 2;
+/** The early looks for efficacy, in order: so a clear break stops at 6 or 12 trials a side. */
+export const INTERIMS: readonly Interim[] = [
+  { at: 6, share: 0.2 },
+  { at: 12, share: 0.1 },
+];
+
+/** The early looks of a design with K trials a side: those before K. */
+export const interimsOf = (k: number): Interim[] => INTERIMS.filter((i) => i.at < k);
+
+/** At the first look (one pair), a case stops for futility only below this (or gate.futility, if lower): one pair says little. */
+export const FIRST_LOOK_FUTILITY = 0.1;
 
 export interface CaseDesign {
   readonly caseId: string;
@@ -33,30 +47,32 @@ export interface CaseDesign {
   readonly bar: number;
   /** K, fresh trials per side of the full-size test. */
   readonly trialsPerSide: number;
-  /** The early look, or null when K is not beyond it. */
-  readonly interim: { readonly at: number; readonly share: number } | null;
-  /** What the baseline's records showed: the baseline's prior belief for the futility rule only. */
-  readonly baselinePrior: { readonly passes: number; readonly graded: number };
+  /** The early looks for efficacy before K (none when K is not beyond them). */
+  readonly interims: readonly Interim[];
   /** Stop when the predicted chance of ending significant is below this (0: never). */
   readonly futility: number;
 }
 
-/** Fresh trials a side at each look: doubling from 1, then K. */
-export function looksOf(k: number): number[] {
-  const looks: number[] = [];
-  for (let n = 1; n < k; n *= 2) looks.push(n);
-  looks.push(k);
-  return looks;
+/** Fresh trials a side at each look: doubling from 1, the early looks, then K. */
+export function looksOf(k: number, interims: readonly Interim[] = interimsOf(k)): number[] {
+  const looks = new Set<number>();
+  for (let n = 1; n < k; n *= 2) looks.add(n);
+  for (const i of interims) if (i.at < k) looks.add(i.at);
+  looks.add(k);
+  return [...looks].sort((a, b) => a - b);
 }
+/** Futility may stop a case only at the doubling looks (more futility looks cost power). */
+const isDoubling = (n: number): boolean => (n & (n - 1)) === 0;
 
 /** The look after n trials a side (K at most). */
-export function nextLook(k: number, n: number): number {
-  return looksOf(k).find((look) => look > n) ?? k;
+export function nextLook(k: number, n: number, interims?: readonly Interim[]): number {
+  return looksOf(k, interims).find((look) => look > n) ?? k;
 }
 
 
-/** The level of the full-size test: what the early look did not spend. */
-export const finalBar = (design: CaseDesign): number => design.bar * (1 - (design.interim?.share ?? 0));
+/** The share of the level the early looks spend, and the level of the full-size test: what they did not spend. */
+export const spent = (interims: readonly Interim[]): number => interims.reduce((sum, i) => sum + i.share, 0);
+export const finalBar = (design: CaseDesign): number => design.bar * (1 - spent(design.interims));
 
 export type LookVerdict =
   | { readonly kind: 'significant'; readonly pValue: number; readonly pBound: 'exact' | 'at_most' }
@@ -65,29 +81,35 @@ export type LookVerdict =
   | { readonly kind: 'futile'; readonly predicted: number }
   | { readonly kind: 'continue' };
 
-/** The case's combined p-value from its looks: min(p_early / share, p_full / (1 - share)) (weighted Bonferroni over looks). */
-function combined(design: CaseDesign, interimP: number | null, fullP: number): number {
-  const share = design.interim?.share ?? 0;
-  const early = interimP === null || share === 0 ? Infinity : interimP / share;
-  return Math.min(1, early, fullP / (1 - share));
+/** The case's combined p-value from its looks: min over early looks of p / share, and p_full / (1 - spent) (weighted Bonferroni over looks). */
+function combined(design: CaseDesign, interimPs: readonly (number | null)[], fullP: number): number {
+  let best = fullP / (1 - spent(design.interims));
+  design.interims.forEach((interim, j) => {
+    const p = interimPs[j];
+    if (p !== null && p !== undefined && interim.share > 0) best = Math.min(best, p / interim.share);
+  });
+  return Math.min(1, best);
 }
 
 /**
- * The verdict at a look with n fresh trials a side, hi and lo passes. `interimP` is the early
- * look's p-value once it was taken (it can only have failed its share, or the case would have
- * stopped there).
+ * The verdict at a look with n fresh trials a side, hi and lo passes. `interimPs` holds each early
+ * look's p-value once it was taken (null before: it can only have failed its share, or the case
+ * would have stopped there).
  */
-export function judgeLook(design: CaseDesign, hi: number, lo: number, n: number, interimP: number | null): LookVerdict {
+export function judgeLook(design: CaseDesign, hi: number, lo: number, n: number, interimPs: readonly (number | null)[]): LookVerdict {
   const k = design.trialsPerSide;
   const full = finalBar(design);
   if (n >= k) {
-    const p = combined(design, interimP, boschlooDropPValue(hi, lo, k));
+    const p = combined(design, interimPs, boschlooDropPValue(hi, lo, k));
     return meets(p, design.bar) ? { kind: 'significant', pValue: p, pBound: 'exact' } : { kind: 'not_significant', pValue: p };
   }
-  const { interim } = design;
-  if (interim && n === interim.at) {
+  const now = design.interims.findIndex((i) => i.at === n);
+  if (now >= 0) {
     const p = boschlooDropPValue(hi, lo, n);
-    if (meets(p, design.bar * interim.share)) return { kind: 'significant', pValue: combined(design, p, 1), pBound: 'exact' };
+    if (meets(p, design.bar * (design.interims[now] as Interim).share)) {
+      const ps = design.interims.map((_, j) => (j === now ? p : (interimPs[j] ?? null)));
+      return { kind: 'significant', pValue: combined(design, ps, 1), pBound: 'exact' };
+    }
   }
   // Every completion of the full-size test: does any reach the level, do all?
   const left = k - n;
@@ -102,12 +124,13 @@ export function judgeLook(design: CaseDesign, hi: number, lo: number, n: number,
       worst = Math.max(worst, p);
     }
   }
-  if (all) return { kind: 'significant', pValue: combined(design, interimP, worst), pBound: 'at_most' };
-  const interimAhead = interim !== null && n < interim.at && canReachAt(hi, lo, n, interim.at, design.bar * interim.share);
+  if (all) return { kind: 'significant', pValue: combined(design, interimPs, worst), pBound: 'at_most' };
+  const interimAhead = design.interims.some((i) => n < i.at && canReachAt(hi, lo, n, i.at, design.bar * i.share));
   if (!any && !interimAhead) return { kind: 'hopeless' };
-  if (design.futility > 0 && n >= FIRST_FUTILITY_LOOK) {
+  if (design.futility > 0 && isDoubling(n)) {
     const predicted = predictedSignificance(design, hi, lo, n);
-    if (predicted < design.futility) return { kind: 'futile', predicted };
+    const bar = n === 1 ? Math.min(design.futility, FIRST_LOOK_FUTILITY) : design.futility;
+    if (predicted < bar) return { kind: 'futile', predicted };
   }
   return { kind: 'continue' };
 }
@@ -118,21 +141,17 @@ function canReachAt(hi: number, lo: number, n: number, at: number, bar: number):
 }
 
 /**
- * The chance the full-size test ends significant, predicted from the counts so far: each side's
- * pass chance is believed Beta(1/2 + passes, 1/2 + fails) (Jeffreys), the baseline's counting its
- * records too. Only the futility rule uses it.
+ * The chance the full-size test ends significant, predicted from the fresh counts so far: each
+ * side's pass chance is believed Beta(1/2 + passes, 1/2 + fails) (Jeffreys). The baseline's records
+ * are left out: they selected the case, so they overstate the gap, and under drift they are stale.
+ * Only the futility rule uses it.
  */
 export function predictedSignificance(design: CaseDesign, hi: number, lo: number, n: number): number {
   const k = design.trialsPerSide;
   const left = k - n;
-  const prior = design.baselinePrior;
-  const baselineIsHi = design.direction === 'regression';
-  const belief = (passes: number, withRecords: boolean): [number, number] => [
-    0.5 + passes + (withRecords ? prior.passes : 0),
-    0.5 + (n - passes) + (withRecords ? prior.graded - prior.passes : 0),
-  ];
-  const hiPmf = betaBinomialPmf(left, ...belief(hi, baselineIsHi));
-  const loPmf = betaBinomialPmf(left, ...belief(lo, !baselineIsHi));
+  const belief = (passes: number): [number, number] => [0.5 + passes, 0.5 + (n - passes)];
+  const hiPmf = betaBinomialPmf(left, ...belief(hi));
+  const loPmf = betaBinomialPmf(left, ...belief(lo));
   const full = finalBar(design);
   let chance = 0;
   for (let x = 0; x <= left; x += 1) {

@@ -11,7 +11,7 @@
 import type { CaseTest } from '../../domain/decision.ts';
 import type { CaseSummary } from '../../domain/case-summary.ts';
 import { boschlooDropPValue } from './boschloo.ts';
-import { INTERIM, judgeLook, nextLook, type CaseDesign, type Direction, type LookVerdict } from './case-design.ts';
+import { interimsOf, judgeLook, nextLook, spent, type CaseDesign, type Direction, type LookVerdict } from './case-design.ts';
 import { designTrials } from './power.ts';
 import type { Screening, TrialCounts } from './screening.ts';
 import { signTestOneSided, splitAlpha, weightedHolmAdjust } from './significance.ts';
@@ -46,7 +46,7 @@ export interface ConfirmationDesign {
   readonly policy: ConfirmationPolicy;
 }
 
-const finalShareAt = (k: number): number => (k > INTERIM.at ? 1 - INTERIM.share : 1);
+const finalShareAt = (k: number): number => 1 - spent(interimsOf(k));
 
 function unanimous(direction: Direction, baseline: TrialCounts): boolean {
   return direction === 'regression' ? baseline.passes === baseline.graded : baseline.passes === 0;
@@ -74,7 +74,7 @@ export function designConfirmation(screening: Screening, policy: ConfirmationPol
   return { families: [family('regression', screening.regressionCandidates), family('fix', screening.fixCandidates)], policy };
 }
 
-/** One case's design at its level: K for power, the early look when K is beyond it. */
+/** One case's design at its level: K for power, the early looks K is beyond. */
 export function designCase(
   input: { readonly caseId: string; readonly direction: Direction; readonly weight: number; readonly bar: number; readonly baseline: TrialCounts },
   policy: ConfirmationPolicy,
@@ -87,8 +87,7 @@ export function designCase(
       weight: input.weight,
       bar: input.bar,
       trialsPerSide,
-      interim: trialsPerSide > INTERIM.at ? INTERIM : null,
-      baselinePrior: input.baseline,
+      interims: interimsOf(trialsPerSide),
       futility: policy.futility,
     },
     reached,
@@ -105,14 +104,14 @@ export interface SideTally extends TrialCounts {
 export interface CaseTally {
   readonly baseline: SideTally;
   readonly candidate: SideTally;
-  /** Each side's passes when both had exactly INTERIM.at graded trials (the early look). */
-  readonly interim: { readonly baseline: number; readonly candidate: number } | null;
+  /** Each side's passes when both had exactly n graded trials, for every n (the early looks read theirs). */
+  readonly atLooks: ReadonlyMap<number, { readonly baseline: number; readonly candidate: number }>;
 }
 
 export type Tallies = ReadonlyMap<string, CaseTally>;
 
 const EMPTY_SIDE: SideTally = { passes: 0, graded: 0, attempts: 0, first: null };
-const EMPTY_TALLY: CaseTally = { baseline: EMPTY_SIDE, candidate: EMPTY_SIDE, interim: null };
+const EMPTY_TALLY: CaseTally = { baseline: EMPTY_SIDE, candidate: EMPTY_SIDE, atLooks: new Map() };
 
 /** Adds one side's fresh trials to the tallies (a new map: the evidence only grows). */
 export function addConfirmation(tallies: Tallies, side: Side, fresh: ReadonlyMap<string, CaseSummary>): Tallies {
@@ -129,8 +128,9 @@ export function addConfirmation(tallies: Tallies, side: Side, fresh: ReadonlyMap
     const after: SideTally = { attempts: before.attempts + summary.trials, graded: before.graded + summary.graded, passes: before.passes + summary.passes, first };
     const updated: CaseTally = { ...tally, [side]: after };
     const { baseline, candidate } = updated;
-    const interim = tally.interim ?? (baseline.graded === INTERIM.at && candidate.graded === INTERIM.at ? { baseline: baseline.passes, candidate: candidate.passes } : null);
-    next.set(summary.caseId, { ...updated, interim });
+    let atLooks = tally.atLooks;
+    if (baseline.graded === candidate.graded && !atLooks.has(baseline.graded)) atLooks = new Map([...atLooks, [baseline.graded, { baseline: baseline.passes, candidate: candidate.passes }]]);
+    next.set(summary.caseId, { ...updated, atLooks });
   }
   return next;
 }
@@ -164,11 +164,13 @@ export function caseState(design: CaseDesign, tally: CaseTally): CaseState {
   const n = top;
   if (n === 0) return { kind: 'live', requests: { baseline: 1, candidate: 1 } };
   const [hi, lo] = hiLo(design.direction, baseline.passes, candidate.passes);
-  const interimP =
-    tally.interim && design.interim && n > design.interim.at ? boschlooDropPValue(...hiLo(design.direction, tally.interim.baseline, tally.interim.candidate), design.interim.at) : null;
-  const verdict = judgeLook(design, hi, lo, n, interimP);
+  const interimPs = design.interims.map((i) => {
+    const at = tally.atLooks.get(i.at);
+    return at && n > i.at ? boschlooDropPValue(...hiLo(design.direction, at.baseline, at.candidate), i.at) : null;
+  });
+  const verdict = judgeLook(design, hi, lo, n, interimPs);
   if (verdict.kind !== 'continue') return { kind: 'decided', verdict };
-  const more = nextLook(k, n) - n;
+  const more = nextLook(k, n, design.interims) - n;
   return { kind: 'live', requests: { baseline: more, candidate: more } };
 }
 

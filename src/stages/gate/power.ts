@@ -52,7 +52,7 @@ function worstPower(k: number, drop: number, bar: number): number {
  */
 export function designTrials(bar: number, drop: number, cap: number, finalShare: (k: number) => number): { readonly trialsPerSide: number; readonly reached: boolean } {
   // Cases of one class share a level, and a level recurs from gate to gate: design it once.
-  const key = `${bar}:${drop}:${cap}:${finalShare(cap + 1)}:${finalShare(MIN_TRIALS)}`;
+  const key = `${bar}:${drop}:${cap}:${Array.from({ length: cap + 2 }, (_, k) => finalShare(k)).join(',')}`;
   const known = designMemo.get(key);
   if (known) return known;
   let design = { trialsPerSide: cap, reached: false };
@@ -77,12 +77,12 @@ function remember<T>(memo: Map<string, T>, key: string, value: T): void {
 const sequentialMemo = new Map<string, number>();
 
 /**
- * The exact chance that a case's confirmation, as designed (early look, curtailment, futility),
+ * The exact chance that a case's confirmation, as designed (early looks, curtailment, futility),
  * ends significant when its hi side passes with chance pHi and its lo side with pLo. A dynamic
  * programme over the looks; no trial is an infrastructure error. Holm can only add to it.
  */
 export function sequentialPower(design: CaseDesign, pHi: number, pLo: number): number {
-  const key = JSON.stringify([design.direction, design.bar, design.trialsPerSide, design.interim, design.baselinePrior, design.futility, pHi, pLo]);
+  const key = JSON.stringify([design.direction, design.bar, design.trialsPerSide, design.interims, design.futility, pHi, pLo]);
   const memo = sequentialMemo.get(key);
   if (memo !== undefined) return memo;
   const k = design.trialsPerSide;
@@ -90,7 +90,7 @@ export function sequentialPower(design: CaseDesign, pHi: number, pLo: number): n
   let n = 0;
   let power = 0;
   const width = k + 1;
-  for (const look of looksOf(k)) {
+  for (const look of looksOf(k, design.interims)) {
     const step = look - n;
     const hiStep = binomialPmf(step, pHi);
     const loStep = binomialPmf(step, pLo);
@@ -112,7 +112,7 @@ export function sequentialPower(design: CaseDesign, pHi: number, pLo: number): n
     n = look;
     states = new Map();
     for (const [cell, chance] of next) {
-      const verdict = judgeLook(design, Math.floor(cell / width), cell % width, n, null);
+      const verdict = judgeLook(design, Math.floor(cell / width), cell % width, n, []);
       if (verdict.kind === 'significant') power += chance;
       else if (verdict.kind === 'continue') states.set(cell, chance);
     }

@@ -65,10 +65,10 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
       `Two stages. Screening: the candidate ran every case ${plural(screening.trials, 'time')}, against ${plural(screening.records, 'record')} of the baseline. ` +
       `A case was selected as a possible regression when the candidate did worse there and most baseline trials passed (${plural(regression?.cases.length ?? 0, 'case')}), ` +
       `as a possible fix when it did better and most baseline trials failed (${plural(fix?.cases.length ?? 0, 'case')}). ` +
-      `Confirmation: each selected case ran again on fresh trials, both versions together and the same number a side, in looks of 1, 2, 4, 8 … up to its K ` +
+      `Confirmation: each selected case ran again on fresh trials, both versions together and the same number a side, in looks of 1, 2, 4, 6, 8, 12, 16 … up to its K ` +
       `(the fewest trials, at most gate.maxConfirmTrials = ${design.policy.maxConfirmTrials}, giving 90% power against a change of ${design.policy.detectableDrop} at its level); ` +
       `it stopped early once its verdict was settled, or for futility once its predicted chance of ending significant fell below ${design.policy.futility}. ` +
-      `It is decided on those fresh trials alone by a one-sided exact test (Boschloo's), with a tenth of its level spent on an early look at 8 trials a side; ` +
+      `It is decided on those fresh trials alone by a one-sided exact test (Boschloo's), with a fifth of its level spent on an early look at 6 trials a side and a tenth on one at 12; ` +
       `cases share their family's level by weight (a unanimous screen weighs ${UNANIMOUS_WEIGHT} times as much), and weighted Holm names them (regressions at ${level(levels.regression)}, fixes at ${level(levels.fix)}). ` +
       `Worse overall? An exact one-sided sign test over the selected cases' first fresh pairs, at ${level(levels.aggregate)}. ` +
       `Hiding failures? When the candidate left a selected case ungraded on its own side, a one-sided Fisher test on the graded share of each side's fresh trials, at ${level(levels.infrastructure)}. Only a confirmed drop is named a regression; ` +
