@@ -13,7 +13,9 @@
 //     named exactly;
 //   - three fixes with an intent accepted;
 //   - agent runs per decision (the candidate's screen plus every fresh trial, both sides; the
-//     baseline's records are taken once per release and not counted) over N: median and p95.
+//     baseline's records are taken once per release and not counted) over N: median and p95,
+//     per cell, and per mix and N over the decisions of all its cells, each cell weighing alike
+//     (the lines at the end also name the cells whose own median or p95 is over the target).
 // Fresh randomness every run (the seed is printed, so a run can be repeated).
 import { randomInt } from 'node:crypto';
 import { configSchema } from '../src/config/schema.ts';
@@ -73,9 +75,13 @@ console.log(`| ${header.join(' | ')} |`);
 console.log(`| ${header.map(() => '---').join(' | ')} |`);
 const misses: string[] = [];
 const costMisses: string[] = [];
+const pooledCosts: string[] = [];
+const pooledMisses: string[] = [];
+const costlyCells: string[] = [];
 for (const mix of mixes) {
   for (const cases of SIZES) {
     const costs: number[] = [];
+    const everyDecision: number[] = [];
     for (const scenario of SCENARIOS.filter((s) => CELLS.length === 0 || CELLS.includes(s.name))) {
       const results: PairResult[] = [];
       for (let i = 0; i < PAIRS; i += 1) results.push(await simulatePair({ mix, cases, scenario, policy, trials: 1, random }));
@@ -89,15 +95,23 @@ for (const mix of mixes) {
       if (!held || !exactHeld) misses.push(`${mix.name}, N = ${cases}, ${scenario.name}`);
       const runs = results.map((r) => r.runsPerCase);
       if (scenario.changes.length === 0 && scenario.shift === 0) costs.push(...runs);
+      everyDecision.push(...runs);
+      if (mix !== HALF_MIX && (quantile(runs, 0.5) > COST.median || quantile(runs, 0.95) > COST.p95)) costlyCells.push(`${mix.name}, N = ${cases}, ${scenario.name}`);
       console.log(
         `| ${mix.name} | ${cases} | ${scenario.name} | ${rateText(hits, PAIRS)} | ${goal.at === 'most' ? '≤' : '≥'} ${pct(goal.rate)} | ${held && exactHeld ? 'yes' : 'NO'} | ` +
           `${exact === null ? '' : `${rateText(exact, PAIRS)} (≥ ${pct(NAMED_EXACTLY)})`} | ${quantile(runs, 0.5).toFixed(2)} | ${quantile(runs, 0.95).toFixed(2)} |`,
       );
     }
     if (mix !== HALF_MIX && (quantile(costs, 0.5) > COST.median || quantile(costs, 0.95) > COST.p95)) costMisses.push(`${mix.name}, N = ${cases}`);
+    const pooled = { median: quantile(everyDecision, 0.5), p95: quantile(everyDecision, 0.95) };
+    pooledCosts.push(`${mix.name}, N = ${cases}: median ${pooled.median.toFixed(2)}, p95 ${pooled.p95.toFixed(2)}`);
+    if (mix !== HALF_MIX && (pooled.median > COST.median || pooled.p95 > COST.p95)) pooledMisses.push(`${mix.name}, N = ${cases}`);
   }
 }
 console.log(`\nrate targets: ${misses.length === 0 ? 'every cell held' : `missed in ${misses.length} cells: ${misses.join('; ')}`}`);
 console.log(
   `cost of an unchanged candidate (median ≤ ${COST.median}×N, p95 ≤ ${COST.p95}×N, mixes other than all p = 0.5): ${costMisses.length === 0 ? 'held' : `missed for ${costMisses.join('; ')}`}`,
 );
+console.log(`cost per decision over every cell of a mix, each cell's pairs weighing alike: ${pooledCosts.join('; ')}`);
+console.log(`  (median ≤ ${COST.median}×N, p95 ≤ ${COST.p95}×N, mixes other than all p = 0.5): ${pooledMisses.length === 0 ? 'held' : `missed for ${pooledMisses.join('; ')}`}`);
+console.log(`cells whose own median or p95 is over (mixes other than all p = 0.5): ${costlyCells.length === 0 ? 'none' : costlyCells.join('; ')}`);
