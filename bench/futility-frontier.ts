@@ -35,7 +35,7 @@ const BREAKS: readonly Break[] = [
   { name: '.75 → 0', pHi: 0.75, pLo: 0, needed: 0.75 / (0.75 ** 3 + 3 * 0.75 ** 2 * 0.25) },
   { name: '.9 → .2', pHi: 0.9, pLo: 0.2, needed: 0.6 / (0.8 * (0.9 ** 3 + 3 * 0.9 ** 2 * 0.1)) },
 ];
-/** Where a case stands at a look: a verdict without futility, or the key of a state that may go on. */
+/** A futility rule: at n fresh trials a side with hi and lo passes, whether an open case goes on (false: it stops). */
 type Rule = (n: number, hi: number, lo: number) => boolean;
 
 const gate = configSchema.parse({ blueprint: 'bench', task: 'bench' }).gate;
