@@ -32,8 +32,17 @@ const PAIRS = Number(option('pairs', '400'));
 const SEED = Number(option('seed', String(randomInt(2 ** 31))));
 const SIZES = option('cases', '50,500').split(',').map(Number);
 const MIXES: Record<string, Mix> = { first: FIRST_MIX, half: HALF_MIX, beta: BETA_MIX, tau: TAU_MIX };
-const mixes = option('mixes', 'first,half,beta,tau').split(',').map((name) => MIXES[name] as Mix);
+const mixNames = option('mixes', 'first,half,beta,tau').split(',');
 const CELLS = option('cells', '').split(';').filter(Boolean);
+const unknown = [
+  ...mixNames.filter((name) => !(name in MIXES)).map((name) => `--mixes: no mix "${name}" (known: ${Object.keys(MIXES).join(', ')})`),
+  ...CELLS.filter((cell) => !SCENARIOS.some((s) => s.name === cell)).map((cell) => `--cells: no cell "${cell}" (known: ${SCENARIOS.map((s) => `'${s.name}'`).join('; ')})`),
+];
+if (unknown.length > 0) {
+  console.error(unknown.join('\n'));
+  process.exit(2);
+}
+const mixes = mixNames.map((name) => MIXES[name] as Mix);
 const random = seededRandom(SEED);
 
 const defaults = configSchema.parse({ blueprint: 'bench', task: 'bench' }).gate;
@@ -109,9 +118,10 @@ for (const mix of mixes) {
   }
 }
 console.log(`\nrate targets: ${misses.length === 0 ? 'every cell held' : `missed in ${misses.length} cells: ${misses.join('; ')}`}`);
-console.log(
-  `cost of an unchanged candidate (median ≤ ${COST.median}×N, p95 ≤ ${COST.p95}×N, mixes other than all p = 0.5): ${costMisses.length === 0 ? 'held' : `missed for ${costMisses.join('; ')}`}`,
-);
+// The cost targets bind the mixes other than all p = 0.5; with only that one, there is nothing to hold.
+const costBound = mixes.some((m) => m !== HALF_MIX);
+const costVerdict = (missed: readonly string[]): string => (!costBound ? 'not measured (only all p = 0.5 ran)' : missed.length === 0 ? 'held' : `missed for ${missed.join('; ')}`);
+console.log(`cost of an unchanged candidate (median ≤ ${COST.median}×N, p95 ≤ ${COST.p95}×N, mixes other than all p = 0.5): ${costVerdict(costMisses)}`);
 console.log(`cost per decision over every cell of a mix, each cell's pairs weighing alike: ${pooledCosts.join('; ')}`);
-console.log(`  (median ≤ ${COST.median}×N, p95 ≤ ${COST.p95}×N, mixes other than all p = 0.5): ${pooledMisses.length === 0 ? 'held' : `missed for ${pooledMisses.join('; ')}`}`);
+console.log(`  (median ≤ ${COST.median}×N, p95 ≤ ${COST.p95}×N, mixes other than all p = 0.5): ${costVerdict(pooledMisses)}`);
 console.log(`cells whose own median or p95 is over (mixes other than all p = 0.5): ${costlyCells.length === 0 ? 'none' : costlyCells.join('; ')}`);

@@ -11,7 +11,11 @@ describe('a command agent in the decision', () => {
     const dir = path.join(tempDir(), 'command');
     mkdirSync(dir);
     git(dir, 'init', '-q', '--initial-branch=main');
-    expect((await cliAsync(['init', '--runtime', 'command', '-C', dir])).code).toBe(0);
+    const init = await cliAsync(['init', '--runtime', 'command', '-C', dir]);
+    expect(init.code).toBe(0);
+    // Every next step it prints works from where the user ran it, the git commit included.
+    expect(init.stdout).toContain(`git -C ${dir} add -A && git -C ${dir} commit -m "agentdevel workspace"`);
+    expect(init.stdout).toContain(`npx agentdevel run -C ${dir}`);
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'init');
     git(dir, 'checkout', '-qb', 'tweak');

@@ -315,6 +315,17 @@ describe('what a decision states it could have seen', () => {
     expect(gated.decision.power?.text.join(' ')).toMatch(new RegExp(`Underpowered: a fell from 6/8 to 2/8 .* about ${needed} fresh trials a side would confirm it`));
   });
 
+  it('when no case moved, states no paired-test rate and says the test had nothing to judge', async () => {
+    const ids = ['a', 'b', 'c'];
+    const runner = scriptedRunner({ baseline: {}, candidate: {} });
+    const gated = await gate(Object.fromEntries(ids.map((id) => [id, '111'])), Object.fromEntries(ids.map((id) => [id, '1'])), runner, {});
+    expect(gated.confirmationTrials).toEqual({ baseline: 0, candidate: 0 });
+    expect(gated.decision.power?.aggregate).toBeNull();
+    const text = gated.decision.power?.text.join(' ') ?? '';
+    expect(text).toContain('The paired test had no fresh pairs to judge');
+    expect(text).not.toMatch(/over 0 moved cases/);
+  });
+
   it('where nothing can be re-run, lists the likely regressions and says no case could be confirmed', () => {
     const ids = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, '0')}`);
     const baseline = summaries(Object.fromEntries(ids.map((id, i) => [id, i >= 16 ? '10' : '11'])));

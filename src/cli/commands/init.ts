@@ -25,10 +25,14 @@ export async function initCommand(io: Io, options: InitOptions): Promise<number>
   output.line(`${result.createdRepository ? 'created a git repository and ' : ''}scaffolded a ${runtime} workspace in ${dir}:`);
   for (const file of result.files) output.line(`  ${file}`);
   const here = path.resolve(io.cwd) === dir ? '' : ` -C ${dir}`;
+  const next = [
+    { command: `npx agentdevel run${here}`, why: 'runs the train cases on the working tree' },
+    { command: `git${here} add -A && git${here} commit -m "agentdevel workspace"`, why: 'the line starts at this commit' },
+    { command: `npx agentdevel iterate${here}`, why: 'improves the agent, one release candidate at a time' },
+  ];
+  const width = Math.max(...next.map((n) => n.command.length));
   output.line('next:');
-  output.line(`  npx agentdevel run${here}                      # runs the train cases on the working tree`);
-  output.line(`  git add -A && git commit -m "agentdevel workspace"   # the line starts at this commit`);
-  output.line(`  npx agentdevel iterate${here}                  # improves the agent, one release candidate at a time`);
+  for (const { command, why } of next) output.line(`  ${command.padEnd(width)}   # ${why}`);
   if (runtime === 'command') output.line(`Replace blueprints/${result.blueprint}/agent.mjs with your agent (any language), and rubrics/arithmetic/ with your task.`);
   return 0;
 }

@@ -83,9 +83,13 @@ export function twoStagePower(input: {
   const tested = design.families.flatMap((f) => f.cases.map((c) => c.caseId));
   const rates = tested.map((id) => moved.get(id)?.baseline).filter((b): b is NonNullable<typeof b> => b !== undefined && b.graded > 0);
   const rate = rates.length === 0 ? 0 : rates.reduce((sum, b) => sum + b.passes / b.graded, 0) / rates.length;
-  const aggregate = { pairs: input.aggregate.pairs, level: input.aggregate.level, rate, detectableDrop: aggregateDetectableDrop(input.aggregate.pairs, rate, input.aggregate.level) };
+  // No moved case, no fresh pair: the paired test had nothing to judge, and no rate to state.
+  const aggregate =
+    input.aggregate.pairs === 0 ? null : { pairs: input.aggregate.pairs, level: input.aggregate.level, rate, detectableDrop: aggregateDetectableDrop(input.aggregate.pairs, rate, input.aggregate.level) };
   text.push(
-    aggregate.detectableDrop === null
+    aggregate === null
+      ? 'The paired test had no fresh pairs to judge: no case was selected for confirmation, or none was graded on both sides.'
+      : aggregate.detectableDrop === null
       ? `The paired test over ${plural(aggregate.pairs, "moved case's first fresh pair", "moved cases' first fresh pairs")} (passing ${pct(rate)} of the time before) could not detect any common drop with ${pct(STATED_POWER)} power.`
       : `The paired test over ${plural(aggregate.pairs, "moved case's first fresh pair", "moved cases' first fresh pairs")} detects with ${pct(STATED_POWER)} power a common drop of ${num(aggregate.detectableDrop)} in their pass chance (from ${pct(rate)}).`,
   );

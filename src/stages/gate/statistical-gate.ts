@@ -66,7 +66,7 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
       `A case was selected as a possible regression when the candidate did worse there and most baseline trials passed (${plural(regression?.cases.length ?? 0, 'case')}), ` +
       `as a possible fix when it did better and most baseline trials failed (${plural(fix?.cases.length ?? 0, 'case')}). ` +
       `Confirmation: each selected case ran again on fresh trials, both versions together and the same number a side, in looks of 1, 2, 4, 6, 8, 12, 16 … up to its K ` +
-      `(the fewest trials, at most gate.maxConfirmTrials = ${design.policy.maxConfirmTrials}, giving 90% power against a change of ${design.policy.detectableDrop} at its level); ` +
+      `(the fewest trials, at most gate.maxConfirmTrials = ${design.policy.maxConfirmTrials}, whose full-size test has 90% power against a change of ${design.policy.detectableDrop} at its level; the early stops below give up a little of it, so the 80% figures under "what this gate could see" are for the design as run); ` +
       `it stopped early once its verdict was settled, or for futility once its predicted chance of ending significant fell below ${design.policy.futility}. ` +
       `It is decided on those fresh trials alone by a one-sided exact test (Boschloo's), with a fifth of its level spent on an early look at 6 trials a side and a tenth on one at 12; ` +
       `cases share their family's level by weight (a unanimous screen weighs ${UNANIMOUS_WEIGHT} times as much), and weighted Holm names them (regressions at ${level(levels.regression)}, fixes at ${level(levels.fix)}). ` +
