@@ -16,14 +16,11 @@ export function presentation(io: Io, options: CommonOptions): { output: Output; 
   return { output: createOutput(options.json === true, redact, io.stdout), reporter, redact };
 }
 
+/** What app/compose's openCommand takes after the place and the options: the lock, and when models and the store open (its defaults apply). */
+type OpeningChoices = Parameters<typeof openOnWorkspace> extends [unknown, unknown, ...infer Rest] ? Rest : never;
+
 /** Opens the workspace named by -C (default: the current directory) for one command (app/compose.ts), with its output. */
-export async function openCommand(
-  io: Io,
-  options: CommonOptions,
-  lockFor: string | null,
-  models: 'at_start' | 'at_first_call' = 'at_start',
-  store: 'reads' | 'unused' = 'reads',
-): Promise<CommandContext> {
-  const opened = await openOnWorkspace(io, options, lockFor, models, store);
+export async function openCommand(io: Io, options: CommonOptions, ...choices: OpeningChoices): Promise<CommandContext> {
+  const opened = await openOnWorkspace(io, options, ...choices);
   return { ...opened, output: createOutput(options.json === true, opened.redact, io.stdout) };
 }
