@@ -97,6 +97,8 @@ export interface GateOptions extends WorkspaceOptions {
   readonly junit?: string;
   /** Gate against this commit instead of the current release, like `gate --baseline` (a change merged into the line without a gate). */
   readonly baseline?: string;
+  /** Let a change to the sealed test split through, like `gate --reseal-test`; otherwise it is refused. */
+  readonly resealTest?: boolean;
 }
 
 /** Gates a candidate (branch, tag or commit) against the current release; `promote` records it on the line. */
@@ -111,6 +113,7 @@ export async function gate(options: GateOptions): Promise<GateSummary> {
       reportDir: options.promote || options.reportDir === undefined ? null : path.resolve(io.cwd, options.reportDir),
       allowBehind: false,
       baseline: options.baseline ?? null,
+      resealTest: options.resealTest === true,
     });
     const written = await writeGateOutputs(io, options, command.workspace, result);
     return { outcome: result.outcome, tag: result.tag, decision: result.decision, reports: result.reportFiles, simulated: result.simulated, change: result.evidence.change ?? null, ...written };

@@ -117,6 +117,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--summary <file>', 'write a markdown summary for a pull request (also appended to $GITHUB_STEP_SUMMARY when set)')
     .option('--junit <file>', 'write JUnit XML: one testcase per case; a fail is a failure, an infrastructure error an error')
     .option('--allow-behind', 'gate a candidate cut before the current release as it is (otherwise: rebase it first)')
+    .option('--reseal-test', "let a change to the sealed test split (rubrics/<task>/test.jsonl) through: the release records the new split as its seal (otherwise such a change is refused)")
     .option('--baseline <ref>', 'gate against REF instead of the current release: for a change merged into the line without a gate, the line before the merge (with --promote, it becomes the next release)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .action(lazy(commands.gate, (m) => m.gateCommand));

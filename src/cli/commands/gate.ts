@@ -17,6 +17,7 @@ export interface GateOptions extends CommonOptions, CiOptions {
   readonly reportDir?: string;
   readonly allowBehind?: boolean;
   readonly baseline?: string;
+  readonly resealTest?: boolean;
 }
 
 /** Where a dry gate writes its reports unless --report-dir says otherwise (git-ignored state). */
@@ -39,6 +40,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       reportDir,
       allowBehind: options.allowBehind === true,
       baseline: options.baseline ?? null,
+      resealTest: options.resealTest === true,
     });
     const { decision } = result;
     const headline = gateHeadline(result);

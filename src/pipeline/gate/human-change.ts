@@ -6,13 +6,14 @@ import { CONFIG_FILE, parseConfig } from '../../config/load.ts';
 import type { Config } from '../../config/schema.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { declareSecrets, valuesOf } from '../../domain/environment.ts';
-import type { HumanChange } from '../../domain/human-change.ts';
+import type { HumanChange, TestSplitChange } from '../../domain/human-change.ts';
 import { parseJson } from '../../domain/json.ts';
 import { changeScope, changedConfigKeys, CONFIG_PATH, taskFolder } from '../../stages/gate/change-scope.ts';
 import { linksLeavingBlueprint } from '../loop/candidate.ts';
 import { trainChangesBetween } from '../loop/rc-history.ts';
 import type { BaselineScreen, RunContext } from '../run/execute-run.ts';
 import type { Workspace } from '../workspace/workspace.ts';
+import { gradingChange } from './measuring-stick.ts';
 
 const short = (sha: string): string => sha.slice(0, 10);
 
@@ -90,6 +91,8 @@ export interface HumanChangeInput {
   readonly changed: ReadonlyArray<{ readonly path: string }>;
   /** The version it is gated against. */
   readonly release: { readonly commit: string; readonly label: string };
+  /** Its change to the sealed test split, let through with --reseal-test (measuring-stick.ts refuses it otherwise). */
+  readonly testSplit: TestSplitChange | null;
 }
 
 /**
@@ -108,8 +111,10 @@ export async function scopeHumanChange(context: RunContext, input: HumanChangeIn
   const folder = taskFolder(config.task);
   const taskDiffers = (await repo.treeId(input.release.commit, folder.slice(0, -1))) !== (await repo.treeId(input.commit, folder.slice(0, -1)));
   let task: HumanChange['task'] = null;
+  let grading: HumanChange['grading'] = null;
   let baseline: HumanChangeScope['baseline'] = { ...input.release, onCandidateTask: false };
   if (scope.task.length > 0 || taskDiffers) {
+    grading = await gradingChange(repo, config, input.release, { commit: input.commit, label: `${input.ref} (${short(input.commit)})` });
     const label = `${input.release.label} on ${input.ref}'s task`;
     const commit = await repo.graftCommit({
       onto: input.commit,
@@ -123,7 +128,7 @@ export async function scopeHumanChange(context: RunContext, input: HumanChangeIn
     baseline = { commit, label, onCandidateTask: true };
   }
   const beyondBlueprint = task !== null || configChange !== null || scope.notGated.length > 0;
-  const change = beyondBlueprint ? { blueprint: scope.blueprint.length > 0, task, config: configChange, notGated: [...scope.notGated] } : null;
+  const change = beyondBlueprint ? { blueprint: scope.blueprint.length > 0, task, config: configChange, notGated: [...scope.notGated], grading, testSplit: input.testSplit } : null;
   return { outside, baseline, change };
 }
 

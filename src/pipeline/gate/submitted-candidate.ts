@@ -15,6 +15,7 @@ import { lineTip, refuseDirtyTree } from '../workspace/workspace.ts';
 import { checkoutConfigDrift, scopeHumanChange, underLineConfig, withReleaseResults } from './human-change.ts';
 import { CONFIG_PATH } from '../../stages/gate/change-scope.ts';
 import { chargedTo } from '../run/usage-scope.ts';
+import { testSplitChange } from './measuring-stick.ts';
 
 export interface GateRequest {
   readonly ref: string;
@@ -33,6 +34,8 @@ export interface GateRequest {
   readonly intent?: ChangeIntent | null;
   /** The model roles that wrote the candidate (discover's member writer); none for a person's change. */
   readonly authors?: readonly Role[];
+  /** Let a person's change to the sealed test split through (--reseal-test); otherwise it is refused before anything runs. */
+  readonly resealTest?: boolean;
 }
 
 export interface GateOutcome {
@@ -72,6 +75,8 @@ export async function gateCandidate(outer: RunContext, request: GateRequest): Pr
   const context = byPerson ? await underLineConfig(outer, { commit: tip, label: release.label }) : outer;
   const { workspace } = context;
   const { config } = workspace;
+  // The test split is sealed: a person's change to it stops here unless asked for, before anything is run or written.
+  const testSplit = byPerson ? await testSplitChange(repo, config, { ref: request.ref, base: forkPoint, commit, reseal: request.resealTest === true }) : null;
   if (request.promote) await refuseDirtyTree(workspace);
   if (!(await repo.isAncestor(line, commit))) {
     if (request.promote) {
@@ -93,7 +98,7 @@ export async function gateCandidate(outer: RunContext, request: GateRequest): Pr
     const intent = await withInferredEdits(workspace, stated, { base: forkPoint, commit, changed });
 
     const scope = byPerson
-      ? await scopeHumanChange(context, { ref: request.ref, commit, changeBase: forkPoint, changed, release: { commit: tip, label: release.label } })
+      ? await scopeHumanChange(context, { ref: request.ref, commit, changeBase: forkPoint, changed, release: { commit: tip, label: release.label }, testSplit })
       : {
           outside: [...outsideBlueprint(changed.map((c) => c.path), config.blueprint), ...(await linksLeavingBlueprint(workspace, commit))],
           baseline: { commit: tip, label: release.label, onCandidateTask: false },

@@ -122,7 +122,8 @@ export async function shadow(outer: RunContext, request: { readonly against: str
   // The human's change, as `gate --candidate` would judge it against the base: by kind of path,
   // its task edits measured on both sides (the base's blueprint on the human's task).
   reporter.emit({ type: 'stage', stage: 'gate', message: `shadow: gating ${request.against} against the base` });
-  const scope = await scopeHumanChange(context, { ref: request.against, commit, changeBase: base, changed, release: { commit: base, label } });
+  // Advisory: shadow records nothing, so a change to the sealed test split is not resealed here (gate --reseal-test does).
+  const scope = await scopeHumanChange(context, { ref: request.against, commit, changeBase: base, changed, release: { commit: base, label }, testSplit: null });
   const humanScreen =
     scope.baseline.onCandidateTask && scope.outside.length === 0
       ? await withCheckout(workspace, scope.baseline.commit, (source) => recordBaseline(context, source, scope.baseline.label, baselineRecordCount(config)))

@@ -1,7 +1,7 @@
 // What a person's change touches beyond the blueprint, and what the gate made of each kind of
 // path, in the words every output of a decision uses (the CLI, the PR summary, report.md,
 // report.html). Plain text: each output escapes it for its own format.
-import type { HumanChange } from '../../domain/human-change.ts';
+import type { GradingChange, HumanChange, TestSplitChange } from '../../domain/human-change.ts';
 
 const listed = (ids: readonly string[]): string => (ids.length === 0 ? 'none' : ids.join(', '));
 
@@ -9,12 +9,16 @@ const listed = (ids: readonly string[]): string => (ids.length === 0 ? 'none' : 
 export function changeLines(change: HumanChange | null): string[] {
   if (!change) return [];
   const lines: string[] = [];
-  const { task, config, notGated } = change;
+  const { task, config, notGated, grading, testSplit } = change;
+  // The measuring stick first: a change to it changes what every figure below means.
+  if (testSplit) lines.push(testSplitLine(testSplit));
+  if (grading) lines.push(gradingLine(grading));
   if (!change.blueprint) {
     lines.push(task ? "no blueprint change: the release measured on the candidate's task" : 'no blueprint change and no task change: the candidate runs the release as it is');
   }
   if (task) {
-    const files = task.paths.filter((p) => p !== `${task.folder}train.jsonl`).map((p) => p.slice(task.folder.length));
+    // Decisions recorded before the grading line named its files here.
+    const files = grading === undefined ? task.paths.filter((p) => p !== `${task.folder}train.jsonl`).map((p) => p.slice(task.folder.length)) : [];
     lines.push(
       `task edits (${task.folder}): cases added ${listed(task.cases.added)}; removed ${listed(task.cases.removed)}; edited ${listed(task.cases.edited)}` +
         (files.length > 0 ? `; rubric and scorer files changed: ${files.join(', ')}` : ''),
@@ -34,4 +38,27 @@ export function changeLines(change: HumanChange | null): string[] {
   }
   if (notGated.length > 0) lines.push(`not gated: ${notGated.join(', ')}`);
   return lines;
+}
+
+const short = (sha: string): string => sha.slice(0, 10);
+
+/**
+ * The rubric or scorers changed: each side's grading version. The gate grades both sides under
+ * the candidate's (the release's blueprint runs on the candidate's task), so a flip is a change
+ * of agent; pass rates recorded under the release's grading are not comparable with these.
+ */
+function gradingLine(grading: GradingChange): string {
+  const { release, candidate } = grading;
+  return (
+    `the rubric or scorers changed in this candidate (${grading.files.join(', ')}): the release was graded under grading ${release.digest} (${release.label}, ${short(release.commit)}), ` +
+    `the candidate brings grading ${candidate.digest} (${candidate.label}); this gate graded both sides under the candidate's grading ${candidate.digest}, ` +
+    `so its flips compare agents, not rubrics; pass rates recorded under ${release.digest} are not comparable with these`
+  );
+}
+
+/** The sealed test split changed, let through with --reseal-test: the seal is taken again on the candidate's split. */
+function testSplitLine(split: TestSplitChange): string {
+  const what = split.after === null ? 'deletes (or moves)' : split.before === null ? 'adds' : 'changes';
+  const now = split.after === null ? 'no test split' : `the test split ${short(split.after)}`;
+  return `the change ${what} the sealed test split ${split.path} (was ${split.before === null ? 'absent' : short(split.before)}), gated because --reseal-test asked for it: the release records ${now} as its seal; test results of earlier releases are on another split`;
 }
