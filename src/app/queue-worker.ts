@@ -9,6 +9,7 @@ import type { QueueAddress } from '../domain/queue-address.ts';
 import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../adapters/queue/bullmq.ts';
 import { queueKeyFrom, withoutQueueKey } from '../adapters/queue/queue-key.ts';
 import { caseTrialHandler } from '../adapters/queue/worker.ts';
+import { whenParentEnds } from '../adapters/process/parent-watch.ts';
 
 export type { WorkerSettings } from '../adapters/queue/bullmq.ts';
 
@@ -29,7 +30,7 @@ export interface QueueWorkerRequest {
 }
 
 export interface QueueWorker {
-  /** Settles when the worker has stopped (SIGTERM, Ctrl-C). */
+  /** Settles when the worker has stopped (SIGTERM, Ctrl-C, its parent process gone). */
   readonly stopped: Promise<void>;
   /** Closes what the jobs opened (runtimes, the shared pace), once the worker has stopped. */
   close(): Promise<void>;
@@ -58,5 +59,11 @@ export async function startQueueWorker(request: QueueWorkerRequest): Promise<Que
     if (error instanceof QueueUnreachable) throw new AgentdevelError('QUEUE_UNAVAILABLE', error.message, { cause: error });
     throw error;
   }
-  return { stopped: worker.stopped, close: () => handler.close() };
+  // A worker started as a shell job outlives the job's end as an orphan (parent-watch.ts): it
+  // stops as it would on SIGTERM, its jobs' locks expiring for another worker to take them over.
+  const stopWatching = whenParentEnds(() => {
+    request.onError(new Error('the process that started it has ended (its shell job was stopped): stopping'));
+    void worker.close();
+  });
+  return { stopped: worker.stopped.finally(stopWatching), close: () => handler.close() };
 }

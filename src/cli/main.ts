@@ -265,12 +265,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
 }
 
 /**
- * SIGINT and SIGTERM end the command at once, through process.exit, so the exit hooks run:
+ * SIGINT, SIGTERM and SIGHUP (a closed terminal, an ended shell job) end the command at once,
+ * through process.exit, so the exit hooks run:
  * children are killed, RC worktrees and branches removed, the workspace lock released. A
  * promotion caught mid-way keeps its journal; the next command finishes it.
  */
 function handleInterrupts(io: Io): () => void {
-  const codes = { SIGINT: 130, SIGTERM: 143 } as const;
+  const codes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
   const handlers = (Object.keys(codes) as Array<keyof typeof codes>).map((signal) => {
     const handler = () => {
       io.stderr.write(`\nagentdevel: ${signal}: stopping (releasing the workspace)\n`);

@@ -382,6 +382,41 @@ describe('run --queue', () => {
     }
   });
 
+  it('a worker started as a shell job stops when the job is ended, and on SIGHUP', async () => {
+    // As `npx agentdevel worker … &` runs it: a shell between the job and node. Ending the job
+    // ends the shell, never node; the worker sees its parent gone and stops.
+    const worker = (env: Record<string, string> = {}) => {
+      const args = [bin, 'worker', '--queue', queueUrl(), '--cache', path.join(scratch, `cache-job-${workers.length}`)].map((a) => `'${a}'`).join(' ');
+      const shell = spawn('/bin/sh', ['-c', `'${process.execPath}' ${args} & echo $! >&2; wait`], { env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let log = '';
+      shell.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+      workers.push({ child: shell, log: () => log });
+      return { shell, log: () => log, pid: () => Number(/^(\d+)$/m.exec(log)?.[1]) };
+    };
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const job = worker();
+    await until(() => /taking case-trials/.test(job.log()), 30_000, 'the worker to start');
+    const pid = job.pid();
+    expect(alive(pid)).toBe(true);
+    job.shell.kill('SIGKILL');
+    await until(() => !alive(pid), 10_000, `worker ${pid} to stop once its shell is gone`);
+
+    // SIGHUP (a closed terminal) ends it as SIGTERM does: through the exit hooks, with its own code.
+    const hup = startWorker();
+    await until(() => /taking case-trials/.test(hup.log()), 30_000, 'the worker to start');
+    hup.child.kill('SIGHUP');
+    await stopped(hup.child, 10_000);
+    expect(hup.child.exitCode, hup.log()).toBe(129);
+    expect(hup.log()).toMatch(/SIGHUP: stopping/);
+  });
+
   it('never shows the password of the queue URL, nor the queue key', () => {
     const everything = [...outputs, ...workers.map((w) => w.log())].join('\n');
     expect(everything).toContain('[redacted]');
