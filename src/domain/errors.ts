@@ -153,6 +153,11 @@ export function isAgentdevelError(error: unknown): error is AgentdevelError {
   return error instanceof AgentdevelError;
 }
 
+/** Every code with its exit code and next step, in the catalogue's order (docs/reference/errors.md is generated from it). */
+export function catalogueEntries(): ReadonlyArray<{ readonly code: ErrorCode; readonly exit: ExitCode; readonly hint: string }> {
+  return (Object.entries(catalogue) as Array<[ErrorCode, CatalogueEntry]>).map(([code, entry]) => ({ code, exit: entry.exit, hint: entry.hint }));
+}
+
 /** The catalogue's next step for a code (for a message that adds to it). */
 export function catalogueHint(code: ErrorCode): string {
   return catalogue[code].hint;

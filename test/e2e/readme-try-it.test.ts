@@ -1,5 +1,5 @@
-// The README's "Try it" tells a new user, in a fresh clone, how to start a workspace of their
-// own. Its commands run here as written (bash, from the clone, with a home folder of its own),
+// The README's "Gate your own agent" tells a new user, in a fresh clone, how to start a
+// workspace of their own. Its commands run here as written (bash, from the clone, with a home folder of its own),
 // so an instruction that only works after a registry release fails this test.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,10 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot, tempDir } from '../helpers/workspace.ts';
 
 const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-const tryIt = readme.slice(readme.indexOf('## Try it'), readme.indexOf('\n## ', readme.indexOf('## Try it') + 1));
+const heading = '## Gate your own agent';
+const tryIt = readme.slice(readme.indexOf(heading), readme.indexOf('\n## ', readme.indexOf(heading) + 1));
 const blocks = [...tryIt.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => (m[1] as string).trim());
 
-describe("the README's Try it", () => {
+describe("the README's Gate your own agent", () => {
   it('starts a workspace of your own from the clone, and its run passes', () => {
     const start = blocks.find((block) => block.includes('agentdevel init'));
     expect(start, 'a shell block that runs agentdevel init').toBeDefined();
@@ -20,7 +21,7 @@ describe("the README's Try it", () => {
       cwd: repoRoot,
       encoding: 'utf8',
       timeout: 180_000,
-      env: { ...process.env, HOME: home, CI: 'true', ANTHROPIC_API_KEY: '', npm_config_cache: path.join(home, '.npm'), npm_config_offline: 'true' },
+      env: { ...process.env, HOME: home, CI: 'true', ANTHROPIC_API_KEY: '', npm_config_cache: path.join(home, '.npm'), npm_config_offline: 'true', GIT_AUTHOR_NAME: 'New User', GIT_AUTHOR_EMAIL: 'new.user@example.com', GIT_COMMITTER_NAME: 'New User', GIT_COMMITTER_EMAIL: 'new.user@example.com' },
     });
     expect(ran.status, `${ran.stdout}\n${ran.stderr}`).toBe(0);
     expect(existsSync(path.join(home, 'my-agent', 'blueprints', 'my-agent', 'agent.mjs'))).toBe(true);

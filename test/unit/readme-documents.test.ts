@@ -1,4 +1,4 @@
-// The README's "What lives where" table lists every document agentdevel keeps in git: each
+// The "What lives where" table of docs/reference/documents.md lists every document agentdevel keeps in git: each
 // schema name src/domain defines (its `…_SCHEMA` constants) appears in a row of that table.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -17,15 +17,15 @@ function schemaNames(): string[] {
   return [...new Set(names)].sort();
 }
 
-/** The table rows of the README's "What lives where" section. */
+/** The table rows of the "What lives where" section of docs/reference/documents.md. */
 function tableRows(): string[] {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(repoRoot, 'docs', 'reference', 'documents.md'), 'utf8');
   const start = readme.indexOf('\n## What lives where\n');
   const end = readme.indexOf('\n## ', start + 1);
   return readme.slice(start, end).split('\n').filter((line) => line.startsWith('| '));
 }
 
-describe('the README’s "What lives where" table', () => {
+describe('the "What lives where" table of the documents reference', () => {
   it('names every schema of a document agentdevel keeps in git', () => {
     const names = schemaNames();
     // The documents of issue 19's audit, at least: a table that drops one fails here.
