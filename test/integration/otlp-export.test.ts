@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleWorkspace, runMain, startCli } from '../helpers/workspace.ts';
+import { cliWithin, exampleWorkspace, runMain } from '../helpers/workspace.ts';
 
 interface OtlpAttribute {
   key: string;
@@ -105,14 +105,13 @@ describe('agentdevel export --otlp', () => {
     const dir = await exampleWorkspace();
     const run = await agentdevel(dir, ['run', '--json']);
     expect(run.code, run.stderr).toBe(0);
-    const started = performance.now();
-    const { done } = startCli(['export', '--otlp', trickleUrl, '--timeout', '2', '-C', dir]);
-    const exported = await done;
-    const seconds = (performance.now() - started) / 1000;
+    // Stopped at 30 s if it has not ended by itself (so the suite never hangs), which fails the test.
+    const exported = await cliWithin(['export', '--otlp', trickleUrl, '--timeout', '2', '-C', dir], 30_000);
+    expect(exported.overran).toBe(false);
     expect(exported.code, exported.stderr).toBe(3);
     expect(exported.stderr).toContain(`error INFRA: --otlp: the receiver at ${trickleUrl} did not take the spans and answer in full within 2 s (the bound of --timeout)`);
     expect(exported.stderr).not.toMatch(/\n\s+at /);
-    // The bound, plus the CLI's start (the subprocess loads the bundle and opens the workspace).
-    expect(seconds).toBeLessThan(12);
+    // The bound, plus the CLI's start (the subprocess loads the bundle and opens the workspace) on a busy machine.
+    expect(exported.ms).toBeLessThan(20_000);
   }, 120_000);
 });
