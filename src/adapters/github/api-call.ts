@@ -65,7 +65,8 @@ function refusalText(text: string): string {
   } catch {
     // Not JSON: the body itself is what was said.
   }
-  return said.replace(/\s+/g, ' ').trim().slice(0, 300);
+  // One line, and no terminal control sequences from a server's text.
+  return said.replace(/\s+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').trim().slice(0, 300);
 }
 
 /**
