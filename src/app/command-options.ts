@@ -39,6 +39,17 @@ export function parseWait(value: string | undefined): number {
   return seconds * 1000;
 }
 
+/**
+ * --timeout SECONDS: the bound of a remote call, from sending it to the last byte of its answer
+ * (`comment`, `export --otlp`); `defaultSeconds` when absent, at most an hour.
+ */
+export function parseTimeout(value: string | undefined, defaultSeconds: number): number {
+  if (value === undefined) return defaultSeconds * 1000;
+  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(seconds > 0 && seconds <= 3600)) throw new AgentdevelError('USAGE', `--timeout: expected a number of seconds above 0, at most 3600, got "${value}"`);
+  return seconds * 1000;
+}
+
 const isMoment = (text: string): text is CheckpointMoment => (CHECKPOINT_MOMENTS as readonly string[]).includes(text);
 
 /**

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { CaseRecord } from '../domain/record.ts';
 import type { TraceEvent } from '../domain/trace.ts';
-import { otlpJson, runSpans, sendOtlp } from '../adapters/export/otel-spans.ts';
+import { OtlpDeadline, otlpJson, runSpans, sendOtlp } from '../adapters/export/otel-spans.ts';
 import { releaseTags } from '../pipeline/workspace/line-history.ts';
 import type { Workspace } from '../pipeline/workspace/workspace.ts';
 import { readTrace, TraceDamaged } from '../stages/run/trace-file.ts';
@@ -18,6 +18,8 @@ export interface ExportTarget {
   readonly file: string | null;
   /** Send to this OTLP/HTTP receiver (its /v1/traces). */
   readonly otlp: string | null;
+  /** The bound of sending to the receiver, its answer included. */
+  readonly timeoutMs: number;
 }
 
 /** Exports the run's spans to the target; returns how many spans and case-trials. */
@@ -50,7 +52,13 @@ export async function exportRunSpans(workspace: Workspace, run: RecordedRun, tar
   }
   const { otlp } = target;
   if (otlp) {
-    await sendOtlp(otlp, spans).catch((error: unknown) => {
+    await sendOtlp(otlp, spans, target.timeoutMs).catch((error: unknown) => {
+      if (error instanceof OtlpDeadline) {
+        throw new AgentdevelError('INFRA', `--otlp: the receiver at ${otlp} did not take the spans and answer in full within ${Number((error.timeoutMs / 1000).toFixed(1))} s (the bound of --timeout)`, {
+          cause: error,
+          hint: 'Check the OTLP/HTTP receiver at that URL (a proxy or receiver that holds its answer open), or allow longer with --timeout SECONDS.',
+        });
+      }
       throw new AgentdevelError('INFRA', `--otlp: ${otlp} did not take the spans: ${(error as Error).message}`, { cause: error, hint: 'Check that an OTLP/HTTP receiver listens at that URL (its /v1/traces path).' });
     });
   }

@@ -126,11 +126,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--summary <file>', 'the summary to post (default agentdevel-report/summary.md)')
     .option('--repo <owner/name>', 'the repository (default $GITHUB_REPOSITORY); the API is $GITHUB_API_URL, the token $GITHUB_TOKEN')
     .option('--key <name>', 'one comment per key: tells apart several gate jobs on one pull request (the Action passes the job id)')
+    .option('--timeout <seconds>', 'give up on a request to GitHub whose answer has not arrived in full by then (default 30)')
     .action(lazy(commands.comment, (m) => m.commentCommand));
   common(program.command('export').description("send a run's case-trials as OpenTelemetry spans (GenAI semantic conventions) to an OTLP/HTTP receiver, or write them as OTLP/JSON"))
     .option('--otlp <url>', "the receiver's traces endpoint, e.g. http://localhost:4318/v1/traces")
     .option('--otlp-file <file>', 'write the spans as OTLP/JSON to FILE instead (or as well)')
     .option('--run <run>', 'a run by name or id (default: the newest train run)')
+    .option('--timeout <seconds>', 'give up on a receiver that has not taken the spans and answered in full by then (default 30)')
     .action(lazy(commands.export, (m) => m.exportCommand));
   common(program.command('calibrate').description('noise floors: the flip rate of the current release against itself (A/A), and the critic\'s own disagreement'))
     .option('--critic', 're-grade the same traces several times and report the critic\'s disagreement rate')

@@ -111,6 +111,10 @@ const catalogue = {
     exit: EXIT.infra,
     hint: 'Check that Redis runs and is reachable at the --queue URL (redis-cli -u URL ping), then run the command again: results already collected are not run twice.',
   },
+  QUEUE_KEY_MISMATCH: {
+    exit: EXIT.usage,
+    hint: 'Give this command and every worker the same AGENTDEVEL_QUEUE_KEY (it is never sent to Redis), restart the workers that hold another one, then run the command again.',
+  },
   QUEUE_NO_WORKERS: {
     exit: EXIT.infra,
     hint: 'Start workers on the same queue (`agentdevel worker --queue URL`), then run the command again.',

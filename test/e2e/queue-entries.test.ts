@@ -4,7 +4,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { InfraError } from '../../src/domain/ports/model.ts';
 import { openCaseTrialQueue, QUEUE_NAME, startCaseTrialWorker } from '../../src/adapters/queue/bullmq.ts';
 import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/adapters/queue/executor.ts';
 import type { CaseTrialJob } from '../../src/adapters/queue/job.ts';
@@ -130,7 +129,7 @@ describe('the queue trusts only what the shared key tags', () => {
       await worker.close();
     }
     // A worker that does not hold the key: it refuses the jobs (failed once, with the reason), and
-    // the case-trial is an infrastructure error on the coordinator, never a verdict.
+    // the coordinator says that the keys differ.
     const rogueAddress = parseQueueUrl(`${queueUrl()}/7`, 'test');
     let rogueRan = 0;
     const rogue = await startCaseTrialWorker(rogueAddress, settings, Buffer.from('another-key-0123456789'), async () => {
@@ -141,8 +140,9 @@ describe('the queue trusts only what the shared key tags', () => {
       const queue = await openCaseTrialQueue(rogueAddress, defaultCoordinatorSettings, key);
       try {
         const error = await collectCaseTrial(queue, { ...job, caseId: 'rogue' } as unknown as CaseTrialJob).then(() => null, (e: unknown) => e);
-        expect(error).toBeInstanceOf(InfraError);
-        expect((error as Error).message).toMatch(/tag does not match this worker's AGENTDEVEL_QUEUE_KEY/);
+        // A misconfiguration named as one (exit 2), never a model outage nor a verdict.
+        expect(error).toMatchObject({ code: 'QUEUE_KEY_MISMATCH', exitCode: 2 });
+        expect((error as Error).message).toMatch(/does not match that worker's AGENTDEVEL_QUEUE_KEY, so it was started with another key than this command/);
       } finally {
         await queue.close();
       }

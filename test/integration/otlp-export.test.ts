@@ -1,11 +1,13 @@
 // `agentdevel export --otlp URL` against a local OTLP/HTTP receiver: one invoke_agent span per
 // case-trial, its tool calls as execute_tool spans under it, one gen_ai.evaluation.result event
 // per scorer check and critic verdict, and attribute names from the GenAI semantic conventions
-// (checked against the official package's constants) or agentdevel's own namespace.
+// (checked against the official package's constants) or agentdevel's own namespace. A receiver
+// that answers 200 and then trickles its body forever is given up at --timeout: the CLI process
+// ends by itself, exit 3, naming the receiver and the bound.
 import { createServer, type Server } from 'node:http';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleWorkspace, runMain } from '../helpers/workspace.ts';
+import { cliWithin, exampleWorkspace, runMain } from '../helpers/workspace.ts';
 
 interface OtlpAttribute {
   key: string;
@@ -22,6 +24,8 @@ interface OtlpSpan {
 const bodies: string[] = [];
 let server: Server;
 let url: string;
+let trickler: Server;
+let trickleUrl: string;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -34,9 +38,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1/traces`;
+  // Takes the spans, answers 200, then sends its body one byte every 100 ms, never ending it.
+  trickler = createServer((req, res) => {
+    req.resume().on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{');
+      const drip = setInterval(() => res.write(' '), 100);
+      res.on('close', () => clearInterval(drip));
+    });
+  });
+  await new Promise<void>((resolve) => trickler.listen(0, '127.0.0.1', resolve));
+  trickleUrl = `http://127.0.0.1:${(trickler.address() as { port: number }).port}/v1/traces`;
 });
 
 afterAll(async () => {
+  trickler.closeAllConnections();
+  await new Promise((resolve) => trickler.close(resolve));
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -83,4 +100,18 @@ describe('agentdevel export --otlp', () => {
       expect(span.name).toBe(`execute_tool ${String(attr(span, semconv.ATTR_GEN_AI_TOOL_NAME))}`);
     }
   }, 240_000);
+
+  it('gives up on a receiver that answers 200 and trickles its body, at the bound it states, and the process ends', async () => {
+    const dir = await exampleWorkspace();
+    const run = await agentdevel(dir, ['run', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    // Stopped at 30 s if it has not ended by itself (so the suite never hangs), which fails the test.
+    const exported = await cliWithin(['export', '--otlp', trickleUrl, '--timeout', '2', '-C', dir], 30_000);
+    expect(exported.overran).toBe(false);
+    expect(exported.code, exported.stderr).toBe(3);
+    expect(exported.stderr).toContain(`error INFRA: --otlp: the receiver at ${trickleUrl} did not take the spans and answer in full within 2 s (the bound of --timeout)`);
+    expect(exported.stderr).not.toMatch(/\n\s+at /);
+    // The bound, plus the CLI's start (the subprocess loads the bundle and opens the workspace) on a busy machine.
+    expect(exported.ms).toBeLessThan(20_000);
+  }, 120_000);
 });

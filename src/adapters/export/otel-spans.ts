@@ -3,6 +3,8 @@
 // call under it, and one `gen_ai.evaluation.result` event per scorer check and critic verdict.
 // agentdevel's own facts (run, case, trial, verdict, release, flip class) are under
 // `agentdevel.*`. The only module that imports the OpenTelemetry packages.
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { context, SpanKind, SpanStatusCode, trace as otelTrace, type Attributes } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -136,14 +138,38 @@ export function otlpJson(spans: ReadableSpan[]): string {
   return new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans));
 }
 
-/** Sends the spans to an OTLP/HTTP receiver (URL of its /v1/traces); rejects with the exporter's error. */
-export async function sendOtlp(url: string, spans: ReadableSpan[], timeoutMs = 30_000): Promise<void> {
-  const exporter = new OTLPTraceExporter({ url, timeoutMillis: timeoutMs });
+/** The receiver did not take the spans and answer in full within the bound. */
+export class OtlpDeadline extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no complete answer within ${Number((timeoutMs / 1000).toFixed(1))} s`);
+    this.name = 'OtlpDeadline';
+  }
+}
+
+/**
+ * Sends the spans to an OTLP/HTTP receiver (URL of its /v1/traces); rejects with the exporter's
+ * error, or with OtlpDeadline when the whole export (retries and the answer's body included)
+ * outlives `timeoutMs`. The exporter's own `timeoutMillis` is a socket idle timeout, which a
+ * receiver trickling its body resets forever; so the export runs under our own deadline, on our
+ * own agent (no keep-alive), whose sockets are destroyed at the end: nothing keeps the process alive.
+ */
+export async function sendOtlp(url: string, spans: ReadableSpan[], timeoutMs: number): Promise<void> {
+  const agent = url.startsWith('https:') ? new HttpsAgent({ keepAlive: false }) : new HttpAgent({ keepAlive: false });
+  const exporter = new OTLPTraceExporter({ url, timeoutMillis: timeoutMs, httpAgentOptions: () => agent });
+  let deadline: NodeJS.Timeout | undefined;
   try {
-    await new Promise<void>((resolve, reject) => {
-      exporter.export(spans, (result) => (result.code === 0 ? resolve() : reject(result.error ?? new Error('the receiver refused the spans'))));
-    });
+    await Promise.race([
+      new Promise<void>((resolve, reject) => {
+        exporter.export(spans, (result) => (result.code === 0 ? resolve() : reject(result.error ?? new Error('the receiver refused the spans'))));
+      }),
+      new Promise<never>((_resolve, reject) => {
+        deadline = setTimeout(() => reject(new OtlpDeadline(timeoutMs)), timeoutMs);
+      }),
+    ]);
   } finally {
+    clearTimeout(deadline);
+    // Ends a request still reading a trickle, so the exporter's pending export settles and its shutdown returns.
+    agent.destroy();
     await exporter.shutdown();
   }
 }

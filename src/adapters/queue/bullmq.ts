@@ -6,11 +6,12 @@
 // link it uses (addBulk, a pipelined lookup of job states, one blocking reader of the queue's
 // event stream instead of QueueEvents and a listener per job) and the worker.
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job, type JobJsonRaw, type RedisClient } from 'bullmq';
-import { isTagged, jobTagHolds, resultTag, type Tagged } from './queue-key.ts';
+import { isTagged, jobTagHolds, KEY_MISMATCH_REASON, resultTag, type Tagged } from './queue-key.ts';
 import type { QueueAddress } from '../../domain/queue-address.ts';
 import { redisEndpoint } from './redis-endpoint.ts';
 import { startCollector, type CaseTrialQueue, type CoordinatorLink, type CoordinatorSettings, type JobState, type QueueEvent } from './collector.ts';
 import { JobRefused, QueueUnreachable } from './errors.ts';
+import { timeoutReason } from './tls-probe.ts';
 
 export { JobGaveUp, JobRefused, NoWorkerAnswered, QueueUnreachable } from './errors.ts';
 export type { CaseTrialQueue, Collected, CoordinatorSettings } from './collector.ts';
@@ -50,15 +51,34 @@ function lastErrorOf(emitter: { on(event: 'error', listener: (error: Error) => v
   return () => last;
 }
 
+/** Thrown by `within` when the wait ran out. */
+class Unanswered extends Error {}
+
 async function ping(client: Promise<RedisClient>, address: QueueAddress, ms: number, why: () => string | null): Promise<void> {
-  await within(
-    client.then((c) => c.runCommand('ping', [])),
-    ms,
-    () => new QueueUnreachable(address.shown, `did not answer within ${Math.round(ms / 1000)} s${why() ? ` (${why()})` : ''}`),
-  ).catch((error: unknown) => {
-    if (error instanceof QueueUnreachable) throw error;
+  await within(client.then((c) => c.runCommand('ping', [])), ms, () => new Unanswered()).catch(async (error: unknown) => {
+    if (error instanceof Unanswered) {
+      // Over TLS a silent server is most often one that does not speak TLS: say so.
+      const reason = await timeoutReason(address, why());
+      throw new QueueUnreachable(address.shown, `did not answer within ${Math.round(ms / 1000)} s${reason ? ` (${reason})` : ''}`);
+    }
     throw new QueueUnreachable(address.shown, `cannot be reached: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
+}
+
+/**
+ * A Queue whose connection stays quiet once closed. BullMQ removes every listener of its
+ * connection at close, yet a connection closed while still connecting (say, a TLS handshake a
+ * plain-text server never finishes) rejects its start afterwards and emits that as 'error': with
+ * no listener left, Node would end the process. Once closed, that late error is dropped.
+ */
+class CaseTrialQueueClient extends Queue {
+  override async close(): Promise<void> {
+    try {
+      await super.close();
+    } finally {
+      this.connection.on('error', () => undefined);
+    }
+  }
 }
 
 /** Closes a BullMQ object within a bound; past it (Redis gone), drops its connections. */
@@ -93,7 +113,7 @@ function queueEvent(fields: readonly string[]): QueueEvent {
 
 export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings, key: Buffer): Promise<CaseTrialQueue> {
   const lifetime: Lifetime = { closing: false };
-  const queue = new Queue(QUEUE_NAME, { connection: connection(address, lifetime) });
+  const queue = new CaseTrialQueueClient(QUEUE_NAME, { connection: connection(address, lifetime) });
   // Connection errors are seen by the collector's watchdog; unhandled 'error' events would crash the process.
   const queueError = lastErrorOf(queue);
   let reader: RedisClient | null = null;
@@ -221,7 +241,7 @@ export async function startCaseTrialWorker(
 ): Promise<CaseTrialWorker> {
   // A probe first, so an unreachable Redis is one clear error at start, not a worker retrying forever.
   const probeLifetime: Lifetime = { closing: false };
-  const probe = new Queue(QUEUE_NAME, { connection: connection(address, probeLifetime) });
+  const probe = new CaseTrialQueueClient(QUEUE_NAME, { connection: connection(address, probeLifetime) });
   const probeError = lastErrorOf(probe);
   try {
     await ping(probe.client, address, 5000, probeError);
@@ -240,7 +260,9 @@ export async function startCaseTrialWorker(
       if (typeof malformed === 'string') throw new UnrecoverableError(malformed);
       if (!isTagged(job.data)) throw new UnrecoverableError('a malformed entry: not a tagged case-trial job');
       if (!jobTagHolds(key, jobId, job.data.body, job.data.tag)) {
-        throw new UnrecoverableError('a job whose tag does not match this worker\'s AGENTDEVEL_QUEUE_KEY (written without the key, altered in Redis, or this worker has another key)');
+        // Said in the worker's log too: its operator is the one who can fix the key.
+        onError(new Error(`refused job ${jobId}: ${KEY_MISMATCH_REASON}`));
+        throw new UnrecoverableError(KEY_MISMATCH_REASON);
       }
       let data: unknown;
       try {

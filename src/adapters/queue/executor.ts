@@ -12,6 +12,7 @@ import { InfraError, type CallRole, type Usage } from '../../domain/ports/model.
 import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../../domain/ports/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
+import { KEY_MISMATCH_REASON, QUEUE_KEY_VARIABLE } from './queue-key.ts';
 import { caseTrialResultReader, JOB_SCHEMA, serializedJob, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
 import type { QueueAddress } from '../../domain/queue-address.ts';
 
@@ -136,6 +137,11 @@ export async function collectCaseTrial(
   } catch (error) {
     // A job BullMQ gave up on (a worker crashed on it, its checkout failed, its stalls ran out)
     // is an infrastructure error of this case-trial, never a fail.
+    // A worker that refused the job for its tag holds another key: the whole run would meet it,
+    // and no retry helps. A misconfiguration, said as one (exit 2), never a model outage.
+    if (error instanceof JobGaveUp && error.message === KEY_MISMATCH_REASON) {
+      throw new AgentdevelError('QUEUE_KEY_MISMATCH', `a worker refused a case-trial: the job's tag does not match that worker's ${QUEUE_KEY_VARIABLE}, so it was started with another key than this command (or the job was altered in Redis)`, { cause: error });
+    }
     if (error instanceof JobGaveUp) throw new InfraError('agent', `on the workers: ${error.message}`, { cause: error });
     throw commandError(error);
   }

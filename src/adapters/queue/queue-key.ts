@@ -8,6 +8,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AgentdevelError } from '../../domain/errors.ts';
 
 export const QUEUE_KEY_VARIABLE = 'AGENTDEVEL_QUEUE_KEY';
+
+/**
+ * A worker's reason for refusing a job whose tag its key does not prove. It travels back through
+ * Redis as the job's failed reason, where the coordinator recognizes it: a worker with another
+ * key is a misconfiguration (exit 2), not a model outage.
+ */
+export const KEY_MISMATCH_REASON = `a job whose tag does not match this worker's ${QUEUE_KEY_VARIABLE} (written without the key, altered in Redis, or this worker has another key)`;
 const MIN_KEY_LENGTH = 16;
 
 /** The shared key, from the environment; exit 2 naming the variable when it is missing or short. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
+import { parseTimeout } from '../../app/command-options.ts';
 import { exportRunSpans } from '../../app/run-export.ts';
 import { openCommand } from '../open-command.ts';
 import type { CommonOptions, Io } from '../io.ts';
@@ -8,6 +9,8 @@ export interface ExportOptions extends CommonOptions {
   readonly run?: string;
   readonly otlp?: string;
   readonly otlpFile?: string;
+  /** The bound of sending to the receiver, in seconds (default 30). */
+  readonly timeout?: string;
 }
 
 /**
@@ -18,6 +21,7 @@ export interface ExportOptions extends CommonOptions {
 export async function exportCommand(io: Io, options: ExportOptions): Promise<number> {
   if (!options.otlp && !options.otlpFile) throw new AgentdevelError('USAGE', 'export needs --otlp URL (an OTLP/HTTP receiver\'s /v1/traces) or --otlp-file FILE');
   if (options.otlp && !/^https?:\/\//.test(options.otlp)) throw new AgentdevelError('USAGE', `--otlp: expected an http(s) URL, got "${options.otlp}"`);
+  const timeoutMs = parseTimeout(options.timeout, 30);
   const command = await openCommand(io, options, null);
   try {
     const { workspace, output } = command;
@@ -26,7 +30,7 @@ export async function exportCommand(io: Io, options: ExportOptions): Promise<num
     if (!run) throw new AgentdevelError('USAGE', options.run ? `--run: no run named or numbered "${options.run}" in ${workspace.root}` : `no run in ${workspace.root} yet: \`agentdevel run\` records one`);
     if (run.split !== 'train') throw new AgentdevelError('TEST_SPLIT_SEALED', `--run: ${run.id} ran the sealed test split; export reads train runs only`);
     const file = options.otlpFile ? path.resolve(io.cwd, options.otlpFile) : null;
-    const exported = await exportRunSpans(workspace, run, { file, otlp: options.otlp ?? null });
+    const exported = await exportRunSpans(workspace, run, { file, otlp: options.otlp ?? null, timeoutMs });
     const agentSpans = exported.caseTrials;
     if (output.json) output.result({ run: run.id, spans: exported.spans, caseTrials: agentSpans, sentTo: options.otlp ?? null, file, simulated: run.simulated });
     else output.line(`${run.id}: ${exported.spans} spans (${agentSpans} case-trials)${options.otlp ? ` sent to ${options.otlp}` : ''}${file ? ` written to ${file}` : ''}${run.simulated ? ' — simulated: the mock engine played the agent' : ''}`);
