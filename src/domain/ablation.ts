@@ -19,5 +19,8 @@ export function isAblation(value: string): value is Ablation {
 /** The branch of a scratch line: never the real one, whatever the config calls the real one. */
 export const SCRATCH_BRANCH_PREFIX = 'agentdevel/scratch/';
 
-/** A scratch line's name is one git ref component. */
-export const SCRATCH_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/**
+ * A scratch line's name is one git ref component: of these characters, and none of what
+ * `git check-ref-format` refuses in a component of them ("..", a trailing "." or ".lock").
+ */
+export const SCRATCH_NAME_PATTERN = /^(?!.*\.\.)(?!.*\.$)(?!.*\.lock$)[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -56,6 +56,10 @@ const catalogue = {
     exit: EXIT.usage,
     hint: 'Nothing on this machine records that the gate wrote this pending release: gate the candidate here, or review the pending commit and pass --trust-pending with its full id.',
   },
+  HISTORY_SHALLOW: {
+    exit: EXIT.usage,
+    hint: 'Fetch the whole history first (git fetch --unshallow; in CI, check out with fetch-depth: 0), then run the command again.',
+  },
   DEMO_DIR_NOT_EMPTY: { exit: EXIT.usage, hint: 'Pass a new or empty folder to --dir.' },
   TEST_SPLIT_SEALED: {
     exit: EXIT.usage,

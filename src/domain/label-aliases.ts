@@ -7,6 +7,8 @@
 // An alias is scoped in time: it takes effect from a point of the loop (`effective`: an
 // iteration, at its start or from its synthesis on), so an iteration replayed from before the
 // alias was recorded sees the taxonomy as it stood then.
+import { AgentdevelError } from './errors.ts';
+import { parseJsonDocument } from './json-document.ts';
 import { LABEL_PATTERN } from './symptoms.ts';
 import { z } from './zod.ts';
 
@@ -50,6 +52,24 @@ export const anyLabelsDocumentSchema = z.union([labelsDocumentSchema, labelsDocu
   (document): LabelsDocument =>
     document.schema === LABELS_SCHEMA ? document : { schema: LABELS_SCHEMA, aliases: document.aliases.map((a) => ({ ...a, evidence: [], effective: { iteration: 0, stage: 'start' as const } })) },
 );
+
+const LABELS_SCHEMAS_READ = [LABELS_SCHEMA, 'agentdevel/labels@1'];
+
+/**
+ * Reads `labels.json` (`file` names its ref and path). A version this agentdevel does not know
+ * is named as such, with the versions it reads, rather than as a shape that failed to match.
+ */
+export function parseLabelsDocument(text: string, file: string): LabelsDocument {
+  const { schema } = parseJsonDocument(text, file, z.object({ schema: z.unknown() }).passthrough(), 'HISTORY_INVALID');
+  if (typeof schema !== 'string' || !LABELS_SCHEMAS_READ.includes(schema)) {
+    const written = typeof schema === 'string' ? `schema "${schema}"` : 'no "schema" naming its version';
+    throw new AgentdevelError('HISTORY_INVALID', `${file}: the labels document has ${written}; this agentdevel reads ${LABELS_SCHEMAS_READ.join(' and ')}`, {
+      location: { file, key: 'schema' },
+      hint: typeof schema === 'string' ? 'A newer agentdevel wrote it: upgrade agentdevel to read the vocabulary this workspace holds.' : 'agentdevel did not write this document: restore the ref from a clone that has a good one.',
+    });
+  }
+  return parseJsonDocument(text, file, anyLabelsDocumentSchema, 'HISTORY_INVALID');
+}
 
 /** The aliases in effect at a point of the loop; `'all'` for every one recorded (commands outside the loop). */
 export function aliasesInEffect(aliases: readonly LabelAlias[], at: AliasEffect | 'all'): LabelAlias[] {

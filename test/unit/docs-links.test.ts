@@ -40,7 +40,7 @@ function linksOf(file: string): string[] {
     for (const token of tokens) {
       if (token.type === 'link_open' || token.type === 'image') {
         const href = token.attrGet(token.type === 'image' ? 'src' : 'href');
-        if (href) links.push(href);
+        if (typeof href === 'string' && href !== '') links.push(href);
       }
       if (token.children) walk(token.children);
     }

@@ -154,10 +154,10 @@ export async function loadBlueprint(workspace: string, name: string, buildDir: s
   }
   await checkToolFiles(workspace, root, manifest);
   const mainPrompt = manifest.runtime === 'tool-loop' ? manifest.prompt : manifest.orchestrator.prompt;
-  const renderPrompt = await compilePrompt(workspace, root, mainPrompt);
+  const renderPrompt = await compilePrompt(workspace, root, mainPrompt, manifest.runtime === 'tool-loop' ? 'prompt' : 'orchestrator.prompt');
   const memberPrompts = new Map<string, Render>();
   if (manifest.runtime === 'crew') {
-    for (const member of manifest.members) memberPrompts.set(member.name, await compilePrompt(workspace, root, member.prompt));
+    for (const [i, member] of manifest.members.entries()) memberPrompts.set(member.name, await compilePrompt(workspace, root, member.prompt, `members[${i}].prompt`, member.name));
   }
   const loaded: LoadedBlueprint = { name, workspace, root, manifest, renderPrompt, memberPrompts, wrappersBundle: null };
   // A trial render with the tools as the manifest lists them: what fails only at render time
@@ -288,12 +288,14 @@ async function checkExecutable(workspace: string, root: string, executable: stri
   }
 }
 
-async function compilePrompt(workspace: string, root: string, promptFile: string): Promise<Render> {
+/** `key` is where the manifest names the template (a crew's member by its place, with `member` its name), so an error points at that key. */
+async function compilePrompt(workspace: string, root: string, promptFile: string, key: string, member: string | null = null): Promise<Render> {
   const sources = await readTemplates(root);
   const main = sources.get(promptFile);
   if (main === undefined) {
     const file = shownPath(workspace, path.join(root, BLUEPRINT_FILE));
-    throw invalid(`${file}: prompt: "${promptFile}" is not a .hbs file of the blueprint`, { file, key: 'prompt' });
+    const whose = member === null ? '' : ` (member "${member}")`;
+    throw invalid(`${file}: ${key}${whose}: "${promptFile}" is not a .hbs file of the blueprint`, { file, key });
   }
   const partials = Object.fromEntries(
     [...sources].filter(([file]) => file !== promptFile).map(([file, source]) => [file.replace(/\.hbs$/, ''), source]),

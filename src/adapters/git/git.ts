@@ -113,6 +113,10 @@ export class GitRepo implements Repository {
     return name.found ? name.stdout.trim() || null : null;
   }
 
+  async isShallow(): Promise<boolean> {
+    return (await this.raw(['rev-parse', '--is-shallow-repository'], 'rev-parse')).trim() === 'true';
+  }
+
   /** The value of `rev-parse --verify --quiet REV`, or null when REV names nothing. */
   private async revParse(rev: string): Promise<string | null> {
     const sha = await this.probe(['rev-parse', '--verify', '--quiet', rev]);

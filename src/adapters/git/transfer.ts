@@ -5,12 +5,16 @@ import { ambientEnvironment } from '../process/ambient-environment.ts';
 import { runProcess } from '../process/runner.ts';
 import { definedEnvironment } from './git-process.ts';
 
-/** The lines of git's stderr that say what went wrong (errors, refusals, rejected refs), at most a few. */
+/**
+ * The lines of git's stderr that say what went wrong (errors, refusals, rejected refs, and what
+ * the remote itself said: a hook's "remote: <reason>" is why it refused), at most a few.
+ */
 export function gitComplaint(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
-  const said = lines.filter((l) => /^(fatal|error|warning):|^\s*!\s|\[rejected\]|\(non-fast-forward\)|\(would clobber/.test(l));
+  // The remote's words arrive as they were written: control characters (terminal escapes) are shown, not obeyed.
+  const lines = stderr.split(/\r?\n|\r/).map((l) => l.trimEnd().replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?')).filter((l) => l.trim() !== '');
+  const said = lines.filter((l) => /^(fatal|error|warning):|^remote:\s*\S|^\s*!\s|\[rejected\]|\(non-fast-forward\)|\(would clobber/.test(l));
   // A URL with credentials in it (https://user:token@host) keeps them out of the message.
-  return redactUrlPasswords((said.length > 0 ? said : lines.slice(-3)).slice(0, 6).map((l) => l.trim()).join('; '));
+  return redactUrlPasswords((said.length > 0 ? said : lines.slice(-3)).slice(0, 8).map((l) => l.trim()).join('; '));
 }
 
 /**

@@ -48,6 +48,8 @@ export interface RefReader {
   /** The best common ancestor of two commits, or null when they share none. */
   mergeBase(a: string, b: string): Promise<string | null>;
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** True in a shallow clone (`git clone --depth N`): commits, and the tags on them, past its cut are missing. */
+  isShallow(): Promise<boolean>;
 }
 
 /** Files, trees and commits as recorded. */

@@ -11,7 +11,7 @@ import { withInferredEdits } from './inferred-edits.ts';
 import { baselineRecordCount, recordBaseline, withCheckout, type RunContext } from '../run/execute-run.ts';
 import { releaseTags } from '../workspace/line-history.ts';
 import { currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
-import { lineTip, refuseDirtyTree } from '../workspace/workspace.ts';
+import { lineTip, refuseDirtyTree, refuseShallowHistory } from '../workspace/workspace.ts';
 import { checkoutConfigDrift, scopeHumanChange, underLineConfig, withReleaseResults } from './human-change.ts';
 import { CONFIG_PATH } from '../../stages/gate/change-scope.ts';
 import { chargedTo } from '../run/usage-scope.ts';
@@ -61,6 +61,7 @@ export interface GateOutcome {
  */
 export async function gateCandidate(outer: RunContext, request: GateRequest): Promise<GateOutcome> {
   const { repo } = outer.workspace;
+  if (request.promote) await refuseShallowHistory(outer.workspace, 'gate --promote');
   const commit = await repo.resolve(request.ref);
   if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--candidate: "${request.ref}" names no commit in ${outer.workspace.root}`);
   const line = await lineTip(outer.workspace);

@@ -24,7 +24,7 @@ import { stopReason, type IterationResult } from './stop.ts';
 import { readTaskBrief } from './task-brief.ts';
 import { recordGradient } from './gradient.ts';
 import { auditRef, candidateRef, currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
-import { lineTip } from '../workspace/workspace.ts';
+import { lineTip, refuseShallowHistory } from '../workspace/workspace.ts';
 import { applyLabelAliases } from '../workspace/label-aliases.ts';
 import { adoptLabelMerges } from './label-merges.ts';
 import { chargedTo } from '../run/usage-scope.ts';
@@ -87,6 +87,7 @@ function failingCases(run: RunResult): number {
 export async function iterate(parent: RunContext, options: IterateOptions): Promise<IterateOutcome> {
   const ablation = options.ablation ?? null;
   refuseAblationOnRealLine(parent.workspace.config, ablation);
+  await refuseShallowHistory(parent.workspace, 'iterate');
   // The critic's switch reaches the runs through the context; the other two act here and in the gate.
   const context: RunContext = ablation === 'critic-sees-blueprint' ? { ...parent, criticSeesBlueprint: true } : parent;
   const { workspace, reporter } = context;

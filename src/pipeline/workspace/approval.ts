@@ -22,7 +22,7 @@ import { applyJournal, journalPromotion, moveRefs } from '../gate/release.ts';
 import { withCheckout } from '../run/execute-run.ts';
 import { refuseUngatedPending, type PendingTrust } from './pending-integrity.ts';
 import { auditRef, iterationOf, pendingRef, pendingRefPrefix } from './versions.ts';
-import { lineRef, lineTip, type Workspace } from './workspace.ts';
+import { lineRef, lineTip, refuseShallowHistory, type Workspace } from './workspace.ts';
 
 export interface PendingRelease {
   readonly iteration: number;
@@ -171,6 +171,7 @@ export async function prepareApproval(workspace: Workspace, iteration: number, b
 
 /** Promotes a pending release: the line, its tag, the audit ref and the pending ref move in one journalled transaction. */
 export async function approvePending(workspace: Workspace, iteration: number, by: string | null, clock: Clock, rendering: ReportRendering, trustPending: string | null = null): Promise<{ tag: string; commit: string }> {
+  await refuseShallowHistory(workspace, 'approve');
   const journal = await prepareApproval(workspace, iteration, by, clock, rendering, trustPending);
   await applyJournal(workspace, journal, 'approve');
   return { tag: journal.tagRef.replace('refs/tags/', ''), commit: journal.newTip };

@@ -2,8 +2,7 @@
 // (refs/agentdevel/labels/<bp>: a chain of document commits, one per change; two clones' chains
 // are merged by `sync`, see sync-refs.ts).
 import type { Config } from '../../config/schema.ts';
-import { parseJsonDocument } from '../../domain/json-document.ts';
-import { LABELS_FILE, LABELS_SCHEMA, aliasMap, aliasesInEffect, anyLabelsDocumentSchema, type AliasEffect, type LabelAlias, type LabelsDocument } from '../../domain/label-aliases.ts';
+import { LABELS_FILE, LABELS_SCHEMA, aliasMap, aliasesInEffect, parseLabelsDocument, type AliasEffect, type LabelAlias, type LabelsDocument } from '../../domain/label-aliases.ts';
 import type { HistoryReader, HistoryWriter, RefReader } from '../../domain/ports/repository.ts';
 
 export function labelsRef(config: Config): string {
@@ -14,7 +13,7 @@ export function labelsRef(config: Config): string {
 export async function readLabelsAt(repo: RefReader & HistoryReader & HistoryWriter, commit: string | null, where: string): Promise<LabelsDocument> {
   const text = commit === null ? null : await repo.readFileAt(commit, LABELS_FILE);
   if (text === null) return { schema: LABELS_SCHEMA, aliases: [] };
-  return parseJsonDocument(text, `${where}:${LABELS_FILE}`, anyLabelsDocumentSchema, 'STORE_DAMAGED');
+  return parseLabelsDocument(text, `${where}:${LABELS_FILE}`);
 }
 
 /** The recorded aliases (none when nothing was ever merged). */

@@ -10,7 +10,7 @@ import type { Workspace } from './workspace.ts';
  */
 export function scratchConfig(config: Config, name: string): Config {
   if (!SCRATCH_NAME_PATTERN.test(name)) {
-    throw new AgentdevelError('USAGE', `--line: "${name}" is not a scratch line name (letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit)`);
+    throw new AgentdevelError('USAGE', `--line: "${name}" is not a scratch line name (letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit; no "..", and not ending in "." or ".lock")`);
   }
   return { ...config, line: { branch: `${SCRATCH_BRANCH_PREFIX}${name}`, tagPrefix: `scratch/${name}/${config.line.tagPrefix}` } };
 }

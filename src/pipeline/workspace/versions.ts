@@ -1,5 +1,5 @@
 import type { Config } from '../../config/schema.ts';
-import type { RefReader } from '../../domain/ports/repository.ts';
+import type { HistoryReader, RefReader } from '../../domain/ports/repository.ts';
 import { SCRATCH_BRANCH_PREFIX } from '../../domain/ablation.ts';
 
 export interface Release {
@@ -75,8 +75,18 @@ export async function currentRelease(repo: RefReader, config: Config, tip: strin
   return { commit: tip, version, label: label ?? `${config.line.branch}@${tip.slice(0, 10)}${version === 0 ? ' (initial)' : ''}` };
 }
 
-/** Iterations are numbered from the audit refs in git, so numbering survives losing the database. */
-export async function nextIteration(repo: RefReader, config: Config): Promise<number> {
+/**
+ * Iterations are numbered from the audit refs in git, so numbering survives losing the database,
+ * and past every iteration the line's tip holds a folder of: a clone has the line but not the
+ * audit refs (until `sync`), and a number used again would write over that iteration's files.
+ */
+export async function nextIteration(repo: RefReader & Pick<HistoryReader, 'filesUnder'>, config: Config): Promise<number> {
   const numbers = (await repo.refs(auditRefPrefix(config))).map((r) => iterationOf(r.ref) ?? 0);
+  const tip = await repo.resolve(`refs/heads/${config.line.branch}`);
+  const folder = `diagnostics/${config.blueprint}/`;
+  for (const file of tip ? await repo.filesUnder(tip, folder) : []) {
+    const match = /^iter-(\d+)\//.exec(file.path.slice(folder.length));
+    if (match?.[1]) numbers.push(Number(match[1]));
+  }
   return Math.max(0, ...numbers) + 1;
 }

@@ -140,6 +140,17 @@ export async function lineTip(workspace: Workspace): Promise<string> {
   return tip;
 }
 
+/**
+ * Refuses a command that writes the line's next release in a shallow clone, before anything is
+ * written: the release's CHANGELOG and index are rebuilt from every release tag, and a shallow
+ * clone has only the tags on the commits it holds, so the new commit would drop the earlier
+ * releases' entries (and iteration numbers read from the line would restart).
+ */
+export async function refuseShallowHistory(workspace: Workspace, command: string): Promise<void> {
+  if (!(await workspace.repo.isShallow())) return;
+  throw new AgentdevelError('HISTORY_SHALLOW', `${command}: ${workspace.root} is a shallow clone (its history and the release tags on it are cut off), and a release written here would drop what the line already holds; nothing was written`);
+}
+
 export async function refuseDirtyTree(workspace: Workspace): Promise<void> {
   const dirty = await workspace.repo.uncommittedPaths();
   if (dirty.length > 0) {
