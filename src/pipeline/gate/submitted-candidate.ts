@@ -94,7 +94,7 @@ export async function gateCandidate(outer: RunContext, request: GateRequest): Pr
   // A promotion's model calls are charged to its iteration; a check's to none.
   return chargedTo({ iteration: request.promote ? iteration : null }, async () => {
     // The intent: the caller's (discover's proposal), else the commit message with --targets or its `Targets:` line.
-    const stated = request.intent !== undefined ? request.intent : intentOf(request, (await repo.commitMessage(commit)) ?? '');
+    const stated = request.intent !== undefined ? request.intent : intentOf(request, await candidateMessage(repo, commit));
     // A person types no edits: the intent carries the types the diff shows, marked inferred.
     const intent = await withInferredEdits(workspace, stated, { base: forkPoint, commit, changed });
 
@@ -202,6 +202,35 @@ export function intentOf(request: Pick<GateRequest, 'ref' | 'targets'>, message:
   const stated = intentFromCommitMessage(message);
   if (request.targets.length === 0) return stated;
   return { targets: [...request.targets], rationale: stated?.rationale ?? `targets given on the command line for ${request.ref}` };
+}
+
+/** How far back a merge's own commits are read for its intent: a pull request's, not a history's. */
+const MERGED_COMMITS_READ = 50;
+
+/**
+ * The message a candidate's intent is read from. A merge's own message rarely says why: CI checks
+ * out a pull request as GitHub's test merge ("Merge <sha> into <sha>"), and a merged pull request
+ * reads "Merge pull request #N …". So for a merge, the commits it brings in (newest first, up to
+ * MERGED_COMMITS_READ) speak too: the newest one's message is the rationale in place of an
+ * automatic merge message, and the newest `Targets:` line among them counts when the merge
+ * message has none.
+ */
+export async function candidateMessage(repo: RunContext['workspace']['repo'], commit: string): Promise<string> {
+  const message = (await repo.commitMessage(commit)) ?? '';
+  const parents = await repo.parents(commit);
+  if (parents.length !== 2) return message;
+  const [base, head] = parents as [string, string];
+  const merged: string[] = [];
+  for (let at: string | undefined = head; at && merged.length < MERGED_COMMITS_READ && !(await repo.isAncestor(at, base)); at = (await repo.parents(at))[0]) {
+    merged.push((await repo.commitMessage(at)) ?? '');
+  }
+  if (merged.length === 0) return message;
+  const automatic = /^Merge [0-9a-f]{7,64} into [0-9a-f]{7,64}\s*$/.test(message.trim());
+  const rationale = automatic ? (merged[0] as string) : message;
+  const hasTargets = (text: string) => /^targets:\s*\S/im.test(text);
+  if (hasTargets(rationale)) return rationale;
+  const targets = merged.flatMap((text) => text.split(/\r?\n/)).find((line) => /^targets:\s*\S/i.test(line.trim()));
+  return targets ? `${rationale.trimEnd()}\n\n${targets.trim()}\n` : rationale;
 }
 
 /** The newest release a commit contains (its tag), or the line and short commit when it contains none. */
