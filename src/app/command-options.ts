@@ -14,6 +14,8 @@ export interface CommandOptions {
   readonly replay?: string;
   /** Overrides `trials` of the config for this command. */
   readonly trials?: string;
+  /** Overrides `concurrency` of the config for this command (case-trials run at once). */
+  readonly concurrency?: string;
   /** Runs case-trials on workers through this Redis queue (overrides `queue` of the config). */
   readonly queue?: string;
   /** Works on the scratch line of this name instead of the real line (iterate, log). */
@@ -27,6 +29,16 @@ export function parseTrials(value: string | undefined): number | null {
     throw new AgentdevelError('USAGE', `--trials: expected a whole number from 1 to 32, got "${value}"`);
   }
   return trials;
+}
+
+/** --concurrency N: case-trials run at once, within the config's own bounds (1 to 64). */
+export function parseConcurrency(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const concurrency = Number(value);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    throw new AgentdevelError('USAGE', `--concurrency: expected a whole number from 1 to 64, got "${value}"`);
+  }
+  return concurrency;
 }
 
 /** --wait SECONDS: how long a writer waits for the workspace lock (a bound: at most a day). */

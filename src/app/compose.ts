@@ -18,7 +18,7 @@ import type { PaceFor } from '../adapters/engines/anthropic/rate-limits.ts';
 import { createReporter } from '../adapters/terminal/progress.ts';
 import { ambientEnvironment } from '../adapters/process/ambient-environment.ts';
 import { systemClock, type Clock } from '../domain/ports/clock.ts';
-import { checkpointOf, parseTrials, parseWait, type CommandOptions } from './command-options.ts';
+import { checkpointOf, parseConcurrency, parseTrials, parseWait, type CommandOptions } from './command-options.ts';
 import { localCaseTrials } from './local-case-trials.ts';
 
 /** The commands that run case-trials, and so may send them to a queue. */
@@ -97,13 +97,14 @@ export async function openCommand(
   const { reporter, redact } = commandReporting(io, options);
   const waitMs = parseWait(options.wait);
   const trials = parseTrials(options.trials);
+  const concurrency = parseConcurrency(options.concurrency);
   const opened = await openWorkspace(workspaceDir(io, options), {
     lock: lockFor ? { command: lockFor, waitMs } : null,
     clock: io.clock,
     readsStore: store === 'reads',
     checkpoint: checkpointOf(io),
   });
-  let workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
+  let workspace: Workspace = trials === null && concurrency === null ? opened : { ...opened, config: { ...opened.config, ...(trials === null ? {} : { trials }), ...(concurrency === null ? {} : { concurrency }) } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.
   declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
   let sharedPace: { close(): Promise<void>; readonly pace: PaceFor } | null = null;
@@ -164,7 +165,7 @@ export async function openCommand(
         localExecutor: localCaseTrials,
         textDiff: wordDiff,
         templates: renderReportTemplate,
-        ...(trials === null ? {} : { overrides: { trials } }),
+        ...(trials === null && concurrency === null ? {} : { overrides: { ...(trials === null ? {} : { trials }), ...(concurrency === null ? {} : { concurrency }) } }),
         ...(executor ? { executor } : {}),
       },
       close: async () => {

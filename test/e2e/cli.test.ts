@@ -355,6 +355,15 @@ describe('agentdevel init', () => {
     expect(cli(['run', '-C', dir]).stdout).not.toMatch(/simulated/);
     // `--case` (repeatable) runs only the named cases; an id of no case is bad usage.
     expect(JSON.parse(cli(['run', '--json', '--case', 'add-1', '--case', 'sub-1', '-C', dir]).stdout)).toMatchObject({ passed: 2, graded: 2 });
+    // An identical run is reused unless --fresh asks for new case-trials; --concurrency overrides the config's.
+    const again = JSON.parse(cli(['run', '--json', '--case', 'add-1', '--case', 'sub-1', '-C', dir]).stdout) as { runId: string; reused: boolean };
+    expect(again.reused).toBe(true);
+    const fresh = JSON.parse(cli(['run', '--json', '--fresh', '--concurrency', '1', '--case', 'add-1', '--case', 'sub-1', '-C', dir]).stdout) as { runId: string; reused: boolean; passed: number };
+    expect(fresh).toMatchObject({ reused: false, passed: 2 });
+    expect(fresh.runId).not.toBe(again.runId);
+    const badConcurrency = cli(['run', '--concurrency', '0', '-C', dir]);
+    expect(badConcurrency.code).toBe(2);
+    expect(badConcurrency.stderr).toMatch(/--concurrency: expected a whole number from 1 to 64, got "0"/);
     const unknown = cli(['run', '--case', 'add-9', '-C', dir]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no case of the train split of rubrics\/\S+ has the id "add-9"/);

@@ -13,6 +13,8 @@ export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'> {
   readonly ref?: string;
   /** Only these cases of the train split (`--case`, repeatable). */
   readonly case?: readonly string[];
+  /** Run every case-trial now instead of reusing an identical recorded run. */
+  readonly fresh?: boolean;
 }
 
 export async function runCommand(io: Io, options: RunOptions): Promise<number> {
@@ -26,7 +28,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
   const command = await openCommand(io, options, 'run');
   try {
     const { workspace } = command;
-    const result = await runTrainSplit(command.run, { ref: options.ref ?? null, cases: options.case ?? [] });
+    const result = await runTrainSplit(command.run, { ref: options.ref ?? null, cases: options.case ?? [], fresh: options.fresh === true });
     const { passed, graded, infraErrors } = result.counts;
     const passRate = passRateOf(result.counts);
     // The records stay in the store, read as a stream: once for the failing cases and the alarm

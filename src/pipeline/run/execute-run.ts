@@ -112,7 +112,7 @@ export interface RunContext {
    */
   readonly modelFor?: (models: Config['models']) => ModelPort;
   /** Settings given on the command line (`--trials`): they hold under whichever config the command runs. */
-  readonly overrides?: Readonly<Partial<Pick<Config, 'trials'>>>;
+  readonly overrides?: Readonly<Partial<Pick<Config, 'trials' | 'concurrency'>>>;
 }
 
 export function newRunId(clock: Clock): string {

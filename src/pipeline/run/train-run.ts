@@ -8,12 +8,20 @@ export interface TrainRunRequest {
   readonly ref: string | null;
   /** Only these train cases (`run --case`); every train case when empty. An id of no case is bad usage. */
   readonly cases: readonly string[];
+  /** Run every case-trial now, even when an identical run is recorded (`run --fresh`). */
+  readonly fresh?: boolean;
 }
 
 /** Runs the working tree or `ref` over the train split (or the named cases of it), with the config's trials. */
 export async function runTrainSplit(context: RunContext, request: TrainRunRequest): Promise<RunResult> {
   const { workspace } = context;
-  const run = { split: 'train' as const, trials: workspace.config.trials, purpose: 'run' as const, ...(request.cases.length > 0 ? { cases: request.cases } : {}) };
+  const run = {
+    split: 'train' as const,
+    trials: workspace.config.trials,
+    purpose: 'run' as const,
+    ...(request.cases.length > 0 ? { cases: request.cases } : {}),
+    ...(request.fresh ? { fresh: { reason: 'asked for with --fresh' } } : {}),
+  };
   if (request.ref === null) return runVersion(context, { ...run, source: await workingTreeSource(workspace), label: 'working tree' });
   const ref = request.ref;
   const commit = await workspace.repo.resolve(ref);
