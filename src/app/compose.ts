@@ -102,6 +102,7 @@ export async function openCommand(
     clock: io.clock,
     readsStore: store === 'reads',
     checkpoint: checkpointOf(io),
+    reporter,
   });
   let workspace: Workspace = trials === null ? opened : { ...opened, config: { ...opened.config, trials } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.
