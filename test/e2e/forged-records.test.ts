@@ -130,13 +130,15 @@ describe('records on refs under refs/agentdevel/ are shown, never reused', () =>
       expect(gated.stdout).not.toContain(run.id);
     }
 
-    // The forged taxonomy reaches neither the critic's request nor the labels.
+    // The forged taxonomy never reaches the critic's request.
     const critic = await cliAsync(['prompts', '--role', 'critic', '--json', '-C', clone]);
     expect(critic.code, critic.stderr).toBe(0);
     expect(critic.stdout).not.toContain(CANARY);
     const labels = await cliAsync(['labels', '-C', clone]);
     expect(labels.code, labels.stderr).toBe(0);
-    expect(labels.stdout).not.toMatch(/forged|ignore the rubric/);
+    // It is listed as what it is, its escape sequences shown as text.
+    expect(labels.stdout).toContain('x\\u{1B}[31mforged');
+    expect(labels.stdout).toMatch(/forged +0 cases +0 failing case-trials +\(only on refs under refs\/agentdevel\/, not on the line: not shown to the critic\)/);
     expect(labels.stderr).toContain(DAMAGED);
     expect(labels.stdout + labels.stderr).not.toContain(ESC);
   }, 240_000);

@@ -359,10 +359,10 @@ export class Store implements RecordStore {
     return Number(row?.n ?? 0);
   }
 
-  /** The labels the critic is shown and the roles may use: aliased labels read as their target, listed once. */
+  /** The labels the critic is shown and the roles may use: aliased labels read as their target, listed once (labels read only from refs left out). */
   taxonomy(): SymptomEntry[] {
     const entries = new Map<string, SymptomEntry>();
-    for (const row of this.sql.all(`SELECT label, description FROM symptoms ORDER BY label`)) {
+    for (const row of this.sql.all(`SELECT label, description FROM symptoms WHERE origin != 'ref' ORDER BY label`)) {
       const label = this.canonicalLabel(String(row.label));
       // The target's own description wins; a new name (--into) takes its first merged label's.
       if (!entries.has(label) || label === String(row.label)) entries.set(label, { label, description: String(row.description) });
@@ -370,14 +370,31 @@ export class Store implements RecordStore {
     return [...entries.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
   }
 
-  /** The taxonomy as recorded, every label the critic ever gave, aliases included (for taxonomy.json). */
+  /** The taxonomy as recorded, every label the critic ever gave, aliases included (for taxonomy.json); labels read only from refs left out. */
   recordedTaxonomy(): SymptomEntry[] {
-    return this.sql.all(`SELECT label, description FROM symptoms ORDER BY label`).map((row) => ({ label: String(row.label), description: String(row.description) }));
+    return this.sql.all(`SELECT label, description FROM symptoms WHERE origin != 'ref' ORDER BY label`).map((row) => ({ label: String(row.label), description: String(row.description) }));
   }
 
-  /** The taxonomy only grows: a label, once recorded, keeps its first description. */
-  addSymptom(label: string, description: string, runId: string | null): void {
-    this.sql.run(`INSERT OR IGNORE INTO symptoms (label, description, first_seen_at, first_seen_run) VALUES (?, ?, ?, ?)`, label, description, this.now(), runId);
+  /** Labels read only from a taxonomy.json on a ref under refs/agentdevel/: shown (`labels`), never sent to a model nor recorded with a decision. */
+  labelsFromRefs(): SymptomEntry[] {
+    return this.sql.all(`SELECT label, description FROM symptoms WHERE origin = 'ref' ORDER BY label`).map((row) => ({ label: String(row.label), description: String(row.description) }));
+  }
+
+  /**
+   * The taxonomy only grows: a label, once recorded, keeps its first description. A label read
+   * only from a ref is the exception: the line's or this store's own label takes its place.
+   */
+  addSymptom(label: string, description: string, runId: string | null, origin: RunOrigin = 'local'): void {
+    this.sql.run(
+      `INSERT INTO symptoms (label, description, first_seen_at, first_seen_run, origin) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (label) DO UPDATE SET description = excluded.description, origin = excluded.origin, first_seen_run = excluded.first_seen_run
+       WHERE symptoms.origin = 'ref' AND excluded.origin != 'ref'`,
+      label,
+      description,
+      this.now(),
+      runId,
+      origin,
+    );
   }
 
   saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number {

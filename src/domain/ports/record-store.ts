@@ -157,7 +157,10 @@ export interface SymptomVocabulary {
   labelCounts(): Array<{ label: string; caseTrials: number; cases: number }>;
   taxonomy(): SymptomEntry[];
   recordedTaxonomy(): SymptomEntry[];
-  addSymptom(label: string, description: string, runId: string | null): void;
+  /** Labels read only from refs under refs/agentdevel/: to show, never to send to a model or record. */
+  labelsFromRefs(): SymptomEntry[];
+  /** Adds a label (origin 'local' by default); a label read only from a ref gives way to any other. */
+  addSymptom(label: string, description: string, runId: string | null, origin?: RunOrigin): void;
 }
 
 /** Decisions, and which documents in git the store has read. */

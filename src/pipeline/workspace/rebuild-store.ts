@@ -40,9 +40,9 @@ interface FoundDocument {
  * fresh clone reads them all on first use; a later pull or sync brings only the new ones.
  *
  * Only what the line committed may decide: anyone who may push can write a ref under
- * refs/agentdevel/, so the runs found only there are kept as 'ref' (shown by id, never reused),
- * their taxonomy documents are not read (the critic and the next decision's taxonomy.json would
- * take their labels), and the line's copy of a run wins over a ref's copy of the same id. A
+ * refs/agentdevel/, so the runs and labels found only there are kept as 'ref' (shown, never
+ * reused, never sent to the critic nor written into the next decision's taxonomy.json), and the
+ * line's copy of a run or a label wins over a ref's copy of the same id. A
  * document that does not parse is skipped with a warning naming its ref, and stops nothing.
  */
 export async function rebuildStoreFromGit(deps: {
@@ -73,7 +73,7 @@ export async function rebuildStoreFromGit(deps: {
   for (const { ref, commit, tree, origin } of commits) {
     for (const file of listings.get(tree) ?? []) {
       const name = file.path.split('/').at(-1);
-      const wanted = name === RUNS_FILE || (name === TAXONOMY_FILE && origin === 'git');
+      const wanted = name === RUNS_FILE || name === TAXONOMY_FILE;
       // A document read from a ref is read again once the line holds it: its runs become the line's.
       const read = done.get(file.blob);
       if (wanted && !files.has(file.blob) && read !== 'git' && !(read === 'ref' && origin === 'ref')) files.set(file.blob, { ref, commit, origin, ...file });
@@ -84,7 +84,7 @@ export async function rebuildStoreFromGit(deps: {
   const wanted = [...files.values()].sort((a, b) => (a.origin === b.origin ? a.path.localeCompare(b.path) : a.origin === 'git' ? -1 : 1));
   const texts = await repo.readTexts(wanted.map((file) => file.blob));
   let runs = 0;
-  const labels = new Map<string, string>();
+  const labels = { git: new Map<string, string>(), ref: new Map<string, string>() };
   const warnings: string[] = [];
   for (const [index, file] of wanted.entries()) {
     const text = texts[index];
@@ -92,7 +92,8 @@ export async function rebuildStoreFromGit(deps: {
     const where = `${file.path} at ${file.ref} (${file.commit.slice(0, 10)})`;
     try {
       if (file.path.endsWith(TAXONOMY_FILE)) {
-        for (const entry of parseJsonDocument(text, where, taxonomyDocumentSchema, 'STORE_DAMAGED').labels) if (!labels.has(entry.label)) labels.set(entry.label, entry.description);
+        const found = labels[file.origin];
+        for (const entry of parseJsonDocument(text, where, taxonomyDocumentSchema, 'STORE_DAMAGED').labels) if (!found.has(entry.label)) found.set(entry.label, entry.description);
       } else {
         for (const run of parseJsonDocument(text, where, runsDocumentSchema, 'STORE_DAMAGED').runs) {
           if (!PLAIN_RUN_ID.test(run.runId)) {
@@ -116,8 +117,10 @@ export async function rebuildStoreFromGit(deps: {
     }
     store.markImported(file.blob, file.path, file.origin);
   }
-  for (const [label, description] of [...labels].sort(([a], [b]) => a.localeCompare(b))) store.addSymptom(label, description, null);
-  return { runs, labels: labels.size, warnings };
+  for (const origin of ['git', 'ref'] as const) {
+    for (const [label, description] of [...labels[origin]].sort(([a], [b]) => a.localeCompare(b))) store.addSymptom(label, description, null, origin);
+  }
+  return { runs, labels: labels.git.size + labels.ref.size, warnings };
 }
 
 /** Whether a run's recorded verdicts (status and pass of every case-trial) are those of the store's run of that id. */
