@@ -130,6 +130,13 @@ describe('records on refs under refs/agentdevel/ are shown, never reused', () =>
       expect(gated.stdout).not.toContain(run.id);
     }
 
+    // A forged run is still shown when asked for by id, as what it is, its escape sequences shown as text.
+    const shown = await cliAsync(['show', String(gated.verdict.p2f[0]), '--run', String(forgedIds[0]?.id), '-C', clone]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('read from a ref under refs/agentdevel/ only, not from the line');
+    expect(shown.stdout).toContain(`\\u{1B}[2J ${CANARY}`);
+    expect(shown.stdout + shown.stderr).not.toContain(ESC);
+
     // The forged taxonomy never reaches the critic's request.
     const critic = await cliAsync(['prompts', '--role', 'critic', '--json', '-C', clone]);
     expect(critic.code, critic.stderr).toBe(0);

@@ -200,13 +200,14 @@ export class Store implements RecordStore {
 
   /**
    * The newest run of the train split that graded a case, optionally of one blueprint content
-   * (a version); confirmation runs, which hold only cases that moved, are left out.
+   * (a version); confirmation runs, which hold only cases that moved, are left out. For `show`,
+   * which only shows: a run read from a ref is taken only when no other run graded the case.
    */
   latestRunWithCase(caseId: string, blueprintTree: string | null): RunSummary | undefined {
     const row = this.sql.get(
-      `SELECT runs.* FROM runs WHERE split = 'train' AND purpose != 'confirm' AND ${REUSABLE} AND (? IS NULL OR blueprint_tree = ?)
+      `SELECT runs.* FROM runs WHERE split = 'train' AND purpose != 'confirm' AND (? IS NULL OR blueprint_tree = ?)
          AND EXISTS (SELECT 1 FROM records r WHERE r.run_id = runs.id AND r.case_id = ?)
-       ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+       ORDER BY ${REUSABLE} DESC, started_at DESC, rowid DESC LIMIT 1`,
       blueprintTree,
       blueprintTree,
       caseId,

@@ -121,7 +121,7 @@ export interface RunIndex {
   findRun(nameOrId: string): RunSummary | undefined;
   /** Cases that both passed and failed within one version in any run recorded so far. */
   variedCases(taskTree: string): number;
-  /** The newest train run that graded a case, optionally of one blueprint content. */
+  /** The newest train run that graded a case, optionally of one blueprint content (one read only from a ref, when no other did: for showing). */
   latestRunWithCase(caseId: string, blueprintTree: string | null): RunSummary | undefined;
   /**
    * Adds a run recorded in git with its records, as one transaction; returns whether it was added.
