@@ -103,6 +103,7 @@ export async function openCommand(
     clock: io.clock,
     readsStore: store === 'reads',
     checkpoint: checkpointOf(io),
+    reporter,
   });
   let workspace: Workspace = trials === null && concurrency === null ? opened : { ...opened, config: { ...opened.config, ...(trials === null ? {} : { trials }), ...(concurrency === null ? {} : { concurrency }) } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.

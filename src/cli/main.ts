@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
 import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/ports/model.ts';
 import { makeRedactor, secretValues } from '../domain/environment.ts';
+import { terminalText } from '../domain/terminal-text.ts';
 import { processIo, type CommonOptions, type Io } from './io.ts';
 import { parseWait } from '../app/command-options.ts';
 import type { LabelsOptions } from './commands/labels.ts';
@@ -321,7 +322,7 @@ async function reportError(error: unknown, io: Io, json: boolean, extraSecrets: 
         ? error
         : await machineFailure(error);
   if (known) {
-    io.stderr.write(redact(`error ${known.code}: ${known.message}\n  ${known.hint}\n`));
+    io.stderr.write(redact(`error ${known.code}: ${terminalText(known.message)}\n  ${terminalText(known.hint)}\n`));
     if (json) jsonError(io, redact, { code: known.code, message: known.message, hint: known.hint, exitCode: known.exitCode });
     return known.exitCode;
   }

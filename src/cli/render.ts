@@ -1,4 +1,5 @@
 import type { Redactor } from '../domain/environment.ts';
+import { terminalJson, terminalText } from '../domain/terminal-text.ts';
 
 export interface Output {
   /** Machine-readable result (stdout). */
@@ -11,9 +12,9 @@ export interface Output {
 export function createOutput(json: boolean, redact: Redactor, stdout: NodeJS.WritableStream = process.stdout): Output {
   return {
     json,
-    result: (value) => stdout.write(`${redact(JSON.stringify(value))}\n`),
+    result: (value) => stdout.write(`${redact(terminalJson(JSON.stringify(value)))}\n`),
     line: (text) => {
-      if (!json) stdout.write(`${redact(text)}\n`);
+      if (!json) stdout.write(`${redact(terminalText(text))}\n`);
     },
   };
 }

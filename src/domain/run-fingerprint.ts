@@ -29,7 +29,7 @@ export interface RunFingerprint {
 export interface RecordedFingerprint extends Omit<RunFingerprint, 'keyParts'> {
   readonly runId: string;
   readonly status: 'running' | 'complete' | 'failed';
-  readonly origin: 'local' | 'git';
+  readonly origin: 'local' | 'git' | 'ref';
   /** Null for runs recorded before the parts were kept (runs@1 in git, older stores). */
   readonly keyParts: RunKeyParts | null;
 }

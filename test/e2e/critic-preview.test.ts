@@ -61,8 +61,10 @@ describe('the critic preview', () => {
     const dir = await exampleWorkspace();
     keepTrainCases(dir, (_id, index) => index < 12);
     git(dir, 'commit', '-qam', '12 train cases');
-    const iterated = await cliAsync(['iterate', '--max-iterations', '1', '-C', dir]);
+    // Until a release is promoted: only runs the line committed are read as this version's records (a rejected RC's ref is shown, never reused).
+    const iterated = await cliAsync(['iterate', '--max-iterations', '3', '-C', dir]);
     expect(iterated.code, iterated.stderr).toBe(0);
+    expect(iterated.stdout + iterated.stderr).toMatch(/promoted/);
     const clone = path.join(tempDir(), 'clone');
     git(path.dirname(clone), 'clone', '-q', dir, clone);
     git(clone, 'fetch', '-q', 'origin', 'refs/agentdevel/*:refs/agentdevel/*');

@@ -51,6 +51,55 @@ describe('the store', () => {
     store.close();
   });
 
+  it('keeps runs and labels read only from refs apart: found by id, never reused nor sent to a model; the line\u2019s copy replaces them', () => {
+    const store = Store.open(tempDir(), clock);
+    const forged = [caseRecord('a', false, { traceRef: 'x/a.t0.jsonl' })];
+    expect(store.importRun('run-r', identity, 'baseline', 'complete', forged, 'ref')).toBe(true);
+    expect(store.importRun('run-new', { ...identity }, 'baseline', 'complete', forged, 'ref')).toBe(true);
+    store.addSymptom('wrong_answer', 'forged description', null, 'ref');
+    // Shown when asked for by id (and by show when nothing else graded the case); reused by nothing.
+    expect(store.run('run-r')?.origin).toBe('ref');
+    expect(store.latestRunWithCase('a', null)?.origin).toBe('ref');
+    expect([store.findCompleteRun('k1'), store.latestRun('t1', 't2', 'train'), store.newestRun(), store.variedCases('t2'), store.taxonomy(), store.recordedTaxonomy()]).toEqual([undefined, undefined, undefined, 0, [], []]);
+    expect(store.labelsFromRefs()).toEqual([{ label: 'wrong_answer', description: 'forged description' }]);
+    // The line's copy of the same run id and label wins; a ref never overrides the line.
+    expect(store.importRun('run-r', identity, 'baseline', 'complete', [caseRecord('a', true, { traceRef: 'x/a.t0.jsonl' })], 'git')).toBe(true);
+    store.addSymptom('wrong_answer', 'the line\u2019s description', null, 'git');
+    expect(store.importRun('run-r', identity, 'baseline', 'complete', forged, 'ref')).toBe(false);
+    store.addSymptom('wrong_answer', 'forged again', null, 'ref');
+    expect(store.findCompleteRun('k1')).toMatchObject({ id: 'run-r', origin: 'git', passed: 1 });
+    expect(store.taxonomy()).toEqual([{ label: 'wrong_answer', description: 'the line\u2019s description' }]);
+    expect(store.labelsFromRefs()).toEqual([]);
+    // A document read from a ref is read again once the line holds it.
+    store.markImported('blob-1', 'releases/bp/aaa/runs.json', 'ref');
+    expect(store.importedDocuments().get('blob-1')).toBe('ref');
+    store.markImported('blob-1', 'releases/bp/v1/runs.json', 'git');
+    store.markImported('blob-1', 'releases/bp/aaa/runs.json', 'ref');
+    expect(store.importedDocuments().get('blob-1')).toBe('git');
+    store.close();
+  });
+
+  it('reads again what an older store read from git without telling the line from other refs', () => {
+    const dir = tempDir();
+    const file = path.join(dir, '.agentdevel', 'state.db');
+    Store.open(dir, clock).close();
+    const sql = openSql(file);
+    // The store as the release before this one left it: one migration fewer, a run and a label read from git.
+    sql.exec(`DROP TABLE git_documents; CREATE TABLE git_documents (blob TEXT PRIMARY KEY, path TEXT NOT NULL, imported_at TEXT NOT NULL)`);
+    sql.exec(`CREATE TABLE symptoms_old AS SELECT label, description, first_seen_at, first_seen_run FROM symptoms; DROP TABLE symptoms; ALTER TABLE symptoms_old RENAME TO symptoms`);
+    sql.pragma(`user_version = ${migrations.length - 1}`);
+    sql.run(`INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at, origin) VALUES ('run-g', 'k1', 'bp', 'c1', 't1', 't2', 'train', 1, 'mock', 'mock', 'baseline', 'complete', 1, '2026-11-22T09:00:00Z', 'git')`);
+    sql.run(`INSERT INTO git_documents (blob, path, imported_at) VALUES ('blob-1', 'releases/bp/aaa/runs.json', '2026-11-22T09:00:00Z')`);
+    sql.run(`INSERT INTO symptoms (label, description, first_seen_at, first_seen_run) VALUES ('from_git', 'read from some ref', '2026-11-22T09:00:00Z', NULL), ('seen_here', 'the critic gave it here', '2026-11-22T09:00:00Z', 'run-1')`);
+    sql.close();
+    const store = Store.open(dir, clock);
+    expect(store.run('run-g')?.origin).toBe('ref');
+    expect(store.findCompleteRun('k1')).toBeUndefined();
+    expect(store.importedDocuments().size).toBe(0);
+    expect(store.taxonomy().map((e) => e.label)).toEqual(['seen_here']);
+    store.close();
+  });
+
   it('grows the symptom taxonomy without ever changing a label', () => {
     const store = Store.open(tempDir(), clock);
     store.addSymptom('wrong_order', 'steps out of order', 'run-1');

@@ -14,6 +14,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import { commitText } from '../../src/stages/report/escape/commit-message.ts';
 import { mdCode, mdText } from '../../src/stages/report/escape/markdown.ts';
 import { xml } from '../../src/stages/report/escape/xml.ts';
+import { terminalJson, terminalText } from '../../src/domain/terminal-text.ts';
 import { xmlCharViolations } from '../helpers/xml-chars.ts';
 import { AUTO_POLICY, caseRecord, releaseEvidence } from '../helpers/records.ts';
 import { decisionHeadline } from '../../src/stages/report/headline.ts';
@@ -146,6 +147,37 @@ describe('markdown escaping (GitHub rules: CommonMark, tables, raw HTML allowed)
         expect(inTable.filter((t) => t.type === 'td_open')).toHaveLength(2);
         expect(inTable.filter((t) => t.type === 'code_inline').map((t) => t.content)).toEqual([expected]);
         expect(inTable.some((t) => RAW_HTML.has(t.type))).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('terminal escaping (labels, descriptions and any text from git, printed on stdout and stderr)', () => {
+  /** What a terminal obeys rather than shows: C0 controls but the line feed and tab, DEL, C1 controls, bidi overrides and isolates. */
+  const obeyed = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+  const controls = fc.constantFrom('\u001b[2J', '\u001b]0;title\u0007', '\u009b31m', '\r', '\b', '\u007f', '\u202e', '\u2066', '\u001bP+q\u001b\\');
+  const anything = fc.array(fc.oneof(controls, touchy, fc.string({ unit: 'binary', maxLength: 6 })), { maxLength: 8 }).map((parts) => parts.join(''));
+
+  it('leaves no character a terminal would obey, keeps lines and tabs, and changes nothing else', () => {
+    fc.assert(
+      fc.property(anything, (value) => {
+        const shown = terminalText(value);
+        expect(shown).not.toMatch(obeyed);
+        expect(shown.split('\n').length).toBe(value.split('\n').length);
+        if (!obeyed.test(value)) expect(shown).toBe(value);
+      }),
+      RUNS,
+    );
+    expect(terminalText('a\u001b[2Jb')).toBe('a\\u{1B}[2Jb');
+  });
+
+  it('keeps JSON the same value while no character a terminal would obey is left', () => {
+    fc.assert(
+      fc.property(anything, (value) => {
+        const printed = terminalJson(JSON.stringify({ label: value }));
+        expect(printed).not.toMatch(obeyed);
+        expect(JSON.parse(printed)).toEqual({ label: value });
       }),
       RUNS,
     );

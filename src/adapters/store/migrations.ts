@@ -143,6 +143,17 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE runs ADD COLUMN key_parts TEXT;
   `,
+  // Runs and labels read from git are trusted ('git') only when the line committed them; those
+  // read from refs/agentdevel/ (anyone may push there) are 'ref': shown, never reused nor sent to
+  // a model. Earlier stores did not tell the two apart, so everything read from git becomes 'ref'
+  // and every document is read again: the line's documents raise theirs back to 'git'.
+  `
+  ALTER TABLE git_documents ADD COLUMN origin TEXT NOT NULL DEFAULT 'ref';
+  UPDATE runs SET origin = 'ref' WHERE origin = 'git';
+  ALTER TABLE symptoms ADD COLUMN origin TEXT NOT NULL DEFAULT 'local';
+  UPDATE symptoms SET origin = 'ref' WHERE first_seen_run IS NULL;
+  DELETE FROM git_documents;
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

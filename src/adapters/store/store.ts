@@ -10,13 +10,19 @@ import type { RunKeyParts } from '../../domain/run-fingerprint.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 import { CostLedger } from './ledger.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
-import type { ActivityCost, DecisionRow, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason } from '../../domain/ports/record-store.ts';
+import type { ActivityCost, DecisionRow, DocumentOrigin, RunOrigin, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason } from '../../domain/ports/record-store.ts';
 
 
 /** Records read per query when a run's records are walked. */
 const RECORD_PAGE = 512;
 
 export const DATABASE_FILE = 'state.db';
+
+/**
+ * The runs a decision may reuse or count: those this store ran and those the line committed.
+ * A run read only from a ref under refs/agentdevel/ ('ref') is found by its id, never otherwise.
+ */
+const REUSABLE = `runs.origin != 'ref'`;
 
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 const parse = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
@@ -90,7 +96,7 @@ export class Store implements RecordStore {
   /** Failing case-trials and their cases per label (through the aliases), over every run of the train split. */
   labelCounts(): Array<{ label: string; caseTrials: number; cases: number }> {
     const counts = new Map<string, { caseTrials: number; cases: Set<string> }>();
-    const rows = this.sql.all(`SELECT r.case_id AS case_id, r.symptom AS symptom FROM records r JOIN runs ON runs.id = r.run_id WHERE runs.split = 'train' AND r.pass = 0 AND r.symptom IS NOT NULL`);
+    const rows = this.sql.all(`SELECT r.case_id AS case_id, r.symptom AS symptom FROM records r JOIN runs ON runs.id = r.run_id WHERE runs.split = 'train' AND ${REUSABLE} AND r.pass = 0 AND r.symptom IS NOT NULL`);
     for (const row of rows) {
       const label = this.canonicalLabel(String(row.symptom));
       const entry = counts.get(label) ?? { caseTrials: 0, cases: new Set<string>() };
@@ -106,7 +112,7 @@ export class Store implements RecordStore {
   }
 
   findCompleteRun(cacheKey: string): RunSummary | undefined {
-    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'complete' ORDER BY started_at DESC LIMIT 1`, cacheKey);
+    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'complete' AND ${REUSABLE} ORDER BY started_at DESC LIMIT 1`, cacheKey);
     return row ? toRun(row) : undefined;
   }
 
@@ -146,7 +152,7 @@ export class Store implements RecordStore {
   latestRuns(blueprintTree: string, taskTree: string, split: string, limit: number): RunSummary[] {
     return this.sql
       .all(
-        `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY status = 'complete' DESC, started_at DESC, rowid DESC LIMIT ?`,
+        `SELECT * FROM runs WHERE blueprint_tree = ? AND task_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' AND ${REUSABLE} ORDER BY status = 'complete' DESC, started_at DESC, rowid DESC LIMIT ?`,
         blueprintTree,
         taskTree,
         split,
@@ -158,13 +164,13 @@ export class Store implements RecordStore {
   /** The runs of one blueprint content on a split (any task, confirmations left out), newest first: what a run that was not reused is compared with. */
   runsOfBlueprint(blueprintTree: string, split: string, limit: number): RunSummary[] {
     return this.sql
-      .all(`SELECT * FROM runs WHERE blueprint_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT ?`, blueprintTree, split, limit)
+      .all(`SELECT * FROM runs WHERE blueprint_tree = ? AND split = ? AND purpose != 'confirm' AND status != 'running' AND ${REUSABLE} ORDER BY started_at DESC, rowid DESC LIMIT ?`, blueprintTree, split, limit)
       .map(toRun);
   }
 
   /** The newest finished train run (confirmation runs, which hold only moved cases, left out). */
   newestRun(): RunSummary | undefined {
-    const row = this.sql.get(`SELECT * FROM runs WHERE split = 'train' AND purpose != 'confirm' AND status != 'running' ORDER BY started_at DESC, rowid DESC LIMIT 1`);
+    const row = this.sql.get(`SELECT * FROM runs WHERE split = 'train' AND purpose != 'confirm' AND status != 'running' AND ${REUSABLE} ORDER BY started_at DESC, rowid DESC LIMIT 1`);
     return row ? toRun(row) : undefined;
   }
 
@@ -184,7 +190,7 @@ export class Store implements RecordStore {
       `SELECT COUNT(DISTINCT case_id) AS n FROM (
          SELECT r.case_id AS case_id, SUM(r.pass) AS passes, COUNT(r.pass) AS graded
          FROM records r JOIN runs ON runs.id = r.run_id
-         WHERE runs.task_tree = ? AND r.status = 'ok' AND r.pass IS NOT NULL
+         WHERE runs.task_tree = ? AND ${REUSABLE} AND r.status = 'ok' AND r.pass IS NOT NULL
          GROUP BY runs.blueprint_tree, runs.agent_model, runs.critic_model, r.case_id)
        WHERE passes > 0 AND passes < graded`,
       taskTree,
@@ -194,13 +200,14 @@ export class Store implements RecordStore {
 
   /**
    * The newest run of the train split that graded a case, optionally of one blueprint content
-   * (a version); confirmation runs, which hold only cases that moved, are left out.
+   * (a version); confirmation runs, which hold only cases that moved, are left out. For `show`,
+   * which only shows: a run read from a ref is taken only when no other run graded the case.
    */
   latestRunWithCase(caseId: string, blueprintTree: string | null): RunSummary | undefined {
     const row = this.sql.get(
       `SELECT runs.* FROM runs WHERE split = 'train' AND purpose != 'confirm' AND (? IS NULL OR blueprint_tree = ?)
          AND EXISTS (SELECT 1 FROM records r WHERE r.run_id = runs.id AND r.case_id = ?)
-       ORDER BY started_at DESC, rowid DESC LIMIT 1`,
+       ORDER BY ${REUSABLE} DESC, started_at DESC, rowid DESC LIMIT 1`,
       blueprintTree,
       blueprintTree,
       caseId,
@@ -313,36 +320,50 @@ export class Store implements RecordStore {
    * Adds a run recorded in git (a clone rebuilding its store), with its records, as one
    * transaction; a run already here is left as it is. Returns whether it was added.
    */
-  importRun(id: string, identity: RunIdentity, purpose: RunPurpose, status: 'complete' | 'failed', records: readonly CaseRecord[]): boolean {
+  importRun(id: string, identity: RunIdentity, purpose: RunPurpose, status: 'complete' | 'failed', records: readonly CaseRecord[], origin: DocumentOrigin): boolean {
     return this.sql.transaction(() => {
-      if (this.sql.get(`SELECT 1 AS found FROM runs WHERE id = ?`, id)) return false;
+      const held = this.sql.get<{ origin: string }>(`SELECT origin FROM runs WHERE id = ?`, id);
+      // The line's copy of a run replaces one read from a ref under the same id (which anyone may have written).
+      if (held && !(held.origin === 'ref' && origin === 'git')) return false;
+      if (held) {
+        this.sql.run(`DELETE FROM records WHERE run_id = ?`, id);
+        this.sql.run(`DELETE FROM runs WHERE id = ?`, id);
+      }
       this.createRun(id, identity, purpose);
-      this.sql.run(`UPDATE runs SET origin = 'git' WHERE id = ?`, id);
+      this.sql.run(`UPDATE runs SET origin = ? WHERE id = ?`, origin, id);
       for (const record of records) this.insertRecord(id, record);
       this.finishRun(id, status);
       return true;
     });
   }
 
-  /** The git blobs (runs.json, taxonomy.json) already read into this store. */
-  importedDocuments(): Set<string> {
-    return new Set(this.sql.all(`SELECT blob FROM git_documents`).map((row) => String(row.blob)));
+  /** The git blobs (runs.json, taxonomy.json) already read into this store, and where they were found. */
+  importedDocuments(): Map<string, DocumentOrigin> {
+    return new Map(this.sql.all(`SELECT blob, origin FROM git_documents`).map((row) => [String(row.blob), row.origin === 'git' ? 'git' : 'ref']));
   }
 
-  markImported(blob: string, file: string): void {
-    this.sql.run(`INSERT OR IGNORE INTO git_documents (blob, path, imported_at) VALUES (?, ?, ?)`, blob, file, this.now());
+  /** A document read from the line ('git') stays so; one read from a ref is raised when the line holds it too. */
+  markImported(blob: string, file: string, origin: DocumentOrigin): void {
+    this.sql.run(
+      `INSERT INTO git_documents (blob, path, imported_at, origin) VALUES (?, ?, ?, ?)
+       ON CONFLICT (blob) DO UPDATE SET origin = 'git', path = excluded.path WHERE excluded.origin = 'git'`,
+      blob,
+      file,
+      this.now(),
+      origin,
+    );
   }
 
-  /** Runs in the store; with `origin`, only those run here ('local') or read from git ('git'). */
-  runCount(origin?: 'local' | 'git'): number {
+  /** Runs in the store; with `origin`, only those of that origin. */
+  runCount(origin?: RunOrigin): number {
     const row = origin ? this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs WHERE origin = ?`, origin) : this.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM runs`);
     return Number(row?.n ?? 0);
   }
 
-  /** The labels the critic is shown and the roles may use: aliased labels read as their target, listed once. */
+  /** The labels the critic is shown and the roles may use: aliased labels read as their target, listed once (labels read only from refs left out). */
   taxonomy(): SymptomEntry[] {
     const entries = new Map<string, SymptomEntry>();
-    for (const row of this.sql.all(`SELECT label, description FROM symptoms ORDER BY label`)) {
+    for (const row of this.sql.all(`SELECT label, description FROM symptoms WHERE origin != 'ref' ORDER BY label`)) {
       const label = this.canonicalLabel(String(row.label));
       // The target's own description wins; a new name (--into) takes its first merged label's.
       if (!entries.has(label) || label === String(row.label)) entries.set(label, { label, description: String(row.description) });
@@ -350,14 +371,31 @@ export class Store implements RecordStore {
     return [...entries.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
   }
 
-  /** The taxonomy as recorded, every label the critic ever gave, aliases included (for taxonomy.json). */
+  /** The taxonomy as recorded, every label the critic ever gave, aliases included (for taxonomy.json); labels read only from refs left out. */
   recordedTaxonomy(): SymptomEntry[] {
-    return this.sql.all(`SELECT label, description FROM symptoms ORDER BY label`).map((row) => ({ label: String(row.label), description: String(row.description) }));
+    return this.sql.all(`SELECT label, description FROM symptoms WHERE origin != 'ref' ORDER BY label`).map((row) => ({ label: String(row.label), description: String(row.description) }));
   }
 
-  /** The taxonomy only grows: a label, once recorded, keeps its first description. */
-  addSymptom(label: string, description: string, runId: string | null): void {
-    this.sql.run(`INSERT OR IGNORE INTO symptoms (label, description, first_seen_at, first_seen_run) VALUES (?, ?, ?, ?)`, label, description, this.now(), runId);
+  /** Labels read only from a taxonomy.json on a ref under refs/agentdevel/: shown (`labels`), never sent to a model nor recorded with a decision. */
+  labelsFromRefs(): SymptomEntry[] {
+    return this.sql.all(`SELECT label, description FROM symptoms WHERE origin = 'ref' ORDER BY label`).map((row) => ({ label: String(row.label), description: String(row.description) }));
+  }
+
+  /**
+   * The taxonomy only grows: a label, once recorded, keeps its first description. A label read
+   * only from a ref is the exception: the line's or this store's own label takes its place.
+   */
+  addSymptom(label: string, description: string, runId: string | null, origin: RunOrigin = 'local'): void {
+    this.sql.run(
+      `INSERT INTO symptoms (label, description, first_seen_at, first_seen_run, origin) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (label) DO UPDATE SET description = excluded.description, origin = excluded.origin, first_seen_run = excluded.first_seen_run
+       WHERE symptoms.origin = 'ref' AND excluded.origin != 'ref'`,
+      label,
+      description,
+      this.now(),
+      runId,
+      origin,
+    );
   }
 
   saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number {
@@ -487,7 +525,7 @@ function toRun(row: Record<string, unknown>): RunSummary {
     passed: row.passed === null ? null : Number(row.passed),
     infraErrors: row.infra_errors === null ? null : Number(row.infra_errors),
     name: row.name === null || row.name === undefined ? null : String(row.name),
-    origin: row.origin === 'git' ? 'git' : 'local',
+    origin: row.origin === 'git' || row.origin === 'ref' ? row.origin : 'local',
     keyParts: parse<RunKeyParts>(row.key_parts),
   };
 }

@@ -4,6 +4,7 @@
 import type { ProgressEvent, Reporter } from '../../domain/ports/reporter.ts';
 import type { Redactor } from '../../domain/environment.ts';
 import { systemClock, type Clock } from '../../domain/ports/clock.ts';
+import { terminalText } from '../../domain/terminal-text.ts';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const infraText = (n: number): string => `${n} infrastructure error${n === 1 ? '' : 's'}`;
@@ -53,11 +54,11 @@ export function createReporter(stderr: NodeJS.WriteStream, redact: Redactor, opt
       switch (event.type) {
         case 'stage':
           clearBar();
-          write(`${event.message}\n`);
+          write(`${terminalText(event.message)}\n`);
           return;
         case 'warning':
           clearBar();
-          write(`warning: ${event.message}\n`);
+          write(`warning: ${terminalText(event.message)}\n`);
           return;
         case 'run.started':
           runs.set(event.runId, { label: event.label, total: event.total, done: 0, passed: 0, infra: 0 });

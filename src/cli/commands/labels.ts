@@ -19,20 +19,24 @@ export async function labelsCommand(io: Io, options: CommonOptions): Promise<num
     const { store, repo, config } = command.workspace;
     const counts = new Map(store.labelCounts().map((c) => [c.label, c]));
     const aliases = (await readLabelAliases(repo, config)).aliases;
-    const rows = store.taxonomy().map((entry) => ({
+    const rowOf = (entry: { label: string; description: string }, fromRefs: boolean) => ({
       label: entry.label,
       description: entry.description,
       caseTrials: counts.get(entry.label)?.caseTrials ?? 0,
       cases: counts.get(entry.label)?.cases ?? 0,
       aliases: aliases.filter((a) => store.canonicalLabel(a.from) === entry.label).map((a) => a.from),
-    }));
+      fromRefs,
+    });
+    // Labels read only from a ref under refs/agentdevel/ (an RC's, a pending one's) are listed, marked: the critic is not shown them.
+    const rows = [...store.taxonomy().map((entry) => rowOf(entry, false)), ...store.labelsFromRefs().map((entry) => rowOf(entry, true))];
     if (command.output.json) {
       command.output.result({ labels: rows, aliases });
       return 0;
     }
     if (rows.length === 0) command.output.line('no symptom labels yet: the critic names them in the first run');
     for (const row of rows) {
-      command.output.line(`${row.label.padEnd(36)} ${String(row.cases).padStart(4)} cases ${String(row.caseTrials).padStart(5)} failing case-trials${row.aliases.length ? `  (also: ${row.aliases.join(', ')})` : ''}`);
+      const shown = row.fromRefs ? '  (only on refs under refs/agentdevel/, not on the line: not shown to the critic)' : '';
+      command.output.line(`${row.label.padEnd(36)} ${String(row.cases).padStart(4)} cases ${String(row.caseTrials).padStart(5)} failing case-trials${row.aliases.length ? `  (also: ${row.aliases.join(', ')})` : ''}${shown}`);
       command.output.line(`  definition: ${row.description}`);
     }
     return 0;
@@ -50,7 +54,7 @@ export async function labelsMergeCommand(io: Io, options: LabelsOptions, labels:
   const command = await openCommand(io, options, 'labels merge', 'at_first_call');
   try {
     const { store, repo, config } = command.workspace;
-    const known = new Set(store.recordedTaxonomy().map((e) => e.label));
+    const known = new Set([...store.recordedTaxonomy(), ...store.labelsFromRefs()].map((e) => e.label));
     const unknown = labels.filter((l) => !known.has(l));
     if (unknown.length > 0) throw new AgentdevelError('USAGE', `labels merge: ${unknown.map((l) => `"${l}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in the taxonomy (\`agentdevel labels\` lists it)`);
     const into = options.into ?? (labels[0] as string);

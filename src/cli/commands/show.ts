@@ -68,7 +68,7 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
     if (output.json) {
       output.result({
         caseId,
-        run: { id: run.id, name: run.name, purpose: run.purpose, commit: run.commit, startedAt: run.startedAt, simulated: run.simulated },
+        run: { id: run.id, name: run.name, purpose: run.purpose, commit: run.commit, startedAt: run.startedAt, simulated: run.simulated, origin: run.origin },
         input: testCase ? visibleCase(testCase, task.gradingPaths) : null,
         expected: testCase?.expected ?? null,
         trials: trials.map(({ record, trace }) => ({ ...record, reason: recordReason(record), trace })),
@@ -76,6 +76,8 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
       return 0;
     }
     output.line(`${caseId} in ${run.id} (${runWords(run.purpose)} of ${commitWords(run.commit)}, ${run.startedAt})${run.simulated ? ' — simulated: the mock engine played the agent' : ''}`);
+    // Anyone who may push can write a ref under refs/agentdevel/: say so when that is all there is.
+    if (run.origin === 'ref') output.line('  read from a ref under refs/agentdevel/ only, not from the line: shown, never reused by a gate');
     output.line('input:');
     output.line(indented(testCase ? visibleCase(testCase, task.gradingPaths) : '(not in the train split any more)'));
     output.line('expected:');

@@ -9,6 +9,17 @@ import type { RunKeyParts } from '../run-fingerprint.ts';
 
 export type RunPurpose = 'baseline' | 'candidate' | 'run' | 'test' | 'confirm';
 
+/**
+ * Where a run in the store came from: 'local' when this store ran it; 'git' when the line
+ * committed it (a document in the tree of the line's tip); 'ref' when it was read from a ref under
+ * refs/agentdevel/ only (an RC's audit ref, a pending ref): anyone who may push can write those,
+ * so such a run is shown (report, show by id) and never reused or counted by a decision.
+ */
+export type RunOrigin = 'local' | 'git' | 'ref';
+
+/** Where a document read from git was found: in the line's tip ('git') or only under refs/agentdevel/ ('ref'). */
+export type DocumentOrigin = Exclude<RunOrigin, 'local'>;
+
 export interface RunIdentity {
   readonly cacheKey: string;
   readonly blueprint: string;
@@ -35,8 +46,8 @@ export interface RunSummary extends RunIdentity {
   readonly passed: number | null;
   readonly infraErrors: number | null;
   readonly name: string | null;
-  /** 'local' when this store ran it; 'git' when it was rebuilt from the runs recorded in git with a decision. */
-  readonly origin: 'local' | 'git';
+  /** See RunOrigin: only 'local' and 'git' runs may be reused by a decision. */
+  readonly origin: RunOrigin;
 }
 
 export interface DecisionRow {
@@ -110,12 +121,15 @@ export interface RunIndex {
   findRun(nameOrId: string): RunSummary | undefined;
   /** Cases that both passed and failed within one version in any run recorded so far. */
   variedCases(taskTree: string): number;
-  /** The newest train run that graded a case, optionally of one blueprint content. */
+  /** The newest train run that graded a case, optionally of one blueprint content (one read only from a ref, when no other did: for showing). */
   latestRunWithCase(caseId: string, blueprintTree: string | null): RunSummary | undefined;
-  /** Adds a run recorded in git with its records, as one transaction; returns whether it was added. */
-  importRun(id: string, identity: RunIdentity, purpose: RunPurpose, status: 'complete' | 'failed', records: readonly CaseRecord[]): boolean;
-  /** Runs in the store; with `origin`, only those run here ('local') or read from git ('git'). */
-  runCount(origin?: 'local' | 'git'): number;
+  /**
+   * Adds a run recorded in git with its records, as one transaction; returns whether it was added.
+   * A run already here stays, except a 'ref' run that the line ('git') records too: the line's copy replaces it.
+   */
+  importRun(id: string, identity: RunIdentity, purpose: RunPurpose, status: 'complete' | 'failed', records: readonly CaseRecord[], origin: DocumentOrigin): boolean;
+  /** Runs in the store; with `origin`, only those of that origin. */
+  runCount(origin?: RunOrigin): number;
   testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined;
   saveTestEvaluation(blueprint: string, release: string, commit: string, runId: string, passRate: number): void;
 }
@@ -143,16 +157,19 @@ export interface SymptomVocabulary {
   labelCounts(): Array<{ label: string; caseTrials: number; cases: number }>;
   taxonomy(): SymptomEntry[];
   recordedTaxonomy(): SymptomEntry[];
-  addSymptom(label: string, description: string, runId: string | null): void;
+  /** Labels read only from refs under refs/agentdevel/: to show, never to send to a model or record. */
+  labelsFromRefs(): SymptomEntry[];
+  /** Adds a label (origin 'local' by default); a label read only from a ref gives way to any other. */
+  addSymptom(label: string, description: string, runId: string | null, origin?: RunOrigin): void;
 }
 
 /** Decisions, and which documents in git the store has read. */
 export interface DecisionIndex {
   saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number;
   decisions(blueprint: string): DecisionRow[];
-  /** The git blobs (runs.json, taxonomy.json) already read into this store. */
-  importedDocuments(): Set<string>;
-  markImported(blob: string, file: string): void;
+  /** The git blobs (runs.json, taxonomy.json) already read into this store, and where they were found. */
+  importedDocuments(): Map<string, DocumentOrigin>;
+  markImported(blob: string, file: string, origin: DocumentOrigin): void;
 }
 
 /** The cost ledger: model calls made and spared. */

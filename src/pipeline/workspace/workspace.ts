@@ -4,6 +4,7 @@ import { CONFIG_FILE, loadConfig } from '../../config/load.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
 import { noCheckpoint, type Checkpoint } from '../../domain/ports/checkpoint.ts';
+import type { Reporter } from '../../domain/ports/reporter.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { OpenRecordStore, RecordStore } from '../../domain/ports/record-store.ts';
 import type { Repository, RepositoryHost } from '../../domain/ports/repository.ts';
@@ -41,6 +42,8 @@ export interface OpenOptions {
   readonly readsStore?: boolean;
   /** The test hook's checkpoint (default: none). */
   readonly checkpoint?: Checkpoint;
+  /** Where the store's rebuild reports the documents in git it did not read (default: nowhere). */
+  readonly reporter?: Reporter;
 }
 
 /** What opening a workspace needs from outside: git, the store, the lock and the file readers (app/ wires the real ones). */
@@ -82,7 +85,8 @@ export async function assembleWorkspace(dir: string, options: OpenOptions, adapt
     }
     if (store) {
       // The store reads the decisions in git it has not read yet (all of them in a fresh clone).
-      await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') });
+      const rebuilt = await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') });
+      for (const message of rebuilt.warnings) options.reporter?.emit({ type: 'warning', message });
       // The curated vocabulary: merged labels read as one everywhere the store is read (the loop
       // narrows this to the aliases in effect at each iteration, see applyLabelAliases).
       await applyLabelAliases(repo, config, store, 'all');
