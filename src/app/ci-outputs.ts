@@ -67,6 +67,19 @@ export function shownPath(cwd: string, file: string): string {
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
+/**
+ * A file as a pull request's reader can find it: relative to the first of `bases` that holds it,
+ * else its folder and name alone. Never the runner's absolute path, which means nothing on the
+ * page (the report folder is what the artifact holds).
+ */
+export function summaryPath(bases: readonly string[], file: string): string {
+  for (const base of bases) {
+    const relative = path.relative(base, file);
+    if (!relative.startsWith('..') && !path.isAbsolute(relative)) return relative;
+  }
+  return path.join(path.basename(path.dirname(file)), path.basename(file));
+}
+
 /** The headline of a gate's outcome: the decision and the reasons that caused it (the same words in every output). */
 export function gateHeadline(result: GateOutcome): DecisionHeadline {
   return decisionHeadline(
@@ -101,7 +114,7 @@ export async function writeGateOutputs(place: CiPlace, options: CiOptions, works
       mockRoles: result.mockRoles,
       screenText: result.evidence.screenText ?? null,
       change: result.evidence.change ?? null,
-      links: { report: reportHtml ? shownPath(place.cwd, reportHtml) : null, artifactPage: artifactPage(place.env) },
+      links: { report: reportHtml ? summaryPath([place.cwd, workspace.root], reportHtml) : null, artifactPage: artifactPage(place.env) },
     }),
   );
   const { candidateRunId } = result;

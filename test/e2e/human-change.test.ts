@@ -76,15 +76,15 @@ describe("a person's change beyond the blueprint", () => {
     const summary = path.join(path.dirname(dir), 'more-cases-summary.md');
     const result = cli(['gate', '--candidate', 'more-cases', '--summary', summary, '-C', dir]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^more-cases: accepted \(a dry gate: not promoted\)$/m);
+    expect(result.stdout).toMatch(/^more-cases: accepted \(dry gate: nothing recorded\)$/m);
     expect(result.stdout).toMatch(/^ {2}baseline screen of main@[0-9a-f]{10} \(initial\) on more-cases's task: 3 records, 3 run now \(24 case-trials\); run now because /m);
     expect(result.stdout).toMatch(/^ {2}no blueprint change: the release measured on the candidate's task$/m);
     expect(result.stdout).toMatch(/^ {2}task edits \(rubrics\/arithmetic\/\): cases added pow-1, add-3; removed none; edited none$/m);
     expect(result.stdout).toMatch(/^ {2}the release on the added and edited cases: pass rate 50\.0% \(3 of 6 case-trials\); failing: pow-1 \(0\/3\)$/m);
     expect(result.stdout).toMatch(/^ {2}not gated: README\.md$/m);
     // The same words in the PR summary and the reports; the decision records them.
-    expect(readFileSync(summary, 'utf8')).toMatch(/\*\*Beyond the blueprint\*\*\n\n- no blueprint change\\: the release measured on the candidate\\'s task\n/);
-    expect(readFileSync(summary, 'utf8')).toContain('- not gated\\: README\\.md');
+    expect(readFileSync(summary, 'utf8')).toMatch(/\*\*Beyond the blueprint\*\*\n\n- no blueprint change: the release measured on the candidate's task\n/);
+    expect(readFileSync(summary, 'utf8')).toContain('- not gated: README.md');
     expect(readFileSync(path.join(reportFolder('more-cases'), 'report.html'), 'utf8')).toContain('<li>not gated: README.md</li>');
     const { change, gate } = decisionOf('more-cases');
     expect(gate.verdict).toBe('accept');
@@ -147,7 +147,7 @@ describe("a person's change beyond the blueprint", () => {
       expect(json.procedure.alpha).toBe(0.05);
       expect(json.change.config).toEqual({ file: 'agentdevel.config.json', keys: ['gate'] });
       const report = readFileSync(path.join(reportFolder('HEAD'), 'report.md'), 'utf8');
-      expect(report).toContain("- agentdevel\\.config\\.json changed \\(keys\\: gate\\)\\; this gate ran under the line\\'s config\\; the change reaches the line when merged");
+      expect(report).toContain("- agentdevel.config.json changed (keys: gate); this gate ran under the line's config; the change reaches the line when merged");
     } finally {
       git(dir, 'checkout', '-q', 'main');
     }

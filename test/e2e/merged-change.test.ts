@@ -125,7 +125,7 @@ describe('a pull request merged without a gate, recorded by the Action (command:
     expect(remoteRefs()).toMatch(/^refs\/agentdevel\/rc\/my-agent\/iter-001 /m);
     const decision = JSON.parse(git(remote, 'show', 'my-agent/v1:releases/my-agent/v1/decision.json')) as { baseline: { commit: string }; candidate: { commit: string }; gate: { f2p: string[] } };
     expect(decision).toMatchObject({ baseline: { commit: before }, candidate: { commit: merged }, gate: { f2p: ['pow-1'] } });
-    expect(readFileSync(path.join(ci, 'agentdevel-report', 'summary.md'), 'utf8')).toMatch(/^### agentdevel gate: ✅ `main` \(`[0-9a-f]{10}`\) promoted as my\\-agent\\\/v1\n/);
+    expect(readFileSync(path.join(ci, 'agentdevel-report', 'summary.md'), 'utf8')).toMatch(/^### agentdevel gate: ✅ `main` \(`[0-9a-f]{10}`\) promoted as my-agent\/v1\n/);
   });
 
   it('after a release: gates the next merge against it (the newest release the line holds)', () => {

@@ -113,13 +113,13 @@ describe('agentdevel comment', () => {
     const first = await comment(['--pr', '7', '--key', 'unit', '--summary', file, '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ pr: 7, action: 'created' });
-    writeFileSync(file, '### agentdevel gate: ✅ `feature` (`2b3c4d5e6f`) accepted (a dry gate: not promoted)\n\nsecond\n');
+    writeFileSync(file, '### agentdevel gate: ✅ `feature` (`2b3c4d5e6f`) accepted (dry gate: nothing recorded)\n\nsecond\n');
     const second = await comment(['--pr', '7', '--key', 'unit', '--summary', file], env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/^pull request #7: comment updated/);
     const ours = comments.filter((c) => c.user.login === 'agentdevel-bot');
     expect(ours).toHaveLength(1);
-    expect(ours[0]?.body).toBe('<!-- agentdevel:gate key=unit -->\n### agentdevel gate: ✅ `feature` (`2b3c4d5e6f`) accepted (a dry gate: not promoted)\n\nsecond\n');
+    expect(ours[0]?.body).toBe('<!-- agentdevel:gate key=unit -->\n### agentdevel gate: ✅ `feature` (`2b3c4d5e6f`) accepted (dry gate: nothing recorded)\n\nsecond\n');
     // The reviewer's comments, one quoting a summary and one carrying the marker, are as they were.
     expect(people()).toEqual(peopleBefore);
     expect(seen.filter((s) => !s.startsWith('GET'))).toEqual(['POST /repos/o/r/issues/7/comments', `PATCH /repos/o/r/issues/comments/${ours[0]?.id}`]);

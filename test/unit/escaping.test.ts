@@ -121,19 +121,22 @@ describe('markdown escaping (GitHub rules: CommonMark, tables, raw HTML allowed)
     fc.assert(
       fc.property(text, (value) => {
         const cell = mdText(value);
-        for (const doc of [`before ${cell}`, `| a | b |\n| --- | --- |\n| x | ${cell} |`]) {
+        // Inside a line, at the start of one (a title), and as a list item's text.
+        for (const doc of [`before ${cell}`, `| a | b |\n| --- | --- |\n| x | ${cell} |`, `${cell}`, `- ${cell}`]) {
           const tokens = flat(md.parse(doc, {}));
-          expect(tokens.filter((t) => RAW_HTML.has(t.type) || t.type === 'link_open' || t.type === 'em_open' || t.type === 'strong_open' || t.type === 'code_inline')).toEqual([]);
+          expect(tokens.filter((t) => RAW_HTML.has(t.type) || t.type === 'link_open' || t.type === 'em_open' || t.type === 'strong_open' || t.type === 'code_inline' || t.type === 's_open')).toEqual([]);
+          const blocks = tokens.filter((t) => t.nesting === 1 && t.block).map((t) => t.type);
+          expect(blocks.filter((type) => !['paragraph_open', 'table_open', 'thead_open', 'tbody_open', 'tr_open', 'th_open', 'td_open'].includes(type))).toEqual(doc.startsWith('- ') ? ['bullet_list_open', 'list_item_open'] : []);
           const inline = tokens.filter((t) => t.type === 'text').map((t) => t.content).join('');
           // The word joiner that breaks a mention is invisible: compare without it, after trimming
           // (it is not whitespace, so a joiner at the end keeps the space before it).
           const shown = shownText(value);
-          const expected = (doc.startsWith('|') ? `abx${shown}` : `before ${shown}`).trim();
+          const expected = (doc.startsWith('|') ? `abx${shown}` : doc.startsWith('before') ? `before ${shown}` : shown).trim();
           expect(inline.replace(/\u2060/g, '')).toBe(expected.replace(/\u2060/g, ''));
         }
       }),
       // A lone word joiner, and one after a space, were once counterexamples (seed -1576247305).
-      { ...RUNS, examples: [['\u2060'], [' \u2060'], ['x \u2060'], ['\u2060@x']] },
+      { ...RUNS, examples: [['\u2060'], [' \u2060'], ['x \u2060'], ['\u2060@x'], ['1. x'], ['12) x'], ['- x'], ['# x'], ['> x'], ['==='], ['---'], ['see https://x.y'], ['www.x.y'], [':smile:'], ['~~x~~'], ['$x$']] },
     );
   });
 

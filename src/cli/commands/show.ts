@@ -36,8 +36,8 @@ async function chooseRun(workspace: Workspace, caseId: string, options: ShowOpti
   }
   const run = store.latestRunWithCase(caseId, blueprintTree);
   if (!run) {
-    const what = options.ref ? `the blueprint of ${options.ref}` : 'any run';
-    throw new AgentdevelError('USAGE', `no train run of ${what} graded case "${caseId}" in ${workspace.root}`, {
+    const what = options.ref ? `no train run of the blueprint of ${options.ref} graded case "${caseId}"` : `no train run graded case "${caseId}" yet`;
+    throw new AgentdevelError('USAGE', `${what} in ${workspace.root}`, {
       hint: 'Check the case id (train.jsonl), or run it first: `agentdevel run`.',
     });
   }

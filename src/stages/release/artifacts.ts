@@ -446,7 +446,7 @@ export function releaseCommitMessage(evidence: ReleaseEvidence): string {
     promoted: `agentdevel: release ${t(evidence.release ?? '')} (iteration ${evidence.iteration})`,
     pending: `agentdevel: hold release candidate (iteration ${evidence.iteration}) for approval as ${t(evidence.release ?? '')}`,
     rejected: `agentdevel: reject release candidate (iteration ${evidence.iteration})`,
-    accepted: `agentdevel: ${t(evidence.candidate.ref)} passes the gate (a dry gate: not recorded)`,
+    accepted: `agentdevel: ${t(evidence.candidate.ref)} passes the gate (dry gate: nothing recorded)`,
   }[evidence.outcome];
   return `${head}\n\n${flipSummary(evidence)}\n${evidence.decision.reasons.map((r) => `- ${t(r)}`).join('\n')}\n${evidence.simulated ? '\nSimulation: produced by the mock engine.\n' : ''}`;
 }

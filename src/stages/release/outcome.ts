@@ -11,7 +11,7 @@ export function reportTitle(
   evidence: { readonly outcome: ReleaseOutcome | 'declined'; readonly release: string | null; readonly iteration: number; readonly candidate: { readonly ref: string; readonly commit: string } },
   recorded = true,
 ): string {
-  if (!recorded) return `Gate: ${evidence.candidate.ref} (${evidence.candidate.commit.slice(0, 10)}) ${evidence.outcome} (a dry gate: not recorded)`;
+  if (!recorded) return `Gate: ${evidence.candidate.ref} (${evidence.candidate.commit.slice(0, 10)}) ${evidence.outcome} (dry gate: nothing recorded)`;
   switch (evidence.outcome) {
     case 'promoted':
       return `Release ${evidence.release}`;

@@ -16,7 +16,7 @@ export interface HeadlineSubject {
 }
 
 export interface DecisionHeadline {
-  /** "rejected", "promoted as support-agent/v2", "accepted (a dry gate: not promoted)", … */
+  /** "rejected", "promoted as support-agent/v2", "accepted (dry gate: nothing recorded)", … */
   readonly outcome: string;
   /** True when the candidate did not pass (rejected or declined): the outputs mark it red. */
   readonly failed: boolean;
@@ -27,11 +27,11 @@ export interface DecisionHeadline {
 function outcomeText(subject: HeadlineSubject): string {
   switch (subject.outcome) {
     case 'promoted':
-      return `promoted as ${subject.release ?? '(no tag)'}`;
+      return subject.release ? `promoted as ${subject.release}` : 'promoted';
     case 'pending':
-      return `accepted, awaiting approval as ${subject.release ?? '(no tag)'}`;
+      return subject.release ? `accepted, awaiting approval to become ${subject.release}` : 'accepted, awaiting approval';
     case 'accepted':
-      return 'accepted (a dry gate: not promoted)';
+      return 'accepted (dry gate: nothing recorded)';
     case 'rejected':
       return 'rejected';
     case 'declined':

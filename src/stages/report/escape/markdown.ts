@@ -6,8 +6,17 @@
 
 /** Every line ending CommonMark knows, plus the ones that look like one in a browser. */
 const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/g;
-/** Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all is always safe. */
-const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/g;
+/**
+ * The characters that can start markup inside a line, in CommonMark or in GitHub's additions:
+ * emphasis and strikethrough, code, links and images, HTML and entities, table cells, math, and
+ * the mention and issue signs. Other punctuation is inert inside a line and stays as it is, so
+ * the raw markdown reads like the text ("Gate: feature-x (1a2b)", not "Gate\: feature\-x \(1a2b\)").
+ */
+const INLINE_MARKUP = /[\\`*_[\]<>&|~!$#@]/g;
+/** Line-start markup (headings, quotes, list items, setext and thematic breaks), for text that begins a line. */
+const LINE_START_MARKUP = /^[-+=>#]|(?<=^\d{1,9})[.)]/;
+/** GitHub turns `:name:` into an emoji, and `https://…` and `www.…` into links: break those. */
+const AUTOLINK_OR_EMOJI = /:(?=\/\/|[a-z0-9_+-]+:)|(?<=\bwww)\./gi;
 /** GitHub links "@name" and "#12" in rendered text, whatever the escaping: a word joiner after the sign breaks the match. */
 const WORD_JOINER = '\u2060';
 
@@ -16,15 +25,18 @@ const noNul = (text: string): string => text.replace(/\u0000/g, '\uFFFD');
 
 /**
  * Text inside a paragraph, a list item or a table cell, shown literally: one line (whitespace
- * runs collapse to one space), every ASCII punctuation character escaped (no emphasis, link,
- * entity, autolink or HTML can start), and mentions and issue links broken.
+ * runs collapse to one space), every character that could start markup escaped (no emphasis,
+ * link, entity, autolink, emoji, HTML or, at the start of a line, block can start), and mentions
+ * and issue links broken.
  */
 export function mdText(value: string): string {
   return noNul(value)
     .replace(LINE_BREAKS, ' ')
     .replace(/[\t ]+/g, ' ')
     .trim()
-    .replace(ASCII_PUNCTUATION, (c) => `\\${c}`)
+    .replace(INLINE_MARKUP, (c) => `\\${c}`)
+    .replace(AUTOLINK_OR_EMOJI, (c) => `\\${c}`)
+    .replace(LINE_START_MARKUP, (c) => `\\${c}`)
     .replace(/\\([@#])/g, `\\$1${WORD_JOINER}`);
 }
 
