@@ -30,6 +30,17 @@ export function declareSecrets(values: Iterable<string | undefined>): void {
   }
 }
 
+/**
+ * The names of the variables of `parent` that hold a secret (a secret name, or a declared value)
+ * and are not among `passed`: what an untrusted process must not be able to read of it.
+ */
+export function heldSecretNames(parent: Readonly<Record<string, string | undefined>>, passed: readonly string[] = []): string[] {
+  return Object.entries(parent)
+    .filter(([name, value]) => value !== undefined && !passed.includes(name) && ((secretName(name) && value.length >= 8) || declared.has(value)))
+    .map(([name]) => name)
+    .sort();
+}
+
 /** The values of the named variables of `parent` (those that are set). */
 export function valuesOf(parent: Readonly<Record<string, string | undefined>>, names: readonly string[]): string[] {
   return names.flatMap((name) => (parent[name] === undefined ? [] : [parent[name] as string]));
