@@ -10,6 +10,7 @@ import type { RunKeyParts } from '../../domain/run-fingerprint.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 import { CostLedger } from './ledger.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
+import { makeRedactor, type Redactor } from '../../domain/environment.ts';
 import type { ActivityCost, DecisionRow, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason } from '../../domain/ports/record-store.ts';
 
 
@@ -21,6 +22,18 @@ export const DATABASE_FILE = 'state.db';
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 const parse = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
 
+/**
+ * The store's connection, with every text it writes redacted first: by value, every secret this
+ * process knows (declared: the command's environment, passEnv values, the workspace's `secrets`),
+ * and URL passwords. The stages redact what they hand over, but the store is a file users copy,
+ * attach to bug reports and cache in CI, so nothing reaches it unredacted, whichever way it came
+ * (a critic's verdict kept for reuse, a label's definition, a decision's reasons). Reads are not
+ * touched: a lookup key is the value the caller has.
+ */
+function redactingWrites(sql: Sql, redact: Redactor): Sql {
+  return { ...sql, run: (statement, ...params) => sql.run(statement, ...params.map((param) => (typeof param === 'string' ? redact(param) : param))) };
+}
+
 /** The SQLite index of runs, records, decisions, the symptom taxonomy and the cost ledger. */
 export class Store implements RecordStore {
   /** Label aliases recorded in git (see domain/label-aliases): applied when labels are read, never written. */
@@ -28,11 +41,14 @@ export class Store implements RecordStore {
 
   private readonly ledger: CostLedger;
 
+  private readonly sql: Sql;
+
   private constructor(
-    private readonly sql: Sql,
+    connection: Sql,
     private readonly clock: Clock,
   ) {
-    this.ledger = new CostLedger(sql, () => this.now());
+    this.sql = redactingWrites(connection, makeRedactor([]));
+    this.ledger = new CostLedger(this.sql, () => this.now());
   }
 
   /**
