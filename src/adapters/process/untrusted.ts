@@ -6,7 +6,7 @@
 // Containment, the strongest this machine allows (probed once per agentdevel process):
 // - pid-namespace: it runs in a PID namespace and a mount namespace of its own (util-linux
 //   `unshare --mount --pid --fork --mount-proc`), with a user namespace of its own where one can be
-//   made, and without capabilities (`setpriv`, as root). A small shell is the namespace's first
+//   made, and without capabilities (root's program runs as nobody inside its user namespace). A small shell is the namespace's first
 //   process and runs the program as its child; when the program ends the shell ends, and the
 //   kernel kills every process left in the namespace. No process can leave a PID namespace
 //   without privileges, so nothing escapes. `--kill-child` also kills it all when `unshare`
@@ -45,17 +45,21 @@ const NAMESPACE_INIT = [SHELL, '-c', '"$@"; exit $?', 'agentdevel-init'];
 /** A program exec'd after this holds no capability, and cannot gain one (root's, here, would let it unmount the private /proc). */
 const NO_CAPABILITIES = [SETPRIV, '--bounding-set=-all', '--inh-caps=-all', '--'];
 const NAMESPACES = ['--mount', '--pid', '--fork', '--mount-proc', '--kill-child'];
+/** The unprivileged user a program run by root is inside its user namespace (nobody on most systems). */
+const NOBODY = '65534';
 
 /**
- * The `unshare` invocations tried, strongest first: as root in a user namespace of its own (so
- * even the host's /proc would not let it read agentdevel's environ or mem), as another user in a
- * user namespace of its own (it has no capabilities once it execs), as root without a user
- * namespace. Each runs the program without capabilities. Each adds no process over the plain
- * PID namespace: unshare mounts /proc in its child before that child execs.
+ * The `unshare` invocations tried, first that holds wins. In a user namespace of its own (then
+ * even the host's /proc would not let it read agentdevel's environ or mem): as the same user
+ * (not root: a program it execs has no capabilities), or, for root, as nobody inside (root
+ * outside still owns what it writes), so that it execs without capabilities either way. Where
+ * no user namespace can be made, as root, without capabilities by `setpriv` (an extra exec,
+ * which about doubles the cost of a launch, so it is the last resort). None adds a process:
+ * unshare mounts /proc in its child before that child execs.
  */
 const NAMESPACE_PREFIXES: readonly (readonly string[])[] = [
-  [UNSHARE, '--user', '--map-current-user', ...NAMESPACES, '--', ...NO_CAPABILITIES],
   [UNSHARE, '--user', '--map-current-user', ...NAMESPACES, '--'],
+  [UNSHARE, '--user', `--map-user=${NOBODY}`, `--map-group=${NOBODY}`, ...NAMESPACES, '--'],
   [UNSHARE, ...NAMESPACES, '--', ...NO_CAPABILITIES],
 ];
 
