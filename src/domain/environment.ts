@@ -31,14 +31,20 @@ export function declareSecrets(values: Iterable<string | undefined>): void {
 }
 
 /**
- * The names of the variables of `parent` that hold a secret (a secret name, or a declared value)
- * and are not among `passed`: what an untrusted process must not be able to read of it.
+ * The secrets this process holds that an untrusted process given `passed` would not be given,
+ * named for a message (never their values): the variables of `parent` that hold one (a secret
+ * name, or a declared value), and, as one entry, declared secrets held outside the environment
+ * (the password of a `--queue` URL on agentdevel's command line).
  */
 export function heldSecretNames(parent: Readonly<Record<string, string | undefined>>, passed: readonly string[] = []): string[] {
-  return Object.entries(parent)
+  const given = new Set(valuesOf(parent, passed));
+  const inEnvironment = new Set(Object.values(parent));
+  const names = Object.entries(parent)
     .filter(([name, value]) => value !== undefined && !passed.includes(name) && ((secretName(name) && value.length >= 8) || declared.has(value)))
     .map(([name]) => name)
     .sort();
+  const elsewhere = [...declared].some((value) => !given.has(value) && !inEnvironment.has(value));
+  return elsewhere ? [...names, 'a secret given outside the environment (such as the password of --queue)'] : names;
 }
 
 /** The values of the named variables of `parent` (those that are set). */
