@@ -5,9 +5,10 @@
 //
 // Containment, the strongest this machine allows (probed once per agentdevel process):
 // - pid-namespace: it runs in a PID namespace and a mount namespace of its own (util-linux
-//   `unshare --mount --pid --fork --mount-proc`), with a user namespace of its own where one can be
-//   made, and without capabilities (root's program runs as nobody inside its user namespace). A small shell is the namespace's first
-//   process and runs the program as its child; when the program ends the shell ends, and the
+//   `unshare --mount --pid --fork --mount-proc`), with a user namespace of its own where one can
+//   be made, and without capabilities (root's program runs as nobody inside its user namespace).
+//   A small shell is the namespace's first process and runs the program as its child; when the
+//   program ends the shell ends, and the
 //   kernel kills every process left in the namespace. No process can leave a PID namespace
 //   without privileges, so nothing escapes. `--kill-child` also kills it all when `unshare`
 //   itself is killed (the time limit, agentdevel's exit).
@@ -21,8 +22,8 @@
 //   its descendants are followed in /proc while it runs (descendants.ts) and killed when it
 //   ends. A process that forks, leaves the session, clears its environment and loses its parent
 //   within one sample (25 ms) can escape this one. The host's /proc is then readable, and with
-//   it agentdevel's environment: so an untrusted program is refused (UNCONTAINED_SECRETS) while
-//   agentdevel's environment holds a secret that is not passed to it.
+//   it agentdevel's environment, command line and memory: so an untrusted program is refused
+//   (UNCONTAINED_SECRETS) while agentdevel holds a secret that is not passed to it.
 import { AgentdevelError } from '../../domain/errors.ts';
 import { heldSecretNames } from '../../domain/environment.ts';
 import { launcher, dataLimitKb, LIMIT_REFUSED_EXIT } from './memory-limit.ts';
