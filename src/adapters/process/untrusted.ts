@@ -8,10 +8,9 @@
 //   `unshare --mount --pid --fork --mount-proc`), with a user namespace of its own where one can
 //   be made, and without capabilities (root's program runs as nobody inside its user namespace).
 //   A small shell is the namespace's first process and runs the program as its child; when the
-//   program ends the shell ends, and the
-//   kernel kills every process left in the namespace. No process can leave a PID namespace
-//   without privileges, so nothing escapes. `--kill-child` also kills it all when `unshare`
-//   itself is killed (the time limit, agentdevel's exit).
+//   program ends the shell ends, and the kernel kills every process left in the namespace. No
+//   process can leave a PID namespace without privileges, so nothing escapes. `--kill-child`
+//   also kills it all when `unshare` itself is killed (the time limit, agentdevel's exit).
 //   Its /proc is the namespace's own: it lists the program's processes only, so agentdevel's
 //   environment, command line and memory (and those of its helpers, such as the spawner) are not
 //   there to read. Without capabilities it cannot unmount that /proc to reach the host's below
