@@ -88,6 +88,17 @@ function writtenForms(secret: string): string[] {
   return [secret, once, twice];
 }
 
+/**
+ * A JSON value with every string in it (keys too) redacted, its shape kept: redacting its text
+ * instead could break it (a declared value such as `true` or `null`).
+ */
+export function redactStrings(value: unknown, redact: Redactor): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
+  return value;
+}
+
 /** The password of any URL that carries one (redis://user:PASSWORD@host, as `--queue` takes it), replaced by [redacted]. */
 export function redactUrlPasswords(text: string): string {
   return text.includes('@') ? text.replace(URL_PASSWORD, '$1[redacted]@') : text;

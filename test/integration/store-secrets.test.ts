@@ -35,4 +35,15 @@ describe('the store at rest', () => {
       for (const secret of [API_KEY, TOKEN]) expect(text).not.toContain(secret);
     }
   });
+
+  it('keeps identifiers as written and JSON whole, when a declared value is short (a port, a flag)', () => {
+    declareSecrets(['5432', 'true']);
+    const store = Store.open(tempDir('agentdevel-store-secrets-'), clock);
+    store.createRun('run-5432', { cacheKey: 'k5432', blueprint: 'bp', commit: 'c5432', blueprintTree: 't1', taskTree: 't2', split: 'train', trials: 1, agentModel: 'mock', criticModel: 'mock', simulated: true }, 'baseline');
+    store.saveRecords('run-5432', [caseRecord('case-5432', true, { output: { port: '5432', ok: true } })]);
+    store.saveCriticVerdict('key-5432', { pass: true, label: 'ok', description: 'connected on 5432' });
+    expect(store.criticVerdict('key-5432')).toEqual({ pass: true, label: 'ok', description: 'connected on [redacted]' });
+    expect(store.records('run-5432')).toMatchObject([{ caseId: 'case-5432', output: { port: '[redacted]', ok: true } }]);
+    store.close();
+  });
 });

@@ -10,7 +10,7 @@ import type { RunKeyParts } from '../../domain/run-fingerprint.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 import { CostLedger } from './ledger.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
-import { makeRedactor, type Redactor } from '../../domain/environment.ts';
+import { makeRedactor, redactStrings } from '../../domain/environment.ts';
 import type { ActivityCost, DecisionRow, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason } from '../../domain/ports/record-store.ts';
 
 
@@ -23,16 +23,17 @@ const json = (value: unknown): string | null => (value === undefined || value ==
 const parse = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
 
 /**
- * The store's connection, with every text it writes redacted first: by value, every secret this
- * process knows (declared: the command's environment, passEnv values, the workspace's `secrets`),
- * and URL passwords. The stages redact what they hand over, but the store is a file users copy,
- * attach to bug reports and cache in CI, so nothing reaches it unredacted, whichever way it came
- * (a critic's verdict kept for reuse, a label's definition, a decision's reasons). Reads are not
- * touched: a lookup key is the value the caller has.
+ * The store is a file users copy, attach to bug reports and cache in CI, so every free text it
+ * writes (what an agent, a scorer, a critic, a check or a model said: records, a critic verdict
+ * kept for reuse, a label's definition, a decision's reasons and intent) is redacted here, by
+ * value, whichever way it came: every secret this process knows (declared: the command's
+ * environment, passEnv values, the workspace's `secrets`) and URL passwords. Identifiers (run
+ * ids, commits, digests, keys) are written as they are: a short declared value such as a port
+ * could occur in one, and a lookup must find what was written.
  */
-function redactingWrites(sql: Sql, redact: Redactor): Sql {
-  return { ...sql, run: (statement, ...params) => sql.run(statement, ...params.map((param) => (typeof param === 'string' ? redact(param) : param))) };
-}
+const redactText = makeRedactor([]);
+const text = (value: string | null): string | null => (value === null ? null : redactText(value));
+const redactedJson = (value: unknown): string | null => json(redactStrings(value, redactText));
 
 /** The SQLite index of runs, records, decisions, the symptom taxonomy and the cost ledger. */
 export class Store implements RecordStore {
@@ -41,14 +42,11 @@ export class Store implements RecordStore {
 
   private readonly ledger: CostLedger;
 
-  private readonly sql: Sql;
-
   private constructor(
-    connection: Sql,
+    private readonly sql: Sql,
     private readonly clock: Clock,
   ) {
-    this.sql = redactingWrites(connection, makeRedactor([]));
-    this.ledger = new CostLedger(this.sql, () => this.now());
+    this.ledger = new CostLedger(sql, () => this.now());
   }
 
   /**
@@ -260,14 +258,14 @@ export class Store implements RecordStore {
       record.caseId,
       record.trial,
       record.status,
-      json(record.output),
+      redactedJson(record.output),
       record.traceRef,
-      json(record.scorer),
-      json(record.critic),
+      redactedJson(record.scorer),
+      redactedJson(record.critic),
       record.pass === null ? null : record.pass ? 1 : 0,
       record.critic?.label ?? null,
-      record.error,
-      record.agentError ?? null,
+      text(record.error),
+      text(record.agentError ?? null),
     );
   }
 
@@ -373,7 +371,7 @@ export class Store implements RecordStore {
 
   /** The taxonomy only grows: a label, once recorded, keeps its first description. */
   addSymptom(label: string, description: string, runId: string | null): void {
-    this.sql.run(`INSERT OR IGNORE INTO symptoms (label, description, first_seen_at, first_seen_run) VALUES (?, ?, ?, ?)`, label, description, this.now(), runId);
+    this.sql.run(`INSERT OR IGNORE INTO symptoms (label, description, first_seen_at, first_seen_run) VALUES (?, ?, ?, ?)`, label, text(description), this.now(), runId);
   }
 
   saveDecision(decision: Omit<DecisionRow, 'id' | 'createdAt'>): number {
@@ -388,8 +386,8 @@ export class Store implements RecordStore {
         decision.baselineRun,
         decision.candidateRun,
         decision.outcome,
-        JSON.stringify(decision.reasons),
-        json(decision.intent),
+        JSON.stringify(redactStrings(decision.reasons, redactText)),
+        redactedJson(decision.intent),
         decision.tag,
         decision.auditRef,
         decision.recordedCommit,
@@ -454,7 +452,7 @@ export class Store implements RecordStore {
   }
 
   saveCriticVerdict(key: string, verdict: CriticVerdict): void {
-    this.sql.run(`INSERT OR IGNORE INTO critic_verdicts (key, verdict, at) VALUES (?, ?, ?)`, key, JSON.stringify(verdict), this.now());
+    this.sql.run(`INSERT OR IGNORE INTO critic_verdicts (key, verdict, at) VALUES (?, ?, ?)`, key, redactedJson(verdict), this.now());
   }
 
   testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined {
