@@ -52,7 +52,11 @@ export interface OpenedCommand {
 
 /** A command's redactor (every secret of the environment and the queue URL's password) and its progress reporter on the place's stderr. */
 export function commandReporting(place: CommandPlace, options: CommandOptions): { reporter: Reporter; redact: Redactor } {
-  const redact = makeRedactor([...secretValues(place.env), ...queueSecrets(options.queue)]);
+  const secrets = [...secretValues(place.env), ...queueSecrets(options.queue)];
+  // Declared, so that every redactor of this process knows them: the store's too, which redacts
+  // whatever it writes (adapters/store/store.ts).
+  declareSecrets(secrets);
+  const redact = makeRedactor(secrets);
   const reporter = createReporter(place.stderr, redact, { tty: place.stderr.isTTY === true && place.env.CI !== 'true' });
   return { reporter, redact };
 }

@@ -30,6 +30,23 @@ export function declareSecrets(values: Iterable<string | undefined>): void {
   }
 }
 
+/**
+ * The secrets this process holds that an untrusted process given `passed` would not be given,
+ * named for a message (never their values): the variables of `parent` that hold one (a secret
+ * name, or a declared value), and, as one entry, declared secrets held outside the environment
+ * (the password of a `--queue` URL on agentdevel's command line).
+ */
+export function heldSecretNames(parent: Readonly<Record<string, string | undefined>>, passed: readonly string[] = []): string[] {
+  const given = new Set(valuesOf(parent, passed));
+  const inEnvironment = new Set(Object.values(parent));
+  const names = Object.entries(parent)
+    .filter(([name, value]) => value !== undefined && !passed.includes(name) && ((secretName(name) && value.length >= 8) || declared.has(value)))
+    .map(([name]) => name)
+    .sort();
+  const elsewhere = [...declared].some((value) => !given.has(value) && !inEnvironment.has(value));
+  return elsewhere ? [...names, 'a secret given outside the environment (such as the password of --queue)'] : names;
+}
+
 /** The values of the named variables of `parent` (those that are set). */
 export function valuesOf(parent: Readonly<Record<string, string | undefined>>, names: readonly string[]): string[] {
   return names.flatMap((name) => (parent[name] === undefined ? [] : [parent[name] as string]));
@@ -69,6 +86,17 @@ function writtenForms(secret: string): string[] {
   const once = JSON.stringify(secret).slice(1, -1);
   const twice = JSON.stringify(once).slice(1, -1);
   return [secret, once, twice];
+}
+
+/**
+ * A JSON value with every string in it (keys too) redacted, its shape kept: redacting its text
+ * instead could break it (a declared value such as `true` or `null`).
+ */
+export function redactStrings(value: unknown, redact: Redactor): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
+  return value;
 }
 
 /** The password of any URL that carries one (redis://user:PASSWORD@host, as `--queue` takes it), replaced by [redacted]. */

@@ -127,6 +127,10 @@ const catalogue = {
     exit: EXIT.usage,
     hint: 'The blueprint and task folders travel to workers as one git bundle in Redis: move large files out of them (data the environment needs can live on the workers).',
   },
+  UNCONTAINED_SECRETS: {
+    exit: EXIT.infra,
+    hint: 'This machine allows no PID and mount namespace (util-linux unshare), so an untrusted process could read agentdevel\'s environment in /proc: run where namespaces are allowed (as root, or with unprivileged user namespaces enabled), or unset the variables named above.',
+  },
   API_KEY_MISSING: {
     exit: EXIT.usage,
     hint: 'Export ANTHROPIC_API_KEY (or point ANTHROPIC_BASE_URL at a compatible server), or set the role to "mock" in agentdevel.config.json.',

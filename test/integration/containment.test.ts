@@ -58,6 +58,15 @@ describe("a blueprint check's processes", () => {
     });
   });
 
+  it('are refused where no namespace can be made while agentdevel holds a secret they could read there, naming the variable and not its value', async () => {
+    const held = { ...env, ANTHROPIC_API_KEY: 'sk-ant-held-by-agentdevel-0001' };
+    const refused = runBlueprintChecks([{ name: 'probe', command: ['true'], timeoutMs: 30_000 }], tempDir('agentdevel-checks-'), held, 64, 'process-table');
+    await expect(refused).rejects.toMatchObject({ code: 'UNCONTAINED_SECRETS', message: expect.stringMatching(/could read ANTHROPIC_API_KEY: no namespace/) });
+    await expect(refused).rejects.not.toMatchObject({ message: expect.stringContaining('sk-ant-held') });
+    // In a namespace of its own, its /proc holds nothing of agentdevel's: it runs.
+    if (namespaced) expect((await runBlueprintChecks([{ name: 'probe', command: ['true'], timeoutMs: 30_000 }], tempDir('agentdevel-checks-'), held, 64))[0]?.ok).toBe(true);
+  });
+
   it('still fail and name a command that does not exist', async () => {
     const [outcome] = await runBlueprintChecks([{ name: 'typo', command: ['no-such-checker-xyz'], timeoutMs: 30_000 }], tempDir('agentdevel-checks-'), env, 64);
     expect(outcome?.ok).toBe(false);

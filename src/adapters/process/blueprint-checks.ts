@@ -23,7 +23,7 @@ export async function runBlueprintChecks(
   const outcomes: BlueprintCheckOutcome[] = [];
   for (const check of checks) {
     const [command] = check.command;
-    const launch = await untrustedCommand(check.command, memoryMb, containment);
+    const launch = await untrustedCommand(check.command, memoryMb, { parentEnv, passed: [] }, containment);
     const outcome = await runProcess({ ...launch, cwd: blueprintDir, env: childEnvironment(parentEnv), timeoutMs: check.timeoutMs });
     const tail = `${outcome.stdout}\n${outcome.stderr}`.trim().split('\n').slice(-3).join(' / ').slice(0, 300);
     // A shell in front (the memory limit, the namespace) reports a command it cannot find as 127 (execa would have said ENOENT).

@@ -1,19 +1,30 @@
 // How an untrusted program that may start processes of its own (a blueprint check, a `command`
 // agent) is launched: under the memory limit (RLIMIT_DATA, as for sandboxed Node, see
 // memory-limit.ts) and contained, so that nothing it starts outlives it, whatever it does to
-// escape (setsid, a double fork, env -i).
+// escape (setsid, a double fork, env -i), and so that it can read no secret of agentdevel's.
 //
 // Containment, the strongest this machine allows (probed once per agentdevel process):
-// - pid-namespace: it runs in a PID namespace of its own (util-linux `unshare --pid --fork`,
-//   with a user namespace when agentdevel is not root). A small shell is the namespace's first
-//   process and runs the program as its child; when the program ends the shell ends, and the
-//   kernel kills every process left in the namespace. No process can leave a PID namespace
-//   without privileges, so nothing escapes. `--kill-child` also kills it all when `unshare`
-//   itself is killed (the time limit, agentdevel's exit).
+// - pid-namespace: it runs in a PID namespace and a mount namespace of its own (util-linux
+//   `unshare --mount --pid --fork --mount-proc`), with a user namespace of its own where one can
+//   be made, and without capabilities (root's program runs as nobody inside its user namespace).
+//   A small shell is the namespace's first process and runs the program as its child; when the
+//   program ends the shell ends, and the kernel kills every process left in the namespace. No
+//   process can leave a PID namespace without privileges, so nothing escapes. `--kill-child`
+//   also kills it all when `unshare` itself is killed (the time limit, agentdevel's exit).
+//   Its /proc is the namespace's own: it lists the program's processes only, so agentdevel's
+//   environment, command line and memory (and those of its helpers, such as the spawner) are not
+//   there to read. Without capabilities it cannot unmount that /proc to reach the host's below
+//   it; in a user namespace of its own it could not read another process's environ or mem even
+//   then. The probe checks all of this (process 1, /proc/self is itself, no capabilities)
+//   rather than trusting that unshare did it.
 // - process-table: where namespaces are not allowed (many containers, some hardened kernels),
 //   its descendants are followed in /proc while it runs (descendants.ts) and killed when it
 //   ends. A process that forks, leaves the session, clears its environment and loses its parent
-//   within one sample (25 ms) can escape this one.
+//   within one sample (25 ms) can escape this one. The host's /proc is then readable, and with
+//   it agentdevel's environment, command line and memory: so an untrusted program is refused
+//   (UNCONTAINED_SECRETS) while agentdevel holds a secret that is not passed to it.
+import { AgentdevelError } from '../../domain/errors.ts';
+import { heldSecretNames } from '../../domain/environment.ts';
 import { launcher, dataLimitKb, LIMIT_REFUSED_EXIT } from './memory-limit.ts';
 import { runProcess, type Containment } from './runner.ts';
 
@@ -21,6 +32,7 @@ export type { Containment } from './runner.ts';
 
 const SHELL = '/bin/sh';
 const UNSHARE = '/usr/bin/unshare';
+const SETPRIV = '/usr/bin/setpriv';
 
 /**
  * The namespace's first process: a shell that runs the program as its child and exits with its
@@ -30,20 +42,43 @@ const UNSHARE = '/usr/bin/unshare';
  */
 const NAMESPACE_INIT = [SHELL, '-c', '"$@"; exit $?', 'agentdevel-init'];
 
-/** The `unshare` invocations tried, strongest first: as root, then in a user namespace of one's own. */
+/** A program exec'd after this holds no capability, and cannot gain one (root's, here, would let it unmount the private /proc). */
+const NO_CAPABILITIES = [SETPRIV, '--bounding-set=-all', '--inh-caps=-all', '--'];
+const NAMESPACES = ['--mount', '--pid', '--fork', '--mount-proc', '--kill-child'];
+/** The unprivileged user a program run by root is inside its user namespace (nobody on most systems). */
+const NOBODY = '65534';
+
+/**
+ * The `unshare` invocations tried, first that holds wins. In a user namespace of its own (then
+ * even the host's /proc would not let it read agentdevel's environ or mem): as the same user
+ * (not root: a program it execs has no capabilities), or, for root, as nobody inside (root
+ * outside still owns what it writes), so that it execs without capabilities either way. Where
+ * no user namespace can be made, as root, without capabilities by `setpriv` (an extra exec,
+ * which about doubles the cost of a launch, so it is the last resort). None adds a process:
+ * unshare mounts /proc in its child before that child execs.
+ */
 const NAMESPACE_PREFIXES: readonly (readonly string[])[] = [
-  [UNSHARE, '--pid', '--fork', '--kill-child', '--'],
-  [UNSHARE, '--user', '--map-current-user', '--pid', '--fork', '--kill-child', '--'],
+  [UNSHARE, '--user', '--map-current-user', ...NAMESPACES, '--'],
+  [UNSHARE, '--user', `--map-user=${NOBODY}`, `--map-group=${NOBODY}`, ...NAMESPACES, '--'],
+  [UNSHARE, ...NAMESPACES, '--', ...NO_CAPABILITIES],
 ];
+
+/**
+ * What a contained program must see: it is process 1 of its namespace, /proc/self is itself (so
+ * /proc is the namespace's own, not the host's), and it has no effective capability. Shell
+ * builtins only: the probe's PATH finds nothing.
+ */
+const PROBE = 'read self rest < /proc/self/stat; while read key value; do [ "$key" = CapEff: ] && caps=$value; done < /proc/self/status; echo "$$ $self $caps"';
+const CONTAINED = '1 1 0000000000000000';
 
 let probed: Promise<readonly string[] | null> | null = null;
 
-/** The first `unshare` prefix under which a program really is in a PID namespace of its own (its shell is process 1); null when none works. */
+/** The first `unshare` prefix under which a program really is contained as PROBE checks; null when none works. */
 async function probeNamespace(): Promise<readonly string[] | null> {
   for (const prefix of NAMESPACE_PREFIXES) {
-    const [command, ...args] = [...prefix, SHELL, '-c', 'echo $$'];
+    const [command, ...args] = [...prefix, SHELL, '-c', PROBE];
     const outcome = await runProcess({ command: command as string, args, env: { PATH: '/nonexistent' }, timeoutMs: 20_000 });
-    if (outcome.exitCode === 0 && outcome.stdout.trim() === '1') return prefix;
+    if (outcome.exitCode === 0 && outcome.stdout.trim() === CONTAINED) return prefix;
   }
   return null;
 }
@@ -61,15 +96,30 @@ export interface UntrustedLaunch {
   readonly contain: Containment;
 }
 
+/** What agentdevel's environment holds, and what of it the program is given: a secret it is not given must stay unreadable. */
+export interface HeldSecrets {
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  /** Names of the variables the program is given (passEnv). */
+  readonly passed: readonly string[];
+}
+
 /**
  * The command line that runs `argv` contained and under the memory limit of `memoryMb` (plus
  * Node's own baseline and a margin, as for the sandbox, so a Node program gets `memoryMb` of its
  * own). `mode` forces a containment (tests of the fallback); by default the strongest available.
+ * Under the process-table fallback it refuses (UNCONTAINED_SECRETS) while `held` names a secret
+ * the program is not given: it could read it in /proc/<agentdevel>/environ.
  */
-export async function untrustedCommand(argv: readonly string[], memoryMb: number, mode?: Containment): Promise<UntrustedLaunch> {
+export async function untrustedCommand(argv: readonly string[], memoryMb: number, held: HeldSecrets, mode?: Containment): Promise<UntrustedLaunch> {
   probed ??= probeNamespace();
   const prefix = await probed;
   const contain: Containment = mode ?? (prefix === null ? 'process-table' : 'pid-namespace');
+  if (contain === 'process-table') {
+    const names = heldSecretNames(held.parentEnv, held.passed);
+    if (names.length > 0) {
+      throw new AgentdevelError('UNCONTAINED_SECRETS', `cannot start ${argv[0] ?? 'an untrusted program'} where it could read ${names.join(', ')}: no namespace can be made on this machine`);
+    }
+  }
   const contained = contain === 'pid-namespace' && prefix !== null ? [...prefix, ...NAMESPACE_INIT, ...argv] : [...argv];
   const found = await launcher();
   const limited =

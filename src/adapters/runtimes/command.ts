@@ -46,7 +46,7 @@ export function startCommand(options: CommandOptions): Runtime {
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     let output: unknown = null;
     let lineNumber = 0;
-    launching ??= untrustedCommand(options.manifest.command, options.memoryMb);
+    launching ??= untrustedCommand(options.manifest.command, options.memoryMb, { parentEnv: options.parentEnv, passed: options.passEnv });
     const launch = await launching;
     const outcome = await processes.run(
       {

@@ -10,6 +10,7 @@ import type { RunKeyParts } from '../../domain/run-fingerprint.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 import { CostLedger } from './ledger.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
+import { makeRedactor, redactStrings } from '../../domain/environment.ts';
 import type { ActivityCost, DecisionRow, DocumentOrigin, RunOrigin, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason } from '../../domain/ports/record-store.ts';
 
 
@@ -26,6 +27,19 @@ const REUSABLE = `runs.origin != 'ref'`;
 
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 const parse = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
+
+/**
+ * The store is a file users copy, attach to bug reports and cache in CI, so every free text it
+ * writes (what an agent, a scorer, a critic, a check or a model said: records, a critic verdict
+ * kept for reuse, a label's definition, a decision's reasons and intent) is redacted here, by
+ * value, whichever way it came: every secret this process knows (declared: the command's
+ * environment, passEnv values, the workspace's `secrets`) and URL passwords. Identifiers (run
+ * ids, commits, digests, keys) are written as they are: a short declared value such as a port
+ * could occur in one, and a lookup must find what was written.
+ */
+const redactText = makeRedactor([]);
+const text = (value: string | null): string | null => (value === null ? null : redactText(value));
+const redactedJson = (value: unknown): string | null => json(redactStrings(value, redactText));
 
 /** The SQLite index of runs, records, decisions, the symptom taxonomy and the cost ledger. */
 export class Store implements RecordStore {
@@ -251,14 +265,14 @@ export class Store implements RecordStore {
       record.caseId,
       record.trial,
       record.status,
-      json(record.output),
+      redactedJson(record.output),
       record.traceRef,
-      json(record.scorer),
-      json(record.critic),
+      redactedJson(record.scorer),
+      redactedJson(record.critic),
       record.pass === null ? null : record.pass ? 1 : 0,
       record.critic?.label ?? null,
-      record.error,
-      record.agentError ?? null,
+      text(record.error),
+      text(record.agentError ?? null),
     );
   }
 
@@ -391,7 +405,7 @@ export class Store implements RecordStore {
        ON CONFLICT (label) DO UPDATE SET description = excluded.description, origin = excluded.origin, first_seen_run = excluded.first_seen_run
        WHERE symptoms.origin = 'ref' AND excluded.origin != 'ref'`,
       label,
-      description,
+      text(description),
       this.now(),
       runId,
       origin,
@@ -410,8 +424,8 @@ export class Store implements RecordStore {
         decision.baselineRun,
         decision.candidateRun,
         decision.outcome,
-        JSON.stringify(decision.reasons),
-        json(decision.intent),
+        JSON.stringify(redactStrings(decision.reasons, redactText)),
+        redactedJson(decision.intent),
         decision.tag,
         decision.auditRef,
         decision.recordedCommit,
@@ -476,7 +490,7 @@ export class Store implements RecordStore {
   }
 
   saveCriticVerdict(key: string, verdict: CriticVerdict): void {
-    this.sql.run(`INSERT OR IGNORE INTO critic_verdicts (key, verdict, at) VALUES (?, ?, ?)`, key, JSON.stringify(verdict), this.now());
+    this.sql.run(`INSERT OR IGNORE INTO critic_verdicts (key, verdict, at) VALUES (?, ?, ?)`, key, redactedJson(verdict), this.now());
   }
 
   testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined {
