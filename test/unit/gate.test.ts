@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { computeFlips, summarizeCases } from '../../src/stages/gate/flips.ts';
-import { decideGate, scopeRejection, type GatePolicy } from '../../src/stages/gate/gate.ts';
+import { decideGate, intentChecks, scopeRejection, type GatePolicy } from '../../src/stages/gate/gate.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { caseRecord } from '../helpers/records.ts';
 
@@ -134,5 +134,18 @@ describe('the paper-faithful gate', () => {
     const decision = scopeRejection(['rubrics/t/train.jsonl'], 'bp');
     expect(decision.verdict).toBe('reject');
     expect(decision.reasons[0]).toMatch(/outside blueprints\/bp\/ \(rubrics\/t\/train\.jsonl\)/);
+  });
+});
+
+describe('the fixes check of a change that names targets', () => {
+  it('says why it requires confirmed fixes, and names the rises that stayed within noise', () => {
+    const intent = { targets: ['wrong_total'], rationale: 'Fix the totals' };
+    const [fixes] = intentChecks([], new Map(), intent, { minF2P: 1, minHitRate: 0.5 }, 'confirmed', ['flaky-3']);
+    expect(fixes).toMatchObject({ name: 'fixes', ok: false });
+    expect(fixes?.message).toBe(
+      '0 confirmed fixes (at least 1 required): the change intent names targets (wrong_total), so it must bring fixes the gate can confirm; flaky-3 rose but within noise, which does not count (more trials, or no targets, and the flips alone decide)',
+    );
+    // Without targets the flips alone decide: no fixes check at all.
+    expect(intentChecks([], new Map(), { targets: [], rationale: 'Fix' }, { minF2P: 1, minHitRate: 0.5 }, 'confirmed', ['flaky-3'])).toEqual([]);
   });
 });

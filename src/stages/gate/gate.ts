@@ -99,14 +99,22 @@ export function intentChecks(
   intent: ChangeIntent | null,
   policy: Pick<GatePolicy, 'minF2P' | 'minHitRate'>,
   kind: string,
+  unconfirmed: readonly string[] = [],
 ): GateCheck[] {
   // A rationale without targets (a commit message) asks for nothing: the flips alone decide.
   if (!intent || intent.targets.length === 0) return [];
+  const short = fixes.length < policy.minF2P;
+  // Why a change that looks like a fix can fail here, where the same change without targets passes:
+  // naming targets is a claim the gate checks, and a rise within noise is no confirmed fix.
+  const why = short
+    ? `: the change intent names targets (${intent.targets.join(', ')}), so it must bring fixes the gate can confirm` +
+      (unconfirmed.length > 0 ? `; ${unconfirmed.join(', ')} rose but within noise, which does not count (more trials, or no targets, and the flips alone decide)` : '')
+    : '';
   return [
     {
       name: 'fixes',
-      ok: fixes.length >= policy.minF2P,
-      message: `${plural(fixes.length, `${kind} fix`, `${kind} fixes`)} (at least ${policy.minF2P} required)`,
+      ok: !short,
+      message: `${plural(fixes.length, `${kind} fix`, `${kind} fixes`)} (at least ${policy.minF2P} required)${why}`,
     },
     hitRateCheck(fixes, baseline, intent, policy.minHitRate),
   ];

@@ -198,7 +198,7 @@ export function decideStatistical(input: {
       // A statement, not a question: every output puts a ✓ or ✗ before it.
       message: `${meets(pValue, aggregateLevel) ? 'worse' : 'not worse'} than the baseline overall: in ${worse + better} of the ${pairs} that differ, ${worse} dropped: one-sided sign test p = ${pValue.toFixed(4)} (a regression at p ≤ ${level(aggregateLevel)})`,
     },
-    ...intentChecks(fixes, baseline, intent, policy, 'confirmed'),
+    ...intentChecks(fixes, baseline, intent, policy, 'confirmed', screening.rises.filter((id) => !fixes.includes(id))),
   ];
   return {
     policy: 'stochastic',
