@@ -96,6 +96,27 @@ async function gateAfter(candidate: string, seed: number, drift: number, warmUp 
   return { code: result.code, json };
 }
 
+/**
+ * The cases whose screening counts report.html's case table and report.md give differently
+ * (issue 34: "1/3 → 1/1" in one, "1/1 against 1/1" in the other): each named case's baseline and
+ * candidate passes over graded, read from both.
+ */
+function reportCountsDisagree(reports: readonly string[]): string[] {
+  const html = readFileSync(reports.find((f) => f.endsWith('report.html')) as string, 'utf8');
+  const md = readFileSync(reports.find((f) => f.endsWith('report.md')) as string, 'utf8');
+  const rows = [...html.matchAll(/data-case="([^"]+)"[\s\S]*?<td data-label="baseline">([^<]*)<\/td><td data-label="candidate">([^<]*)<\/td>/g)];
+  expect(rows.length).toBeGreaterThan(0);
+  const disagree: string[] = [];
+  for (const [, caseId, baseline, candidate] of rows) {
+    // report.md: the screening column of the confirmation table, or before/after of the noise table.
+    const tested = new RegExp(`^\\| \`?${caseId}\`? \\| [^|]+ \\| (\\d+/\\d+) → (\\d+/\\d+) \\|`, 'm').exec(md);
+    const noise = new RegExp(`^\\| \`?${caseId}\`? \\| (\\d+/\\d+) \\| (\\d+/\\d+) \\|`, 'm').exec(md);
+    const found = tested ?? noise;
+    if (!found || found[1] !== baseline || found[2] !== candidate) disagree.push(`${caseId}: html ${baseline} → ${candidate}, md ${found ? `${found[1]} → ${found[2]}` : 'absent'}`);
+  }
+  return disagree;
+}
+
 describe('the gate on a noisy command agent', () => {
   it('accepts a comment-only change gated after every pass chance fell by 0.2 since all three baseline records were taken, in at least 9 of 10 gates', async () => {
     const before = lineState(dir);
@@ -120,6 +141,7 @@ describe('the gate on a noisy command agent', () => {
       const found = json.p2f.filter((c) => softBreaks.includes(c));
       if (found.length >= 2 && found.length === json.p2f.length) named += 1;
       expect(json.power.text.join(' ')).toMatch(/confirmed as a regression with 80% power/);
+      expect(reportCountsDisagree(json.reports)).toEqual([]);
     }
     expect(named).toBeGreaterThanOrEqual(4);
   }, 300_000);

@@ -22,6 +22,16 @@ export interface CaseEvidenceInput {
   readonly runs: { readonly baseline: (RunStats & { runId: string }) | null; readonly candidate: (RunStats & { runId: string }) | null };
   readonly tracesRoot: string;
   readonly diff: string;
+  /**
+   * Each side's pass counts over all of the gate's screening runs (the baseline's records
+   * included), as the decision and report.md count them; the trial shown comes from the records.
+   */
+  readonly screenCounts?: { readonly baseline: ReadonlyMap<string, ScreenCount>; readonly candidate: ReadonlyMap<string, ScreenCount> };
+}
+
+interface ScreenCount {
+  readonly passes: number;
+  readonly graded: number;
 }
 
 /** Deep-clips every string and large value of a trace event, so a chatty agent cannot bloat the document. */
@@ -42,16 +52,16 @@ function shortTrace(events: readonly TraceEvent[]): { trace: TraceEvent[]; omitt
   return { trace: [...head, ...tail].map(clipEvent), omittedEvents: events.length - MAX_EVENTS };
 }
 
-async function side(records: readonly CaseRecord[], caseId: string, tracesRoot: string): Promise<SideEvidence> {
+async function side(records: readonly CaseRecord[], caseId: string, tracesRoot: string, counted: ScreenCount | undefined): Promise<SideEvidence> {
   const mine = records.filter((r) => r.caseId === caseId);
   const graded = mine.filter((r) => r.pass !== null);
   const shown = mine.find((r) => r.pass === false) ?? mine[0];
-  if (!shown) return { passes: 0, graded: 0, shown: null };
+  if (!shown) return { passes: counted?.passes ?? 0, graded: counted?.graded ?? 0, shown: null };
   // A trace that is gone or damaged (traces/ is not in git) leaves the grading, which the records hold.
   const events = await readTraceOrNote(tracesRoot, shown.traceRef, []);
   return {
-    passes: graded.filter((r) => r.pass).length,
-    graded: graded.length,
+    passes: counted?.passes ?? graded.filter((r) => r.pass).length,
+    graded: counted?.graded ?? graded.length,
     shown: {
       trial: shown.trial,
       status: shown.status,
@@ -86,8 +96,8 @@ export async function gatherCaseEvidence(input: CaseEvidenceInput): Promise<Case
       kind,
       input: testCase ? clipValue(visibleCase(testCase, input.gradingPaths)) : null,
       expected: clipValue(testCase?.expected) ?? null,
-      baseline: await side(input.baselineRecords, caseId, input.tracesRoot),
-      candidate: await side(input.candidateRecords, caseId, input.tracesRoot),
+      baseline: await side(input.baselineRecords, caseId, input.tracesRoot, input.screenCounts?.baseline.get(caseId)),
+      candidate: await side(input.candidateRecords, caseId, input.tracesRoot, input.screenCounts?.candidate.get(caseId)),
     });
   }
   const truncated = input.diff.length > MAX_DIFF;

@@ -133,6 +133,8 @@ async function caseEvidence(context: RunContext, subject: GateSubject, gathered:
     },
     tracesRoot,
     diff: await repo.diff(subject.changeBase, subject.candidate.commit, [`blueprints/${config.blueprint}`]),
+    // The same counts as the decision's screening and report.md's tables: every baseline record.
+    screenCounts: { baseline: evaluation.baselineCases, candidate: evaluation.candidateCases },
   });
 }
 
