@@ -45,7 +45,7 @@ table.checks{width:100%;table-layout:fixed}table.checks th{overflow-wrap:anywher
 ul.flips li{overflow-wrap:anywhere}table{max-width:100%}table.summary,table.evidence{display:block;overflow-x:auto}
 @media (max-width:700px){body{padding:8px}.sides{grid-template-columns:1fr}table.checks,table.checks tbody,table.checks tr,table.checks td{display:block;width:auto}table.checks tr:first-child{display:none}table.checks td{border:0;border-bottom:1px solid #d0d7de}}
 .muted{color:#57606a}svg text{font:11px system-ui,sans-serif}
-td,th{overflow-wrap:anywhere}svg.chart{max-width:100%;height:auto}
+td,th{overflow-wrap:anywhere}table.releases th{overflow-wrap:normal;word-break:keep-all;font-size:12px}@media (min-width:701px){table.releases{display:block;overflow-x:auto}}svg.chart{max-width:100%;height:auto}
 .case-browser{position:relative}.case-browser .filter{position:absolute;opacity:0;width:1px;height:1px;margin:0}
 .filters{display:flex;flex-wrap:wrap;gap:6px 18px;margin:6px 0 8px}fieldset.facet{border:0;padding:0;margin:0;min-width:0;display:flex;flex-wrap:wrap;gap:4px;align-items:center}
 fieldset.facet legend{float:left;font-weight:600;padding:0;margin-right:4px}fieldset.facet label{border:1px solid #d0d7de;border-radius:12px;padding:1px 9px;font-size:12px;cursor:pointer;overflow-wrap:anywhere}
