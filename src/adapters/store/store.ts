@@ -110,6 +110,11 @@ export class Store implements RecordStore {
     return row ? toRun(row) : undefined;
   }
 
+  findStoppedRun(cacheKey: string): RunSummary | undefined {
+    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'stopped' ORDER BY started_at DESC, rowid DESC LIMIT 1`, cacheKey);
+    return row ? toRun(row) : undefined;
+  }
+
   run(id: string): RunSummary | undefined {
     const row = this.sql.get(`SELECT * FROM runs WHERE id = ?`, id);
     return row ? toRun(row) : undefined;
@@ -208,7 +213,7 @@ export class Store implements RecordStore {
     return row ? toRun(row) : undefined;
   }
 
-  finishRun(id: string, status: 'complete' | 'failed'): void {
+  finishRun(id: string, status: 'complete' | 'failed' | 'stopped'): void {
     const stats = this.sql.get<{ cases: number; passed: number; infra: number }>(
       `SELECT COUNT(*) AS cases, COALESCE(SUM(pass = 1), 0) AS passed, COALESCE(SUM(status = 'infra_error'), 0) AS infra FROM records WHERE run_id = ?`,
       id,

@@ -28,7 +28,8 @@ export interface RunSummary extends RunIdentity {
   readonly keyParts: RunKeyParts | null;
   readonly id: string;
   readonly purpose: RunPurpose;
-  readonly status: 'running' | 'complete' | 'failed';
+  /** 'stopped': the budget stopped it before every case-trial ran; a later run of the same key resumes it. */
+  readonly status: 'running' | 'complete' | 'failed' | 'stopped';
   readonly startedAt: string;
   readonly finishedAt: string | null;
   readonly cases: number | null;
@@ -95,9 +96,11 @@ export interface IterationCost {
 /** Runs: created, finished, found again (the cache of identical runs), and imported from git. */
 export interface RunIndex {
   findCompleteRun(cacheKey: string): RunSummary | undefined;
+  /** The newest run of this key that the budget stopped (its records are resumed from), or undefined. */
+  findStoppedRun(cacheKey: string): RunSummary | undefined;
   run(id: string): RunSummary | undefined;
   createRun(id: string, identity: RunIdentity, purpose: RunPurpose, name?: string | null): void;
-  finishRun(id: string, status: 'complete' | 'failed'): void;
+  finishRun(id: string, status: 'complete' | 'failed' | 'stopped'): void;
   /** The newest finished run of one blueprint version (by content) over a whole split, or undefined. */
   latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined;
   /** The newest finished runs of one blueprint version over a whole split, newest (and complete) first. */

@@ -30,6 +30,7 @@ import type { Workspace } from '../workspace/workspace.ts';
 import type { Config } from '../../config/schema.ts';
 import type { BlueprintCheckRunner } from '../../domain/ports/checks.ts';
 import { chargedTo, currentScope } from './usage-scope.ts';
+import { budgetReachedError, type SpendGuard } from '../../domain/budget.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
 const RECORD_FORMAT = 3;
@@ -111,6 +112,8 @@ export interface RunContext {
    * under the line's config, whose models may differ from the checkout's). Absent: `model` serves all.
    */
   readonly modelFor?: (models: Config['models']) => ModelPort;
+  /** The command's spend budget (`--budget`): asked before every model request; absent, nothing is held back. */
+  readonly budget?: SpendGuard;
   /** Settings given on the command line (`--trials`): they hold under whichever config the command runs. */
   readonly overrides?: Readonly<Partial<Pick<Config, 'trials'>>>;
 }
@@ -214,6 +217,9 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
         ? rerunReason(store.runsOfBlueprint(identity.blueprintTree, request.split, 20).map((run) => ({ ...run, runId: run.id })), { ...identity, keyParts }, { task: config.task })
         : null);
     const runId = newRunId(context.clock);
+    // A run of this key that the budget stopped is resumed: what it graded is kept, the rest runs now.
+    const stopped = request.purpose === 'confirm' || request.fresh ? undefined : store.findStoppedRun(cacheKey);
+    const resumed = stopped ? store.records(stopped.id) : [];
     // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
     if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
     const running = await runtime(task);
@@ -242,14 +248,20 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
           criticModel: config.models.critic,
           criticPolicy,
           growTaxonomy: request.split !== 'test',
+          resumed,
         },
-        { runtime: agent, model: judge.model, store, traces, scorerScripts: context.scorerScripts, reporter, redact: context.redact },
+        { runtime: agent, model: judge.model, store, traces, scorerScripts: context.scorerScripts, reporter, redact: context.redact, ...(context.budget ? { budget: context.budget } : {}) },
       ));
       await traces.close();
     } catch (error) {
       await traces.abandon();
       store.finishRun(runId, 'failed');
       throw error;
+    }
+    // The budget stopped it: what was graded is kept for the run that resumes it, and nothing is decided on it.
+    if (context.budget?.reached()) {
+      store.finishRun(runId, 'stopped');
+      throw budgetReachedError(context.budget);
     }
     const { counts } = tally;
     // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
