@@ -14,7 +14,7 @@ export type Budget =
   | { readonly kind: 'requests'; readonly amount: number }
   | { readonly kind: 'caseTrials'; readonly amount: number };
 
-export const BUDGET_SYNTAX = 'dollars (e.g. 0.50usd), model requests (e.g. 300req) or case-trials (e.g. 400)';
+export const BUDGET_SYNTAX = 'dollars of the cost ledger (e.g. 0.50usd), model requests (e.g. 300req) or case-trials (e.g. 400)';
 
 /** Parses a budget as written; `where` names the option or key in the error (exit 2). */
 export function parseBudget(value: string, where: string): Budget {

@@ -28,7 +28,7 @@ export interface RunFingerprint {
 /** A run recorded earlier (in this store, or in git with a decision), as far as it says what it was run under. */
 export interface RecordedFingerprint extends Omit<RunFingerprint, 'keyParts'> {
   readonly runId: string;
-  readonly status: 'running' | 'complete' | 'failed' | 'stopped';
+  readonly status: 'running' | 'complete' | 'failed';
   readonly origin: 'local' | 'git';
   /** Null for runs recorded before the parts were kept (runs@1 in git, older stores). */
   readonly keyParts: RunKeyParts | null;
@@ -62,7 +62,6 @@ export function rerunReason(candidates: readonly RecordedFingerprint[], now: Run
   const recorded = candidates.find((c) => c.keyParts === null || c.keyParts.firstTrial === now.keyParts.firstTrial) ?? candidates[0];
   if (!recorded) return 'no run of this blueprint version is recorded (in this store or in git)';
   const where = `run ${recorded.runId}${recorded.origin === 'git' ? ', recorded in git' : ''}`;
-  if (recorded.status === 'stopped') return `the recorded run of this version (${where}) was stopped by the budget before every case-trial ran: its case-trials are reused, and only the rest run now`;
   if (recorded.status === 'failed') return `the recorded run of this version (${where}) had infrastructure errors, and such a run is never reused`;
   const parts = fingerprintDifferences(recorded, now, names);
   if (parts.length > 0) return `the recorded run of this version (${where}) differs: ${parts.join('; ')}`;

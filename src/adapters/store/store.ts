@@ -10,7 +10,7 @@ import type { RunKeyParts } from '../../domain/run-fingerprint.ts';
 import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 import { CostLedger } from './ledger.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
-import type { ActivityCost, DecisionRow, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason } from '../../domain/ports/record-store.ts';
+import type { ActivityCost, DecisionRow, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
 
 
 /** Records read per query when a run's records are walked. */
@@ -111,7 +111,10 @@ export class Store implements RecordStore {
   }
 
   findStoppedRun(cacheKey: string): RunSummary | undefined {
-    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'stopped' ORDER BY started_at DESC, rowid DESC LIMIT 1`, cacheKey);
+    const row = this.sql.get(
+      `SELECT runs.* FROM runs JOIN stopped_runs ON stopped_runs.run_id = runs.id WHERE runs.cache_key = ? ORDER BY runs.started_at DESC, runs.rowid DESC LIMIT 1`,
+      cacheKey,
+    );
     return row ? toRun(row) : undefined;
   }
 
@@ -220,13 +223,15 @@ export class Store implements RecordStore {
     );
     this.sql.run(
       `UPDATE runs SET status = ?, finished_at = ?, cases = ?, passed = ?, infra_errors = ? WHERE id = ?`,
-      status,
+      // A stopped run is a failed one (never reused whole), marked apart so its records can be resumed.
+      status === 'stopped' ? 'failed' : status,
       this.now(),
       stats?.cases ?? 0,
       stats?.passed ?? 0,
       stats?.infra ?? 0,
       id,
     );
+    if (status === 'stopped') this.sql.run(`INSERT OR IGNORE INTO stopped_runs (run_id) VALUES (?)`, id);
   }
 
   /** Saves records, and the symptoms they brought (in order), as one transaction. */
@@ -416,6 +421,10 @@ export class Store implements RecordStore {
   }
 
   // The cost ledger's rows live in ledger.ts; the store hands them its connection and clock.
+  spendHistory(): SpendHistory {
+    return this.ledger.spendHistory();
+  }
+
   recordModelCall(role: CallRole, model: string, usage: Usage, context: LedgerScope): void {
     this.ledger.recordModelCall(role, model, usage, context);
   }

@@ -1,13 +1,14 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { Arm } from '../../domain/discover.ts';
 import { parseBudget as parseBudgetText } from '../../domain/budget.ts';
+import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
 import { discover, type Budget, type DiscoverOutcome } from '../../pipeline/loop/discover.ts';
 import { rebuildFromGit, type RebuiltState } from '../../pipeline/loop/discover-archive.ts';
 import { openCommand, type CommandContext } from '../open-command.ts';
 import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 
-export interface DiscoverOptions extends CommonOptions {
+export interface DiscoverOptions extends CommonOptions, EstimateOptions {
   readonly rounds?: string;
   readonly team?: string;
   readonly top?: string;
@@ -99,8 +100,10 @@ export async function discoverCommand(io: Io, options: DiscoverOptions): Promise
     budget: parseBudget(options.budget),
     seed: options.seed === undefined ? null : wholeNumber('--seed', options.seed, null, 0, 2 ** 31 - 1),
   };
+  if (options.estimate) return printEstimate(io, options, { command: 'discover', rounds: request.rounds, top: request.top });
   const command = await openCommand(io, options, 'discover');
   try {
+    await announceEstimate(command, { command: 'discover', rounds: request.rounds, top: request.top });
     const outcome = await discover(command.run, request);
     if (command.output.json) command.output.result(outcome);
     else printOutcome(command, outcome);

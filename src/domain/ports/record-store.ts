@@ -28,8 +28,7 @@ export interface RunSummary extends RunIdentity {
   readonly keyParts: RunKeyParts | null;
   readonly id: string;
   readonly purpose: RunPurpose;
-  /** 'stopped': the budget stopped it before every case-trial ran; a later run of the same key resumes it. */
-  readonly status: 'running' | 'complete' | 'failed' | 'stopped';
+  readonly status: 'running' | 'complete' | 'failed';
   readonly startedAt: string;
   readonly finishedAt: string | null;
   readonly cases: number | null;
@@ -100,6 +99,7 @@ export interface RunIndex {
   findStoppedRun(cacheKey: string): RunSummary | undefined;
   run(id: string): RunSummary | undefined;
   createRun(id: string, identity: RunIdentity, purpose: RunPurpose, name?: string | null): void;
+  /** 'stopped': the budget stopped it before every case-trial ran (kept as failed, and resumed by the next run of its key). */
   finishRun(id: string, status: 'complete' | 'failed' | 'stopped'): void;
   /** The newest finished run of one blueprint version (by content) over a whole split, or undefined. */
   latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined;
@@ -158,8 +158,24 @@ export interface DecisionIndex {
   markImported(blob: string, file: string): void;
 }
 
+/** Requests, tokens and dollars: what some model calls cost. */
+export interface Spend {
+  readonly requests: number;
+  readonly tokens: number;
+  readonly costUsd: number;
+}
+
+/** The ledger's history, as a projection reads it: what each run and each iteration's other work cost. */
+export interface SpendHistory {
+  /** Runs that made model calls, with the case-trials they recorded. */
+  readonly runs: ReadonlyArray<Spend & { readonly runId: string; readonly purpose: RunPurpose; readonly caseTrials: number; readonly iteration: number | null }>;
+  /** Per iteration, per role: the calls made outside any run (diagnosis, synthesis, the reviewer). */
+  readonly outsideRuns: ReadonlyArray<Spend & { readonly iteration: number; readonly role: string }>;
+}
+
 /** The cost ledger: model calls made and spared. */
 export interface CostBook {
+  spendHistory(): SpendHistory;
   recordModelCall(role: CallRole, model: string, usage: Usage, context: LedgerScope): void;
   recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: LedgerScope): void;
   costOfActivity(activity: string): ActivityCost;

@@ -41,8 +41,7 @@ export async function recordedRuns(workspace: Pick<Workspace, 'store' | 'tracesR
     runs.push({
       runId: run.id,
       purpose: run.purpose,
-      // A run the budget stopped decides nothing; were one recorded, it reads back as one never reused.
-      status: run.status === 'stopped' ? 'failed' : run.status,
+      status: run.status,
       cacheKey: run.cacheKey,
       blueprint: run.blueprint,
       commit: run.commit,

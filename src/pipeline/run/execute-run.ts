@@ -210,16 +210,18 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
       return { runId: cached.id, cases: summaries, counts, reused: true, origin: cached.origin === 'git' ? 'git' : 'store', simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
+    // A run of this key that the budget stopped is resumed: what it graded is kept, the rest runs now.
     // A baseline's screen taken again costs a whole run: say why no recorded one served.
+    const stopped = request.purpose === 'confirm' || request.fresh ? undefined : store.findStoppedRun(cacheKey);
+    const resumed = stopped ? store.records(stopped.id).filter((r) => r.status === 'ok') : [];
+    if (stopped && resumed.length > 0) reporter.emit({ type: 'stage', stage: 'run', message: `${request.label}: resuming run ${stopped.id}, which the budget stopped: its ${resumed.length} graded case-trials are kept, the rest run now` });
     const rerun =
+      (stopped ? `the budget stopped its earlier run (${stopped.id}) before every case-trial ran: it is resumed (${resumed.length} case-trials kept)` : null) ??
       request.fresh?.reason ??
       (request.purpose === 'baseline'
         ? rerunReason(store.runsOfBlueprint(identity.blueprintTree, request.split, 20).map((run) => ({ ...run, runId: run.id })), { ...identity, keyParts }, { task: config.task })
         : null);
     const runId = newRunId(context.clock);
-    // A run of this key that the budget stopped is resumed: what it graded is kept, the rest runs now.
-    const stopped = request.purpose === 'confirm' || request.fresh ? undefined : store.findStoppedRun(cacheKey);
-    const resumed = stopped ? store.records(stopped.id) : [];
     // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
     if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
     const running = await runtime(task);

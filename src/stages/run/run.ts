@@ -175,7 +175,8 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   if (symptoms.length > 0) deps.store.saveRecords(input.runId, [], symptoms);
   const cases = summarizer.summaries();
   const counts = runCounts(cases.values());
-  deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
+  // A run the budget stopped has no pass rate to show: its case-trials are not all graded.
+  if (cutByBudget === 0) deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
   return { cases, counts, firstInfraError: firstInfra.error, firstOutage: firstOutage.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared, invalidOutputs: invalid, cutByBudget };
 }
 
