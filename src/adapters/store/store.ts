@@ -105,8 +105,9 @@ export class Store implements RecordStore {
     return this.clock.now().toISOString();
   }
 
-  findCompleteRun(cacheKey: string): RunSummary | undefined {
-    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'complete' ORDER BY started_at DESC LIMIT 1`, cacheKey);
+  findCompleteRun(cacheKey: string, options: { readonly committedOnly?: boolean } = {}): RunSummary | undefined {
+    const committed = options.committedOnly ? ` AND commit_sha NOT LIKE '%+dirty'` : '';
+    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'complete'${committed} ORDER BY started_at DESC LIMIT 1`, cacheKey);
     return row ? toRun(row) : undefined;
   }
 

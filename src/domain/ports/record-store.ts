@@ -94,7 +94,8 @@ export interface IterationCost {
 
 /** Runs: created, finished, found again (the cache of identical runs), and imported from git. */
 export interface RunIndex {
-  findCompleteRun(cacheKey: string): RunSummary | undefined;
+  /** The newest complete run of this key; `committedOnly` leaves out runs of uncommitted working files. */
+  findCompleteRun(cacheKey: string, options?: { readonly committedOnly?: boolean }): RunSummary | undefined;
   /** The newest run of this key that the budget stopped (its records are resumed from), or undefined. */
   findStoppedRun(cacheKey: string): RunSummary | undefined;
   run(id: string): RunSummary | undefined;

@@ -82,7 +82,7 @@ async function recordedBaselineRecords(workspace: Workspace, records: number): P
   const taskTree = await workspace.repo.folderFingerprint(root, `rubrics/${config.task}`);
   const firstTrials = new Set<number>();
   for (const run of store.latestRuns(blueprintTree, taskTree, 'train', 50)) {
-    if (run.status !== 'complete' || run.trials !== config.trials || run.keyParts?.cases) continue;
+    if (run.status !== 'complete' || run.trials !== config.trials || run.keyParts?.cases || run.commit.endsWith('+dirty')) continue;
     const firstTrial = run.keyParts?.firstTrial ?? 0;
     if (firstTrial % config.trials === 0 && firstTrial / config.trials < records) firstTrials.add(firstTrial);
   }
