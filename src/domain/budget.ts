@@ -80,6 +80,10 @@ export function spendGuard(budget: Budget | null): SpendGuard {
     const projected = costUsd + (inFlight + 1) * mean;
     return costUsd >= budget.amount || projected > budget.amount ? `$${costUsd.toFixed(4)} of $${budget.amount.toFixed(2)} spent, and the next request would pass it` : null;
   };
+  const passedByCharges = (): boolean => {
+    if (budget === null || budget.kind === 'caseTrials') return false;
+    return budget.kind === 'requests' ? Math.max(requests, charged) > budget.amount : costUsd > budget.amount;
+  };
   return {
     budget,
     beforeRequest(role) {
@@ -100,7 +104,9 @@ export function spendGuard(budget: Budget | null): SpendGuard {
       charged += 1;
       costUsd += cost;
     },
-    reached: () => refused > 0,
+    // Requests this guard never saw (case-trials on a queue's workers) are known only by their
+    // charge: once those pass the budget, no further work starts either.
+    reached: () => refused > 0 || passedByCharges(),
     refusals: () => refused,
     spent: () => ({ requests, costUsd }),
   };
