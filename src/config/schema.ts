@@ -74,7 +74,7 @@ export const configSchema = z
       .regex(/^\s*(\$?\d+(\.\d+)?\s*usd|\$\d+(\.\d+)?|\d+\s*(req|requests))\s*$/i, 'expected dollars (e.g. "0.50usd") or model requests (e.g. "300req")')
       .optional()
       .describe(
-        'Most a command (run, gate, iterate, discover) may spend on model requests: dollars of the cost ledger ("0.50usd") or requests ("300req"). A request that would pass it is not sent: the command stops, undecided (exit 3), and a later one with more budget resumes. `--budget` overrides it.',
+        'Most one command (run, gate, iterate, discover, and any other that calls models) may spend on model requests: dollars of the cost ledger ("0.50usd") or requests ("300req"). A request that would pass it is not sent: the command stops, undecided (exit 3), and a later one with more budget resumes. `--budget` overrides it.',
       ),
     queue: z
       .string()
