@@ -20,6 +20,8 @@ export interface CommandOptions {
   readonly queue?: string;
   /** Works on the scratch line of this name instead of the real line (iterate, log). */
   readonly line?: string;
+  /** Most the command may spend on model requests (overrides `budget` of the config): "0.50usd" or "300req". */
+  readonly budget?: string;
 }
 
 export function parseTrials(value: string | undefined): number | null {

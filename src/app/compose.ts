@@ -20,6 +20,18 @@ import { ambientEnvironment } from '../adapters/process/ambient-environment.ts';
 import { systemClock, type Clock } from '../domain/ports/clock.ts';
 import { checkpointOf, parseConcurrency, parseTrials, parseWait, type CommandOptions } from './command-options.ts';
 import { localCaseTrials } from './local-case-trials.ts';
+import { parseBudget, spendGuard, type Budget, type SpendGuard } from '../domain/budget.ts';
+import type { CallRole, Usage } from '../domain/ports/model.ts';
+import type { UsageLedger } from '../adapters/engines/anthropic/adapter.ts';
+
+/** The budget a command is held to; a budget in case-trials measures discover's rounds only. */
+function commandBudget(text: string, where: string, command: string | null): Budget {
+  const budget = parseBudget(text, where);
+  if (budget.kind === 'caseTrials' && command !== 'discover') {
+    throw new AgentdevelError('USAGE', `${where}: "${text}" is a budget in case-trials, which only discover's rounds measure; write dollars (e.g. 0.50usd) or model requests (e.g. ${budget.amount}req)`);
+  }
+  return budget;
+}
 
 /** The commands that run case-trials, and so may send them to a queue. */
 const RUNS_CASE_TRIALS = new Set(['run', 'iterate', 'gate', 'shadow', 'calibrate', 'evaluate-test', 'discover']);
@@ -102,6 +114,8 @@ export async function openCommand(
   const waitMs = parseWait(options.wait);
   const trials = parseTrials(options.trials);
   const concurrency = parseConcurrency(options.concurrency);
+  // Checked before the workspace opens: a bad budget writes nothing.
+  const budgetOption = options.budget === undefined ? null : commandBudget(options.budget, '--budget', lockFor);
   const opened = await openWorkspace(workspaceDir(io, options), {
     lock: lockFor ? { command: lockFor, waitMs } : null,
     clock: io.clock,
@@ -114,6 +128,13 @@ export async function openCommand(
   declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
   let sharedPace: { close(): Promise<void>; readonly pace: PaceFor } | null = null;
   try {
+    const budget = budgetOption ?? (workspace.config.budget === undefined ? null : commandBudget(workspace.config.budget, 'budget (agentdevel.config.json)', lockFor));
+    // Every request of this command is held to the budget; the ledger's charges tell it what was spent.
+    const guard = spendGuard(lockFor === null ? null : budget);
+    const charge = (role: CallRole, model: string, usage: Usage) => {
+      guard.charge(usage.costUsd);
+      workspace.store.recordModelCall(role, model, usage, currentScope());
+    };
     // A must-pass entry that names no case is refused before anything runs (exit 2).
     if (lockFor !== null) await refuseConfigNamingNoCase(workspace);
     if (options.line !== undefined) {
@@ -130,7 +151,7 @@ export async function openCommand(
     sharedPace = lockFor && queueAddress ? await import('../adapters/queue/redis-pace.ts').then(({ openSharedPace }) => openSharedPace(queueAddress)) : null;
     const paceToClose = sharedPace;
     // Only writers call models; `log` must work without an API key.
-    const claude = lockFor ? await claudeFor(io, options, workspace, models, sharedPace?.pace ?? null) : null;
+    const claude = lockFor ? await claudeFor(io, options, workspace, models, sharedPace?.pace ?? null, guard, charge) : null;
     const model = claude ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
     // The judge is asked only when credit.helpfulness is on (or by discover), the writer only by
     // discover: their default models need no key otherwise.
@@ -142,7 +163,7 @@ export async function openCommand(
       ? await import('../adapters/queue/executor.ts').then(({ defaultCoordinatorSettings, queueExecutor, queueKeyFrom }) =>
           queueExecutor(queueAddress, defaultCoordinatorSettings, {
             key: queueKeyFrom(io.env),
-            ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, currentScope()),
+            ledger: charge,
           }),
         )
       : null;
@@ -168,6 +189,7 @@ export async function openCommand(
         sandbox: runSandboxed,
         scorerScripts: runScorerScript,
         localExecutor: localCaseTrials,
+        budget: guard,
         textDiff: wordDiff,
         templates: renderReportTemplate,
         ...(trials === null && concurrency === null ? {} : { overrides: { ...(trials === null ? {} : { trials }), ...(concurrency === null ? {} : { concurrency }) } }),
@@ -189,7 +211,7 @@ export async function openCommand(
   }
 }
 
-async function claudeFor(io: CommandPlace, options: CommandOptions, workspace: Workspace, when: 'at_start' | 'at_first_call', pace: PaceFor | null) {
+async function claudeFor(io: CommandPlace, options: CommandOptions, workspace: Workspace, when: 'at_start' | 'at_first_call', pace: PaceFor | null, guard: SpendGuard, ledger: UsageLedger) {
   const [{ claudeEngines }, { currentRoleFacts }] = await Promise.all([import('../adapters/engines/claude.ts'), import('../adapters/engines/runtime-facts.ts')]);
   const cassetteDir = options.record ?? options.replay;
   return claudeEngines({
@@ -197,7 +219,8 @@ async function claudeFor(io: CommandPlace, options: CommandOptions, workspace: W
     settings: workspace.config.anthropic,
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
     // Each call is charged to the scope of the work that made it (pipeline/run/usage-scope.ts).
-    ledger: (role, model, usage) => workspace.store.recordModelCall(role, model, usage, currentScope()),
+    ledger,
+    guard,
     facts: currentRoleFacts(io.clock),
     ...(pace ? { pace } : {}),
   }, when);

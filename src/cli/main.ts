@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
 import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/ports/model.ts';
+import { BudgetReached } from '../domain/budget.ts';
 import { makeRedactor, secretValues } from '../domain/environment.ts';
 import { terminalText } from '../domain/terminal-text.ts';
 import { processIo, type CommonOptions, type Io } from './io.ts';
@@ -98,6 +99,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--fresh', 'run every case-trial now, even when this version already ran with the same settings (its records are otherwise reused)')
     .option('--concurrency <n>', 'case-trials run at once (default: the config)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
+    .option('--budget <amount>', 'most to spend on model requests: dollars (0.50usd) or requests (300req); stops before passing it, undecided (exit 3) (default: budget of the config)')
+    .option('--estimate', 'print only the projected requests, tokens and cost (from the cost ledger\'s history), run nothing')
     .action(lazy(commands.run, (m) => m.runCommand));
   common(program.command('iterate').description('the main job: run, diagnose, synthesize one RC, gate, promote or discard; until a stop condition'))
     .option('--max-iterations <n>', 'stop after N iterations (default: stop.maxIterations of the config)')
@@ -106,6 +109,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
     .option('--ablate <switch>', 'an experiment (paper Table 3): no-gate, no-diagnosis or critic-sees-blueprint; only with --line')
     .option('--line <name>', 'work on the scratch line NAME (branch agentdevel/scratch/NAME, started from the real line), never the real one')
+    .option('--budget <amount>', 'most to spend on model requests: dollars (0.50usd) or requests (300req); stops before passing it, undecided (exit 3) (default: budget of the config)')
+    .option('--estimate', 'print only the projected requests, tokens and cost (from the cost ledger\'s history), run nothing')
     .action(lazy(commands.iterate, (m) => m.iterateCommand));
   common(program.command('shadow').description('advisory: synthesize the RC agentdevel would propose beside a human change, gate both against their base, print them side by side; never promotes'))
     .option('--against <ref>', 'the human change: a branch, tag or commit')
@@ -125,6 +130,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--reseal-test', "let a change to the sealed test split (rubrics/<task>/test.jsonl) through: the release records the new split as its seal (otherwise such a change is refused)")
     .option('--baseline <ref>', 'gate against REF instead of the current release: for a change merged into the line without a gate, the line before the merge (with --promote, it becomes the next release)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
+    .option('--budget <amount>', 'most to spend on model requests: dollars (0.50usd) or requests (300req); stops before passing it, undecided (exit 3) (default: budget of the config)')
+    .option('--estimate', 'print only the projected requests, tokens and cost (from the cost ledger\'s history), run nothing')
     .action(lazy(commands.gate, (m) => m.gateCommand));
   common(program.command('comment').description('post or update one sticky pull request comment with the summary `gate --summary` wrote (GitHub REST API)'))
     .option('--pr <n>', 'the pull request number')
@@ -248,7 +255,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--rounds <n>', 'rounds to play now (0: propose from the rounds recorded in git)')
     .option('--team <k>', 'members of the proposed team (default 2)')
     .option('--top <k>', 'members on the team each round, by UCB1 (default 3)')
-    .option('--budget <amount>', 'stop early: dollars of the cost ledger (2.50usd) or case-trials (400)')
+    .option('--budget <amount>', 'most to spend: dollars (0.50usd) or requests (300req), held before every request; or case-trials (400), held between rounds')
+    .option('--estimate', 'print only the projected requests, tokens and cost (from the cost ledger\'s history), run nothing')
     .option('--seed <n>', 'the seed of the design split and the archive growth (default: the recorded one, else 1)')
     .option('--show', 'print the bandit state rebuilt from git alone, against the one written (no model, no run)')
     .option('--queue <url>', 'run case-trials on workers through this Redis queue (redis:// or rediss://; see `agentdevel worker`)')
@@ -312,7 +320,10 @@ async function reportError(error: unknown, io: Io, json: boolean, extraSecrets: 
     return EXIT.usage;
   }
   const known =
-    error instanceof StructuredOutputError
+    error instanceof BudgetReached
+      ? // The budget stopped the work before a request: nothing was decided, and nothing is a regression.
+        new AgentdevelError('BUDGET_REACHED', `undecided: ${error.message}; work stopped before the ${error.role}'s next request, and nothing was decided`, { cause: error })
+      : error instanceof StructuredOutputError
       ? // The API answered, wrongly: not an outage.
         new AgentdevelError('MODEL_OUTPUT_INVALID', `the ${error.role}: ${error.message}`, { cause: error, hint: invalidOutputHint(error) })
       : error instanceof InfraError

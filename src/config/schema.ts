@@ -69,6 +69,13 @@ export const configSchema = z
       ),
     trials: z.number().int().min(1).max(32).default(1).describe('Trials per case in every run.'),
     concurrency: z.number().int().min(1).max(64).default(4).describe('Case-trials run at once.'),
+    budget: z
+      .string()
+      .regex(/^\s*(\$?\d+(\.\d+)?\s*usd|\$\d+(\.\d+)?|\d+\s*(req|requests))\s*$/i, 'expected dollars (e.g. "0.50usd") or model requests (e.g. "300req")')
+      .optional()
+      .describe(
+        'Most one command (run, gate, iterate, discover, and any other that calls models) may spend on model requests: dollars of the cost ledger ("0.50usd") or requests ("300req"). A request that would pass it is not sent: the command stops, undecided (exit 3), and a later one with more budget resumes. `--budget` overrides it.',
+      ),
     queue: z
       .string()
       .regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL')

@@ -77,6 +77,10 @@ const catalogue = {
     exit: EXIT.infra,
     hint: "The model API answered, but not in the form asked, even after a repair turn. Read the rule and the answer above; use a stronger model for that role, or check that a proxy passes the tool schema through unchanged.",
   },
+  BUDGET_REACHED: {
+    exit: EXIT.infra,
+    hint: 'Everything spent is kept (records, the cost ledger): run the command again with a larger --budget (or `budget` in agentdevel.config.json) and it resumes from there. `--estimate` projects what the work needs.',
+  },
   GATE_UNDECIDED: {
     exit: EXIT.infra,
     hint: 'Too many cases have no verdict (infrastructure errors: the model API, a crashing scorer, a tool host); `agentdevel run` shows them. Fix the cause and gate again.',

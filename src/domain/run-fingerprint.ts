@@ -32,6 +32,24 @@ export interface RecordedFingerprint extends Omit<RunFingerprint, 'keyParts'> {
   readonly origin: 'local' | 'git' | 'ref';
   /** Null for runs recorded before the parts were kept (runs@1 in git, older stores). */
   readonly keyParts: RunKeyParts | null;
+  /** The commit it ran ("+dirty" for uncommitted working files). */
+  readonly commit?: string;
+}
+
+/**
+ * An ad-hoc run: of a few cases (`run --case`), or of uncommitted working files. It is never a
+ * release's record, so it never explains why a record is taken again either.
+ */
+export function isAdHoc(run: Pick<RecordedFingerprint, 'keyParts' | 'commit'>): boolean {
+  return (run.keyParts?.cases ?? null) !== null || (run.commit ?? '').endsWith('+dirty');
+}
+
+/**
+ * Whether this record of a version was never taken before (by a gate or a clean run of the whole
+ * split, under any settings): a release's records are taken once, at its first gate.
+ */
+export function firstTaking(candidates: readonly RecordedFingerprint[], now: RunFingerprint): boolean {
+  return !candidates.some((c) => !isAdHoc(c) && (c.keyParts === null || c.keyParts.firstTrial === now.keyParts.firstTrial));
 }
 
 const quoted = (value: unknown): string => (typeof value === 'string' ? `"${value}"` : JSON.stringify(value));
@@ -58,13 +76,19 @@ export function fingerprintDifferences(recorded: RecordedFingerprint, now: RunFi
  * the same blueprint content recorded most recently (one with the same first trial preferred),
  * or that none is recorded. `candidates` are newest first.
  */
-export function rerunReason(candidates: readonly RecordedFingerprint[], now: RunFingerprint, names: { readonly task: string }): string {
-  const recorded = candidates.find((c) => c.keyParts === null || c.keyParts.firstTrial === now.keyParts.firstTrial) ?? candidates[0];
-  if (!recorded) return 'no run of this blueprint version is recorded (in this store or in git)';
+export function rerunReason(all: readonly RecordedFingerprint[], now: RunFingerprint, names: { readonly task: string }): string {
+  const candidates = all.filter((c) => !isAdHoc(c));
+  const recorded = candidates.find((c) => c.keyParts === null || c.keyParts.firstTrial === now.keyParts.firstTrial);
+  const record = now.trials > 0 ? Math.floor(now.keyParts.firstTrial / now.trials) + 1 : 1;
+  if (!recorded) {
+    return candidates.length === 0
+      ? 'no run of this blueprint version is recorded (in this store or in git)'
+      : `record ${record} of this version was never taken before: a release's records are taken once, at its first gate`;
+  }
   const where = `run ${recorded.runId}${recorded.origin === 'git' ? ', recorded in git' : ''}`;
   if (recorded.status === 'failed') return `the recorded run of this version (${where}) had infrastructure errors, and such a run is never reused`;
   const parts = fingerprintDifferences(recorded, now, names);
   if (parts.length > 0) return `the recorded run of this version (${where}) differs: ${parts.join('; ')}`;
   if (recorded.keyParts === null) return `the recorded run of this version (${where}) was recorded without its critic policy and record format, one of which differs`;
-  return `the recorded run of this version (${where}) was run from trial ${recorded.keyParts.firstTrial}, this one from trial ${now.keyParts.firstTrial}`;
+  return `record ${record} of this version (${where}) is recorded, yet not reusable here for a reason this version of agentdevel cannot name`;
 }

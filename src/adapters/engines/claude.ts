@@ -6,6 +6,7 @@ import { readCassetteFacts, recordingFetch, replayingFetch, writeCassetteFacts }
 import { createMessagesClient, type SendMessage } from './anthropic/messages-client.ts';
 import type { PaceFor } from './anthropic/rate-limits.ts';
 import type { ModelPort } from '../../domain/ports/model.ts';
+import type { SpendGuard } from '../../domain/budget.ts';
 import type { EngineFactory } from './index.ts';
 
 export type Cassette = { readonly mode: 'record' | 'replay'; readonly dir: string } | null;
@@ -19,6 +20,8 @@ export interface ClaudeOptions {
   readonly facts: RoleFacts;
   /** The pace of the calls to an API with a key (default: this process's own; with a queue, one shared by every process on it). */
   readonly pace?: PaceFor;
+  /** The command's budget, asked before every request sent (a replay sends none, and spends nothing). */
+  readonly guard?: SpendGuard;
 }
 
 /**
@@ -49,7 +52,23 @@ export function claudeEngines(options: ClaudeOptions, when: 'at_start' | 'at_fir
     });
     return send;
   };
-  const engine = () => createClaudeEngine((role, params, sendOptions) => client()(role, params, sendOptions), options.ledger, facts);
+  const guard = options.cassette?.mode === 'replay' ? undefined : options.guard;
+  const engine = () =>
+    createClaudeEngine(
+      async (role, params, sendOptions) => {
+        const send = client();
+        if (!guard) return send(role, params, sendOptions);
+        // Refused here, before the request leaves: a budget is never passed by a request sent.
+        guard.beforeRequest(role);
+        try {
+          return await send(role, params, sendOptions);
+        } finally {
+          guard.settled();
+        }
+      },
+      options.ledger,
+      facts,
+    );
   // At the first call: a command that may need no model (a sealed test split's second
   // `evaluate-test`) asks for the key only when it does call one (or says so through ready()).
   const deferred = (): ModelPort => {

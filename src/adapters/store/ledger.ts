@@ -2,7 +2,7 @@
 // and an activity (a discover round), and the calls not made (spared by the critic policy, or
 // a verdict reused), as counts. Part of the store's database; the store hands it its connection.
 import type { CallRole, Role, Usage } from '../../domain/ports/model.ts';
-import type { ActivityCost, IterationCost, LedgerScope, SpareReason } from '../../domain/ports/record-store.ts';
+import type { ActivityCost, IterationCost, LedgerScope, RunPurpose, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
 import type { Sql } from './sqlite.ts';
 
 export class CostLedger {
@@ -62,6 +62,23 @@ export class CostLedger {
       outputTokens: byRole.reduce((n, r) => n + r.outputTokens, 0),
       costUsd: byRole.reduce((n, r) => n + r.costUsd, 0),
       byRole,
+    };
+  }
+
+  /** What each run that called a model cost (with its case-trials), and each iteration's calls outside runs, per role. */
+  spendHistory(): SpendHistory {
+    const runs = this.sql.all<{ run: string; purpose: string; cases: number; iteration: number | null; calls: number; tokens: number; cost: number }>(
+      `SELECT m.run_id AS run, r.purpose AS purpose, COALESCE(r.cases, 0) AS cases, MAX(m.iteration) AS iteration, COUNT(*) AS calls,
+              COALESCE(SUM(m.input_tokens + m.output_tokens + m.cache_read_tokens + m.cache_write_tokens), 0) AS tokens, COALESCE(SUM(m.cost_usd), 0) AS cost
+       FROM model_calls m JOIN runs r ON r.id = m.run_id WHERE m.skipped = 0 GROUP BY m.run_id ORDER BY MIN(m.id)`,
+    );
+    const outside = this.sql.all<{ iteration: number; role: string; calls: number; tokens: number; cost: number }>(
+      `SELECT iteration, role, COUNT(*) AS calls, COALESCE(SUM(input_tokens + output_tokens + cache_read_tokens + cache_write_tokens), 0) AS tokens, COALESCE(SUM(cost_usd), 0) AS cost
+       FROM model_calls WHERE run_id IS NULL AND iteration IS NOT NULL AND skipped = 0 GROUP BY iteration, role ORDER BY iteration, role`,
+    );
+    return {
+      runs: runs.map((r) => ({ runId: String(r.run), purpose: String(r.purpose) as RunPurpose, caseTrials: Number(r.cases), iteration: r.iteration === null ? null : Number(r.iteration), requests: Number(r.calls), tokens: Number(r.tokens), costUsd: Number(r.cost) })),
+      outsideRuns: outside.map((r) => ({ iteration: Number(r.iteration), role: String(r.role), requests: Number(r.calls), tokens: Number(r.tokens), costUsd: Number(r.cost) })),
     };
   }
 

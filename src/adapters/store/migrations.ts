@@ -154,6 +154,14 @@ export const migrations: readonly string[] = [
   UPDATE symptoms SET origin = 'ref' WHERE first_seen_run IS NULL;
   DELETE FROM git_documents;
   `,
+  // Runs the spend budget stopped before every case-trial ran (status 'failed'): the next run of
+  // the same key resumes from their records. A table beside runs, since runs' status CHECK
+  // cannot change without rebuilding the table its records refer to.
+  `
+  CREATE TABLE stopped_runs (
+    run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE
+  );
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

@@ -11,7 +11,7 @@ import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 import { CostLedger } from './ledger.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
 import { makeRedactor, redactStrings } from '../../domain/environment.ts';
-import type { ActivityCost, DecisionRow, DocumentOrigin, RunOrigin, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason } from '../../domain/ports/record-store.ts';
+import type { ActivityCost, DecisionRow, DocumentOrigin, RunOrigin, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
 
 
 /** Records read per query when a run's records are walked. */
@@ -125,8 +125,17 @@ export class Store implements RecordStore {
     return this.clock.now().toISOString();
   }
 
-  findCompleteRun(cacheKey: string): RunSummary | undefined {
-    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'complete' AND ${REUSABLE} ORDER BY started_at DESC LIMIT 1`, cacheKey);
+  findCompleteRun(cacheKey: string, options: { readonly committedOnly?: boolean } = {}): RunSummary | undefined {
+    const committed = options.committedOnly ? ` AND commit_sha NOT LIKE '%+dirty'` : '';
+    const row = this.sql.get(`SELECT * FROM runs WHERE cache_key = ? AND status = 'complete' AND ${REUSABLE}${committed} ORDER BY started_at DESC LIMIT 1`, cacheKey);
+    return row ? toRun(row) : undefined;
+  }
+
+  findStoppedRun(cacheKey: string): RunSummary | undefined {
+    const row = this.sql.get(
+      `SELECT runs.* FROM runs JOIN stopped_runs ON stopped_runs.run_id = runs.id WHERE runs.cache_key = ? AND ${REUSABLE} ORDER BY runs.started_at DESC, runs.rowid DESC LIMIT 1`,
+      cacheKey,
+    );
     return row ? toRun(row) : undefined;
   }
 
@@ -229,20 +238,22 @@ export class Store implements RecordStore {
     return row ? toRun(row) : undefined;
   }
 
-  finishRun(id: string, status: 'complete' | 'failed'): void {
+  finishRun(id: string, status: 'complete' | 'failed' | 'stopped'): void {
     const stats = this.sql.get<{ cases: number; passed: number; infra: number }>(
       `SELECT COUNT(*) AS cases, COALESCE(SUM(pass = 1), 0) AS passed, COALESCE(SUM(status = 'infra_error'), 0) AS infra FROM records WHERE run_id = ?`,
       id,
     );
     this.sql.run(
       `UPDATE runs SET status = ?, finished_at = ?, cases = ?, passed = ?, infra_errors = ? WHERE id = ?`,
-      status,
+      // A stopped run is a failed one (never reused whole), marked apart so its records can be resumed.
+      status === 'stopped' ? 'failed' : status,
       this.now(),
       stats?.cases ?? 0,
       stats?.passed ?? 0,
       stats?.infra ?? 0,
       id,
     );
+    if (status === 'stopped') this.sql.run(`INSERT OR IGNORE INTO stopped_runs (run_id) VALUES (?)`, id);
   }
 
   /** Saves records, and the symptoms they brought (in order), as one transaction. */
@@ -463,6 +474,10 @@ export class Store implements RecordStore {
   }
 
   // The cost ledger's rows live in ledger.ts; the store hands them its connection and clock.
+  spendHistory(): SpendHistory {
+    return this.ledger.spendHistory();
+  }
+
   recordModelCall(role: CallRole, model: string, usage: Usage, context: LedgerScope): void {
     this.ledger.recordModelCall(role, model, usage, context);
   }

@@ -1,12 +1,14 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { Arm } from '../../domain/discover.ts';
+import { parseBudget as parseBudgetText } from '../../domain/budget.ts';
+import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
 import { discover, type Budget, type DiscoverOutcome } from '../../pipeline/loop/discover.ts';
 import { rebuildFromGit, type RebuiltState } from '../../pipeline/loop/discover-archive.ts';
 import { openCommand, type CommandContext } from '../open-command.ts';
 import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 
-export interface DiscoverOptions extends CommonOptions {
+export interface DiscoverOptions extends CommonOptions, EstimateOptions {
   readonly rounds?: string;
   readonly team?: string;
   readonly top?: string;
@@ -25,15 +27,9 @@ function wholeNumber(option: string, value: string | undefined, fallback: number
   return n;
 }
 
-/** --budget: dollars of the cost ledger ("2.50usd", "$2.50") or case-trials ("400", "400case-trials"). */
+/** --budget: dollars of the cost ledger ("0.50usd", "$0.50"), requests ("300req") or case-trials ("400"). */
 export function parseBudget(value: string | undefined): Budget | null {
-  if (value === undefined) return null;
-  const text = value.trim().toLowerCase().replace(/\s+/g, '');
-  const usd = /^\$?(\d+(?:\.\d+)?)(usd)?$/.exec(text);
-  if (usd && (text.startsWith('$') || usd[2] === 'usd') && Number(usd[1]) > 0) return { kind: 'usd', amount: Number(usd[1]) };
-  const trials = /^(\d+)(case-trials)?$/.exec(text);
-  if (trials && Number(trials[1]) > 0) return { kind: 'caseTrials', amount: Number(trials[1]) };
-  throw new AgentdevelError('USAGE', `--budget: expected dollars of the cost ledger (e.g. 2.50usd) or case-trials (e.g. 400), above 0; got "${value}"`);
+  return value === undefined ? null : parseBudgetText(value, '--budget');
 }
 
 const pct = (x: number | null): string => (x === null ? '   -  ' : `${(x * 100).toFixed(1).padStart(5)}%`);
@@ -104,8 +100,10 @@ export async function discoverCommand(io: Io, options: DiscoverOptions): Promise
     budget: parseBudget(options.budget),
     seed: options.seed === undefined ? null : wholeNumber('--seed', options.seed, null, 0, 2 ** 31 - 1),
   };
+  if (options.estimate) return printEstimate(io, options, { command: 'discover', rounds: request.rounds, top: request.top });
   const command = await openCommand(io, options, 'discover');
   try {
+    await announceEstimate(command, { command: 'discover', rounds: request.rounds, top: request.top });
     const outcome = await discover(command.run, request);
     if (command.output.json) command.output.result(outcome);
     else printOutcome(command, outcome);

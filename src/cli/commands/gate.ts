@@ -6,11 +6,12 @@ import { flipReasons } from '../../stages/report/case-reasons.ts';
 import { changeLines } from '../../stages/report/change-text.ts';
 import { gateHeadline, writeGateOutputs, type CiOptions } from '../../app/ci-outputs.ts';
 import { openCommand } from '../open-command.ts';
+import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
 import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
 
-export interface GateOptions extends CommonOptions, CiOptions {
+export interface GateOptions extends CommonOptions, CiOptions, EstimateOptions {
   readonly candidate?: string;
   readonly promote?: boolean;
   readonly targets?: string;
@@ -23,10 +24,12 @@ export interface GateOptions extends CommonOptions, CiOptions {
 /** Where a dry gate writes its reports unless --report-dir says otherwise (git-ignored state). */
 
 export async function gateCommand(io: Io, options: GateOptions): Promise<number> {
+  if (options.estimate) return printEstimate(io, options, { command: 'gate' });
   if (!options.candidate) throw new AgentdevelError('USAGE', 'gate needs --candidate REF (a branch, tag or commit)');
   const targets = (options.targets ?? '').split(',').map((t) => t.trim()).filter(Boolean);
   const command = await openCommand(io, options, 'gate');
   try {
+    await announceEstimate(command, { command: 'gate' });
     // The hit rate compares the critic's labels with the targets: a label it never gave cannot be hit.
     const known = command.workspace.store.taxonomy().map((s) => s.label);
     for (const target of targets.filter((t) => known.length > 0 && !known.includes(t))) {

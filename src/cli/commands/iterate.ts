@@ -5,8 +5,9 @@ import { refuseDirtyTree } from '../../pipeline/workspace/workspace.ts';
 import { openCommand, type CommandContext } from '../open-command.ts';
 import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
+import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
 
-export interface IterateOptions extends CommonOptions {
+export interface IterateOptions extends CommonOptions, EstimateOptions {
   readonly maxIterations?: string;
   readonly ablate?: string;
 }
@@ -51,9 +52,11 @@ export async function iterateCommand(io: Io, options: IterateOptions): Promise<n
       hint: `Name one: \`agentdevel iterate --ablate ${ablation} --line scratch\`.`,
     });
   }
+  if (options.estimate) return printEstimate(io, options, { command: 'iterate', maxIterations });
   const command = await openCommand(io, options, 'iterate');
   try {
     await refuseDirtyTree(command.workspace);
+    await announceEstimate(command, { command: 'iterate', maxIterations });
     const outcome = await iterate(command.run, { maxIterations, ablation });
     if (command.output.json) command.output.result(outcome);
     else printIterations(command, outcome);

@@ -7,8 +7,9 @@ import { writeRunJunit, type CiOptions } from '../../app/ci-outputs.ts';
 import { openCommand } from '../open-command.ts';
 import type { CommonOptions, Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
+import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
 
-export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'> {
+export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'>, EstimateOptions {
   readonly split?: string;
   readonly ref?: string;
   /** Only these cases of the train split (`--case`, repeatable). */
@@ -25,9 +26,11 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     });
   }
   if (split !== 'train') throw new AgentdevelError('USAGE', `--split: expected "train", got "${split}"`);
+  if (options.estimate) return printEstimate(io, options, { command: 'run', cases: options.case ?? [] });
   const command = await openCommand(io, options, 'run');
   try {
     const { workspace } = command;
+    await announceEstimate(command, { command: 'run', cases: options.case ?? [] });
     const result = await runTrainSplit(command.run, { ref: options.ref ?? null, cases: options.case ?? [], fresh: options.fresh === true });
     const { passed, graded, infraErrors } = result.counts;
     const passRate = passRateOf(result.counts);

@@ -105,10 +105,14 @@ export interface IterationCost {
 
 /** Runs: created, finished, found again (the cache of identical runs), and imported from git. */
 export interface RunIndex {
-  findCompleteRun(cacheKey: string): RunSummary | undefined;
+  /** The newest complete run of this key; `committedOnly` leaves out runs of uncommitted working files. */
+  findCompleteRun(cacheKey: string, options?: { readonly committedOnly?: boolean }): RunSummary | undefined;
+  /** The newest run of this key that the budget stopped (its records are resumed from), or undefined. */
+  findStoppedRun(cacheKey: string): RunSummary | undefined;
   run(id: string): RunSummary | undefined;
   createRun(id: string, identity: RunIdentity, purpose: RunPurpose, name?: string | null): void;
-  finishRun(id: string, status: 'complete' | 'failed'): void;
+  /** 'stopped': the budget stopped it before every case-trial ran (kept as failed, and resumed by the next run of its key). */
+  finishRun(id: string, status: 'complete' | 'failed' | 'stopped'): void;
   /** The newest finished run of one blueprint version (by content) over a whole split, or undefined. */
   latestRun(blueprintTree: string, taskTree: string, split: string): RunSummary | undefined;
   /** The newest finished runs of one blueprint version over a whole split, newest (and complete) first. */
@@ -172,8 +176,24 @@ export interface DecisionIndex {
   markImported(blob: string, file: string, origin: DocumentOrigin): void;
 }
 
+/** Requests, tokens and dollars: what some model calls cost. */
+export interface Spend {
+  readonly requests: number;
+  readonly tokens: number;
+  readonly costUsd: number;
+}
+
+/** The ledger's history, as a projection reads it: what each run and each iteration's other work cost. */
+export interface SpendHistory {
+  /** Runs that made model calls, with the case-trials they recorded. */
+  readonly runs: ReadonlyArray<Spend & { readonly runId: string; readonly purpose: RunPurpose; readonly caseTrials: number; readonly iteration: number | null }>;
+  /** Per iteration, per role: the calls made outside any run (diagnosis, synthesis, the reviewer). */
+  readonly outsideRuns: ReadonlyArray<Spend & { readonly iteration: number; readonly role: string }>;
+}
+
 /** The cost ledger: model calls made and spared. */
 export interface CostBook {
+  spendHistory(): SpendHistory;
   recordModelCall(role: CallRole, model: string, usage: Usage, context: LedgerScope): void;
   recordSparedCalls(role: Role, model: string, count: number, reason: SpareReason, context: LedgerScope): void;
   costOfActivity(activity: string): ActivityCost;

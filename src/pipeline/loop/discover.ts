@@ -11,6 +11,7 @@ import { draftProblems, type MemberDraft } from '../../domain/member-writer.ts';
 import type { ArchivedMemberView, TaskBrief } from '../../domain/ports/model.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import { bestTeam, bySuccessRate, crpDraw, newArm, rankByUcb, updateArms } from '../../stages/discover/bandit.ts';
+import { budgetText } from '../../domain/budget.ts';
 import { budgetStop, discoverCeiling, type Budget, type Ceiling } from '../../stages/discover/ceiling.ts';
 import { sampleWithout, seededDraw, type Draw } from '../../stages/discover/draw.ts';
 import { proposalEdits } from '../../stages/discover/team.ts';
@@ -396,7 +397,7 @@ function ceilingText(
   at: { seed: number; firstRound: number; releaseCases: number; reused: boolean },
 ): string {
   const rounds = request.rounds === 0 ? 'no new round' : `${request.rounds} round${request.rounds === 1 ? '' : 's'} (${at.firstRound} to ${at.firstRound + request.rounds - 1})`;
-  const budget = request.budget === null ? 'none' : request.budget.kind === 'usd' ? `$${request.budget.amount.toFixed(2)} in the cost ledger` : `${request.budget.amount} case-trials`;
+  const budget = request.budget === null ? 'none' : request.budget.kind === 'usd' ? `$${request.budget.amount.toFixed(2)} in the cost ledger` : budgetText(request.budget);
   return [
     `discover: ${rounds}, the top ${request.top} of the archive each, on a design split of ${plan.designCases} train cases × ${plan.trials} trial${plan.trials === 1 ? '' : 's'} (seed ${at.seed}); then a team of ${request.team} is proposed and gated.`,
     `  ceiling: ${ceiling.caseTrials} case-trials (a round: ${plan.designCases * plan.trials}, plus ${ceiling.perRound - plan.designCases * plan.trials} when a new member warms up: ${plan.warmupRounds} runs of ${plan.warmupCases} cases), ${ceiling.judgeRequests} judge requests, ${ceiling.writerRequests} member-writer requests;`,

@@ -25,11 +25,12 @@ import type { Task } from '../../domain/task.ts';
 import { caseTrialSettings } from './case-trial-executor.ts';
 import type { CaseTrialExecutor, CaseTrials, LocalExecutorFactory } from '../../domain/ports/case-trial-executor.ts';
 import { failedRunError } from './failed-run.ts';
-import { rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
+import { firstTaking, rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import type { Config } from '../../config/schema.ts';
 import type { BlueprintCheckRunner } from '../../domain/ports/checks.ts';
 import { chargedTo, currentScope } from './usage-scope.ts';
+import { budgetReachedError, type SpendGuard } from '../../domain/budget.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
 const RECORD_FORMAT = 3;
@@ -76,6 +77,8 @@ export interface RunResult {
   readonly blueprintTree: string;
   /** For a run made now: why no recorded run was reused (which part of the key differs, or that none is recorded). */
   readonly rerunReason?: string | null;
+  /** For a baseline record made now: it was never taken before (this is the release's first gate), not taken again. */
+  readonly firstTaking?: boolean;
   /** For a run made now: its infrastructure errors told apart (answers that stayed invalid, and the first outage). */
   readonly infra?: Pick<RunTally, 'invalidOutputs' | 'firstOutage'>;
 }
@@ -111,6 +114,8 @@ export interface RunContext {
    * under the line's config, whose models may differ from the checkout's). Absent: `model` serves all.
    */
   readonly modelFor?: (models: Config['models']) => ModelPort;
+  /** The command's spend budget (`--budget`): asked before every model request; absent, nothing is held back. */
+  readonly budget?: SpendGuard;
   /** Settings given on the command line (`--trials`): they hold under whichever config the command runs. */
   readonly overrides?: Readonly<Partial<Pick<Config, 'trials' | 'concurrency'>>>;
 }
@@ -199,7 +204,9 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
       .digest('hex');
 
     // Confirmation trials are fresh draws by definition, run beside the other version's: never an earlier run's.
-    const cached = request.purpose === 'confirm' || request.fresh ? undefined : store.findCompleteRun(cacheKey);
+    // A release's record is never an ad-hoc run of uncommitted files, even of the same content: what
+    // the key leaves out (the config's other settings, files outside the blueprint) may have differed.
+    const cached = request.purpose === 'confirm' || request.fresh ? undefined : store.findCompleteRun(cacheKey, { committedOnly: request.purpose === 'baseline' });
     if (cached) {
       const summaries = store.caseSummaries(cached.id);
       const counts = runCounts(summaries.values());
@@ -207,11 +214,18 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
       return { runId: cached.id, cases: summaries, counts, reused: true, origin: cached.origin === 'git' ? 'git' : 'store', simulated: cached.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree };
     }
 
+    // A run of this key that the budget stopped is resumed: what it graded is kept, the rest runs now.
     // A baseline's screen taken again costs a whole run: say why no recorded one served.
+    const stopped = request.purpose === 'confirm' || request.fresh ? undefined : store.findStoppedRun(cacheKey);
+    const resumed = stopped ? store.records(stopped.id).filter((r) => r.status === 'ok') : [];
+    if (stopped && resumed.length > 0) reporter.emit({ type: 'stage', stage: 'run', message: `${request.label}: resuming run ${stopped.id}, which the budget stopped: its ${resumed.length} graded case-trials are kept, the rest run now` });
+    const recordedRuns = request.purpose === 'baseline' && !request.fresh ? store.runsOfBlueprint(identity.blueprintTree, request.split, 20).map((run) => ({ ...run, runId: run.id })) : [];
+    const first = request.purpose === 'baseline' && !request.fresh && !stopped && firstTaking(recordedRuns, { ...identity, keyParts });
     const rerun =
+      (stopped ? `the budget stopped its earlier run (${stopped.id}) before every case-trial ran: it is resumed (${resumed.length} case-trials kept)` : null) ??
       request.fresh?.reason ??
       (request.purpose === 'baseline'
-        ? rerunReason(store.runsOfBlueprint(identity.blueprintTree, request.split, 20).map((run) => ({ ...run, runId: run.id })), { ...identity, keyParts }, { task: config.task })
+        ? rerunReason(recordedRuns, { ...identity, keyParts }, { task: config.task })
         : null);
     const runId = newRunId(context.clock);
     // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
@@ -242,14 +256,20 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
           criticModel: config.models.critic,
           criticPolicy,
           growTaxonomy: request.split !== 'test',
+          resumed,
         },
-        { runtime: agent, model: judge.model, store, traces, scorerScripts: context.scorerScripts, reporter, redact: context.redact },
+        { runtime: agent, model: judge.model, store, traces, scorerScripts: context.scorerScripts, reporter, redact: context.redact, ...(context.budget ? { budget: context.budget } : {}) },
       ));
       await traces.close();
     } catch (error) {
       await traces.abandon();
       store.finishRun(runId, 'failed');
       throw error;
+    }
+    // The budget stopped it: what was graded is kept for the run that resumes it, and nothing is decided on it.
+    if (context.budget?.reached()) {
+      store.finishRun(runId, 'stopped');
+      throw budgetReachedError(context.budget);
     }
     const { counts } = tally;
     // Confirmation runs hold only cases that moved, so a shared error there says nothing about the agent.
@@ -266,7 +286,7 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
     }
     // Symptoms read through the vocabulary's aliases, as the store reads them for a reused run.
     const summaries = new Map([...tally.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: store.canonicalLabel(c.symptom) }]));
-    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree, rerunReason: rerun, infra: { invalidOutputs: tally.invalidOutputs, firstOutage: tally.firstOutage } };
+    return { runId, cases: summaries, counts, reused: false, origin: 'fresh', simulated: identity.simulated, mockRoles: provenance.mockRoles, taskTree: identity.taskTree, blueprintTree: identity.blueprintTree, rerunReason: rerun, firstTaking: first, infra: { invalidOutputs: tally.invalidOutputs, firstOutage: tally.firstOutage } };
   }
 
   return {
@@ -368,6 +388,12 @@ export function screenSourceText(screen: Pick<BaselineScreen, 'records'>, label:
     ...(fresh.length > 0 ? [`${fresh.length} run now (${caseTrials} case-trials)`] : []),
   ];
   const ran = fresh.length === 0 ? '; no baseline case-trial ran' : '';
+  // The release's first gate takes its records: one plain sentence, and no reason to act on.
+  if (fresh.length > 0 && fresh.every((r) => r.firstTaking)) {
+    const taken = `${fresh.length === n ? `the release's ${n} record${n === 1 ? '' : 's'}` : `the release's other ${fresh.length} record${fresh.length === 1 ? '' : 's'}`} ${fresh.length === 1 ? 'is' : 'are'} taken now, once, at its first gate (${caseTrials} case-trials)`;
+    const reused = parts.filter((p) => !p.includes('run now'));
+    return `baseline screen of ${label}: ${[...reused, taken].join(', ')}: later gates against this release reuse them`;
+  }
   // Taking the screen again costs a whole run of the split: say why (the first fresh record's
   // reason: the later records are further draws of the same version, run for the same reason).
   const reason = fresh.find((r) => r.rerunReason)?.rerunReason;

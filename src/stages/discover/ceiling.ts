@@ -1,8 +1,10 @@
 // What a discover session may cost at most, stated before it starts, and the budget rule that
 // stops it early. Pure.
 
-/** A budget in dollars (the cost ledger's figure) or in case-trials (what the mock engine costs). */
-export type Budget = { readonly kind: 'usd'; readonly amount: number } | { readonly kind: 'caseTrials'; readonly amount: number };
+import type { Budget } from '../../domain/budget.ts';
+
+/** A budget in dollars (the cost ledger's figure), requests, or case-trials (what the mock engine costs). */
+export type { Budget } from '../../domain/budget.ts';
 
 export interface DiscoverPlan {
   readonly rounds: number;
@@ -41,7 +43,8 @@ export function discoverCeiling(plan: DiscoverPlan): Ceiling {
  * round so far would pass it (a round's dollars are known only after it ran).
  */
 export function budgetStop(budget: Budget | null, spent: { readonly caseTrials: number; readonly usd: number; readonly dearestRoundUsd: number }, perRound: number): string | null {
-  if (budget === null) return null;
+  // A request budget is held by the spend guard, request by request (domain/budget.ts).
+  if (budget === null || budget.kind === 'requests') return null;
   if (budget.kind === 'caseTrials') {
     return spent.caseTrials + perRound > budget.amount
       ? `budget: ${spent.caseTrials} of ${budget.amount} case-trials spent, and a round may take ${perRound}`

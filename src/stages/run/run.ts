@@ -36,6 +36,8 @@ export interface RunInput {
   readonly criticPolicy: CriticPolicy;
   /** Whether new symptom labels join the taxonomy (never from the sealed test split). */
   readonly growTaxonomy: boolean;
+  /** Case-trials already graded by a run of the same key that the budget stopped: taken as they are, not run again. */
+  readonly resumed?: readonly CaseRecord[];
 }
 
 export interface NewSymptom {
@@ -59,6 +61,8 @@ export interface RunDeps {
   readonly scorerScripts: ScorerScriptRunner;
   readonly reporter: Reporter;
   readonly redact: Redactor;
+  /** The command's spend budget: once it refused a request, no case-trial starts, and none it cut short is graded. */
+  readonly budget?: { reached(): boolean; refusals(): number };
 }
 
 /** What a run leaves in memory: per-case pass counts and totals, never its records or traces. */
@@ -75,6 +79,8 @@ export interface RunTally {
   readonly criticSpared: number;
   /** Case-trials whose critic answer stayed invalid after its repair, and the first such answer. */
   readonly invalidOutputs: { readonly count: number; readonly first: StructuredOutputError | null };
+  /** Case-trials the budget stopped: not started, or cut short (no record: neither a fail nor an error). */
+  readonly cutByBudget: number;
 }
 
 /**
@@ -116,11 +122,31 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
       }
     },
   });
+  let cutByBudget = 0;
+  // A stopped run's graded case-trials count as they were recorded (their traces stay where they were written).
+  const resumed = new Map((input.resumed ?? []).filter((r) => r.status === 'ok').map((r) => [`${r.caseId}\u0000${r.trial}`, r]));
+  for (const record of resumed.values()) {
+    batch.add(record, null);
+    summarizer.add(record);
+  }
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
+      if (resumed.has(`${testCase.id}\u0000${trial}`)) return;
+      // Past the budget nothing starts: a case-trial not run is no record at all, never a fail.
+      if (deps.budget?.reached()) {
+        cutByBudget += 1;
+        return;
+      }
+      const refusedBefore = deps.budget?.refusals() ?? 0;
       const execution = await executeCaseTrial(testCase, trial, deps);
       const seen = { invalid: false };
       const graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy, { scripts: deps.scorerScripts });
+      // A request refused while this case-trial ran may have cut it short (an agent that gives up
+      // on an error, a critic skipped): its grade would be the budget's, not the agent's.
+      if ((deps.budget?.refusals() ?? 0) > refusedBefore) {
+        cutByBudget += 1;
+        return;
+      }
       const traceRef = await deps.traces.append(execution.lines);
       // Secrets are redacted from the whole record (the agent's output, scorer and critic
       // messages) before it reaches the store, the diagnosis or a report.
@@ -149,8 +175,9 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   if (symptoms.length > 0) deps.store.saveRecords(input.runId, [], symptoms);
   const cases = summarizer.summaries();
   const counts = runCounts(cases.values());
-  deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
-  return { cases, counts, firstInfraError: firstInfra.error, firstOutage: firstOutage.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared, invalidOutputs: invalid };
+  // A run the budget stopped has no pass rate to show: its case-trials are not all graded.
+  if (cutByBudget === 0) deps.reporter.emit({ type: 'run.finished', runId: input.runId, label: input.label, passRate: passRateOf(counts), reused: false, counts });
+  return { cases, counts, firstInfraError: firstInfra.error, firstOutage: firstOutage.error, agentErrorAlarm: agentErrors.alarm(input.label), criticSpared: spared, invalidOutputs: invalid, cutByBudget };
 }
 
 function* caseTrials(cases: readonly Case[], trials: number, first: number): Generator<{ testCase: Case; trial: number }> {
