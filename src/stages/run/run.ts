@@ -15,6 +15,7 @@ import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
 import { eachPool } from './pool.ts';
 import { recordTrace } from '../../domain/trace-lines.ts';
 import type { RunTraces } from '../../domain/ports/run-traces.ts';
+import type { CaseTrialTurns } from '../../domain/ports/case-trial-turns.ts';
 
 export interface RunInput {
   readonly runId: string;
@@ -59,6 +60,8 @@ export interface RunDeps {
   readonly scorerScripts: ScorerScriptRunner;
   readonly reporter: Reporter;
   readonly redact: Redactor;
+  /** When each case-trial may start (the gate's confirmation pairs the two versions' trials); at once when absent. */
+  readonly turns?: CaseTrialTurns;
 }
 
 /** What a run leaves in memory: per-case pass counts and totals, never its records or traces. */
@@ -118,9 +121,17 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   });
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
-      const execution = await executeCaseTrial(testCase, trial, deps);
+      // The turn covers the agent and its grading (the critic is a model of the same provider).
+      const endTurn = deps.turns ? await deps.turns.take() : null;
+      let execution: CaseTrialExecution;
+      let graded: GradedCaseTrial;
       const seen = { invalid: false };
-      const graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy, { scripts: deps.scorerScripts });
+      try {
+        execution = await executeCaseTrial(testCase, trial, deps);
+        graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy, { scripts: deps.scorerScripts });
+      } finally {
+        endTurn?.();
+      }
       const traceRef = await deps.traces.append(execution.lines);
       // Secrets are redacted from the whole record (the agent's output, scorer and critic
       // messages) before it reaches the store, the diagnosis or a report.
