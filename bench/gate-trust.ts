@@ -59,7 +59,12 @@ const mixes = mixNames.map((name) => MIXES[name] as Mix);
 const random = seededRandom(SEED);
 
 const defaults = configSchema.parse({ blueprint: 'bench', task: 'bench' }).gate;
-const policy: ComparePolicy = { ...defaults, futility: Number(option('futility', String(defaults.futility))) };
+const policy: ComparePolicy = {
+  ...defaults,
+  futility: Number(option('futility', String(defaults.futility))),
+  detectableDrop: Number(option('detectable-drop', String(defaults.detectableDrop))),
+  maxConfirmTrials: Number(option('max-confirm-trials', String(defaults.maxConfirmTrials))),
+};
 const ALPHA = policy.alpha;
 
 /** What each cell must reach: A/A at most alpha (no interval's lower bound above it), the others at least their share. */

@@ -3,7 +3,8 @@
 // records and the candidate's run, an injected change, and every fresh trial the planner asks for.
 // Shared by bench/gate-trust.ts (fresh randomness) and the unit tests (fixed seeds).
 import type { ChangeIntent } from '../../src/domain/release-candidate.ts';
-import { summarizeCases } from '../../src/domain/case-summary.ts';
+import { poolCaseSummaries, summarizeCases } from '../../src/domain/case-summary.ts';
+import { secondLookCases } from '../../src/stages/gate/screening.ts';
 import type { ComparePolicy } from '../../src/stages/gate/compare.ts';
 import { confirmCandidate } from '../../src/pipeline/gate/confirmation-loop.ts';
 import { caseId, drawAgent, sampleRecords, type Mix } from './simulated-agent.ts';
@@ -73,7 +74,9 @@ export async function simulatePair(input: {
   const baseline = summarizeCases(sampleRecords(recorded, ids, records * trials, 0, random));
   // A provider change that lands at a moment of the gate itself comes after the screen, unless it comes before it.
   const screenedUnder = scenario.timing && scenario.timing.moment !== 'before the screen' ? chances(q, 0) : now.candidate;
-  const candidate = summarizeCases(sampleRecords(screenedUnder, ids, trials, 0, random));
+  const firstLook = summarizeCases(sampleRecords(screenedUnder, ids, trials, 0, random));
+  const again = secondLookCases(baseline, firstLook, policy.secondLook);
+  const candidate = again.length === 0 ? firstLook : poolCaseSummaries([firstLook, summarizeCases(sampleRecords(screenedUnder, again, trials, trials, random))]);
   const next = new Map<string, number>();
   const confirmation = { baseline, candidate, policy, noise: { variedCases: 0 }, intent: scenario.intent ? INTENT : null, screeningTrials: trials, records };
   const { comparison: gated } = scenario.timing
@@ -96,7 +99,7 @@ export async function simulatePair(input: {
     named: named.some((id) => dropped.includes(id)),
     namedDropped: named.filter((id) => dropped.includes(id)).length,
     namedOthers: named.filter((id) => !dropped.includes(id)).length,
-    runsPerCase: (input.cases * trials + gated.confirmationTrials.baseline + gated.confirmationTrials.candidate) / input.cases,
+    runsPerCase: (input.cases * trials + again.length * trials + gated.confirmationTrials.baseline + gated.confirmationTrials.candidate) / input.cases,
     fixes: gated.decision.f2p.length,
   };
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/schema.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import type { CaseSummary } from '../../domain/case-summary.ts';
+import { poolCaseSummaries, type CaseSummary } from '../../domain/case-summary.ts';
+import { secondLookCases } from '../../stages/gate/screening.ts';
 import type { Task } from '../../domain/task.ts';
 import type { ComparePolicy, GatedComparison } from '../../stages/gate/compare.ts';
 import type { ConfirmationRequest } from '../../stages/gate/confirmation.ts';
@@ -40,6 +41,12 @@ export async function evaluateCandidate(
   const opened: { baseline: Promise<VersionSession> | null } = { baseline: null };
   try {
     const candidateRun = await candidate.run({ split: 'train', trials: config.trials, purpose: 'candidate', label: input.label });
+    // A second look where every record and the candidate passed (a mature agent's soft breaks hide from one trial).
+    const again = secondLookCases(input.baseline.cases, candidateRun.cases, config.gate.secondLook);
+    const secondLook =
+      again.length === 0
+        ? null
+        : await candidate.run({ split: 'train', trials: config.trials, purpose: 'candidate', cases: again, firstTrial: config.trials, label: `${input.label} (second look at ${again.length} case${again.length === 1 ? '' : 's'} every record passed)` });
     const versions = {
       candidate: async () => candidate,
       baseline: () => (opened.baseline ??= baselineCheckout.source().then((source) => openVersion(context, source))),
@@ -48,14 +55,15 @@ export async function evaluateCandidate(
     const { comparison, runs } = await confirmCandidate(
       {
         baseline: input.baseline.cases,
-        candidate: candidateRun.cases,
+        candidate: secondLook ? poolCaseSummaries([candidateRun.cases, secondLook.cases]) : candidateRun.cases,
         policy: comparePolicy(config),
         noise: { variedCases: store.variedCases(candidateRun.taskTree) },
         intent: input.intent,
         screeningTrials: config.trials,
         records,
       },
-      confirmationRunner(context, versions, { label: input.label, firstTrial: records * config.trials }),
+      // Fresh trials come after every trial number either side used: the records, and the second look's.
+      confirmationRunner(context, versions, { label: input.label, firstTrial: (secondLook ? Math.max(records, 2) : records) * config.trials }),
       // The order within each pair is drawn from the two commits: the same gate runs its pairs alike.
       { concurrency: config.concurrency, seed: `${input.baselineCommit}:${input.candidate.commit}` },
     );
