@@ -13,21 +13,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { git, runMain, tempDir, writeFileIn } from '../helpers/workspace.ts';
+import { SHELL_AGENT as AGENT } from '../helpers/shell-agent.ts';
 
-const AGENT = `input=$(cat)
-field() { printf '%s' "$input" | sed -n "s/.*\\"$1\\":\\"\\{0,1\\}\\([A-Za-z0-9]*\\).*/\\1/p"; }
-id=$(field id); a=$(field a); b=$(field b); chance=$(field permille)
-self=$(sha256sum agent.sh | cut -c1-16)
-drop=0
-if [ "$AGENTDEVEL_TRIAL" -ge 3 ]; then
-  if [ ! -f "$AGENT_MARKER" ]; then echo "$self" > "$AGENT_MARKER"
-  elif [ -f "$AGENT_MARKER.dropped" ] || [ "$(cat "$AGENT_MARKER")" != "$self" ]; then touch "$AGENT_MARKER.dropped"; drop=$AGENT_DROP; fi
-fi
-draw=$((0x$(printf '%s' "$AGENT_SEED:$AGENTDEVEL_TRIAL:$id:$self" | sha256sum | cut -c1-6) % 1000))
-answer=$((a + b))
-if [ "$draw" -ge $((chance - drop)) ]; then answer=$((answer + 1)); fi
-printf '{"type":"final","output":{"answer":%s}}\\n' "$answer"
-`;
 
 /** 40 cases that pass 60% of the time: about half of them move at the screen, by noise alone. */
 const CASES = 40;
