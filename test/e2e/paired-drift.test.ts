@@ -51,7 +51,8 @@ beforeAll(async () => {
   git(dir, 'checkout', '-q', 'main');
   // The release's three records, taken once before any drift (trials 0 to 2) and reused by every gate.
   expect((await agentdevel(['run'], {})).code).toBe(0);
-  expect((await agentdevel(['gate', '--candidate', 'comment-0', '--json'], {})).code).toBeLessThanOrEqual(1);
+  const warmUp = await agentdevel(['gate', '--candidate', 'comment-0', '--json'], {});
+  expect(warmUp.code, warmUp.stderr).toBeLessThanOrEqual(1);
 }, 120_000);
 
 describe('a provider that changes inside a confirmation round, at concurrency 1', () => {
