@@ -186,6 +186,27 @@ if (SECTIONS.includes('mature')) {
   }
 }
 
+// What any design that selects by screen failures can reach, whatever its confirmation: a changed
+// case is caught or named only if selected, and it is selected only if the candidate failed one of
+// its screen looks (L looks where every record passed, one where one did not). The cost of the
+// looks alone, before any confirmation, is N × the expected looks a case (exact for this mix).
+if (SECTIONS.includes('mature')) {
+  const unanimous = (p: number) => p ** policy.baselineRecords;
+  const MATURE_CHANCES = [
+    [0.85, 0.97],
+    [0.1, 0.7],
+    [0.05, 0.2],
+  ] as const;
+  console.log('\nbound: selection caps by screen looks on the mature mix (no confirmation can do better; the cost is the looks alone)');
+  console.log('| looks | screen runs/N | one case .97 → .5 selected at most | all three .97 → .6 selected at most |');
+  console.log('| --- | --- | --- | --- |');
+  for (let looks = 1; looks <= 4; looks += 1) {
+    const runs = MATURE_CHANCES.reduce((sum, [share, p]) => sum + share * (1 + unanimous(p) * Array.from({ length: looks - 1 }, (_, l) => p ** (l + 1)).reduce((a, b) => a + b, 0)), 0);
+    const selected = (after: number) => unanimous(0.97) * (1 - after ** looks) + (1 - unanimous(0.97)) * (1 - after);
+    console.log(`| ${looks} | ${runs.toFixed(2)} | ${pct(selected(0.5))} | ${pct(selected(0.6) ** 3)} |`);
+  }
+}
+
 console.log(`\nrate targets: ${misses.length === 0 ? 'every cell held' : `missed in ${misses.length} cells: ${misses.join('; ')}`}`);
 // The cost targets bind the mixes other than all p = 0.5; with only that one, there is nothing to hold.
 const costBound = mixes.some((m) => m !== HALF_MIX);
