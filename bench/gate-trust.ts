@@ -1,6 +1,7 @@
 // How far the release gate can be trusted on a noisy agent, measured, not assumed.
 //
 //   npx tsx bench/gate-trust.ts [--pairs 400] [--seed N] [--cases 50,500] [--mixes first,half,beta,tau] [--futility F] [--cells 'A/A;one case .9 → 0;…']
+//        [--sections standard,moments,mature] [--moment-pairs P] [--moment-cases 50,500] [--concurrencies 1,2,3,16] [--mature-cases 200]
 //
 // Simulates stochastic agents in-process and sends every simulated pair through the gate's own
 // code (screening against the baseline's stored records, the confirmation planner asking for
@@ -15,13 +16,19 @@
 //   - agent runs per decision (the candidate's screen plus every fresh trial, both sides; the
 //     baseline's records are taken once per release and not counted) over N: median and p95,
 //     per cell, and per mix and N over the decisions of all its cells, each cell weighing alike
-//     (the lines at the end also name the cells whose own median or p95 is over the target).
+//     (the lines at the end also name the cells whose own median or p95 is over the target);
+//   - moments of drift: an unchanged candidate when every pass chance moves by ±0.2 before the
+//     screen, where one side's block of the first round would end, inside a round or between
+//     rounds, and when an outage fails every case-trial for half a round, at concurrency 1, 2, 3
+//     and 16 (the fresh trials run through the pipeline's paired turns);
+//   - the mature mix (N = 200: 85% of cases pass .97, 10% .7, 5% .2): A/A and its cost, one case
+//     .97 → .5 caught, three cases .97 → .6 rejected and all three named.
 // Fresh randomness every run (the seed is printed, so a run can be repeated).
 import { randomInt } from 'node:crypto';
 import { configSchema } from '../src/config/schema.ts';
 import type { ComparePolicy } from '../src/stages/gate/compare.ts';
-import { SCENARIOS, simulatePair, type PairResult, type Scenario } from './lib/gate-simulation.ts';
-import { BETA_MIX, FIRST_MIX, HALF_MIX, seededRandom, TAU_MIX, wilson, type Mix } from './lib/simulated-agent.ts';
+import { CONCURRENCIES, MATURE_SCENARIOS, momentScenarios, SCENARIOS, simulatePair, type PairResult, type Scenario } from './lib/gate-simulation.ts';
+import { BETA_MIX, FIRST_MIX, HALF_MIX, MATURE_MIX, seededRandom, TAU_MIX, wilson, type Mix } from './lib/simulated-agent.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {
@@ -34,8 +41,14 @@ const SIZES = option('cases', '50,500').split(',').map(Number);
 const MIXES: Record<string, Mix> = { first: FIRST_MIX, half: HALF_MIX, beta: BETA_MIX, tau: TAU_MIX };
 const mixNames = option('mixes', 'first,half,beta,tau').split(',');
 const CELLS = option('cells', '').split(';').filter(Boolean);
+const SECTIONS = option('sections', 'standard,moments,mature').split(',');
+const MOMENT_PAIRS = Number(option('moment-pairs', String(PAIRS)));
+const MOMENT_SIZES = option('moment-cases', option('cases', '50,500')).split(',').map(Number);
+const CONCURRENCY = option('concurrencies', CONCURRENCIES.join(',')).split(',').map(Number);
+const MATURE_CASES = Number(option('mature-cases', '200'));
 const unknown = [
   ...mixNames.filter((name) => !(name in MIXES)).map((name) => `--mixes: no mix "${name}" (known: ${Object.keys(MIXES).join(', ')})`),
+  ...SECTIONS.filter((name) => !['standard', 'moments', 'mature'].includes(name)).map((name) => `--sections: no section "${name}" (known: standard, moments, mature)`),
   ...CELLS.filter((cell) => !SCENARIOS.some((s) => s.name === cell)).map((cell) => `--cells: no cell "${cell}" (known: ${SCENARIOS.map((s) => `'${s.name}'`).join('; ')})`),
 ];
 if (unknown.length > 0) {
@@ -46,7 +59,12 @@ const mixes = mixNames.map((name) => MIXES[name] as Mix);
 const random = seededRandom(SEED);
 
 const defaults = configSchema.parse({ blueprint: 'bench', task: 'bench' }).gate;
-const policy: ComparePolicy = { ...defaults, futility: Number(option('futility', String(defaults.futility))) };
+const policy: ComparePolicy = {
+  ...defaults,
+  futility: Number(option('futility', String(defaults.futility))),
+  detectableDrop: Number(option('detectable-drop', String(defaults.detectableDrop))),
+  maxConfirmTrials: Number(option('max-confirm-trials', String(defaults.maxConfirmTrials))),
+};
 const ALPHA = policy.alpha;
 
 /** What each cell must reach: A/A at most alpha (no interval's lower bound above it), the others at least their share. */
@@ -87,7 +105,7 @@ const costMisses: string[] = [];
 const pooledCosts: string[] = [];
 const pooledMisses: string[] = [];
 const costlyCells: string[] = [];
-for (const mix of mixes) {
+for (const mix of SECTIONS.includes('standard') ? mixes : []) {
   for (const cases of SIZES) {
     const costs: number[] = [];
     const everyDecision: number[] = [];
@@ -117,6 +135,78 @@ for (const mix of mixes) {
     if (mix !== HALF_MIX && (pooled.median > COST.median || pooled.p95 > COST.p95)) pooledMisses.push(`${mix.name}, N = ${cases}`);
   }
 }
+
+// A provider change that lands at any moment of the gate, at every concurrency: the round's
+// fresh trials run as pairs (pipeline/gate/paired-turns.ts), so it lands on both sides alike.
+if (SECTIONS.includes('moments')) {
+  console.log(`\nmoments of drift: ${MOMENT_PAIRS} pairs per cell; A/A rejected (target ≤ ${pct(ALPHA)}: no interval's lower bound above it)\n`);
+  console.log('| mix | N | cell | rate [95% CI] | target | held |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const mix of mixes) {
+    for (const cases of MOMENT_SIZES) {
+      for (const scenario of momentScenarios(CONCURRENCY)) {
+        let hits = 0;
+        for (let i = 0; i < MOMENT_PAIRS; i += 1) if ((await simulatePair({ mix, cases, scenario, policy, trials: 1, random })).verdict === 'reject') hits += 1;
+        const held = wilson(hits, MOMENT_PAIRS).low <= ALPHA;
+        if (!held) misses.push(`${mix.name}, N = ${cases}, ${scenario.name}`);
+        console.log(`| ${mix.name} | ${cases} | ${scenario.name} | ${rateText(hits, MOMENT_PAIRS)} | ≤ ${pct(ALPHA)} | ${held ? 'yes' : 'NO'} |`);
+      }
+    }
+  }
+}
+
+// A mature agent: most cases pass 97% of the time, and a soft regression of one of them is what
+// users fear most.
+const MATURE_TARGETS: Record<string, { readonly rate: number; readonly allNamed?: number }> = {
+  'one case .97 → .5': { rate: 0.6 },
+  'three cases .97 → .6': { rate: 0.7, allNamed: 0.3 },
+};
+const MATURE_COST = 2.5;
+if (SECTIONS.includes('mature')) {
+  console.log(`\nthe mature mix (${MATURE_MIX.name}), N = ${MATURE_CASES}: ${PAIRS} pairs per cell\n`);
+  console.log('| cell | rate [95% CI] | target | all changed cases named [95% CI] | target | held | runs/N median | runs/N p95 |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const scenario of MATURE_SCENARIOS) {
+    const results: PairResult[] = [];
+    for (let i = 0; i < PAIRS; i += 1) results.push(await simulatePair({ mix: MATURE_MIX, cases: MATURE_CASES, scenario, policy, trials: 1, random }));
+    const hits = results.filter((r) => r.verdict === 'reject').length;
+    const goal = MATURE_TARGETS[scenario.name];
+    const changed = scenario.changes.length;
+    const allNamed = changed > 1 ? results.filter((r) => r.namedDropped === changed).length : null;
+    const runs = results.map((r) => r.runsPerCase);
+    const rateHeld = goal ? hits / PAIRS >= goal.rate : wilson(hits, PAIRS).low <= ALPHA;
+    const namedHeld = allNamed === null || goal?.allNamed === undefined || allNamed / PAIRS >= goal.allNamed;
+    const costHeld = changed > 0 || quantile(runs, 0.5) <= MATURE_COST;
+    const held = rateHeld && namedHeld && costHeld;
+    if (!held) misses.push(`mature mix, N = ${MATURE_CASES}, ${scenario.name}${costHeld ? '' : ` (cost: median over ${MATURE_COST}×N)`}`);
+    console.log(
+      `| ${scenario.name} | ${rateText(hits, PAIRS)} | ${goal ? `≥ ${pct(goal.rate)}` : `≤ ${pct(ALPHA)}`} | ${allNamed === null ? '' : rateText(allNamed, PAIRS)} | ` +
+        `${goal?.allNamed === undefined ? (changed === 0 ? `cost median ≤ ${MATURE_COST}×N` : '') : `≥ ${pct(goal.allNamed)}`} | ${held ? 'yes' : 'NO'} | ${quantile(runs, 0.5).toFixed(2)} | ${quantile(runs, 0.95).toFixed(2)} |`,
+    );
+  }
+}
+
+// What any design that selects by screen failures can reach, whatever its confirmation: a changed
+// case is caught or named only if selected, and it is selected only if the candidate failed one of
+// its screen looks (L looks where every record passed, one where one did not). The cost of the
+// looks alone, before any confirmation, is N × the expected looks a case (exact for this mix).
+if (SECTIONS.includes('mature')) {
+  const unanimous = (p: number) => p ** policy.baselineRecords;
+  const MATURE_CHANCES = [
+    [0.85, 0.97],
+    [0.1, 0.7],
+    [0.05, 0.2],
+  ] as const;
+  console.log('\nbound: selection caps by screen looks on the mature mix (no confirmation can do better; the cost is the looks alone)');
+  console.log('| looks | screen runs/N | one case .97 → .5 selected at most | all three .97 → .6 selected at most |');
+  console.log('| --- | --- | --- | --- |');
+  for (let looks = 1; looks <= 4; looks += 1) {
+    const runs = MATURE_CHANCES.reduce((sum, [share, p]) => sum + share * (1 + unanimous(p) * Array.from({ length: looks - 1 }, (_, l) => p ** (l + 1)).reduce((a, b) => a + b, 0)), 0);
+    const selected = (after: number) => unanimous(0.97) * (1 - after ** looks) + (1 - unanimous(0.97)) * (1 - after);
+    console.log(`| ${looks} | ${runs.toFixed(2)} | ${pct(selected(0.5))} | ${pct(selected(0.6) ** 3)} |`);
+  }
+}
+
 console.log(`\nrate targets: ${misses.length === 0 ? 'every cell held' : `missed in ${misses.length} cells: ${misses.join('; ')}`}`);
 // The cost targets bind the mixes other than all p = 0.5; with only that one, there is nothing to hold.
 const costBound = mixes.some((m) => m !== HALF_MIX);

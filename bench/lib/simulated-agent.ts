@@ -63,6 +63,15 @@ export const TAU_MIX: Mix = {
   draw: (random) => TAU_AIRLINE_GPT4O[Math.floor(random() * TAU_AIRLINE_GPT4O.length)] as number,
 };
 
+/** A mature agent, as most in production look: 85% of cases pass 97% of the time, 10% pass 70%, 5% pass 20%. */
+export const MATURE_MIX: Mix = {
+  name: 'mature: 85% p = .97, 10% p = .7, 5% p = .2',
+  draw: (random) => {
+    const u = random();
+    return u < 0.85 ? 0.97 : u < 0.95 ? 0.7 : 0.2;
+  },
+};
+
 export const caseId = (i: number): string => `case-${String(i).padStart(4, '0')}`;
 
 export function drawAgent(mix: Mix, cases: number, random: () => number): number[] {

@@ -130,6 +130,12 @@ export const configSchema = z
           .describe(
             'Stop confirming a moved case once its predicted chance of ending significant falls below this (statistical gate; after its first fresh pair only below 0.1, if this is higher). Higher is cheaper and misses more soft changes; 0 runs every moved case to its full size. Stopping early never raises the error rate.',
           ),
+        secondLook: z
+          .enum(['auto', 'always', 'never'])
+          .default('auto')
+          .describe(
+            "One more candidate screen trial of each case where every baseline record and the candidate's screen passed (statistical gate), so a case that now fails half the time is selected three times in four instead of half the time. auto: when at least two thirds of the cases' records all passed (a mature agent, where it costs about 0.85 x N more runs); always; never. The extra trials serve selection only.",
+          ),
         baselineRecords: z
           .number()
           .int()
@@ -164,6 +170,7 @@ export const configSchema = z
         maxConfirmTrials: 32,
         detectableDrop: 0.6,
         futility: 0.33,
+        secondLook: 'auto',
         baselineRecords: 3,
         layers: [{ layer: 'checks', mustPass: [], blueprintChecks: [] }, { layer: 'flips' }],
         allowEfficiencyReleases: false,

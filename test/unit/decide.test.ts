@@ -8,7 +8,7 @@ import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.t
 import { decide, reviewerQuestion, type CandidateEvidence, type DecisionPolicy, type GateEvidence, type RunCosts } from '../../src/stages/gate/decide.ts';
 import { PAPER_COST_WEIGHTS } from '../../src/stages/score/trace-cost.ts';
 
-const statistical: ComparePolicy = { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3 };
+const statistical: ComparePolicy = { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3, secondLook: 'auto' };
 
 function record(caseId: string, pass: boolean, extra: Partial<CaseRecord> = {}): CaseRecord {
   return { caseId, trial: 0, status: 'ok', output: null, traceRef: '', scorer: null, critic: { pass, label: pass ? 'ok' : 'x', description: '' }, pass, error: null, ...extra };

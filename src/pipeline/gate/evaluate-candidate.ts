@@ -1,9 +1,11 @@
 import type { Config } from '../../config/schema.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import type { CaseSummary } from '../../domain/case-summary.ts';
+import { poolCaseSummaries, type CaseSummary } from '../../domain/case-summary.ts';
+import { secondLookCases } from '../../stages/gate/screening.ts';
 import type { Task } from '../../domain/task.ts';
 import type { ComparePolicy, GatedComparison } from '../../stages/gate/compare.ts';
 import type { ConfirmationRequest } from '../../stages/gate/confirmation.ts';
+import type { CaseTrialTurns } from '../../domain/ports/case-trial-turns.ts';
 import { confirmCandidate, type ConfirmationRunner } from './confirmation-loop.ts';
 import { lazyCheckout, openVersion, type BaselineScreen, type RunContext, type RunResult, type VersionSession, type VersionSource } from '../run/execute-run.ts';
 
@@ -39,6 +41,12 @@ export async function evaluateCandidate(
   const opened: { baseline: Promise<VersionSession> | null } = { baseline: null };
   try {
     const candidateRun = await candidate.run({ split: 'train', trials: config.trials, purpose: 'candidate', label: input.label });
+    // A second look where every record and the candidate passed (a mature agent's soft breaks hide from one trial).
+    const again = secondLookCases(input.baseline.cases, candidateRun.cases, config.gate.secondLook);
+    const secondLook =
+      again.length === 0
+        ? null
+        : await candidate.run({ split: 'train', trials: config.trials, purpose: 'candidate', cases: again, firstTrial: config.trials, label: `${input.label} (second look at ${again.length} case${again.length === 1 ? '' : 's'} every record passed)` });
     const versions = {
       candidate: async () => candidate,
       baseline: () => (opened.baseline ??= baselineCheckout.source().then((source) => openVersion(context, source))),
@@ -47,14 +55,17 @@ export async function evaluateCandidate(
     const { comparison, runs } = await confirmCandidate(
       {
         baseline: input.baseline.cases,
-        candidate: candidateRun.cases,
+        candidate: secondLook ? poolCaseSummaries([candidateRun.cases, secondLook.cases]) : candidateRun.cases,
         policy: comparePolicy(config),
         noise: { variedCases: store.variedCases(candidateRun.taskTree) },
         intent: input.intent,
         screeningTrials: config.trials,
         records,
       },
-      confirmationRunner(context, versions, { label: input.label, firstTrial: records * config.trials }),
+      // Fresh trials come after every trial number either side used: the records, and the second look's.
+      confirmationRunner(context, versions, { label: input.label, firstTrial: (secondLook ? Math.max(records, 2) : records) * config.trials }),
+      // The order within each pair is drawn from the two commits: the same gate runs its pairs alike.
+      { concurrency: config.concurrency, seed: `${input.baselineCommit}:${input.candidate.commit}` },
     );
     return { ...comparison, candidateRun, confirmRuns: runs };
   } finally {
@@ -62,14 +73,6 @@ export async function evaluateCandidate(
     if (opened.baseline) await (await opened.baseline).close();
     await baselineCheckout.close();
   }
-}
-
-/**
- * The two versions' fresh trials run side by side, so each share of `concurrency` goes to a side;
- * with room for one case-trial only, they take turns within the round.
- */
-export function sideConcurrency(concurrency: number): Record<ConfirmationRequest['side'], number> {
-  return { baseline: Math.max(1, Math.ceil(concurrency / 2)), candidate: Math.max(1, Math.floor(concurrency / 2)) };
 }
 
 /**
@@ -83,17 +86,9 @@ function confirmationRunner(
   options: { readonly label: string; readonly firstTrial: number },
 ): ConfirmationRunner<ConfirmRun> {
   const nextTrial = new Map<string, number>();
-  const { concurrency: total } = context.workspace.config;
-  const concurrency = sideConcurrency(total);
-  // With room for one case-trial, the sides' runs of a round take turns instead of overlapping.
-  let turn: Promise<unknown> = Promise.resolve();
-  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    if (total > 1) return work();
-    const mine = turn.then(work, work);
-    turn = mine.catch(() => undefined);
-    return mine;
-  };
-  return async (request: ConfirmationRequest) => inTurn(async () => {
+  // Each side may use all of it: the round's turns keep both sides together within `concurrency`.
+  const { concurrency } = context.workspace.config;
+  return async (request: ConfirmationRequest, turns: CaseTrialTurns) => {
     const version = await versions[request.side]();
     const byFirstTrial = new Map<number, string[]>();
     for (const caseId of request.caseIds) {
@@ -110,12 +105,13 @@ function confirmationRunner(
         purpose: 'confirm',
         cases,
         firstTrial,
-        concurrency: concurrency[request.side],
+        concurrency,
+        turns,
         label: `${request.side === 'candidate' ? options.label : 'baseline'} (confirming ${cases.length} case${cases.length === 1 ? '' : 's'}, ${request.trials} fresh trial${request.trials === 1 ? '' : 's'} each)`,
       });
       runs.push({ ...run, side: request.side });
       for (const [caseId, summary] of run.cases) fresh.set(caseId, summary);
     }
     return { cases: fresh, runs };
-  });
+  };
 }

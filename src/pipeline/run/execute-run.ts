@@ -24,6 +24,7 @@ import type { RunPurpose } from '../../domain/ports/record-store.ts';
 import type { Task } from '../../domain/task.ts';
 import { caseTrialSettings } from './case-trial-executor.ts';
 import type { CaseTrialExecutor, CaseTrials, LocalExecutorFactory } from '../../domain/ports/case-trial-executor.ts';
+import type { CaseTrialTurns } from '../../domain/ports/case-trial-turns.ts';
 import { failedRunError } from './failed-run.ts';
 import { firstTaking, rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
@@ -54,6 +55,8 @@ export interface RunRequest {
   readonly firstTrial?: number;
   /** At most this many case-trials in flight (the version's concurrency when absent): two versions running side by side share it. */
   readonly concurrency?: number;
+  /** When each case-trial may start (the gate's confirmation pairs the two versions' trials). */
+  readonly turns?: CaseTrialTurns;
   /** Run now even when records of the same key exist, for this reason (said wherever the run's origin is). */
   readonly fresh?: { readonly reason: string };
 }
@@ -258,7 +261,7 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
           growTaxonomy: request.split !== 'test',
           resumed,
         },
-        { runtime: agent, model: judge.model, store, traces, scorerScripts: context.scorerScripts, reporter, redact: context.redact, ...(context.budget ? { budget: context.budget } : {}) },
+        { runtime: agent, model: judge.model, store, traces, scorerScripts: context.scorerScripts, reporter, redact: context.redact, ...(context.budget ? { budget: context.budget } : {}), ...(request.turns ? { turns: request.turns } : {}) },
       ));
       await traces.close();
     } catch (error) {

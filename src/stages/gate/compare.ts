@@ -21,6 +21,8 @@ export interface ComparePolicy extends GatePolicy, StatisticalPolicy {
   readonly futility: number;
   /** Records of the baseline's screen the gate selects with. */
   readonly baselineRecords: number;
+  /** One more candidate screen trial where every record and the candidate passed (screening.ts, `secondLookCases`). */
+  readonly secondLook: 'auto' | 'always' | 'never';
 }
 
 export interface RunStats {

@@ -45,6 +45,28 @@ export interface Screening {
   readonly aggregate: { readonly worse: number; readonly better: number; readonly pValue: number };
 }
 
+/** Under `secondLook: "auto"`, the share of cases whose records all passed from which the agent counts as mature. */
+export const MATURE_SHARE = 2 / 3;
+
+/**
+ * Cases the candidate's screen looks at once more: every record of the baseline passed every
+ * trial, and so did the candidate. On an agent whose cases nearly always pass, a case that now
+ * fails half the time passes one screen trial half the time and would never reach confirmation;
+ * a second trial selects it three times in four. The extra trials serve selection only (each
+ * test uses fresh trials), so they cannot bias a test; they cost one candidate trial per such case,
+ * which on other suites buys less than it costs, hence "auto": only on a mature agent, read from
+ * the baseline's records alone (never from the candidate).
+ */
+export function secondLookCases(baseline: ReadonlyMap<string, CaseSummary>, candidate: ReadonlyMap<string, CaseSummary>, mode: 'auto' | 'always' | 'never'): string[] {
+  const unanimous = (c: CaseSummary | undefined): boolean => c !== undefined && c.graded >= 2 && c.passes === c.graded;
+  if (mode === 'never' || baseline.size === 0) return [];
+  if (mode === 'auto' && [...baseline.values()].filter(unanimous).length < MATURE_SHARE * baseline.size) return [];
+  return [...candidate.values()]
+    .filter((after) => unanimous(baseline.get(after.caseId)) && after.graded > 0 && after.passes === after.graded)
+    .map((c) => c.caseId)
+    .sort();
+}
+
 export function movementOf(baseline: TrialCounts, candidate: TrialCounts): Movement {
   // Compare passes/graded without division: candidate share below baseline share is a drop.
   const before = baseline.passes * candidate.graded;

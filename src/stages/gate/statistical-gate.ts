@@ -35,7 +35,7 @@ function twoStageGuarantee(alpha: number): string {
   return (
     `an unchanged agent is rejected at most ${pct(alpha)} of the time, whatever its per-case pass chances and however the provider drifted since the baseline's records were taken; ` +
     `a case is named a regression it is not at most ${percent(regression)} of the time, and credited as a fix it is not at most ${percent(fix)} of the time. ` +
-    'This assumes that the two versions\' fresh trials in each round ran under the same conditions (they run together, interleaved), that each trial of a case is independent of the others given the version, ' +
+    'This assumes that the two versions\' fresh trials in each round ran under the same conditions (each case\'s baseline and candidate trials start as pairs, the order within each pair drawn at random, at every concurrency, so a change of the provider at any moment of the gate touches both sides alike in expectation), that each trial of a case is independent of the others given the version, ' +
     'and that infrastructure errors strike passing and failing trials alike'
   );
 }

@@ -15,6 +15,7 @@ import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
 import { eachPool } from './pool.ts';
 import { recordTrace } from '../../domain/trace-lines.ts';
 import type { RunTraces } from '../../domain/ports/run-traces.ts';
+import type { CaseTrialTurns } from '../../domain/ports/case-trial-turns.ts';
 
 export interface RunInput {
   readonly runId: string;
@@ -63,6 +64,8 @@ export interface RunDeps {
   readonly redact: Redactor;
   /** The command's spend budget: once it refused a request, no case-trial starts, and none it cut short is graded. */
   readonly budget?: { reached(): boolean; refusals(): number };
+  /** When each case-trial may start (the gate's confirmation pairs the two versions' trials); at once when absent. */
+  readonly turns?: CaseTrialTurns;
 }
 
 /** What a run leaves in memory: per-case pass counts and totals, never its records or traces. */
@@ -137,10 +140,18 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
         cutByBudget += 1;
         return;
       }
+      // The turn covers the agent and its grading (the critic is a model of the same provider).
+      const endTurn = deps.turns ? await deps.turns.take() : null;
       const refusedBefore = deps.budget?.refusals() ?? 0;
-      const execution = await executeCaseTrial(testCase, trial, deps);
+      let execution: CaseTrialExecution;
+      let graded: GradedCaseTrial;
       const seen = { invalid: false };
-      const graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy, { scripts: deps.scorerScripts });
+      try {
+        execution = await executeCaseTrial(testCase, trial, deps);
+        graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy, { scripts: deps.scorerScripts });
+      } finally {
+        endTurn?.();
+      }
       // A request refused while this case-trial ran may have cut it short (an agent that gives up
       // on an error, a critic skipped): its grade would be the budget's, not the agent's.
       if ((deps.budget?.refusals() ?? 0) > refusedBefore) {
