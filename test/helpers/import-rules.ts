@@ -1,11 +1,8 @@
 // The import rules of src/ (docs/architecture.md) as data, and the checker that reads the sources.
-// Files are put in zones by their path in the re-zoned layout: before scripts/rezone.ts has run,
-// a file's zone is that of the place the re-zone table sends it, so the same rules hold on both
-// layouts and new files from other branches are judged where they will land.
+// Files are put in zones by their path.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { destinationOf } from '../../scripts/rezone.ts';
 
 export type Zone = 'domain' | 'config' | 'stages' | 'pipeline' | 'adapters' | 'app' | 'cli' | 'api';
 
@@ -103,8 +100,8 @@ export function readImports(root: string): { files: string[]; edges: ImportEdge[
   return { files, edges };
 }
 
-/** A path's place in the re-zoned layout (itself once re-zoned). */
-const rezoned = (file: string): string => destinationOf(file) ?? file;
+/** A path's place in the layout (the re-zone that once moved files has finished: a path is its place). */
+const rezoned = (file: string): string => file;
 
 function globToRegExp(glob: string): RegExp {
   const body = glob

@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { destinationOf } from '../../scripts/rezone.ts';
 import { readImports } from '../helpers/import-rules.ts';
 import { repoRoot } from '../helpers/workspace.ts';
 
@@ -37,7 +36,7 @@ describe('ambient reads (process.env, Date.now())', () => {
   it('happen only in the environment and clock modules', () => {
     const misplaced: string[] = [];
     for (const file of readImports(repoRoot).files) {
-      const rezoned = destinationOf(file) ?? file;
+      const rezoned = file;
       for (const read of ambientReads(file, readFileSync(path.join(repoRoot, file), 'utf8'))) {
         const kind = read.slice(0, read.lastIndexOf(':')) as keyof typeof ALLOWED;
         if (!ALLOWED[kind].includes(rezoned)) misplaced.push(`${file}:${read.slice(kind.length + 1)} reads ${kind}`);
