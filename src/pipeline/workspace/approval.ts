@@ -2,6 +2,7 @@
 // waits as a pending release (refs/agentdevel/pending/<bp>/iter-NNN, its report beside it).
 // `approve` promotes it with the same journalled, all-or-nothing transaction as any promotion;
 // `decline` records the refusal in git. Either way the pending ref goes in the same transaction.
+import { nullWhenAbsent } from '../../domain/absent.ts';
 import { intentText } from '../../domain/release-candidate.ts';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -110,7 +111,7 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
     const report = (await readFile(reportFile, 'utf8')).replace(/^\| Decision \| \*\*pending\*\*.*$/m, () => `| Decision | ${note} |`);
     await writeFile(reportFile, report);
     // report.html is rebuilt from the document as it now reads (no longer "awaiting approval").
-    const casesText = await readFile(path.join(dir, to, 'cases.json'), 'utf8').catch(() => null);
+    const casesText = await readFile(path.join(dir, to, 'cases.json'), 'utf8').catch(nullWhenAbsent);
     const evidence = casesText === null ? null : parseCaseEvidence(casesText, `${to}/cases.json`);
     await writeFile(path.join(dir, to, 'report.html'), renderFlipReportHtml({ title: reportTitle(document), document, evidence, diagnosis: null }, rendering));
     const paths = [from, to];
