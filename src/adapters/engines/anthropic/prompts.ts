@@ -41,7 +41,8 @@ type TemplateName =
   | 'judge-user'
   | 'writer-system'
   | 'writer-member'
-  | 'writer-orchestrator';
+  | 'writer-orchestrator'
+  | 'orchestrator-writer-system';
 
 let compiled: Map<string, Render> | null = null;
 
@@ -124,8 +125,20 @@ export function writerPrompt(request: MemberWriteRequest, facts: RoleFacts): Rol
 /** The member writer, asked for an orchestrator prompt customised to the chosen team. */
 export function orchestratorPromptPrompt(request: OrchestratorPromptRequest, facts: RoleFacts): RolePrompt {
   return {
-    system: [render('writer-system', { facts })],
-    user: render('writer-orchestrator', { rubric: request.task.rubric, current: request.current, team: pretty(request.team) }),
+    system: [render('orchestrator-writer-system', { facts })],
+    user: render('writer-orchestrator', {
+      rubric: request.task.rubric,
+      current: request.current,
+      team: pretty(request.team),
+      standing: request.standing
+        ? {
+            designCases: request.standing.designCases,
+            designFailures: request.standing.designFailures.join(', '),
+            releaseFailures: request.standing.releaseFailures.join(', '),
+            fixesRequired: request.standing.fixesRequired,
+          }
+        : null,
+    }),
   };
 }
 
@@ -168,9 +181,15 @@ function diagnosesCrew(request: DiagnosisScriptRequest): boolean {
   return request.sampleRecords.some((r) => isCrewTrace(traceOf(r))) || (request.gradient?.components.some((c) => c.kind === 'orchestrator') ?? false);
 }
 
+/**
+ * Whether the diagnostician may propose label merges: a merge needs two labels of the taxonomy.
+ * The answer's schema has the "labelMerges" field exactly then, and the prose asks for it exactly then.
+ */
+export const proposesMerges = (request: Pick<DiagnosisScriptRequest, 'taxonomy'>): boolean => request.taxonomy.length >= 2;
+
 export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: RoleFacts): RolePrompt {
   return {
-    system: [render('diagnostician-system', { facts, crew: diagnosesCrew(request), limits: { timeoutSeconds: Math.round(request.limits.timeoutMs / 1000), memoryMb: request.limits.memoryMb } })],
+    system: [render('diagnostician-system', { facts, crew: diagnosesCrew(request), merges: proposesMerges(request), limits: { timeoutSeconds: Math.round(request.limits.timeoutMs / 1000), memoryMb: request.limits.memoryMb } })],
     user: render('diagnostician-user', {
       recordSchema: request.recordSchema,
       taxonomy: request.taxonomy,
