@@ -198,8 +198,10 @@ export function blueprintComponents(
   const components: BlueprintComponent[] = [];
 
   if (runtime === 'crew') {
-    const { members: _members, ...crew } = settings;
-    components.push({ id: 'orchestrator', kind: 'orchestrator', name: ORCHESTRATOR, path: manifestFile, files: [manifestFile], description: '', signature: JSON.stringify(crew) });
+    const { members, ...crew } = settings;
+    // The members' order is the orchestrator's: it lists them to its model in that order, so a reordering is a change of the orchestrator (each member's own entry is unchanged).
+    const order = Array.isArray(members) ? members.map((m: unknown) => (m && typeof m === 'object' ? (m as { name?: unknown }).name : null)) : [];
+    components.push({ id: 'orchestrator', kind: 'orchestrator', name: ORCHESTRATOR, path: manifestFile, files: [manifestFile], description: '', signature: JSON.stringify({ ...crew, memberOrder: order }) });
   } else {
     // A command agent's program is every file of its folder that is no template.
     const program = runtime === 'command' ? inRoot.filter((p) => p !== manifestFile && !isTemplate(p)) : [];

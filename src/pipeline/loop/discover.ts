@@ -50,8 +50,11 @@ export interface DiscoverOutcome {
   readonly state: BanditState;
   readonly stoppedEarly: string | null;
   readonly ranking: { readonly byHelpfulness: readonly string[]; readonly bySuccessRate: readonly string[] };
-  readonly proposal: { readonly team: readonly string[]; readonly commit: string; readonly intent: ChangeIntent; readonly edits: readonly string[] };
-  readonly gate: GateOutcome;
+  /** Null when no proposal could pass the gate, so none was written or gated (see `withheld`). */
+  readonly proposal: { readonly team: readonly string[]; readonly commit: string; readonly intent: ChangeIntent; readonly edits: readonly string[] } | null;
+  readonly gate: GateOutcome | null;
+  /** Why no proposal went to the gate; null when one did. */
+  readonly withheld: string | null;
   readonly simulated: boolean;
 }
 
@@ -157,6 +160,7 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
       stoppedEarly,
       releaseSimulated: releaseRun.simulated,
       releaseFailures: failureLabels(releaseRun.cases.values()),
+      releaseFailingCases: [...releaseRun.cases.values()].filter((c) => c.outcome === 'fail').length,
     };
   });
 
@@ -165,6 +169,25 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
   if (session.rounds.length === 0) throw new AgentdevelError('USAGE', `discover played no round, so it has no team to propose (${played.stoppedEarly ?? 'no round'})`, { hint: 'Raise --budget, or lower discover.designCases in agentdevel.config.json.' });
   const chosen = bestTeam(state.arms, request.team);
   const team = chosen.map((name) => session.members.find((m) => m.name === name) as ArchivedMember);
+  const fixesRequired = config.gate.allowEfficiencyReleases ? 0 : config.gate.minF2P;
+  const withheld = proposalCannotPass(fixesRequired, played.releaseFailingCases);
+  if (withheld) {
+    // A certain rejection costs a writer request and a gate's runs: the rounds stay recorded, nothing is proposed.
+    reporter.emit({ type: 'warning', message: `discover: no proposal gated: ${withheld}` });
+    return {
+      ref: discoverRef(config),
+      seed,
+      ceiling: played.ceiling,
+      rounds: played.rounds,
+      state,
+      stoppedEarly: played.stoppedEarly,
+      ranking: { byHelpfulness: bestTeam(state.arms, state.arms.length), bySuccessRate: bySuccessRate(state.arms) },
+      proposal: null,
+      gate: null,
+      withheld,
+      simulated: played.releaseSimulated || played.rounds.some((r) => r.simulated),
+    };
+  }
   const written = await chargedTo({ activity: `discover/${config.blueprint}/proposal` }, () =>
     context.model.writeOrchestratorPrompt({
       model: config.models.writer,
@@ -173,6 +196,7 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
       current: { path: `${crew.root}/${crew.manifest.orchestrator.prompt}`, content: crew.files.get(crew.manifest.orchestrator.prompt) ?? '' },
       team: team.map((m) => ({ name: m.name, description: m.description, tools: m.tools, sees: m.sees, arm: armView(state.arms, m.name) })),
       task: session.task,
+      standing: { designCases: session.design.cases.length, designFailures: symptomTally(session.rounds).map((s) => s.label), releaseFailures: played.releaseFailures, fixesRequired },
     }),
   );
   const intent = proposalIntent(session.rounds, played.releaseFailures, state, chosen);
@@ -200,6 +224,7 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
     ranking: { byHelpfulness: bestTeam(state.arms, state.arms.length), bySuccessRate: bySuccessRate(state.arms) },
     proposal: { team: chosen, commit: built.commit, intent, edits: edits.map((e) => e.path) },
     gate,
+    withheld: null,
     simulated: played.releaseSimulated || played.rounds.some((r) => r.simulated) || gate.simulated,
   };
 }
@@ -368,6 +393,15 @@ function proposalIntent(rounds: readonly RoundDocument[], releaseFailures: reado
     targets: targets.length > 0 ? targets : ['none'],
     rationale: `discover: the team of ${team.length} ranked first by hindsight helpfulness over ${state.round} rounds, ${figures.join(', ')}, with an orchestrator prompt written for it; aimed at ${aim}.`,
   };
+}
+
+/**
+ * Why a proposal cannot pass the gate, whatever the team: the gate requires more fixes than the
+ * release has failing train cases to fix (an efficiency release, when allowed, needs none). Null when it can.
+ */
+export function proposalCannotPass(fixesRequired: number, releaseFailingCases: number): string | null {
+  if (fixesRequired <= releaseFailingCases) return null;
+  return `the gate requires at least ${fixesRequired} fix${fixesRequired === 1 ? '' : 'es'} (gate.minF2P) and the release fails ${releaseFailingCases} train case${releaseFailingCases === 1 ? '' : 's'}, so any proposal would be rejected; set gate.allowEfficiencyReleases to gate a cheaper team`;
 }
 
 /** The labels of a run's failing cases, most frequent first. */
