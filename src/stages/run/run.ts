@@ -12,6 +12,7 @@ import type { CaseOutcome, Runtime } from '../../domain/ports/runtime.ts';
 import type { ScorerConfig } from '../../domain/task-manifest.ts';
 import { score, ScorerCrash, type ScoreDeps, type ScorerInput } from '../score/scorers.ts';
 import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
+import { liveTaxonomy } from './live-taxonomy.ts';
 import { eachPool } from './pool.ts';
 import { recordTrace } from '../../domain/trace-lines.ts';
 import type { RunTraces } from '../../domain/ports/run-traces.ts';
@@ -88,6 +89,8 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const total = input.cases.length * input.trials;
   deps.reporter.emit({ type: 'run.started', runId: input.runId, label: input.label, total });
   const taxonomy = deps.store.taxonomy();
+  // Labels coined in this run reach its later critic requests, wave by wave (never on the sealed test split, which coins none).
+  const live = input.growTaxonomy ? liveTaxonomy(taxonomy, total) : null;
   const summarizer = caseSummarizer(input.cases.map((c) => c.id));
   const batch = recordBatch(input.runId, deps.store);
   const order = new Map(input.cases.map((c, i) => [c.id, i * input.trials]));
@@ -100,12 +103,14 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   let spared = 0;
   // An answer that stays invalid is an infra_error record too, but not an outage: it is counted apart.
   const invalid: { count: number; first: StructuredOutputError | null } = { count: 0, first: null };
-  /** The model port of one case-trial: it notes whether that case-trial's critic answer stayed invalid. */
-  const watched = (seen: { invalid: boolean }): ModelPort => ({
+  /** The model port of one case-trial: it sends the live taxonomy at its position, and notes whether its critic answer stayed invalid. */
+  const watched = (seen: { invalid: boolean }, position: number): ModelPort => ({
     ...deps.model,
     criticize: async (request) => {
       try {
-        return await deps.model.criticize(request);
+        if (!live) return await deps.model.criticize(request);
+        await live.ready(position);
+        return await deps.model.criticize({ ...request, taxonomy: live.taxonomyFor(position) });
       } catch (error) {
         if (error instanceof StructuredOutputError) {
           seen.invalid = true;
@@ -118,13 +123,24 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   });
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
-      const execution = await executeCaseTrial(testCase, trial, deps);
+      const position = (order.get(testCase.id) ?? 0) + (trial - first);
+      let execution: Awaited<ReturnType<typeof executeCaseTrial>>;
+      let record: CaseRecord;
       const seen = { invalid: false };
-      const graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy, { scripts: deps.scorerScripts });
-      const traceRef = await deps.traces.append(execution.lines);
-      // Secrets are redacted from the whole record (the agent's output, scorer and critic
-      // messages) before it reaches the store, the diagnosis or a report.
-      const record = redactRecord({ ...graded, traceRef }, deps.redact);
+      try {
+        execution = await executeCaseTrial(testCase, trial, deps);
+        const graded = await gradeCaseTrial(execution, testCase, input, watched(seen, position), taxonomy, { scripts: deps.scorerScripts });
+        const traceRef = await deps.traces.append(execution.lines);
+        // Secrets are redacted from the whole record (the agent's output, scorer and critic
+        // messages) before it reaches the store, the diagnosis, a report or a later critic request.
+        record = redactRecord({ ...graded, traceRef }, deps.redact);
+      } catch (error) {
+        // The pool takes no more case-trials after a failure: a later wave must not wait for them.
+        live?.abandon();
+        throw error;
+      }
+      const verdict = record.critic;
+      live?.graded(position, verdict && !verdict.pass && !shown.has(verdict.label) ? { label: verdict.label, description: verdict.description } : null);
       const at = (order.get(record.caseId) ?? 0) + (record.trial - first);
       if (input.growTaxonomy && record.critic && !record.critic.pass && !shown.has(record.critic.label)) {
         const features = caseTrialFeatures(record, execution.trace);
