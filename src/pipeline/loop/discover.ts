@@ -263,6 +263,30 @@ async function playRound(session: Session, t: number, theta: number): Promise<Ro
   }
   const scores = rankByUcb(session.arms, t);
   const team = scores.slice(0, session.top).map((s) => s.name);
+  const repeated = crp.grew ? null : repeatedRound(session, team);
+  if (repeated) {
+    // The same team on the same cases at temperature 0 sends the very requests that round sent:
+    // its evidence is this round's too, at no cost (the bandit still counts the pull).
+    session.arms = updateArms(session.arms, team, repeated.evidence);
+    const ledger = store.costOfActivity(roundActivity(config.blueprint, t));
+    return {
+      schema: 'agentdevel/discover-round@1',
+      round: t,
+      seed: session.seed,
+      design: session.design,
+      theta,
+      top: session.top,
+      crp: { archiveSize, probability: crp.probability, draw: crp.draw, grew: crp.grew, added, warmup },
+      scores: scores.map((s) => ({ name: s.name, ucb: Number.isFinite(s.ucb) ? s.ucb : null })),
+      team,
+      runId: repeated.runId,
+      passRate: repeated.passRate,
+      evidence: repeated.evidence,
+      symptoms: [...repeated.symptoms],
+      cost: { caseTrials: warmupTrials, judgeRequests: 0, writerRequests, ledger: { calls: ledger.calls, inputTokens: ledger.inputTokens, outputTokens: ledger.outputTokens, costUsd: ledger.costUsd } },
+      simulated: repeated.simulated,
+    };
+  }
   const run = await runTeam(context, {
     checkout: session.checkout,
     crew: session.crew,
@@ -297,6 +321,17 @@ async function playRound(session: Session, t: number, theta: number): Promise<Ro
     },
     simulated: run.simulated,
   };
+}
+
+/**
+ * An earlier round this one would repeat exactly: the same team in the same order, on the same
+ * design split, with agents at temperature 0 (a trial number changes none of their requests).
+ * Null when the agents sample, or no round matches.
+ */
+function repeatedRound(session: Session, team: readonly string[]): RoundDocument | null {
+  if (session.crew.manifest.temperature !== 0) return null;
+  const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  return session.rounds.find((r) => same(r.team, team) && same(r.design.cases, session.design.cases) && r.design.trials === session.design.trials) ?? null;
 }
 
 /** Asks the member writer for a new member (warmup null) or a warm-up revision; its answer must follow the archive's rules. */
