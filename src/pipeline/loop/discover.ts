@@ -74,6 +74,8 @@ interface Session {
   members: ArchivedMember[];
   arms: Arm[];
   rounds: RoundDocument[];
+  /** The first round of this session: earlier rounds ran on the release of their own session, perhaps another. */
+  readonly firstRound: number;
 }
 
 export async function discover(context: RunContext, request: DiscoverRequest): Promise<DiscoverOutcome> {
@@ -117,6 +119,7 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
       members: [...(recorded?.members ?? [])],
       arms: [...(recorded?.state.arms ?? [])],
       rounds: [...(recorded?.rounds ?? [])],
+      firstRound,
     };
     // The release's members join the archive when it lacks them, pickable from this session's first round.
     for (const member of crew.manifest.members) {
@@ -324,14 +327,14 @@ async function playRound(session: Session, t: number, theta: number): Promise<Ro
 }
 
 /**
- * An earlier round this one would repeat exactly: the same team in the same order, on the same
- * design split, with agents at temperature 0 (a trial number changes none of their requests).
- * Null when the agents sample, or no round matches.
+ * An earlier round of this session (so on the same release) this one would repeat exactly: the
+ * same team in the same order, on the same design split, with agents at temperature 0 (a trial
+ * number changes none of their requests). Null when the agents sample, or no round matches.
  */
 function repeatedRound(session: Session, team: readonly string[]): RoundDocument | null {
   if (session.crew.manifest.temperature !== 0) return null;
   const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  return session.rounds.find((r) => same(r.team, team) && same(r.design.cases, session.design.cases) && r.design.trials === session.design.trials) ?? null;
+  return session.rounds.find((r) => r.round >= session.firstRound && same(r.team, team) && same(r.design.cases, session.design.cases) && r.design.trials === session.design.trials) ?? null;
 }
 
 /** Asks the member writer for a new member (warmup null) or a warm-up revision; its answer must follow the archive's rules. */
