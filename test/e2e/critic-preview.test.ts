@@ -27,15 +27,14 @@ describe('the critic preview', () => {
     const dir = await exampleWorkspace();
     const configFile = path.join(dir, 'agentdevel.config.json');
     const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
-    const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY };
-
-    // A first run records train-001's trace (and grows the taxonomy with the labels it coins), its
-    // critic the mock: a verdict is kept per model, so the Claude critic below still judges the trace.
-    const first = await cliAsync(['run', '--case', 'train-001', '-C', dir], { env });
-    expect(first.code, first.stderr).toBe(0);
     config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
     writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
     git(dir, 'commit', '-qam', 'the critic on Claude');
+    const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY };
+
+    // A first run records train-001's trace (and grows the taxonomy with the labels it coins).
+    const first = await cliAsync(['run', '--case', 'train-001', '-C', dir], { env });
+    expect(first.code, first.stderr).toBe(0);
     const preview = await cliAsync(['prompts', '--role', 'critic', '--case', 'train-001', '--json', '-C', dir], { env: { ANTHROPIC_API_KEY: '' } });
     expect(preview.code, preview.stderr).toBe(0);
     const shown = JSON.parse(preview.stdout) as { headers: Record<string, string>; body: Record<string, unknown> };
