@@ -3,7 +3,7 @@
 // own builder of the Messages API call, and today's facts as the engine would give them.
 import type { Clock } from '../domain/ports/clock.ts';
 import type { RoleFacts } from '../domain/role-facts.ts';
-import { criticCall, diagnosticianCall, messagesParams, synthesizerCall, type StructuredCall } from '../adapters/engines/anthropic/requests.ts';
+import { criticCall, diagnosticianCall, messagesParams, requirementsReviewCall, synthesizerCall, type StructuredCall } from '../adapters/engines/anthropic/requests.ts';
 import { currentRoleFacts } from '../adapters/engines/runtime-facts.ts';
 import { currentRoleRequest, type PromptRole, type RoleRequest } from '../pipeline/loop/role-requests.ts';
 import type { Workspace } from '../pipeline/workspace/workspace.ts';
@@ -12,6 +12,8 @@ function callOf(built: RoleRequest, facts: RoleFacts): StructuredCall<unknown> {
   switch (built.role) {
     case 'critic':
       return criticCall(built.request, facts);
+    case 'reviewer':
+      return requirementsReviewCall(built.request, facts);
     case 'diagnostician':
       return diagnosticianCall(built.request, facts);
     case 'synthesizer':

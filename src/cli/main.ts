@@ -206,7 +206,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     .option('--line <name>', 'the release candidates of the scratch line NAME (see iterate --line)')
     .action(lazy(commands.log, (m) => m.logCommand));
   common(program.command('prompts').description('print what a model role is sent for the workspace as it stands (no model call, nothing recorded)'))
-    .option('--role <role>', 'critic, diagnostician or synthesizer')
+    .option('--role <role>', 'critic, reviewer, diagnostician or synthesizer')
     .option('--case <id>', 'the train case whose trace the critic judges (default: the first failing one of the newest run)')
     .action(lazy(commands.prompts, (m) => m.promptsCommand));
   common(program.command('approve').description('promote a release candidate that awaits approval (gate layer "approval")'))

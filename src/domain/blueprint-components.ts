@@ -198,8 +198,10 @@ export function blueprintComponents(
   const components: BlueprintComponent[] = [];
 
   if (runtime === 'crew') {
-    const { members: _members, ...crew } = settings;
-    components.push({ id: 'orchestrator', kind: 'orchestrator', name: ORCHESTRATOR, path: manifestFile, files: [manifestFile], description: '', signature: JSON.stringify(crew) });
+    const { members, ...crew } = settings;
+    // The members' order is the orchestrator's: it lists them to its model in that order, so a reordering is a change of the orchestrator (each member's own entry is unchanged).
+    const order = Array.isArray(members) ? members.map((m: unknown) => (m && typeof m === 'object' ? (m as { name?: unknown }).name : null)) : [];
+    components.push({ id: 'orchestrator', kind: 'orchestrator', name: ORCHESTRATOR, path: manifestFile, files: [manifestFile], description: '', signature: JSON.stringify({ ...crew, memberOrder: order }) });
   } else {
     // A command agent's program is every file of its folder that is no template.
     const program = runtime === 'command' ? inRoot.filter((p) => p !== manifestFile && !isTemplate(p)) : [];
@@ -281,7 +283,26 @@ export function withEdits(files: readonly BlueprintFile[], edits: readonly FileE
 const signaturesOf = (files: readonly BlueprintFile[], root: string, claims: ComponentClaims): Map<string, string> =>
   new Map(blueprintComponents(files, root, { claims }).map((c) => [c.id, c.signature]));
 
-const differing = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): string[] => [...new Set([...a.keys(), ...b.keys()])].filter((id) => a.get(id) !== b.get(id)).sort();
+/**
+ * Whether two versions of the orchestrator are the same: the same settings, and the members both
+ * versions hold in the same order. Adding or removing a member shifts the others' places without
+ * reordering them: that is a change of the member, not of the orchestrator.
+ */
+function sameOrchestrator(a: string, b: string): boolean {
+  const parse = (signature: string) => {
+    const { memberOrder, ...settings } = JSON.parse(signature) as { memberOrder?: unknown[] };
+    return { settings: JSON.stringify(settings), order: Array.isArray(memberOrder) ? memberOrder : [] };
+  };
+  const [left, right] = [parse(a), parse(b)];
+  if (left.settings !== right.settings) return false;
+  const common = (order: unknown[], other: unknown[]) => order.filter((name) => other.includes(name));
+  return JSON.stringify(common(left.order, right.order)) === JSON.stringify(common(right.order, left.order));
+}
+
+const sameComponent = (id: string, a: string | undefined, b: string | undefined): boolean =>
+  a === b || (id === 'orchestrator' && a !== undefined && b !== undefined && sameOrchestrator(a, b));
+
+const differing = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): string[] => [...new Set([...a.keys(), ...b.keys()])].filter((id) => !sameComponent(id, a.get(id), b.get(id))).sort();
 
 /** The components whose signature differs between two versions, or that exist in only one. */
 export function changedComponents(before: readonly BlueprintFile[], after: readonly BlueprintFile[], root: string): string[] {

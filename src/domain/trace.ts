@@ -109,3 +109,8 @@ export function criticView(trace: readonly TraceEvent[]): TraceEvent[] {
 export function facesUser(event: TraceEvent): boolean {
   return event.agent === undefined || event.agent === ORCHESTRATOR;
 }
+
+/** Whether a trace is a crew's: a crew's runtime names the agent of every event, a single agent's names none. */
+export function isCrewTrace(trace: readonly TraceEvent[]): boolean {
+  return trace.some((event) => event.agent !== undefined);
+}

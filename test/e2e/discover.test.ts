@@ -78,10 +78,12 @@ describe('discover on the crew example, offline (mock engine)', () => {
     }
     expect(outcome.state.archive.length).toBe(3 + grown.length);
     // Each round's cost: its case-trials and requests (the mock is not metered: no ledger rows, $0).
-    for (const round of outcome.rounds) {
+    // A round that repeats an earlier one (same team, same cases, temperature 0) runs nothing.
+    for (const [index, round] of outcome.rounds.entries()) {
       roundDocumentSchema.parse(round);
-      expect(round.cost.caseTrials).toBeGreaterThanOrEqual(12);
-      expect(round.cost.judgeRequests).toBeGreaterThan(0);
+      const repeats = !round.crp.grew && outcome.rounds.slice(0, index).some((r) => r.team.join() === round.team.join());
+      expect(round.cost.caseTrials).toBeGreaterThanOrEqual(repeats ? 0 : 12);
+      expect(round.cost.judgeRequests > 0).toBe(!repeats);
       expect(round.cost.ledger.costUsd).toBe(0);
       expect(round.simulated).toBe(true);
     }

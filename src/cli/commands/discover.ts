@@ -49,12 +49,19 @@ function printOutcome(command: CommandContext, outcome: DiscoverOutcome): void {
   if (outcome.stoppedEarly) output.line(`stopped early: ${outcome.stoppedEarly}`);
   for (const row of armRows(outcome.state.arms, outcome.ranking.byHelpfulness)) output.line(`  ${row}`);
   output.line(`ranked by helpfulness: ${outcome.ranking.byHelpfulness.join(', ')}; by success rate: ${outcome.ranking.bySuccessRate.join(', ')}`);
-  output.line("cost per round (case-trials, requests, and the cost ledger's rows for it; the mock engine is not metered):");
+  // The mock engine has no price list; a model's calls are metered, and saying otherwise misleads a bill's reader.
+  const unmetered = outcome.rounds.some((r) => r.simulated) ? '; the mock engine is not metered' : '';
+  output.line(`cost per round (case-trials, requests, and the cost ledger's rows for it${unmetered}):`);
   for (const round of outcome.rounds) {
     output.line(`  round ${round.round}: ${round.cost.caseTrials} case-trials, ${round.cost.judgeRequests} judge and ${round.cost.writerRequests} writer requests; ledger ${round.cost.ledger.calls} calls, $${round.cost.ledger.costUsd.toFixed(4)}`);
   }
-  const { gate } = outcome;
-  output.line(`proposal: team ${outcome.proposal.team.join(', ')} with an orchestrator prompt written for it (${outcome.proposal.commit.slice(0, 10)})`);
+  const { gate, proposal } = outcome;
+  if (!gate || !proposal) {
+    output.line(`no proposal: ${outcome.withheld ?? 'none was gated'}`);
+    if (outcome.simulated) output.line(simulationNote);
+    return;
+  }
+  output.line(`proposal: team ${proposal.team.join(', ')} with an orchestrator prompt written for it (${proposal.commit.slice(0, 10)})`);
   output.line(`gate: ${gate.outcome}${gate.tag ? ` as ${gate.tag}` : ''}: ${gate.decision.f2p.length} F→P, ${gate.decision.p2f.length} P→F; ${gate.decision.reasons.join('; ')}`);
   output.line('the proposal went through the gate like any RC; `agentdevel log` lists its decision');
   if (outcome.simulated) output.line(simulationNote);

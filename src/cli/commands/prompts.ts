@@ -28,7 +28,7 @@ export async function promptsCommand(io: Io, options: PromptsOptions): Promise<n
     const { call, params, sources } = await rolePrompt(command.workspace, role, options.case ?? null, io.clock);
     for (const source of sources) command.reporter.emit({ type: 'stage', stage: 'prompts', message: source });
     if (call.model === MOCK_MODEL) {
-      command.reporter.emit({ type: 'warning', message: `models.${role} is "mock": the mock engine reads no prompt; this is what a Claude model would be sent` });
+      command.reporter.emit({ type: 'warning', message: `models.${role === 'reviewer' ? 'critic' : role} is "mock": the mock engine reads no prompt; this is what a Claude model would be sent` });
     }
     if (command.output.json) {
       command.output.result({ role, stream: call.stream, headers: { 'x-agentdevel-role': role }, body: params });

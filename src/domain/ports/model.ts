@@ -292,6 +292,13 @@ export interface OrchestratorPromptRequest {
   readonly current: BlueprintFile;
   readonly team: ReadonlyArray<Omit<ArchivedMemberView, 'prompt' | 'origin'>>;
   readonly task: TaskBrief;
+  /** Where the proposal stands: what failed on the design split and in the release's train run, and how many fixes the gate requires (0: none). */
+  readonly standing?: {
+    readonly designCases: number;
+    readonly designFailures: readonly string[];
+    readonly releaseFailures: readonly string[];
+    readonly fixesRequired: number;
+  };
 }
 
 export interface RequirementViolation {

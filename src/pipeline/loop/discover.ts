@@ -51,8 +51,11 @@ export interface DiscoverOutcome {
   readonly state: BanditState;
   readonly stoppedEarly: string | null;
   readonly ranking: { readonly byHelpfulness: readonly string[]; readonly bySuccessRate: readonly string[] };
-  readonly proposal: { readonly team: readonly string[]; readonly commit: string; readonly intent: ChangeIntent; readonly edits: readonly string[] };
-  readonly gate: GateOutcome;
+  /** Null when no proposal could pass the gate, so none was written or gated (see `withheld`). */
+  readonly proposal: { readonly team: readonly string[]; readonly commit: string; readonly intent: ChangeIntent; readonly edits: readonly string[] } | null;
+  readonly gate: GateOutcome | null;
+  /** Why no proposal went to the gate; null when one did. */
+  readonly withheld: string | null;
   readonly simulated: boolean;
 }
 
@@ -72,6 +75,8 @@ interface Session {
   members: ArchivedMember[];
   arms: Arm[];
   rounds: RoundDocument[];
+  /** The first round of this session: earlier rounds ran on the release of their own session, perhaps another. */
+  readonly firstRound: number;
 }
 
 export async function discover(context: RunContext, request: DiscoverRequest): Promise<DiscoverOutcome> {
@@ -115,6 +120,7 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
       members: [...(recorded?.members ?? [])],
       arms: [...(recorded?.state.arms ?? [])],
       rounds: [...(recorded?.rounds ?? [])],
+      firstRound,
     };
     // The release's members join the archive when it lacks them, pickable from this session's first round.
     for (const member of crew.manifest.members) {
@@ -158,6 +164,7 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
       stoppedEarly,
       releaseSimulated: releaseRun.simulated,
       releaseFailures: failureLabels(releaseRun.cases.values()),
+      releaseFailingCases: [...releaseRun.cases.values()].filter((c) => c.outcome === 'fail').length,
     };
   });
 
@@ -166,6 +173,25 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
   if (session.rounds.length === 0) throw new AgentdevelError('USAGE', `discover played no round, so it has no team to propose (${played.stoppedEarly ?? 'no round'})`, { hint: 'Raise --budget, or lower discover.designCases in agentdevel.config.json.' });
   const chosen = bestTeam(state.arms, request.team);
   const team = chosen.map((name) => session.members.find((m) => m.name === name) as ArchivedMember);
+  const fixesRequired = config.gate.allowEfficiencyReleases ? 0 : config.gate.minF2P;
+  const withheld = proposalCannotPass(fixesRequired, played.releaseFailingCases);
+  if (withheld) {
+    // A certain rejection costs a writer request and a gate's runs: the rounds stay recorded, nothing is proposed.
+    reporter.emit({ type: 'warning', message: `discover: no proposal gated: ${withheld}` });
+    return {
+      ref: discoverRef(config),
+      seed,
+      ceiling: played.ceiling,
+      rounds: played.rounds,
+      state,
+      stoppedEarly: played.stoppedEarly,
+      ranking: { byHelpfulness: bestTeam(state.arms, state.arms.length), bySuccessRate: bySuccessRate(state.arms) },
+      proposal: null,
+      gate: null,
+      withheld,
+      simulated: played.releaseSimulated || played.rounds.some((r) => r.simulated),
+    };
+  }
   const written = await chargedTo({ activity: `discover/${config.blueprint}/proposal` }, () =>
     context.model.writeOrchestratorPrompt({
       model: config.models.writer,
@@ -174,6 +200,7 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
       current: { path: `${crew.root}/${crew.manifest.orchestrator.prompt}`, content: crew.files.get(crew.manifest.orchestrator.prompt) ?? '' },
       team: team.map((m) => ({ name: m.name, description: m.description, tools: m.tools, sees: m.sees, arm: armView(state.arms, m.name) })),
       task: session.task,
+      standing: { designCases: session.design.cases.length, designFailures: symptomTally(session.rounds).map((s) => s.label), releaseFailures: played.releaseFailures, fixesRequired },
     }),
   );
   const intent = proposalIntent(session.rounds, played.releaseFailures, state, chosen);
@@ -201,6 +228,7 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
     ranking: { byHelpfulness: bestTeam(state.arms, state.arms.length), bySuccessRate: bySuccessRate(state.arms) },
     proposal: { team: chosen, commit: built.commit, intent, edits: edits.map((e) => e.path) },
     gate,
+    withheld: null,
     simulated: played.releaseSimulated || played.rounds.some((r) => r.simulated) || gate.simulated,
   };
 }
@@ -239,6 +267,30 @@ async function playRound(session: Session, t: number, theta: number): Promise<Ro
   }
   const scores = rankByUcb(session.arms, t);
   const team = scores.slice(0, session.top).map((s) => s.name);
+  const repeated = crp.grew ? null : repeatedRound(session, team);
+  if (repeated) {
+    // The same team on the same cases at temperature 0 sends the very requests that round sent:
+    // its evidence is this round's too, at no cost (the bandit still counts the pull).
+    session.arms = updateArms(session.arms, team, repeated.evidence);
+    const ledger = store.costOfActivity(roundActivity(config.blueprint, t));
+    return {
+      schema: 'agentdevel/discover-round@1',
+      round: t,
+      seed: session.seed,
+      design: session.design,
+      theta,
+      top: session.top,
+      crp: { archiveSize, probability: crp.probability, draw: crp.draw, grew: crp.grew, added, warmup },
+      scores: scores.map((s) => ({ name: s.name, ucb: Number.isFinite(s.ucb) ? s.ucb : null })),
+      team,
+      runId: repeated.runId,
+      passRate: repeated.passRate,
+      evidence: repeated.evidence,
+      symptoms: [...repeated.symptoms],
+      cost: { caseTrials: warmupTrials, judgeRequests: 0, writerRequests, ledger: { calls: ledger.calls, inputTokens: ledger.inputTokens, outputTokens: ledger.outputTokens, costUsd: ledger.costUsd } },
+      simulated: repeated.simulated,
+    };
+  }
   const run = await runTeam(context, {
     checkout: session.checkout,
     crew: session.crew,
@@ -273,6 +325,17 @@ async function playRound(session: Session, t: number, theta: number): Promise<Ro
     },
     simulated: run.simulated,
   };
+}
+
+/**
+ * An earlier round of this session (so on the same release) this one would repeat exactly: the
+ * same team in the same order, on the same design split, with agents at temperature 0 (a trial
+ * number changes none of their requests). Null when the agents sample, or no round matches.
+ */
+function repeatedRound(session: Session, team: readonly string[]): RoundDocument | null {
+  if (session.crew.manifest.temperature !== 0) return null;
+  const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  return session.rounds.find((r) => r.round >= session.firstRound && same(r.team, team) && same(r.design.cases, session.design.cases) && r.design.trials === session.design.trials) ?? null;
 }
 
 /** Asks the member writer for a new member (warmup null) or a warm-up revision; its answer must follow the archive's rules. */
@@ -369,6 +432,15 @@ function proposalIntent(rounds: readonly RoundDocument[], releaseFailures: reado
     targets: targets.length > 0 ? targets : ['none'],
     rationale: `discover: the team of ${team.length} ranked first by hindsight helpfulness over ${state.round} rounds, ${figures.join(', ')}, with an orchestrator prompt written for it; aimed at ${aim}.`,
   };
+}
+
+/**
+ * Why a proposal cannot pass the gate, whatever the team: the gate requires more fixes than the
+ * release has failing train cases to fix (an efficiency release, when allowed, needs none). Null when it can.
+ */
+export function proposalCannotPass(fixesRequired: number, releaseFailingCases: number): string | null {
+  if (fixesRequired <= releaseFailingCases) return null;
+  return `the gate requires at least ${fixesRequired} fix${fixesRequired === 1 ? '' : 'es'} (gate.minF2P) and the release fails ${releaseFailingCases} train case${releaseFailingCases === 1 ? '' : 's'}, so any proposal would be rejected; set gate.allowEfficiencyReleases to gate a cheaper team`;
 }
 
 /** The labels of a run's failing cases, most frequent first. */

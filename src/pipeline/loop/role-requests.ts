@@ -5,7 +5,7 @@ import { synthesisEvidence } from './synthesis-evidence.ts';
 import path from 'node:path';
 import type { DiagnosisReport } from '../../domain/diagnosis.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import type { CriticRequest, DiagnosisScriptRequest, SymptomEntry, SynthesisRequest } from '../../domain/ports/model.ts';
+import type { CriticRequest, DiagnosisScriptRequest, RequirementsReviewRequest, SymptomEntry, SynthesisRequest } from '../../domain/ports/model.ts';
 import type { CaseRecord } from '../../domain/record.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { criticJudged } from '../../domain/requirements.ts';
@@ -19,11 +19,12 @@ import { readTaskBrief } from './task-brief.ts';
 import { auditRef } from '../workspace/versions.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 
-export const promptRoles = ['critic', 'diagnostician', 'synthesizer'] as const;
+export const promptRoles = ['critic', 'reviewer', 'diagnostician', 'synthesizer'] as const;
 export type PromptRole = (typeof promptRoles)[number];
 
 export type RoleRequest =
   | { readonly role: 'critic'; readonly request: CriticRequest }
+  | { readonly role: 'reviewer'; readonly request: RequirementsReviewRequest }
   | { readonly role: 'diagnostician'; readonly request: DiagnosisScriptRequest }
   | { readonly role: 'synthesizer'; readonly request: SynthesisRequest };
 
@@ -171,6 +172,37 @@ async function diagnosticianRequest(workspace: Workspace): Promise<RoleRequestPr
   };
 }
 
+/** Cases the reviewer preview shows: the gate shows it the cases whose outcome moved, a handful. */
+const REVIEWED_CASES = 3;
+
+/**
+ * The requirements layer's review, as the gate would ask it: the rubric and its requirements,
+ * and the traces of a few cases of the newest run (failing ones first) in place of the cases
+ * whose outcome a candidate moved.
+ */
+async function reviewerRequest(workspace: Workspace): Promise<RoleRequestPreview> {
+  const { root, config } = workspace;
+  const task = await workspace.files.tasks.loadTask(root, config.task);
+  const { runId, records } = await latestRecords(workspace);
+  const cases: Array<{ caseId: string; trace: TraceEvent[] }> = [];
+  for (const record of [...records.filter((r) => r.pass === false), ...records.filter((r) => r.pass !== false)]) {
+    if (cases.length >= REVIEWED_CASES || record.status !== 'ok' || cases.some((c) => c.caseId === record.caseId)) continue;
+    const trace = await traceOf(workspace, record);
+    if (Array.isArray(trace)) cases.push({ caseId: record.caseId, trace });
+  }
+  return {
+    built: {
+      role: 'reviewer',
+      request: { model: config.models.critic, rubric: task.rubric, requirements: task.requirements.map((r) => ({ id: r.id, text: r.text, symptoms: r.symptoms })), cases },
+    },
+    sources: [
+      runNote(runId),
+      `cases: ${cases.length === 0 ? 'none with a readable trace (`agentdevel run` records some)' : cases.map((c) => c.caseId).join(', ')} (the gate shows the cases whose outcome a candidate moved)`,
+      `requirements: ${task.requirements.length === 0 ? 'none declared in the rubric' : task.requirements.map((r) => r.id).join(', ')}`,
+    ],
+  };
+}
+
 const noDiagnosis: DiagnosisReport = {
   summary: '(no diagnosis recorded yet: each iteration of `agentdevel iterate` writes one here)',
   totals: { records: 0, failing: 0, infraErrors: 0 },
@@ -216,6 +248,8 @@ export async function currentRoleRequest(workspace: Workspace, role: PromptRole,
   switch (role) {
     case 'critic':
       return criticRequest(workspace, caseId);
+    case 'reviewer':
+      return reviewerRequest(workspace);
     case 'diagnostician':
       return diagnosticianRequest(workspace);
     case 'synthesizer':

@@ -2,7 +2,7 @@ import type { BlueprintComponent } from '../../domain/blueprint-components.ts';
 import type { ComponentRecord, ContributionBasis, EvidencePointer, GradientClaim, GradientDocument } from '../../domain/gradient.ts';
 import { GRADIENT_SCHEMA, pointerText } from '../../domain/gradient.ts';
 import type { CaseRecord } from '../../domain/record.ts';
-import { scorerDecides } from '../../domain/record.ts';
+import { checkReason, scorerDecides } from '../../domain/record.ts';
 import type { Requirement } from '../../domain/requirements.ts';
 import { ORCHESTRATOR, type TraceEvent } from '../../domain/trace.ts';
 
@@ -60,6 +60,36 @@ function textOf(event: TraceEvent): string {
   return '';
 }
 
+/** The facts of the wrong value a check found that the expected value lacks: digit tokens, or a short text as a whole JSON string. */
+function wrongFacts(actual: unknown, expected: unknown): string[] {
+  if (typeof actual === 'string' && actual.length >= 2 && factsOf(actual).length === 0) return actual === expected ? [] : [JSON.stringify(actual)];
+  const right = new Set(factsOf(expected));
+  return [...new Set(factsOf(actual))].filter((fact) => !right.has(fact));
+}
+
+const carries = (result: unknown, fact: string): boolean => (fact.startsWith('"') ? JSON.stringify(result ?? '').includes(fact) : factsOf(result).includes(fact));
+
+/**
+ * Where the scorer's failures come from: for each failed check, the first tool result (of a
+ * wrapper or a member the main agent called) that already carries the wrong value the check
+ * found. The component that returned it is charged with the failure: it is what the evidence
+ * shows, however the answer built on it reads. A wrong value that first appears in the main
+ * agent's own words charges nothing here (the main prompt is the synthesizer's first target anyway).
+ */
+function scorerFailureOrigins(record: CaseRecord, trace: readonly TraceEvent[], calls: ReadonlyMap<number, string>): Array<{ component: string; event: number; message: string }> {
+  if (!scorerDecides(record.scorer) || record.scorer.pass) return [];
+  const origins: Array<{ component: string; event: number; message: string }> = [];
+  for (const check of record.scorer.checks.filter((c) => !c.pass && c.actual !== undefined)) {
+    const facts = wrongFacts(check.actual, check.expected);
+    if (facts.length === 0) continue;
+    const event = trace.findIndex((e, index) => e.type === 'tool_result' && e.ok && calls.has(index) && facts.some((fact) => carries(e.result, fact)));
+    const component = calls.get(event);
+    if (event < 0 || component === undefined) continue;
+    origins.push({ component, event, message: `${checkReason(check)}: the wrong value first appears in this result` });
+  }
+  return origins;
+}
+
 interface Contribution {
   readonly component: string;
   readonly event: number;
@@ -82,6 +112,8 @@ function attribute(trace: readonly TraceEvent[], components: readonly BlueprintC
   const contributions: Contribution[] = [];
   // Call ids are unique within one agent's events: a result is matched by its agent and id.
   const calls = new Map<string, string>();
+  /** The component whose result each tool_result event is, by the event's position. */
+  const results = new Map<number, string>();
   const note = (component: string, event: number) => acted.set(component, [...(acted.get(component) ?? []), event]);
   const ownerOf = (event: TraceEvent): BlueprintComponent | undefined => {
     const member = eventMember(event);
@@ -101,6 +133,7 @@ function attribute(trace: readonly TraceEvent[], components: readonly BlueprintC
     }
     if (event.type === 'tool_result') {
       const called = calls.get(callKey(event.id));
+      if (called) results.set(index, called);
       if (!event.ok) {
         // The wrapper (or member) that failed, and the member whose call it was: both records show the error.
         if (called) errors.push({ component: called, event: index, message: event.error ?? 'the call failed' });
@@ -115,7 +148,7 @@ function attribute(trace: readonly TraceEvent[], components: readonly BlueprintC
     if (event.type === 'error' && event.kind === 'agent' && owner) errors.push({ component: owner.id, event: index, message: event.message });
     if (event.type === 'final' && main) contributions.push({ component: main.id, event: index, basis: 'final-answer' });
   });
-  return { acted, errors, contributions };
+  return { acted, errors, contributions, results };
 }
 
 /**
@@ -155,7 +188,9 @@ export function buildGradient(input: {
     const { caseId, trial: n } = trial.record;
     const at = { runId: input.runId, caseId, trial: n };
     const verdicts = verdictsOf(input.runId, trial);
-    const { acted, errors, contributions } = attribute(trial.trace, input.components, (callId) => input.helpful?.get(callSiteKey(caseId, n, callId)));
+    const attributed = attribute(trial.trace, input.components, (callId) => input.helpful?.get(callSiteKey(caseId, n, callId)));
+    const { acted, contributions } = attributed;
+    const errors = [...attributed.errors, ...scorerFailureOrigins(trial.record, trial.trace, attributed.results)];
     for (const error of errors) {
       const record = records.get(error.component);
       if (!record) continue;

@@ -12,6 +12,7 @@ import type { CaseOutcome, Runtime } from '../../domain/ports/runtime.ts';
 import type { ScorerConfig } from '../../domain/task-manifest.ts';
 import { score, ScorerCrash, type ScoreDeps, type ScorerInput } from '../score/scorers.ts';
 import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
+import { liveTaxonomy } from './live-taxonomy.ts';
 import { eachPool } from './pool.ts';
 import { recordTrace } from '../../domain/trace-lines.ts';
 import type { RunTraces } from '../../domain/ports/run-traces.ts';
@@ -97,6 +98,8 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   const total = input.cases.length * input.trials;
   deps.reporter.emit({ type: 'run.started', runId: input.runId, label: input.label, total });
   const taxonomy = deps.store.taxonomy();
+  // Labels coined in this run reach its later critic requests, wave by wave (never on the sealed test split, which coins none).
+  const live = input.growTaxonomy ? liveTaxonomy(taxonomy, total) : null;
   const summarizer = caseSummarizer(input.cases.map((c) => c.id));
   const batch = recordBatch(input.runId, deps.store);
   const order = new Map(input.cases.map((c, i) => [c.id, i * input.trials]));
@@ -109,12 +112,14 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   let spared = 0;
   // An answer that stays invalid is an infra_error record too, but not an outage: it is counted apart.
   const invalid: { count: number; first: StructuredOutputError | null } = { count: 0, first: null };
-  /** The model port of one case-trial: it notes whether that case-trial's critic answer stayed invalid. */
-  const watched = (seen: { invalid: boolean }): ModelPort => ({
+  /** The model port of one case-trial: it sends the live taxonomy at its position, and notes whether its critic answer stayed invalid. */
+  const watched = (seen: { invalid: boolean }, position: number): ModelPort => ({
     ...deps.model,
     criticize: async (request) => {
       try {
-        return await deps.model.criticize(request);
+        if (!live) return await deps.model.criticize(request);
+        await live.ready(position);
+        return await deps.model.criticize({ ...request, taxonomy: live.taxonomyFor(position) });
       } catch (error) {
         if (error instanceof StructuredOutputError) {
           seen.invalid = true;
@@ -134,21 +139,37 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
   }
   try {
     await eachPool(caseTrials(input.cases, input.trials, first), input.concurrency, async ({ testCase, trial }) => {
-      if (resumed.has(`${testCase.id}\u0000${trial}`)) return;
+      const position = (order.get(testCase.id) ?? 0) + (trial - first);
+      const resumedRecord = resumed.get(`${testCase.id}\u0000${trial}`);
+      if (resumedRecord) {
+        // Counted above; the live taxonomy's waves still see it graded, with the label it coined.
+        const verdict = resumedRecord.critic;
+        live?.graded(position, verdict && !verdict.pass && !shown.has(verdict.label) ? { label: verdict.label, description: verdict.description } : null);
+        return;
+      }
       // Past the budget nothing starts: a case-trial not run is no record at all, never a fail.
       if (deps.budget?.reached()) {
         cutByBudget += 1;
+        live?.graded(position, null);
         return;
       }
       // The turn covers the agent and its grading (the critic is a model of the same provider).
       const endTurn = deps.turns ? await deps.turns.take() : null;
       const refusedBefore = deps.budget?.refusals() ?? 0;
       let execution: CaseTrialExecution;
-      let graded: GradedCaseTrial;
+      let record: CaseRecord;
       const seen = { invalid: false };
       try {
         execution = await executeCaseTrial(testCase, trial, deps);
-        graded = await gradeCaseTrial(execution, testCase, input, watched(seen), taxonomy, { scripts: deps.scorerScripts });
+        const graded: GradedCaseTrial = await gradeCaseTrial(execution, testCase, input, watched(seen, position), taxonomy, { scripts: deps.scorerScripts });
+        const traceRef = await deps.traces.append(execution.lines);
+        // Secrets are redacted from the whole record (the agent's output, scorer and critic
+        // messages) before it reaches the store, the diagnosis, a report or a later critic request.
+        record = redactRecord({ ...graded, traceRef }, deps.redact);
+      } catch (error) {
+        // The pool takes no more case-trials after a failure: a later wave must not wait for them.
+        live?.abandon();
+        throw error;
       } finally {
         endTurn?.();
       }
@@ -156,12 +177,11 @@ export async function runCases(input: RunInput, deps: RunDeps): Promise<RunTally
       // on an error, a critic skipped): its grade would be the budget's, not the agent's.
       if ((deps.budget?.refusals() ?? 0) > refusedBefore) {
         cutByBudget += 1;
+        live?.graded(position, null);
         return;
       }
-      const traceRef = await deps.traces.append(execution.lines);
-      // Secrets are redacted from the whole record (the agent's output, scorer and critic
-      // messages) before it reaches the store, the diagnosis or a report.
-      const record = redactRecord({ ...graded, traceRef }, deps.redact);
+      const verdict = record.critic;
+      live?.graded(position, verdict && !verdict.pass && !shown.has(verdict.label) ? { label: verdict.label, description: verdict.description } : null);
       const at = (order.get(record.caseId) ?? 0) + (record.trial - first);
       if (input.growTaxonomy && record.critic && !record.critic.pass && !shown.has(record.critic.label)) {
         const features = caseTrialFeatures(record, execution.trace);

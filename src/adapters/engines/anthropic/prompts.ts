@@ -21,7 +21,7 @@ import type {
 import type { RoleFacts } from '../../../domain/role-facts.ts';
 import { scorerDecides } from '../../../domain/record.ts';
 import { UNEXPLAINED_FAILURE_LABEL } from '../../../domain/symptoms.ts';
-import { criticView } from '../../../domain/trace.ts';
+import { criticView, isCrewTrace, type TraceEvent } from '../../../domain/trace.ts';
 import { compileTemplates, type Render } from '../../template/handlebars.ts';
 
 const folder = fileURLToPath(new URL('./prompts/', import.meta.url));
@@ -41,7 +41,8 @@ type TemplateName =
   | 'judge-user'
   | 'writer-system'
   | 'writer-member'
-  | 'writer-orchestrator';
+  | 'writer-orchestrator'
+  | 'orchestrator-writer-system';
 
 let compiled: Map<string, Render> | null = null;
 
@@ -68,7 +69,7 @@ export const criticTrace = criticView;
 
 export function criticPrompt(request: CriticRequest, facts: RoleFacts): RolePrompt {
   return {
-    system: [render('critic-system', { facts, unexplained: UNEXPLAINED_FAILURE_LABEL }), render('rubric', { rubric: request.rubric })],
+    system: [render('critic-system', { facts, unexplained: UNEXPLAINED_FAILURE_LABEL, crew: isCrewTrace(request.trace) }), render('rubric', { rubric: request.rubric })],
     user: render('critic-user', {
       taxonomy: request.taxonomy,
       scorer: request.scorer ? JSON.stringify(request.scorer) : 'none (no deterministic scorer for this task)',
@@ -82,7 +83,7 @@ export function criticPrompt(request: CriticRequest, facts: RoleFacts): RoleProm
 
 export function requirementsPrompt(request: RequirementsReviewRequest, facts: RoleFacts): RolePrompt {
   return {
-    system: [render('requirements-system', { facts }), render('rubric', { rubric: request.rubric })],
+    system: [render('requirements-system', { facts, crew: request.cases.some((c) => isCrewTrace(c.trace)) }), render('rubric', { rubric: request.rubric })],
     user: render('requirements-user', {
       requirements: request.requirements.map((r) => ({ id: r.id, text: r.text })),
       cases: request.cases.map((c) => ({ caseId: c.caseId, trace: JSON.stringify(criticTrace(c.trace)) })),
@@ -124,8 +125,20 @@ export function writerPrompt(request: MemberWriteRequest, facts: RoleFacts): Rol
 /** The member writer, asked for an orchestrator prompt customised to the chosen team. */
 export function orchestratorPromptPrompt(request: OrchestratorPromptRequest, facts: RoleFacts): RolePrompt {
   return {
-    system: [render('writer-system', { facts })],
-    user: render('writer-orchestrator', { rubric: request.task.rubric, current: request.current, team: pretty(request.team) }),
+    system: [render('orchestrator-writer-system', { facts })],
+    user: render('writer-orchestrator', {
+      rubric: request.task.rubric,
+      current: request.current,
+      team: pretty(request.team),
+      standing: request.standing
+        ? {
+            designCases: request.standing.designCases,
+            designFailures: request.standing.designFailures.join(', '),
+            releaseFailures: request.standing.releaseFailures.join(', '),
+            fixesRequired: request.standing.fixesRequired,
+          }
+        : null,
+    }),
   };
 }
 
@@ -159,9 +172,24 @@ function rcView(entry: RcHistoryEntry) {
   };
 }
 
+/** Whether the diagnosed agent is a crew: its sampled records' traces name agents, or its gradient records an orchestrator. */
+function diagnosesCrew(request: DiagnosisScriptRequest): boolean {
+  const traceOf = (record: unknown): readonly TraceEvent[] => {
+    const trace = (record as { trace?: unknown } | null)?.trace;
+    return Array.isArray(trace) ? (trace as TraceEvent[]) : [];
+  };
+  return request.sampleRecords.some((r) => isCrewTrace(traceOf(r))) || (request.gradient?.components.some((c) => c.kind === 'orchestrator') ?? false);
+}
+
+/**
+ * Whether the diagnostician may propose label merges: a merge needs two labels of the taxonomy.
+ * The answer's schema has the "labelMerges" field exactly then, and the prose asks for it exactly then.
+ */
+export const proposesMerges = (request: Pick<DiagnosisScriptRequest, 'taxonomy'>): boolean => request.taxonomy.length >= 2;
+
 export function diagnosticianPrompt(request: DiagnosisScriptRequest, facts: RoleFacts): RolePrompt {
   return {
-    system: [render('diagnostician-system', { facts, limits: { timeoutSeconds: Math.round(request.limits.timeoutMs / 1000), memoryMb: request.limits.memoryMb } })],
+    system: [render('diagnostician-system', { facts, crew: diagnosesCrew(request), merges: proposesMerges(request), limits: { timeoutSeconds: Math.round(request.limits.timeoutMs / 1000), memoryMb: request.limits.memoryMb } })],
     user: render('diagnostician-user', {
       recordSchema: request.recordSchema,
       taxonomy: request.taxonomy,

@@ -16,12 +16,13 @@ import type {
 } from '../../../domain/ports/model.ts';
 import { draftProblems, memberDraftSchema, orchestratorPromptSchema, type MemberDraft, type OrchestratorPrompt } from '../../../domain/member-writer.ts';
 import { criticAnswerSchema } from '../../../domain/critic-answer.ts';
+import { CONTEXT_VIEW, REQUEST_VIEW } from '../../../domain/blueprint-manifest.ts';
 import type { CriticVerdict } from '../../../domain/record.ts';
 import { releaseCandidateSchemaFor, type ReleaseCandidate } from '../../../domain/release-candidate.ts';
 import type { RoleFacts } from '../../../domain/role-facts.ts';
 import { z, type ZodType } from '../../../domain/zod.ts';
 import type { MessageParams } from './messages-client.ts';
-import { criticPrompt, diagnosticianPrompt, judgePrompt, orchestratorPromptPrompt, requirementsPrompt, synthesizerPrompt, writerPrompt } from './prompts.ts';
+import { criticPrompt, diagnosticianPrompt, judgePrompt, proposesMerges, orchestratorPromptPrompt, requirementsPrompt, synthesizerPrompt, writerPrompt } from './prompts.ts';
 
 export interface StructuredCall<T> {
   readonly role: CallRole;
@@ -100,7 +101,12 @@ export function judgeCall(request: HelpfulnessRequest, facts: RoleFacts): Struct
 /** The member writer: one member, checked against the archive and the blueprint's tool files (a warm-up keeps its name). */
 export function writerCall(request: MemberWriteRequest, facts: RoleFacts): StructuredCall<MemberDraft> {
   const rules = { archive: request.archive.map((m) => m.name), toolFiles: request.tools.map((t) => t.file), keepName: request.warmup?.draft.name ?? null };
-  const schema = memberDraftSchema.superRefine((draft, context) => {
+  // What a member may see and call are closed lists the request holds: the schema says them as enums, as the prompt does.
+  const listed = memberDraftSchema.extend({
+    sees: z.array(oneOf([CONTEXT_VIEW, REQUEST_VIEW, ...rules.archive])).min(1).describe(memberDraftSchema.shape.sees.description ?? ''),
+    tools: (rules.toolFiles.length > 0 ? z.array(oneOf(rules.toolFiles)) : z.array(z.string().min(1)).max(0)).describe(memberDraftSchema.shape.tools.description ?? ''),
+  });
+  const schema = listed.superRefine((draft, context) => {
     for (const problem of draftProblems(draft, rules)) context.addIssue({ code: 'custom', path: [problem.slice(0, problem.indexOf(':'))], message: problem.slice(problem.indexOf(':') + 2) });
   });
   return {
@@ -132,7 +138,7 @@ export function orchestratorPromptCall(request: OrchestratorPromptRequest, facts
  */
 export function diagnosisAnswerSchema(request: Pick<DiagnosisScriptRequest, 'taxonomy' | 'failingCases'>): ZodType<DiagnosisAnswer> {
   const labels = request.taxonomy.map((s) => s.label);
-  if (labels.length < 2) return z.object({ script: z.string() });
+  if (!proposesMerges(request)) return z.object({ script: z.string() });
   const cases = request.failingCases ?? null;
   const merge = z.object({
     labels: z.array(oneOf(labels)).min(2).describe('the synonyms: labels of the taxonomy that name one fault'),
@@ -148,7 +154,11 @@ export function diagnosticianCall(request: DiagnosisScriptRequest, facts: RoleFa
     role: 'diagnostician',
     model: request.model,
     ...diagnosticianPrompt(request, facts),
-    tool: { name: 'submit_script', description: 'Submit the complete diagnosis script (and any merges of synonym labels it found).', schema: diagnosisAnswerSchema(request) },
+    tool: {
+      name: 'submit_script',
+      description: proposesMerges(request) ? 'Submit the complete diagnosis script (and any merges of synonym labels it found).' : 'Submit the complete diagnosis script.',
+      schema: diagnosisAnswerSchema(request),
+    },
     maxTokens: 16_000,
     stream: true,
   };
