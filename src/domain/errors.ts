@@ -61,6 +61,10 @@ const catalogue = {
     hint: 'Fetch the whole history first (git fetch --unshallow; in CI, check out with fetch-depth: 0), then run the command again.',
   },
   DEMO_DIR_NOT_EMPTY: { exit: EXIT.usage, hint: 'Pass a new or empty folder to --dir.' },
+  RECORDS_EDITED: {
+    exit: EXIT.usage,
+    hint: 'agentdevel writes releases/<bp>/ and diagnostics/<bp>/ with its decisions, and a gate trusts what the line holds there: leave them out of the change (git checkout <line branch> -- releases diagnostics), then gate it again.',
+  },
   TEST_SPLIT_SEALED: {
     exit: EXIT.usage,
     hint: 'The test split is evaluated once per release; its earlier result is shown by `agentdevel log`.',

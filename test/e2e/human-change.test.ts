@@ -77,7 +77,7 @@ describe("a person's change beyond the blueprint", () => {
     const result = cli(['gate', '--candidate', 'more-cases', '--summary', summary, '-C', dir]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^more-cases: accepted \(dry gate: nothing recorded\)$/m);
-    expect(result.stdout).toMatch(/^ {2}baseline screen of main@[0-9a-f]{10} \(initial\) on more-cases's task: 3 records, 3 run now \(24 case-trials\); run now because /m);
+    expect(result.stdout).toMatch(/^ {2}baseline screen of main@[0-9a-f]{10} \(initial\) on more-cases's task: the release's 3 records are taken now, once, at its first gate \(24 case-trials\): later gates against this release reuse them$/m);
     expect(result.stdout).toMatch(/^ {2}no blueprint change: the release measured on the candidate's task$/m);
     expect(result.stdout).toMatch(/^ {2}task edits \(rubrics\/arithmetic\/\): cases added pow-1, add-3; removed none; edited none$/m);
     expect(result.stdout).toMatch(/^ {2}the release on the added and edited cases: pass rate 50\.0% \(3 of 6 case-trials\); failing: pow-1 \(0\/3\)$/m);

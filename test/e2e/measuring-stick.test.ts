@@ -79,11 +79,25 @@ describe('a change to the rubric', () => {
     const root = path.join(dir, '.agentdevel', 'reports');
     const folder = path.join(root, readdirSync(root).find((f) => f.startsWith('stricter-rubric-')) ?? 'missing');
     const named = `the rubric or scorers changed in this candidate (rubric.md): the release was graded under grading ${releaseGrading}`;
-    const markdown = (text: string) => text.replace(/[\\`*_{}[\]()#+\-.!|:'<>]/g, '\\$&');
-    expect(readFileSync(summary, 'utf8')).toContain(`- ${markdown(named)}`);
-    expect(readFileSync(path.join(folder, 'report.md'), 'utf8')).toContain(`- ${markdown(named)}`);
+    // The markdown reads as the text does: nothing in it can start markup.
+    expect(readFileSync(summary, 'utf8')).toContain(`- ${named}`);
+    expect(readFileSync(path.join(folder, 'report.md'), 'utf8')).toContain(`- ${named}`);
     expect(readFileSync(path.join(folder, 'report.html'), 'utf8')).toContain(`<li>${named}`);
     const decision = JSON.parse(readFileSync(path.join(folder, 'decision.json'), 'utf8')) as DecisionDocument;
     expect(decision.change?.grading).toMatchObject({ files: ['rubric.md'], release: { digest: releaseGrading }, candidate: { digest: candidateGrading } });
+  });
+});
+
+describe("the line's records", () => {
+  it('a branch that edits a release document is refused, naming it, and nothing moves', () => {
+    // The line holds a release's documents once something was promoted (the tests above promote).
+    const runs = git(dir, 'ls-tree', '-r', '--name-only', 'main', 'releases/my-agent/').split('\n').find((f) => f.endsWith('/runs.json'));
+    expect(runs, 'a runs.json on the line').toBeDefined();
+    branch('forge-records', 'Tidy the records', () => appendFileSync(path.join(dir, runs as string), '\n'));
+    const before = lineState(dir);
+    const refused = cli(['gate', '--candidate', 'forge-records', '-C', dir]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`error RECORDS_EDITED: --candidate: "forge-records" edits the line's records (${runs}); only agentdevel's decisions write them`);
+    expect(lineState(dir)).toBe(before);
   });
 });

@@ -46,6 +46,20 @@ export async function testSplitChange(
 }
 
 /**
+ * A person's change may not edit the line's records: the documents agentdevel commits with its
+ * decisions (releases/<bp>/, diagnostics/<bp>/). A gate reuses what the line holds there as
+ * evidence, so a merged edit of a runs.json would become a release's baseline record. Refused
+ * (exit 2) before anything runs or is written.
+ */
+export function refuseRecordEdits(config: Pick<Config, 'blueprint'>, ref: string, changed: ReadonlyArray<{ readonly path: string }>): void {
+  const records = [`releases/${config.blueprint}/`, `diagnostics/${config.blueprint}/`];
+  const edited = changed.map((c) => c.path).filter((file) => records.some((folder) => file.startsWith(folder)));
+  if (edited.length === 0) return;
+  const shown = edited.length > 3 ? `${edited.slice(0, 3).join(', ')} and ${edited.length - 3} more` : edited.join(', ');
+  throw new AgentdevelError('RECORDS_EDITED', `--candidate: "${ref}" edits the line's records (${shown}); only agentdevel's decisions write them`, { location: { file: edited[0] as string } });
+}
+
+/**
  * The grading's versions, when the candidate's differs from the release's: the digest of the
  * task folder's files but its splits, at each side. Null when they are the same.
  */

@@ -15,7 +15,7 @@ import { lineTip, refuseDirtyTree, refuseShallowHistory } from '../workspace/wor
 import { checkoutConfigDrift, scopeHumanChange, underLineConfig, withReleaseResults } from './human-change.ts';
 import { CONFIG_PATH } from '../../stages/gate/change-scope.ts';
 import { chargedTo } from '../run/usage-scope.ts';
-import { testSplitChange } from './measuring-stick.ts';
+import { refuseRecordEdits, testSplitChange } from './measuring-stick.ts';
 
 export interface GateRequest {
   readonly ref: string;
@@ -78,6 +78,7 @@ export async function gateCandidate(outer: RunContext, request: GateRequest): Pr
   const { config } = workspace;
   // The test split is sealed: a person's change to it stops here unless asked for, before anything is run or written.
   const testSplit = byPerson ? await testSplitChange(repo, config, { ref: request.ref, base: forkPoint, commit, reseal: request.resealTest === true }) : null;
+  if (byPerson) refuseRecordEdits(config, request.ref, changed);
   if (request.promote) await refuseDirtyTree(workspace);
   if (!(await repo.isAncestor(line, commit))) {
     if (request.promote) {
