@@ -28,6 +28,9 @@ export async function printEstimate(io: Io, options: CommonOptions, request: Est
 export async function announceEstimate(command: CommandContext, request: EstimatedCommand): Promise<void> {
   const projection = await estimateSpend(command.workspace, request);
   const budget = command.run.budget?.budget;
+  // Nothing to project and no budget to hold: a workspace that never paid for a request (the mock
+  // engine, a `command` agent with offline roles) hears nothing of money.
+  if (projection === null && !budget) return;
   const held = budget ? `; budget ${budgetText(budget)}` : '';
   command.reporter.emit({ type: 'stage', stage: 'budget', message: `${oneLine(projection)}${held}` });
 }
