@@ -24,24 +24,19 @@ export interface CommandOptions {
   readonly budget?: string;
 }
 
-export function parseTrials(value: string | undefined): number | null {
+/** A whole-number option within its bounds; null when it was not given. */
+function wholeNumberOption(option: string, value: string | undefined, min: number, max: number): number | null {
   if (value === undefined) return null;
-  const trials = Number(value);
-  if (!Number.isInteger(trials) || trials < 1 || trials > 32) {
-    throw new AgentdevelError('USAGE', `--trials: expected a whole number from 1 to 32, got "${value}"`);
-  }
-  return trials;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new AgentdevelError('USAGE', `${option}: expected a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
 }
 
+/** --trials K: trials per case, within the config's own bounds (1 to 32). */
+export const parseTrials = (value: string | undefined): number | null => wholeNumberOption('--trials', value, 1, 32);
+
 /** --concurrency N: case-trials run at once, within the config's own bounds (1 to 64). */
-export function parseConcurrency(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const concurrency = Number(value);
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
-    throw new AgentdevelError('USAGE', `--concurrency: expected a whole number from 1 to 64, got "${value}"`);
-  }
-  return concurrency;
-}
+export const parseConcurrency = (value: string | undefined): number | null => wholeNumberOption('--concurrency', value, 1, 64);
 
 /** --wait SECONDS: how long a writer waits for the workspace lock (a bound: at most a day). */
 export function parseWait(value: string | undefined): number {

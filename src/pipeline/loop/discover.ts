@@ -268,28 +268,33 @@ async function playRound(session: Session, t: number, theta: number): Promise<Ro
   const scores = rankByUcb(session.arms, t);
   const team = scores.slice(0, session.top).map((s) => s.name);
   const repeated = crp.grew ? null : repeatedRound(session, team);
+  // What every round document says the same way: the draw, the scores, the team; the rest is its evidence.
+  const ledgerOfRound = () => {
+    const ledger = store.costOfActivity(roundActivity(config.blueprint, t));
+    return { calls: ledger.calls, inputTokens: ledger.inputTokens, outputTokens: ledger.outputTokens, costUsd: ledger.costUsd };
+  };
+  const roundDocument = (played: Pick<RoundDocument, 'runId' | 'passRate' | 'evidence' | 'symptoms' | 'simulated'> & { readonly caseTrials: number; readonly judgeRequests: number }): RoundDocument => ({
+    schema: 'agentdevel/discover-round@1',
+    round: t,
+    seed: session.seed,
+    design: session.design,
+    theta,
+    top: session.top,
+    crp: { archiveSize, probability: crp.probability, draw: crp.draw, grew: crp.grew, added, warmup },
+    scores: scores.map((s) => ({ name: s.name, ucb: Number.isFinite(s.ucb) ? s.ucb : null })),
+    team,
+    runId: played.runId,
+    passRate: played.passRate,
+    evidence: played.evidence,
+    symptoms: [...played.symptoms],
+    cost: { caseTrials: played.caseTrials, judgeRequests: played.judgeRequests, writerRequests, ledger: ledgerOfRound() },
+    simulated: played.simulated,
+  });
   if (repeated) {
     // The same team on the same cases at temperature 0 sends the very requests that round sent:
     // its evidence is this round's too, at no cost (the bandit still counts the pull).
     session.arms = updateArms(session.arms, team, repeated.evidence);
-    const ledger = store.costOfActivity(roundActivity(config.blueprint, t));
-    return {
-      schema: 'agentdevel/discover-round@1',
-      round: t,
-      seed: session.seed,
-      design: session.design,
-      theta,
-      top: session.top,
-      crp: { archiveSize, probability: crp.probability, draw: crp.draw, grew: crp.grew, added, warmup },
-      scores: scores.map((s) => ({ name: s.name, ucb: Number.isFinite(s.ucb) ? s.ucb : null })),
-      team,
-      runId: repeated.runId,
-      passRate: repeated.passRate,
-      evidence: repeated.evidence,
-      symptoms: [...repeated.symptoms],
-      cost: { caseTrials: warmupTrials, judgeRequests: 0, writerRequests, ledger: { calls: ledger.calls, inputTokens: ledger.inputTokens, outputTokens: ledger.outputTokens, costUsd: ledger.costUsd } },
-      simulated: repeated.simulated,
-    };
+    return roundDocument({ ...repeated, caseTrials: warmupTrials, judgeRequests: 0 });
   }
   const run = await runTeam(context, {
     checkout: session.checkout,
@@ -302,29 +307,7 @@ async function playRound(session: Session, t: number, theta: number): Promise<Ro
   });
   const judged = await judgeTeam(context, team.map((name) => memberNamed(session, name)), run.trials);
   session.arms = updateArms(session.arms, team, judged.evidence);
-  const ledger = store.costOfActivity(roundActivity(config.blueprint, t));
-  return {
-    schema: 'agentdevel/discover-round@1',
-    round: t,
-    seed: session.seed,
-    design: session.design,
-    theta,
-    top: session.top,
-    crp: { archiveSize, probability: crp.probability, draw: crp.draw, grew: crp.grew, added, warmup },
-    scores: scores.map((s) => ({ name: s.name, ucb: Number.isFinite(s.ucb) ? s.ucb : null })),
-    team,
-    runId: run.runId,
-    passRate: run.passRate,
-    evidence: judged.evidence,
-    symptoms: [...run.symptoms],
-    cost: {
-      caseTrials: run.caseTrials + warmupTrials,
-      judgeRequests: judged.requests,
-      writerRequests,
-      ledger: { calls: ledger.calls, inputTokens: ledger.inputTokens, outputTokens: ledger.outputTokens, costUsd: ledger.costUsd },
-    },
-    simulated: run.simulated,
-  };
+  return roundDocument({ runId: run.runId, passRate: run.passRate, evidence: judged.evidence, symptoms: [...run.symptoms], simulated: run.simulated, caseTrials: run.caseTrials + warmupTrials, judgeRequests: judged.requests });
 }
 
 /**
