@@ -42,7 +42,7 @@ export interface GateCheck {
   readonly message: string;
 }
 
-/** The gate's decision (the `gate` object of decision.json, schema agentdevel/decision@2). */
+/** The gate's decision (the `gate` object of decision.json, schema agentdevel/decision@3). */
 export interface GateDecision {
   readonly policy: 'flips' | 'stochastic';
   readonly verdict: 'accept' | 'reject' | 'undecided';
