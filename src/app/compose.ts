@@ -132,7 +132,13 @@ export async function openCommand(
     const budget = budgetOption ?? (workspace.config.budget === undefined ? null : commandBudget(workspace.config.budget, 'budget (agentdevel.config.json)', lockFor));
     // Every request of this command is held to the budget; the ledger's charges tell it what was spent.
     const guard = spendGuard(lockFor === null ? null : budget);
+    const unpriced = new Set<string>();
     const charge = (role: CallRole, model: string, usage: Usage) => {
+      // A model with no known price is said so once, never silently counted as free.
+      if (usage.priceKnown === false && !unpriced.has(model)) {
+        unpriced.add(model);
+        reporter.emit({ type: 'warning', message: `${model} has no known price: its calls are counted in tokens, and at $0 in costs and budgets; set "price" on its role in models (USD per million input and output tokens)` });
+      }
       guard.charge(usage.costUsd);
       workspace.store.recordModelCall(role, model, usage, currentScope());
     };

@@ -19,7 +19,7 @@ const KEY = 'sk-openai-test-0123456789abcdef';
 const CLAUDE_KEY = 'sk-ant-test-0123456789abcdef';
 
 /** The example with the given models and a 16-case train split (to keep the suite fast). */
-async function workspaceWith(models: Record<string, unknown>, settings: Record<string, unknown> = {}): Promise<string> {
+async function workspaceWith(models: Record<string, unknown>, settings: Record<string, unknown> = {}, edit?: (dir: string) => void): Promise<string> {
   const dir = await exampleWorkspace();
   const configFile = path.join(dir, 'agentdevel.config.json');
   const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
@@ -31,6 +31,7 @@ async function workspaceWith(models: Record<string, unknown>, settings: Record<s
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   const train = path.join(dir, 'rubrics/orders/train.jsonl');
   writeFileSync(train, `${readFileSync(train, 'utf8').trim().split('\n').slice(0, 16).join('\n')}\n`);
+  edit?.(dir);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'roles on openai; 16 train cases');
   return dir;
@@ -152,6 +153,30 @@ describe('iterate with every role on an OpenAI-compatible server', () => {
   }, 180_000);
 });
 
+describe('the critic is implementation-blind on openai too', () => {
+  it('sends no byte of the blueprint to the critic (canary in the prompt template and the tool wrappers), while the agent gets it', async () => {
+    const canary = 'CANARY-9e107d9d37-not-for-the-critic';
+    const dir = await workspaceWith({ agent: GPT, critic: GPT, diagnostician: 'mock', synthesizer: 'mock' }, {}, (d) => {
+      const prompt = path.join(d, 'blueprints/support-agent/system.hbs');
+      writeFileSync(prompt, `${readFileSync(prompt, 'utf8')}\nHouse rule ${canary}.\n`);
+      for (const tool of ['get_order', 'find_customer']) {
+        const file = path.join(d, `blueprints/support-agent/tools/${tool}.ts`);
+        writeFileSync(file, `${readFileSync(file, 'utf8').replace("description: '", `description: '${canary} `)}// ${canary}\n`);
+      }
+    });
+    const before = openai.requests.length;
+    const result = await cliAsync(['run', '-C', dir], { env: env() });
+    expect(result.code).toBe(0);
+    const sent = openai.requests.slice(before);
+    const critic = sent.filter((r) => r.role === 'critic');
+    expect(critic.length).toBe(16);
+    for (const request of critic) expect(request.raw).not.toContain(canary);
+    const agent = sent.filter((r) => r.role === 'agent');
+    expect(agent.length).toBeGreaterThan(0);
+    expect(agent.every((r) => r.raw.includes(`House rule ${canary}`))).toBe(true);
+  }, 120_000);
+});
+
 describe('failures on an OpenAI-compatible server', () => {
   it('ends with MODEL_OUTPUT_INVALID when the critic always breaks the schema (after the repair turn), and when its arguments are not JSON', async () => {
     const dir = await workspaceWith({ agent: 'mock', critic: { ...LOCAL, baseURL: openai.url }, diagnostician: 'mock', synthesizer: 'mock' });
@@ -163,6 +188,8 @@ describe('failures on an OpenAI-compatible server', () => {
       expect(result.stderr).toMatch(/^error MODEL_OUTPUT_INVALID: /m);
       expect(result.stderr).toMatch(/The critic's answer broke this rule: label: .*snake_case/);
       expect(result.stderr).not.toMatch(/MODEL_UNAVAILABLE|could not be reached/);
+      // A local model with no price set is said to have none, not counted as free without a word.
+      expect(result.stderr).toContain('openai:llama3.1:8b has no known price');
       // The repair turn answers the function call with the schema's words.
       const repair = openai.requests.slice(before).find((r) => (r.chat.messages as Array<{ role: string }>).some((m) => m.role === 'tool'));
       expect(repair?.raw).toContain('does not match the schema');
