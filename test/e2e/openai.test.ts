@@ -11,6 +11,7 @@ import { blueprintBrief } from '../../src/adapters/blueprint/brief.ts';
 import { simulatedSynthesis } from '../../src/adapters/engines/mock/synthesizer.ts';
 import type { DiagnosisReport } from '../../src/domain/diagnosis.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../helpers/fake-openai.ts';
+import { schemaOnlyAnswer } from '../helpers/schema-only-answer.ts';
 import { cliAsync, decisionLogAsync, exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
 
 const GPT = 'openai:gpt-5.1';
@@ -174,6 +175,37 @@ describe('the critic is implementation-blind on openai too', () => {
     const agent = sent.filter((r) => r.role === 'agent');
     expect(agent.length).toBeGreaterThan(0);
     expect(agent.every((r) => r.raw.includes(`House rule ${canary}`))).toBe(true);
+  }, 120_000);
+});
+
+describe('prompts for a role on openai', () => {
+  it("shows the Chat Completions request the critic is sent, whose tool schema a schema-only answerer satisfies", async () => {
+    const dir = await workspaceWith({ agent: 'mock', critic: GPT, diagnostician: 'mock', synthesizer: 'mock' });
+    const shown = await cliAsync(['prompts', '--role', 'critic', '--json', '-C', dir], { env: env() });
+    expect(shown.code, shown.stderr).toBe(0);
+    const printed = JSON.parse(shown.stdout) as { provider: string; body: { model: string; tool_choice: unknown; messages: Array<{ role: string }>; tools: Array<{ function: { name: string; parameters: Record<string, unknown> } }> } };
+    expect(printed.provider).toBe('openai');
+    expect(printed.body.model).toBe('gpt-5.1');
+    expect(printed.body.tool_choice).toEqual({ type: 'function', function: { name: 'submit_verdict' } });
+    expect(printed.body.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(JSON.stringify(printed.body)).not.toContain('cache_control');
+    // An answerer that reads only the schema it is sent passes every critic call without a repair.
+    openai.respond = (request) => {
+      const tool = (request.body.tools as Array<{ name: string; input_schema: Record<string, unknown> }>)[0];
+      return toolAnswer(tool?.name ?? '', schemaOnlyAnswer(tool?.input_schema ?? {}));
+    };
+    const before = openai.requests.length;
+    try {
+      const run = await cliAsync(['run', '-C', dir], { env: env() });
+      expect(run.code, run.stderr).toBe(0);
+    } finally {
+      openai.respond = mockBrain;
+    }
+    const sent = openai.requests.slice(before);
+    expect(sent.length).toBe(16);
+    for (const request of sent) expect((request.chat.messages as Array<{ role: string }>).some((m) => m.role === 'tool'), 'a repair turn').toBe(false);
+    // What prompts shows is rendered as the engine renders it: the same forced function.
+    expect(sent[0]?.chat.tool_choice).toEqual(printed.body.tool_choice);
   }, 120_000);
 });
 
