@@ -178,6 +178,26 @@ describe('the critic is implementation-blind on openai too', () => {
   }, 120_000);
 });
 
+describe('init --provider openai', () => {
+  it('scaffolds the tool-loop example with every role on openai, and it runs against the server', async () => {
+    const dir = tempDir();
+    const init = await cliAsync(['init', '--runtime', 'tool-loop', '--provider', 'openai', '-C', dir]);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('OPENAI_API_KEY');
+    const config = JSON.parse(readFileSync(path.join(dir, 'agentdevel.config.json'), 'utf8')) as { models: Record<string, string> };
+    expect(config.models).toEqual({ agent: GPT, critic: GPT, diagnostician: GPT, synthesizer: GPT });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'agentdevel workspace');
+    const before = openai.requests.length;
+    const run = await cliAsync(['run', '-C', dir], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+    expect(new Set(openai.requests.slice(before).map((r) => r.role))).toEqual(new Set(['agent', 'critic']));
+    const refused = await cliAsync(['init', '--provider', 'gemini', '-C', tempDir()]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--provider: expected anthropic or openai, got "gemini"/);
+  }, 120_000);
+});
+
 describe('prompts for a role on openai', () => {
   it("shows the Chat Completions request the critic is sent, whose tool schema a schema-only answerer satisfies", async () => {
     const dir = await workspaceWith({ agent: 'mock', critic: GPT, diagnostician: 'mock', synthesizer: 'mock' });
