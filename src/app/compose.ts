@@ -126,7 +126,9 @@ export async function openCommand(
   });
   let workspace: Workspace = trials === null && concurrency === null ? opened : { ...opened, config: { ...opened.config, ...(trials === null ? {} : { trials }), ...(concurrency === null ? {} : { concurrency }) } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.
-  declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
+  // The key variables the config names for openai roles are secrets whatever they are called.
+  const keyVariables = Object.values(workspace.config.models.endpoints ?? {}).map((endpoint) => endpoint.apiKeyEnv);
+  declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets, ...keyVariables]));
   let sharedPace: { close(): Promise<void>; readonly pace: PaceFor } | null = null;
   try {
     const budget = budgetOption ?? (workspace.config.budget === undefined ? null : commandBudget(workspace.config.budget, 'budget (agentdevel.config.json)', lockFor));
