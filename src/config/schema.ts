@@ -31,7 +31,14 @@ const openaiRole = z
   })
   .strict();
 
-const modelId = z.union([claudeOrMock, openaiRole]);
+/** An object that is not a valid openai role is told what is wrong with it, not only "Invalid input". */
+function objectRoleProblem(issue: { input?: unknown; errors?: unknown }): string | undefined {
+  if (typeof issue.input !== 'object' || issue.input === null) return undefined;
+  const problem = (issue.errors as Array<Array<{ path: PropertyKey[]; message: string }>> | undefined)?.[1]?.[0];
+  return problem ? `${problem.path.length > 0 ? `${problem.path.map(String).join('.')}: ` : ''}${problem.message} (a role written as an object names an OpenAI-compatible server: { "provider": "openai", "model": … })` : undefined;
+}
+
+const modelId = z.union([claudeOrMock, openaiRole], { error: objectRoleProblem });
 
 /** The normalized shape: every role is a string (the model as traces and the ledger name it), its endpoint beside it. */
 function normalizedModels(written: Record<Role, string | z.output<typeof openaiRole>>): ConfiguredModels {
