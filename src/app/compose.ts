@@ -1,3 +1,4 @@
+import { providerOf } from '../domain/models.ts';
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter } from '../domain/ports/reporter.ts';
@@ -125,13 +126,21 @@ export async function openCommand(
   });
   let workspace: Workspace = trials === null && concurrency === null ? opened : { ...opened, config: { ...opened.config, ...(trials === null ? {} : { trials }), ...(concurrency === null ? {} : { concurrency }) } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.
-  declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets]));
+  // The key variables the config names for openai roles are secrets whatever they are called.
+  const keyVariables = Object.values(workspace.config.models.endpoints ?? {}).map((endpoint) => endpoint.apiKeyEnv);
+  declareSecrets(valuesOf(io.env, [...workspace.config.command.passEnv, ...workspace.config.secrets, ...keyVariables]));
   let sharedPace: { close(): Promise<void>; readonly pace: PaceFor } | null = null;
   try {
     const budget = budgetOption ?? (workspace.config.budget === undefined ? null : commandBudget(workspace.config.budget, 'budget (agentdevel.config.json)', lockFor));
     // Every request of this command is held to the budget; the ledger's charges tell it what was spent.
     const guard = spendGuard(lockFor === null ? null : budget);
+    const unpriced = new Set<string>();
     const charge = (role: CallRole, model: string, usage: Usage) => {
+      // A model with no known price is said so once, never silently counted as free.
+      if (usage.priceKnown === false && !unpriced.has(model)) {
+        unpriced.add(model);
+        reporter.emit({ type: 'warning', message: `${model} has no known price: its calls are counted in tokens, and at $0 in costs and budgets; set "price" on its role in models (USD per million input and output tokens)` });
+      }
       guard.charge(usage.costUsd);
       workspace.store.recordModelCall(role, model, usage, currentScope());
     };
@@ -152,12 +161,13 @@ export async function openCommand(
     const paceToClose = sharedPace;
     // Only writers call models; `log` must work without an API key.
     const claude = lockFor ? await claudeFor(io, options, workspace, models, sharedPace?.pace ?? null, guard, charge) : null;
-    const model = claude ? createModelPort(workspace.config.models, { claude }) : createModelPort(mockOnly, { claude: null });
+    const openai = lockFor ? await openaiFor(io, options, workspace, sharedPace?.pace ?? null, guard, charge) : null;
+    const model = claude ? createModelPort(workspace.config.models, { claude, openai }) : createModelPort(mockOnly, { claude: null });
     // The judge is asked only when credit.helpfulness is on (or by discover), the writer only by
     // discover: their default models need no key otherwise.
-    const { judge, writer, ...asked } = workspace.config.models;
+    const { judge, writer, endpoints: _endpoints, ...asked } = workspace.config.models;
     const usesClaude =
-      Object.values(asked).some((m) => m !== 'mock') || ((workspace.config.credit.helpfulness || lockFor === 'discover') && judge !== 'mock') || (lockFor === 'discover' && writer !== 'mock');
+      Object.values(asked).some(onClaude) || ((workspace.config.credit.helpfulness || lockFor === 'discover') && onClaude(judge)) || (lockFor === 'discover' && onClaude(writer));
     // The queue (bullmq, Redis) is loaded only when one is named.
     const executor = queueAddress
       ? await import('../adapters/queue/executor.ts').then(({ defaultCoordinatorSettings, queueExecutor, queueKeyFrom }) =>
@@ -180,7 +190,7 @@ export async function openCommand(
         workspace,
         model,
         // A gate under the line's config asks the line's models, through the same engines.
-        modelFor: (models) => (claude ? createModelPort(models, { claude }) : createModelPort(mockOnly, { claude: null })),
+        modelFor: (models) => (claude ? createModelPort(models, { claude, openai }) : createModelPort(mockOnly, { claude: null })),
         reporter,
         redact,
         clock: io.clock,
@@ -209,6 +219,23 @@ export async function openCommand(
     await workspace.close();
     throw error;
   }
+}
+
+/** A role the Claude engine answers (an "openai:" role needs no Claude key). */
+const onClaude = (model: string): boolean => providerOf(model) === 'anthropic';
+
+async function openaiFor(io: CommandPlace, options: CommandOptions, workspace: Workspace, pace: PaceFor | null, guard: SpendGuard, ledger: UsageLedger) {
+  const [{ openaiEngines }, { currentRoleFacts }] = await Promise.all([import('../adapters/engines/openai.ts'), import('../adapters/engines/runtime-facts.ts')]);
+  const cassetteDir = options.record ?? options.replay;
+  return openaiEngines({
+    env: io.env,
+    settings: workspace.config.anthropic,
+    cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
+    ledger,
+    guard,
+    facts: currentRoleFacts(io.clock),
+    ...(pace ? { pace } : {}),
+  });
 }
 
 async function claudeFor(io: CommandPlace, options: CommandOptions, workspace: Workspace, when: 'at_start' | 'at_first_call', pace: PaceFor | null, guard: SpendGuard, ledger: UsageLedger) {

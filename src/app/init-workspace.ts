@@ -2,10 +2,15 @@ import { access, appendFile, readFile, realpath, writeFile } from 'node:fs/promi
 import path from 'node:path';
 import { CONFIG_FILE } from '../config/load.ts';
 import { AgentdevelError } from '../domain/errors.ts';
+import { DEFAULT_MODEL, OPENAI_PROVIDER } from '../domain/models.ts';
 import { GitRepo, initRepository } from '../adapters/git/git.ts';
 import { copyFromPackage, EXAMPLE_FILES, GITIGNORE, WORKSPACE_FILES } from './example.ts';
 
 export type InitRuntime = 'command' | 'tool-loop';
+export type InitProvider = 'anthropic' | 'openai';
+
+/** The model every role of a scaffold gets for a provider (null: the scaffold's own, the offline mock). */
+const PROVIDER_MODEL: Record<InitProvider, string> = { anthropic: DEFAULT_MODEL, openai: `${OPENAI_PROVIDER}:gpt-5.1` };
 
 /** The command scaffold: a rule-based Node agent, a numeric scorer and six train cases, all passing. */
 const COMMAND_FILES = ['agentdevel.config.json', 'blueprints/my-agent', 'rubrics/arithmetic'];
@@ -26,7 +31,7 @@ export interface InitResult {
  * Scaffolds a working workspace in `dir` (a git repository, made if there is none): `run`
  * works right after, with no edits. Nothing is committed; nothing existing is overwritten.
  */
-export async function initWorkspace(dir: string, runtime: InitRuntime): Promise<InitResult> {
+export async function initWorkspace(dir: string, runtime: InitRuntime, provider: InitProvider | null = null): Promise<InitResult> {
   const entries = runtime === 'command' ? [...COMMAND_FILES, ...WORKSPACE_FILES] : EXAMPLE_FILES;
   const taken = [];
   for (const entry of entries) if (await exists(path.join(dir, entry))) taken.push(entry);
@@ -61,7 +66,9 @@ export async function initWorkspace(dir: string, runtime: InitRuntime): Promise<
   const branch = (await repo.currentBranch()) ?? 'main';
   const configFile = path.join(dir, CONFIG_FILE);
   const config = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;
-  if (branch !== 'main') await writeFile(configFile, `${JSON.stringify({ ...config, line: { branch } }, null, 2)}\n`);
+  const model = provider ? PROVIDER_MODEL[provider] : null;
+  const models = model ? { models: { agent: model, critic: model, diagnostician: model, synthesizer: model } } : {};
+  if (branch !== 'main' || model) await writeFile(configFile, `${JSON.stringify({ ...config, ...models, ...(branch === 'main' ? {} : { line: { branch } }) }, null, 2)}\n`);
   const ignoreFile = path.join(dir, '.gitignore');
   const ignored = (await exists(ignoreFile)) ? await readFile(ignoreFile, 'utf8') : '';
   const missing = GITIGNORE.split('\n').filter((line) => line && !ignored.split('\n').includes(line));

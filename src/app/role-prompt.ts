@@ -1,10 +1,12 @@
 // `agentdevel prompts`: what a model role would be sent for the workspace as it stands. Composes
 // the pipeline's request for the role (fed from recorded runs and git) with the Claude engine's
-// own builder of the Messages API call, and today's facts as the engine would give them.
+// own builder of the Messages API call (or the openai engine's of the Chat Completions call), and today's facts as the engine would give them.
 import type { Clock } from '../domain/ports/clock.ts';
 import type { RoleFacts } from '../domain/role-facts.ts';
 import { criticCall, diagnosticianCall, messagesParams, requirementsReviewCall, synthesizerCall, type StructuredCall } from '../adapters/engines/anthropic/requests.ts';
+import { chatParams } from '../adapters/engines/openai/requests.ts';
 import { currentRoleFacts } from '../adapters/engines/runtime-facts.ts';
+import { providerOf, providerModel } from '../domain/models.ts';
 import { currentRoleRequest, type PromptRole, type RoleRequest } from '../pipeline/loop/role-requests.ts';
 import type { Workspace } from '../pipeline/workspace/workspace.ts';
 
@@ -25,5 +27,8 @@ function callOf(built: RoleRequest, facts: RoleFacts): StructuredCall<unknown> {
 export async function rolePrompt(workspace: Workspace, role: PromptRole, caseId: string | null, clock: Clock) {
   const preview = await currentRoleRequest(workspace, role, caseId);
   const call = callOf(preview.built, currentRoleFacts(clock));
-  return { call, params: messagesParams(call), sources: preview.sources };
+  // Each provider's own rendering of the same call: a Messages body, or a Chat Completions one.
+  const openai = providerOf(call.model) === 'openai';
+  const params: Record<string, unknown> = openai ? { ...chatParams(call), model: providerModel(call.model) } : messagesParams(call);
+  return { call, params, provider: openai ? ('openai' as const) : ('anthropic' as const), sources: preview.sources };
 }

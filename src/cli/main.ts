@@ -190,7 +190,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       exitCode = await (await commands.sync()).syncCommand(io, mergeGlobal(options), remote);
     });
   common(program.command('init').description('scaffold a working workspace (config, blueprint, task, cases) in an empty git repository'))
-    .option('--runtime <runtime>', 'command (your own program, in any language) or tool-loop (the bundled Claude tool-use example)', 'command')
+    .option('--runtime <runtime>', 'command (your own program, in any language) or tool-loop (the bundled tool-use example)', 'command')
+    .option('--provider <provider>', 'every model role on anthropic (Claude) or openai (any OpenAI-compatible server); default: the offline mock')
     .action(lazy(commands.init, (m) => m.initCommand));
   const labels = common(program.command('labels').description('the symptom vocabulary with counts (failing cases and case-trials) and its aliases')).action(
     lazy(commands.labels, (m) => m.labelsCommand),

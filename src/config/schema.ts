@@ -1,15 +1,61 @@
 import { z } from '../domain/zod.ts';
-import { DEFAULT_MODEL, MOCK_MODEL, isClaudeModel } from '../domain/models.ts';
+import { DEFAULT_MODEL, MOCK_MODEL, OPENAI_PROVIDER, isClaudeModel, type ConfiguredModels, type ModelEndpoint } from '../domain/models.ts';
+import { roles, type Role } from '../domain/ports/model.ts';
 
 const name = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'expected a folder name of lowercase letters, digits, ".", "_" or "-"');
 
-const modelId = z
+const claudeOrMock = z
   .string()
-  .refine((value) => value === MOCK_MODEL || isClaudeModel(value), {
-    message: `expected "${MOCK_MODEL}" or a Claude model id such as "claude-sonnet-5-5"`,
-  });
+  .refine((value) => value === MOCK_MODEL || isClaudeModel(value) || value.startsWith(`${OPENAI_PROVIDER}:`), {
+    message: `expected "${MOCK_MODEL}", a Claude model id such as "claude-sonnet-5-5", or "openai:MODEL" (any OpenAI-compatible server)`,
+  })
+  .refine((value) => !value.startsWith(`${OPENAI_PROVIDER}:`) || value.length > OPENAI_PROVIDER.length + 1, { message: 'expected a model name after "openai:"' });
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
+
+/** A role on an OpenAI-compatible server, written out: the server, the key's variable and, for a model not in the price table, its price. */
+const openaiRole = z
+  .object({
+    provider: z.literal(OPENAI_PROVIDER),
+    model: z.string().min(1).describe('The model name the server knows (e.g. "gpt-5.1", "llama3.1:8b").'),
+    baseURL: z.string().url().optional().describe('The server\'s Chat Completions base URL (e.g. "http://127.0.0.1:11434/v1" for Ollama). Default: $OPENAI_BASE_URL (or baseURLEnv), else the OpenAI API.'),
+    apiKeyEnv: envName.default('OPENAI_API_KEY').describe('The environment variable that holds the key.'),
+    baseURLEnv: envName.default('OPENAI_BASE_URL').describe('The environment variable that may hold the base URL (when baseURL is not given).'),
+    price: z
+      .object({ input: z.number().min(0), output: z.number().min(0) })
+      .strict()
+      .optional()
+      .describe('USD per million input and output tokens, for a model the price table does not know (a local model costs 0 when you say so).'),
+  })
+  .strict();
+
+/** An object that is not a valid openai role is told what is wrong with it, not only "Invalid input". */
+function objectRoleProblem(issue: { input?: unknown; errors?: unknown }): string | undefined {
+  if (typeof issue.input !== 'object' || issue.input === null) return undefined;
+  const problem = (issue.errors as Array<Array<{ path: PropertyKey[]; message: string }>> | undefined)?.[1]?.[0];
+  return problem ? `${problem.path.length > 0 ? `${problem.path.map(String).join('.')}: ` : ''}${problem.message} (a role written as an object names an OpenAI-compatible server: { "provider": "openai", "model": … })` : undefined;
+}
+
+const modelId = z.union([claudeOrMock, openaiRole], { error: objectRoleProblem });
+
+/** The normalized shape: every role is a string (the model as traces and the ledger name it), its endpoint beside it. */
+function normalizedModels(written: Record<Role, string | z.output<typeof openaiRole>>): ConfiguredModels {
+  const endpoints: Partial<Record<Role, ModelEndpoint>> = {};
+  const names = {} as Record<Role, string>;
+  for (const role of roles) {
+    const value = written[role];
+    if (typeof value === 'string') {
+      names[role] = value;
+      continue;
+    }
+    names[role] = `${OPENAI_PROVIDER}:${value.model}`;
+    endpoints[role] = { baseURL: value.baseURL ?? null, apiKeyEnv: value.apiKeyEnv, baseURLEnv: value.baseURLEnv, price: value.price ?? null };
+  }
+  // No endpoints key when no role names one: a Claude-only config normalizes as it always did.
+  return Object.keys(endpoints).length > 0 ? { ...names, endpoints } : names;
+}
 
 const unitInterval = z.number().min(0).max(1);
 
@@ -60,7 +106,8 @@ export const configSchema = z
       })
       .strict()
       .default({ agent: DEFAULT_MODEL, critic: DEFAULT_MODEL, diagnostician: DEFAULT_MODEL, synthesizer: DEFAULT_MODEL, judge: DEFAULT_MODEL, writer: DEFAULT_MODEL })
-      .describe('The model of each role: a Claude model id, or "mock" for the offline simulation.'),
+      .transform(normalizedModels)
+      .describe('The model of each role: a Claude model id, "openai:MODEL" (key from OPENAI_API_KEY, server from OPENAI_BASE_URL), an object naming an OpenAI-compatible server, or "mock" for the offline simulation.'),
     critic: z
       .enum(['all', 'failing', 'off'])
       .optional()

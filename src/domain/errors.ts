@@ -117,7 +117,7 @@ const catalogue = {
   },
   API_KEY_REJECTED: {
     exit: EXIT.usage,
-    hint: 'Check ANTHROPIC_API_KEY (is it current, for this organisation?) and ANTHROPIC_BASE_URL (does that server expect this key?).',
+    hint: 'Check the key the message names: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL for a Claude role, OPENAI_API_KEY and OPENAI_BASE_URL (or the variables the role names) for an openai role: is it current, for this organisation, and does that server expect it?',
   },
   QUEUE_UNAVAILABLE: {
     exit: EXIT.infra,
@@ -141,7 +141,7 @@ const catalogue = {
   },
   API_KEY_MISSING: {
     exit: EXIT.usage,
-    hint: 'Export ANTHROPIC_API_KEY (or point ANTHROPIC_BASE_URL at a compatible server), or set the role to "mock" in agentdevel.config.json.',
+    hint: 'Export the variable the message names (ANTHROPIC_API_KEY for a Claude role, OPENAI_API_KEY or the role\'s apiKeyEnv for an openai role), or set the role to "mock" in agentdevel.config.json.',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -45,6 +45,8 @@ const llmEvent = z.object({
   type: z.literal('llm'),
   ...agent,
   model: z.string(),
+  /** Who answered: "anthropic" or "openai" (absent in traces written before there were two). */
+  provider: z.enum(['anthropic', 'openai']).optional(),
   inputTokens: z.number().int().nonnegative().optional(),
   outputTokens: z.number().int().nonnegative().optional(),
   latencyMs: z.number().nonnegative().optional(),

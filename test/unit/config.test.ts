@@ -44,6 +44,26 @@ describe('config', () => {
     expect(error.message).toMatch(message);
   });
 
+  it('takes a provider per role: "openai:MODEL" or an object naming the server; Claude ids unchanged', () => {
+    const config = parseConfig(
+      JSON.stringify({ blueprint: 'a', task: 'b', models: { agent: 'openai:gpt-5.1', critic: { provider: 'openai', model: 'llama3.1:8b', baseURL: 'http://127.0.0.1:11434/v1', price: { input: 0, output: 0 } }, synthesizer: 'claude-opus-4-5' } }),
+      'x.json',
+    );
+    expect(config.models).toEqual({
+      agent: 'openai:gpt-5.1',
+      critic: 'openai:llama3.1:8b',
+      diagnostician: DEFAULT_MODEL,
+      synthesizer: 'claude-opus-4-5',
+      judge: DEFAULT_MODEL,
+      writer: DEFAULT_MODEL,
+      endpoints: { critic: { baseURL: 'http://127.0.0.1:11434/v1', apiKeyEnv: 'OPENAI_API_KEY', baseURLEnv: 'OPENAI_BASE_URL', price: { input: 0, output: 0 } } },
+    });
+    const missingModel = failure(JSON.stringify({ blueprint: 'a', task: 'b', models: { critic: { provider: 'openai', baseURL: 'http://127.0.0.1:1/v1' } } }));
+    expect(missingModel.code).toBe('CONFIG_INVALID');
+    expect(missingModel.message).toMatch(/models\.critic: model: .*expected string/);
+    expect(failure(JSON.stringify({ blueprint: 'a', task: 'b', models: { critic: 'gpt-4o' } })).message).toMatch(/models\.critic: expected "mock", a Claude model id .* or "openai:MODEL"/);
+  });
+
   it('names the line of a JSON syntax error', () => {
     const error = failure('{\n  "blueprint": "a",\n  "task": "b",\n}\n');
     expect(error.location.line).toBe(4);

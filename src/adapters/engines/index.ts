@@ -1,20 +1,25 @@
 import type { Config } from '../../config/schema.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { MOCK_MODEL } from '../../domain/models.ts';
+import { MOCK_MODEL, providerOf, type ConfiguredModels } from '../../domain/models.ts';
 import type { ModelPort, Role } from '../../domain/ports/model.ts';
 import { createMockEngine } from './mock/index.ts';
+import type { OpenAIEngineFactory } from './openai.ts';
 
 export type EngineFactory = (role: Role, model: string) => ModelPort;
 
 /**
  * The model port the pipeline uses: each role goes to the engine its configured model names
- * ("mock" or a Claude model id). One port, so every call can be metered and recorded in one place.
+ * ("mock", a Claude model id, or "openai:MODEL"). One port, so every call can be metered and recorded in one place.
  */
-export function createModelPort(models: Config['models'], engines: { claude: EngineFactory | null }): ModelPort {
+export function createModelPort(models: Config['models'] | ConfiguredModels, engines: { claude: EngineFactory | null; openai?: OpenAIEngineFactory | null }): ModelPort {
   const mock = createMockEngine();
   const forRole = (role: Role): ModelPort => {
     const model = models[role];
     if (model === MOCK_MODEL) return mock;
+    if (providerOf(model) === 'openai') {
+      if (!engines.openai) throw new AgentdevelError('CONFIG_INVALID', `models.${role}: "${model}" needs the OpenAI engine`);
+      return engines.openai(role, model, models.endpoints?.[role] ?? null);
+    }
     if (!engines.claude) throw new AgentdevelError('CONFIG_INVALID', `models.${role}: "${model}" needs the Claude engine`);
     return engines.claude(role, model);
   };

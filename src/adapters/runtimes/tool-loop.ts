@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Case } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
+import { providerOf } from '../../domain/models.ts';
 import { AgentRequestRejected, InfraError, type AgentTurn, type AssistantBlock, type ConversationMessage, type ModelPort, type UserBlock } from '../../domain/ports/model.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { renderPromptFor, type LoadedBlueprint } from '../blueprint/load.ts';
@@ -197,7 +198,8 @@ export async function playTurn(
   messages: ConversationMessage[],
   useTool: (block: ToolUse) => Promise<UserBlock>,
 ): Promise<{ readonly text: string | null; readonly results: readonly UserBlock[] }> {
-  emit({ type: 'llm', model, inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, latencyMs: turn.latencyMs, stopReason: turn.stopReason });
+  const provider = providerOf(model);
+  emit({ type: 'llm', model, ...(provider ? { provider } : {}), inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens, latencyMs: turn.latencyMs, stopReason: turn.stopReason });
   messages.push({ role: 'assistant', content: turn.content });
   let text: string | null = null;
   const results: UserBlock[] = [];

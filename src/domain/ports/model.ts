@@ -23,6 +23,8 @@ export interface Usage {
   readonly cacheReadTokens: number;
   readonly cacheWriteTokens: number;
   readonly costUsd: number;
+  /** False: the model has no known price (a local model with none set), so costUsd is not its cost. */
+  readonly priceKnown?: boolean;
 }
 
 export interface ToolSpec {
@@ -346,6 +348,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
     costUsd: a.costUsd + b.costUsd,
+    ...(a.priceKnown === false || b.priceKnown === false ? { priceKnown: false } : {}),
   };
 }
 

@@ -146,6 +146,7 @@ function manifestUnreadable(error: unknown): null {
 
 /** The models of the roles this workspace asks: the judge only when credit.helpfulness is on; the writer only in discover. */
 function modelsAsked(config: Config): Record<string, string> {
-  const { judge, writer: _writer, ...asked } = config.models;
+  // The endpoints say where a role's calls go, not which model it is.
+  const { judge, writer: _writer, endpoints: _endpoints, ...asked } = config.models;
   return config.credit.helpfulness ? { ...asked, judge } : asked;
 }
