@@ -365,6 +365,10 @@ describe('agentdevel init', () => {
     const badConcurrency = cli(['run', '--concurrency', '0', '-C', dir]);
     expect(badConcurrency.code).toBe(2);
     expect(badConcurrency.stderr).toMatch(/--concurrency: expected a whole number from 1 to 64, got "0"/);
+    // show names an id that is no case as such, not as a missing run.
+    const noCase = cli(['show', 'add-9', '-C', dir]);
+    expect(noCase.code).toBe(2);
+    expect(noCase.stderr).toMatch(/no case of the train split of rubrics\/arithmetic has the id "add-9", and no run graded one/);
     const unknown = cli(['run', '--case', 'add-9', '-C', dir]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no case of the train split of rubrics\/\S+ has the id "add-9"/);

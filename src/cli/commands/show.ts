@@ -16,8 +16,12 @@ export interface ShowOptions extends CommonOptions {
   readonly ref?: string;
 }
 
-/** The run to show a case from: --run (name or id), the newest run of --ref's blueprint, or the newest run that graded the case. */
-async function chooseRun(workspace: Workspace, caseId: string, options: ShowOptions): Promise<RunSummary> {
+/**
+ * The run to show a case from: --run (name or id), the newest run of --ref's blueprint, or the
+ * newest run that graded the case. `known`: whether the train split has the case (a case removed
+ * since is still shown from the runs that graded it).
+ */
+async function chooseRun(workspace: Workspace, caseId: string, options: ShowOptions, known: boolean): Promise<RunSummary> {
   const { store, repo, config } = workspace;
   if (options.run && options.ref) throw new AgentdevelError('USAGE', 'show takes --run or --ref, not both');
   if (options.run) {
@@ -35,6 +39,11 @@ async function chooseRun(workspace: Workspace, caseId: string, options: ShowOpti
     blueprintTree = await withCheckout(workspace, commit, (source) => repo.folderFingerprint(source.dir, `blueprints/${config.blueprint}`));
   }
   const run = store.latestRunWithCase(caseId, blueprintTree);
+  if (!run && !known) {
+    throw new AgentdevelError('USAGE', `no case of the train split of rubrics/${config.task} has the id "${caseId}", and no run graded one`, {
+      hint: 'Pass the "id" of a line of train.jsonl (`agentdevel run` lists the failing ones).',
+    });
+  }
   if (!run) {
     const what = options.ref ? `no train run of the blueprint of ${options.ref} graded case "${caseId}"` : `no train run graded case "${caseId}" yet`;
     throw new AgentdevelError('USAGE', `${what} in ${workspace.root}`, {
@@ -59,10 +68,10 @@ export async function showCommand(io: Io, options: ShowOptions, caseId: string):
   const command = await openCommand(io, options, null);
   try {
     const { workspace, output } = command;
-    const run = await chooseRun(workspace, caseId, options);
-    const records = workspace.store.records(run.id).filter((r) => r.caseId === caseId);
     const task = await workspace.files.tasks.loadTask(workspace.root, workspace.config.task);
     const testCase = (await workspace.files.tasks.loadSplit(task, 'train')).find((c) => c.id === caseId) ?? null;
+    const run = await chooseRun(workspace, caseId, options, testCase !== null);
+    const records = workspace.store.records(run.id).filter((r) => r.caseId === caseId);
     const trials = [];
     for (const record of records) trials.push({ record, trace: await traceOf(workspace, record) });
     if (output.json) {
