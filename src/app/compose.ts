@@ -224,31 +224,27 @@ export async function openCommand(
 /** A role the Claude engine answers (an "openai:" role needs no Claude key). */
 const onClaude = (model: string): boolean => providerOf(model) === 'anthropic';
 
-async function openaiFor(io: CommandPlace, options: CommandOptions, workspace: Workspace, pace: PaceFor | null, guard: SpendGuard, ledger: UsageLedger) {
-  const [{ openaiEngines }, { currentRoleFacts }] = await Promise.all([import('../adapters/engines/openai.ts'), import('../adapters/engines/runtime-facts.ts')]);
+/** What either engine is opened with: the environment, the cassette, the ledger each call is charged to (pipeline/run/usage-scope.ts), the budget's guard, today's facts and the shared pace. */
+async function engineSettings(io: CommandPlace, options: CommandOptions, workspace: Workspace, pace: PaceFor | null, guard: SpendGuard, ledger: UsageLedger) {
+  const { currentRoleFacts } = await import('../adapters/engines/runtime-facts.ts');
   const cassetteDir = options.record ?? options.replay;
-  return openaiEngines({
+  return {
     env: io.env,
     settings: workspace.config.anthropic,
-    cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
+    cassette: cassetteDir ? { mode: options.record ? ('record' as const) : ('replay' as const), dir: path.resolve(io.cwd, cassetteDir) } : null,
     ledger,
     guard,
     facts: currentRoleFacts(io.clock),
     ...(pace ? { pace } : {}),
-  });
+  };
+}
+
+async function openaiFor(io: CommandPlace, options: CommandOptions, workspace: Workspace, pace: PaceFor | null, guard: SpendGuard, ledger: UsageLedger) {
+  const { openaiEngines } = await import('../adapters/engines/openai.ts');
+  return openaiEngines(await engineSettings(io, options, workspace, pace, guard, ledger));
 }
 
 async function claudeFor(io: CommandPlace, options: CommandOptions, workspace: Workspace, when: 'at_start' | 'at_first_call', pace: PaceFor | null, guard: SpendGuard, ledger: UsageLedger) {
-  const [{ claudeEngines }, { currentRoleFacts }] = await Promise.all([import('../adapters/engines/claude.ts'), import('../adapters/engines/runtime-facts.ts')]);
-  const cassetteDir = options.record ?? options.replay;
-  return claudeEngines({
-    env: io.env,
-    settings: workspace.config.anthropic,
-    cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
-    // Each call is charged to the scope of the work that made it (pipeline/run/usage-scope.ts).
-    ledger,
-    guard,
-    facts: currentRoleFacts(io.clock),
-    ...(pace ? { pace } : {}),
-  }, when);
+  const { claudeEngines } = await import('../adapters/engines/claude.ts');
+  return claudeEngines(await engineSettings(io, options, workspace, pace, guard, ledger), when);
 }
