@@ -29,14 +29,17 @@ describe('labels merge', () => {
 
     const added = mergeAliases([], ['incorrect_temperature_conversion', 'wrong_temperature_conversion'], 'wrong_temperature_conversion', { by: 'person', reason: 'one fault', at: clock.now().toISOString(), effective });
     expect(added).toEqual([expect.objectContaining({ from: 'incorrect_temperature_conversion', to: 'wrong_temperature_conversion' })]);
-    store.useAliases(aliasMap(added as never));
+    const merged = store.throughAliases(aliasMap(added as never));
 
-    expect(hitRateOf(['a', 'b'], store.caseSummaries('run-1'), intent)).toBe(1);
-    expect(store.taxonomy()).toEqual([{ label: 'wrong_temperature_conversion', description: 'a Celsius value converted with the wrong formula' }]);
-    expect(store.labelCounts()).toEqual([{ label: 'wrong_temperature_conversion', caseTrials: 2, cases: 2 }]);
-    expect(store.records('run-1').map((r) => r.critic?.label)).toEqual(['wrong_temperature_conversion', 'wrong_temperature_conversion']);
+    expect(hitRateOf(['a', 'b'], merged.caseSummaries('run-1'), intent)).toBe(1);
+    expect(merged.taxonomy()).toEqual([{ label: 'wrong_temperature_conversion', description: 'a Celsius value converted with the wrong formula' }]);
+    expect(merged.labelCounts()).toEqual([{ label: 'wrong_temperature_conversion', caseTrials: 2, cases: 2 }]);
+    expect(merged.records('run-1').map((r) => r.critic?.label)).toEqual(['wrong_temperature_conversion', 'wrong_temperature_conversion']);
     // What was recorded stays as it was (taxonomy.json is written from this).
-    expect(store.recordedTaxonomy().map((e) => e.label)).toEqual(['incorrect_temperature_conversion', 'wrong_temperature_conversion']);
+    expect(merged.recordedTaxonomy().map((e) => e.label)).toEqual(['incorrect_temperature_conversion', 'wrong_temperature_conversion']);
+    // A view, not a setting: the store it was made from still reads the labels as given.
+    expect(hitRateOf(['a', 'b'], store.caseSummaries('run-1'), intent)).toBe(0.5);
+    expect(store.taxonomy().map((e) => e.label)).toEqual(['incorrect_temperature_conversion', 'wrong_temperature_conversion']);
     store.close();
   });
 

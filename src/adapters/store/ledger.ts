@@ -2,10 +2,10 @@
 // and an activity (a discover round), and the calls not made (spared by the critic policy, or
 // a verdict reused), as counts. Part of the store's database; the store hands it its connection.
 import type { CallRole, Role, Usage } from '../../domain/ports/model.ts';
-import type { ActivityCost, IterationCost, LedgerScope, RunPurpose, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
+import type { ActivityCost, CostBook, IterationCost, LedgerScope, RunPurpose, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
 import type { Sql } from './sqlite.ts';
 
-export class CostLedger {
+export class CostLedger implements CostBook {
   constructor(
     private readonly sql: Sql,
     private readonly now: () => string,

@@ -154,9 +154,8 @@ export interface RecordReader {
   caseSummaries(runId: string): Map<string, CaseSummary>;
 }
 
-/** The symptom vocabulary: labels as the critic gave them, read through the aliases recorded in git. */
+/** The symptom vocabulary: labels as the critic gave them, read through the aliases recorded in git (see RecordStore.throughAliases). */
 export interface SymptomVocabulary {
-  useAliases(aliases: ReadonlyMap<string, string>): void;
   canonicalLabel(label: string): string;
   labelCounts(): Array<{ label: string; caseTrials: number; cases: number }>;
   taxonomy(): SymptomEntry[];
@@ -208,6 +207,14 @@ export interface VerdictMemo {
 }
 
 export interface RecordStore extends RunIndex, RecordSink, RecordReader, SymptomVocabulary, DecisionIndex, CostBook, VerdictMemo {
+  /**
+   * The same store, its labels (records, summaries, the taxonomy, counts) read through exactly
+   * these aliases, from a label to the one it reads as; what is written keeps its own labels.
+   * An opened store reads through none. A view, not a setting: other holders of the store are
+   * not affected.
+   */
+  throughAliases(aliases: ReadonlyMap<string, string>): RecordStore;
+  /** Closes the store, for every view of it. */
   close(): void;
 }
 

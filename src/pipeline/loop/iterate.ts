@@ -25,8 +25,8 @@ import { readTaskBrief } from './task-brief.ts';
 import { recordGradient } from './gradient.ts';
 import { auditRef, candidateRef, currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
 import { lineTip, refuseShallowHistory } from '../workspace/workspace.ts';
-import { applyLabelAliases } from '../workspace/label-aliases.ts';
-import { adoptLabelMerges } from './label-merges.ts';
+import { labelAliasesAt } from '../workspace/label-aliases.ts';
+import { adoptLabelMerges, readingThrough } from './label-merges.ts';
 import { chargedTo } from '../run/usage-scope.ts';
 
 export interface IterationSummary extends IterationResult {
@@ -89,25 +89,27 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
   refuseAblationOnRealLine(parent.workspace.config, ablation);
   await refuseShallowHistory(parent.workspace, 'iterate');
   // The critic's switch reaches the runs through the context; the other two act here and in the gate.
-  const context: RunContext = ablation === 'critic-sees-blueprint' ? { ...parent, criticSeesBlueprint: true } : parent;
-  const { workspace, reporter } = context;
-  const { config, store, repo } = workspace;
+  const loop: RunContext = ablation === 'critic-sees-blueprint' ? { ...parent, criticSeesBlueprint: true } : parent;
+  const { reporter } = loop;
+  const { config, repo } = loop.workspace;
   if (ablation) reporter.emit({ type: 'warning', message: `ablation ${ablation} on scratch line ${config.line.branch}: ${ABLATION_TEXT[ablation]}` });
   const stopPolicy = { ...config.stop, maxIterations: options.maxIterations ?? config.stop.maxIterations };
   const results: IterationSummary[] = [];
   let simulated = false;
 
   for (;;) {
-    const tip = await lineTip(workspace);
+    const tip = await lineTip(loop.workspace);
     const release = await currentRelease(repo, config, tip);
     // A release waiting for a person's approval holds the line: nothing more is built on it until then.
-    const waiting = await pendingReleases(workspace);
+    const waiting = await pendingReleases(loop.workspace);
     if (waiting.length > 0) return { iterations: results, stopReason: awaitingApproval(waiting, tip), release: release.label, simulated, ablation };
     const iteration = await nextIteration(repo, config);
     // Every model call of this iteration is charged to it.
     const ended = await chargedTo({ iteration }, async (): Promise<IterateOutcome | null> => {
       // The vocabulary as it stood when this iteration started: aliases recorded later (a replay) are not in effect yet.
-      await applyLabelAliases(repo, config, store, { iteration, stage: 'start' });
+      const context = readingThrough(loop, await labelAliasesAt(repo, config, { iteration, stage: 'start' }));
+      const { workspace } = context;
+      const { store } = workspace;
       reporter.emit({ type: 'stage', stage: 'run', message: `iteration ${iteration}: running ${release.label} on the train split` });
       // One checkout of the current release serves the baseline run, the synthesizer's view of
       // the blueprint, the credit per component and the gradient records (the task's requirements).
@@ -165,7 +167,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
       reporter.emit({ type: 'stage', stage: 'synthesize', message: `iteration ${iteration}: synthesizing one release candidate` });
       // The synthesizer sees the failures the diagnosis describes, as they happened (train cases only).
       const trainCases = await workspace.files.tasks.loadSplit(await workspace.files.tasks.loadTask(workspace.root, config.task), 'train');
-      const evidence = await synthesisEvidence(view.report, store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence, gradient);
+      const evidence = await synthesisEvidence(view.report, view.context.workspace.store.records(baseline.runId), trainCases, (record) => readTraceOrNote(workspace.tracesRoot, record.traceRef, []), config.evidence, gradient);
       const synthesis = await synthesize(
         { blueprint: config.blueprint, files, brief, diagnosis: view.report, evidence, history, taxonomy: view.vocabulary, task, model: config.models.synthesizer, maxRepairs: config.repairs.synthesis, gradient },
         {
@@ -215,7 +217,7 @@ export async function iterate(parent: RunContext, options: IterateOptions): Prom
       const candidate = synthesis.built;
       try {
         reporter.emit({ type: 'stage', stage: 'gate', message: `iteration ${iteration}: running the RC (${synthesis.candidate.intent.targets.join(', ')})` });
-        const conclusion = await concludeCandidate(context, {
+        const conclusion = await concludeCandidate(view.context, {
           iteration,
           record: true,
           candidate: { ref: candidateRef(config, iteration), commit: candidate.commit, dir: candidate.dir },

@@ -4,11 +4,11 @@
 // the gate's hit rate then see one label. The aliases go to git (refs/agentdevel/labels/<bp>,
 // like `labels merge`) once the iteration has an outcome.
 import { reportThroughAliases, type DiagnosisReport } from '../../domain/diagnosis.ts';
-import { mergeAliases, type LabelAlias, type LabelMergeProposal } from '../../domain/label-aliases.ts';
+import { aliasMap, mergeAliases, type LabelAlias, type LabelMergeProposal } from '../../domain/label-aliases.ts';
 import type { SymptomEntry } from '../../domain/ports/model.ts';
 import { symptomVocabulary } from '../../domain/symptoms.ts';
 import type { BaselineScreen, RunContext } from '../run/execute-run.ts';
-import { applyLabelAliases, readLabelAliases, writeLabelAliases } from '../workspace/label-aliases.ts';
+import { readLabelAliases, writeLabelAliases } from '../workspace/label-aliases.ts';
 import { aliasesInEffect } from '../../domain/label-aliases.ts';
 
 export interface SynthesisView {
@@ -22,6 +22,13 @@ export interface SynthesisView {
   readonly adopted: readonly LabelMergeProposal[];
   /** Records the adopted aliases in git (call once the iteration has an outcome). */
   record(base: string): Promise<void>;
+  /** The iteration's context from synthesis on: its store reads labels through the merges too. */
+  readonly context: RunContext;
+}
+
+/** `context` with its workspace's store read through `aliases` (a view: other holders of the store read as before). */
+export function readingThrough(context: RunContext, aliases: ReadonlyMap<string, string>): RunContext {
+  return { ...context, workspace: { ...context.workspace, store: context.workspace.store.throughAliases(aliases) } };
 }
 
 export async function adoptLabelMerges(
@@ -35,7 +42,7 @@ export async function adoptLabelMerges(
     readonly baselineRunId: string;
   },
 ): Promise<SynthesisView> {
-  const { repo, config, store } = context.workspace;
+  const { repo, config } = context.workspace;
   const effective = { iteration: input.iteration, stage: 'synthesis' as const };
   const recorded = (await readLabelAliases(repo, config)).aliases;
   const before = aliasesInEffect(recorded, { iteration: input.iteration, stage: 'start' });
@@ -57,8 +64,9 @@ export async function adoptLabelMerges(
     if (written.length > 0) context.reporter.emit({ type: 'stage', stage: 'diagnose', message: `labels: ${written.map((a) => `${a.from} now reads as ${a.to}`).join(', ')} (proposed by the diagnostician; recorded on refs/agentdevel/labels/${config.blueprint})` });
   };
   // Nothing new from this iteration's synthesis on: the diagnosis is read as it was written.
-  if (added.length === 0 && inEffect.length === before.length) return { report: input.report, vocabulary: input.vocabulary, screen: input.screen, adopted, record };
-  await applyLabelAliases(repo, config, store, effective, added);
+  if (added.length === 0 && inEffect.length === before.length) return { report: input.report, vocabulary: input.vocabulary, screen: input.screen, adopted, record, context };
+  const synthesis = readingThrough(context, aliasMap([...inEffect, ...added]));
+  const { store } = synthesis.workspace;
   const canonical = (label: string): string => store.canonicalLabel(label);
   const merges = [...inEffect.slice(before.length), ...added].map((a) => `${a.from} → ${a.to}`);
   const report = reportThroughAliases(input.report, canonical);
@@ -68,5 +76,6 @@ export async function adoptLabelMerges(
     screen: { ...input.screen, cases: new Map([...input.screen.cases].map(([id, c]) => [id, c.symptom === null ? c : { ...c, symptom: canonical(c.symptom) }])) },
     adopted,
     record,
+    context: synthesis,
   };
 }

@@ -45,17 +45,13 @@ export async function writeLabelAliases(repo: RefReader & HistoryReader & Histor
   return fresh;
 }
 
-/** What reads labels through the aliases (the store). */
-export interface AliasReader {
-  useAliases(aliases: ReadonlyMap<string, string>): void;
-}
-
 /**
- * Makes `reader` read labels through the aliases in effect at a point of the loop (all recorded
- * ones for commands outside it), plus `extra` (merges decided in this iteration, not yet in git).
- * An iteration replayed from before an alias was recorded so sees the taxonomy as it stood.
+ * The aliases in effect at a point of the loop (all recorded ones for commands outside it), plus
+ * `extra` (merges decided in this iteration, not yet in git): what a store reads labels through
+ * (`RecordStore.throughAliases`). An iteration replayed from before an alias was recorded so sees
+ * the taxonomy as it stood.
  */
-export async function applyLabelAliases(repo: RefReader & HistoryReader & HistoryWriter, config: Config, reader: AliasReader, at: AliasEffect | 'all', extra: readonly LabelAlias[] = []): Promise<void> {
+export async function labelAliasesAt(repo: RefReader & HistoryReader & HistoryWriter, config: Config, at: AliasEffect | 'all', extra: readonly LabelAlias[] = []): Promise<ReadonlyMap<string, string>> {
   const recorded = (await readLabelAliases(repo, config)).aliases;
-  reader.useAliases(aliasMap([...aliasesInEffect(recorded, at), ...extra]));
+  return aliasMap([...aliasesInEffect(recorded, at), ...extra]);
 }

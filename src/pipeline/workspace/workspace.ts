@@ -13,7 +13,7 @@ import type { WorkspaceFiles } from '../../domain/ports/workspace-files.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
 import { recoverPromotion } from '../../stages/release/journal.ts';
 import { rebuildStoreFromGit } from './rebuild-store.ts';
-import { applyLabelAliases } from './label-aliases.ts';
+import { labelAliasesAt } from './label-aliases.ts';
 
 /** An opened workspace: the repository, its config, its store, and (for writers) its lock. */
 export interface Workspace {
@@ -88,8 +88,8 @@ export async function assembleWorkspace(dir: string, options: OpenOptions, adapt
       const rebuilt = await rebuildStoreFromGit({ repo, store, config, tracesRoot: path.join(root, 'traces') });
       for (const message of rebuilt.warnings) options.reporter?.emit({ type: 'warning', message });
       // The curated vocabulary: merged labels read as one everywhere the store is read (the loop
-      // narrows this to the aliases in effect at each iteration, see applyLabelAliases).
-      await applyLabelAliases(repo, config, store, 'all');
+      // reads each iteration through the aliases in effect then, see loop/label-merges.ts).
+      store = store.throughAliases(await labelAliasesAt(repo, config, 'all'));
     }
   } catch (error) {
     store?.close();
