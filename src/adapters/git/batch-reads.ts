@@ -1,7 +1,7 @@
 // Reads of many refs, folders and files in a fixed number of git processes. A read-only command
 // (`log`, `show`, `report`) spends most of its start-up starting processes: one per release
 // grows with the line. Each function here builds the arguments and input of one git process
-// and parses its output; GitRepo runs it.
+// and parses its output; ref-reader.ts and history-reader.ts run it.
 
 import type { ChangedPath } from '../../domain/changed-path.ts';
 import type { RefDetail } from '../../domain/ports/repository.ts';

@@ -1,4 +1,4 @@
-// git as a process: the bounded plumbing calls of src/adapters/git/git.ts that need the exit code (where
+// git as a process: the bounded plumbing calls of the git adapters that need the exit code (where
 // exit 1 is an answer: absent, no) or standard input, and the small parsers they share. Only
 // src/adapters/git/ uses it.
 import { realpath } from 'node:fs/promises';

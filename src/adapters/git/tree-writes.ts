@@ -1,6 +1,6 @@
 // Trees and commits written as objects only (no worktree, no index, no ref): a decision's
 // documents, and a version made of two others' folders (a release's blueprint in a candidate's
-// tree). Only src/adapters/git/git.ts uses it, through its plumbing (git with standard input).
+// tree). Only history-writer.ts uses it, through the runner's plumbing (git with standard input).
 
 /** Runs git plumbing with standard input and returns its standard output. */
 export type Plumbing = (args: string[], input: string) => Promise<string>;
