@@ -67,7 +67,7 @@ export interface OpenedCommand {
 export function commandReporting(place: CommandPlace, options: CommandOptions): { reporter: Reporter; redact: Redactor } {
   const secrets = [...secretValues(place.env), ...queueSecrets(options.queue)];
   // Declared, so that every redactor of this process knows them: the store's too, which redacts
-  // whatever it writes (adapters/store/store.ts).
+  // whatever it writes (adapters/store/stored-text.ts).
   declareSecrets(secrets);
   const redact = makeRedactor(secrets);
   const reporter = createReporter(place.stderr, redact, { tty: place.stderr.isTTY === true && place.env.CI !== 'true' });

@@ -1,6 +1,7 @@
 // What the pipeline needs of the store (the SQLite index of runs, records, decisions, the
 // symptom vocabulary and the cost ledger), in narrow ports; a Workspace hands out the whole
-// `RecordStore`. adapters/store/store.ts (Store) implements it; app/ opens it.
+// `RecordStore`. adapters/store/ implements each part in its own file; store.ts (Store) composes
+// them over one connection; app/ opens it.
 import type { Clock } from './clock.ts';
 import type { CallRole, Role, SymptomEntry, Usage } from './model.ts';
 import type { CaseRecord, CriticVerdict } from '../record.ts';

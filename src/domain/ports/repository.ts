@@ -1,7 +1,7 @@
 // What the pipeline needs of the git repository, in narrow ports: reading refs, reading history,
 // writing documents and tags, working in checkouts, and talking to remotes. A function asks for
-// the narrowest it uses; a Workspace hands out the whole `Repository`. adapters/git/git.ts
-// (GitRepo) implements it; app/ opens it.
+// the narrowest it uses; a Workspace hands out the whole `Repository`. adapters/git/ implements
+// each part in its own file; git.ts (GitRepo) composes them over one runner; app/ opens it.
 import type { ChangedPath } from '../changed-path.ts';
 import type { PromotionRefs, RefUpdate } from './refs.ts';
 

@@ -46,12 +46,10 @@ export async function writeLabelAliases(repo: RefReader & HistoryReader & Histor
 }
 
 /**
- * The aliases in effect at a point of the loop (all recorded ones for commands outside it), plus
- * `extra` (merges decided in this iteration, not yet in git): what a store reads labels through
- * (`RecordStore.throughAliases`). An iteration replayed from before an alias was recorded so sees
- * the taxonomy as it stood.
+ * The aliases in effect at a point of the loop (all recorded ones for commands outside it): what
+ * a store reads labels through (`RecordStore.throughAliases`). An iteration replayed from before
+ * an alias was recorded so sees the taxonomy as it stood.
  */
-export async function labelAliasesAt(repo: RefReader & HistoryReader & HistoryWriter, config: Config, at: AliasEffect | 'all', extra: readonly LabelAlias[] = []): Promise<ReadonlyMap<string, string>> {
-  const recorded = (await readLabelAliases(repo, config)).aliases;
-  return aliasMap([...aliasesInEffect(recorded, at), ...extra]);
+export async function labelAliasesAt(repo: RefReader & HistoryReader & HistoryWriter, config: Config, at: AliasEffect | 'all'): Promise<ReadonlyMap<string, string>> {
+  return aliasMap(aliasesInEffect((await readLabelAliases(repo, config)).aliases, at));
 }
