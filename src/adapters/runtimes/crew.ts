@@ -1,29 +1,18 @@
 import { pathToFileURL } from 'node:url';
 import type { Case } from '../../domain/case.ts';
-import { AgentRequestRejected, InfraError, type ConversationMessage, type ModelPort, type ToolSpec, type UserBlock } from '../../domain/ports/model.ts';
+import { AgentRequestRejected, InfraError, type ConversationMessage, type ToolSpec, type UserBlock } from '../../domain/ports/model.ts';
 import { MEMBER_INPUT_SCHEMA, VIEW_HEADINGS } from '../../domain/crew.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
-import { renderMemberPrompt, renderOrchestratorPrompt, toolNameOf, type LoadedBlueprint } from '../blueprint/load.ts';
+import { renderMemberPrompt, renderOrchestratorPrompt, toolNameOf } from '../blueprint/load.ts';
 import { CONTEXT_VIEW, ORCHESTRATOR, REQUEST_VIEW, type CrewManifest, type CrewMember } from '../../domain/blueprint-manifest.ts';
 import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
-import { playTurn, startFirstHost, userTurn } from './tool-loop.ts';
-import { startHostPool, type HostIsolation } from './tool-host/pool.ts';
+import { playTurn, startFirstHost, userTurn, type ToolLoopOptions } from './tool-loop.ts';
+import { startHostPool } from './tool-host/pool.ts';
 
-export interface CrewOptions {
-  readonly blueprint: LoadedBlueprint;
+/** A crew runs with what a tool-loop agent runs with; its manifest names the members. */
+export interface CrewOptions extends Omit<ToolLoopOptions, 'manifest' | 'gradesHere'> {
   readonly manifest: CrewManifest;
-  readonly environmentBundle: string | null;
-  readonly model: ModelPort;
-  readonly agentModel: string;
-  readonly callTimeoutMs: number;
-  readonly memoryMb: number;
-  /** Paths of a case the grading reads (`caseGradingPaths`): the agent never sees them. */
-  readonly gradingPaths: readonly string[];
-  /** Case-trials in flight at once: sizes the pool of tool hosts. */
-  readonly concurrency?: number;
-  /** Whether case-trials share tool hosts (the default) or each gets its own (see tool-host/pool.ts). */
-  readonly isolation?: HostIsolation;
 }
 
 interface MemberRuntime {

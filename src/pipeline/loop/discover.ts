@@ -175,22 +175,21 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
   const team = chosen.map((name) => session.members.find((m) => m.name === name) as ArchivedMember);
   const fixesRequired = config.gate.allowEfficiencyReleases ? 0 : config.gate.minF2P;
   const withheld = proposalCannotPass(fixesRequired, played.releaseFailingCases);
+  // What the rounds found, whether a proposal follows or not.
+  const found = {
+    ref: discoverRef(config),
+    seed,
+    ceiling: played.ceiling,
+    rounds: played.rounds,
+    state,
+    stoppedEarly: played.stoppedEarly,
+    ranking: { byHelpfulness: bestTeam(state.arms, state.arms.length), bySuccessRate: bySuccessRate(state.arms) },
+    simulated: played.releaseSimulated || played.rounds.some((r) => r.simulated),
+  };
   if (withheld) {
     // A certain rejection costs a writer request and a gate's runs: the rounds stay recorded, nothing is proposed.
     reporter.emit({ type: 'warning', message: `discover: no proposal gated: ${withheld}` });
-    return {
-      ref: discoverRef(config),
-      seed,
-      ceiling: played.ceiling,
-      rounds: played.rounds,
-      state,
-      stoppedEarly: played.stoppedEarly,
-      ranking: { byHelpfulness: bestTeam(state.arms, state.arms.length), bySuccessRate: bySuccessRate(state.arms) },
-      proposal: null,
-      gate: null,
-      withheld,
-      simulated: played.releaseSimulated || played.rounds.some((r) => r.simulated),
-    };
+    return { ...found, proposal: null, gate: null, withheld };
   }
   const written = await chargedTo({ activity: `discover/${config.blueprint}/proposal` }, () =>
     context.model.writeOrchestratorPrompt({
@@ -219,17 +218,11 @@ export async function discover(context: RunContext, request: DiscoverRequest): P
   // Named by the RC branch it was built on (as iterate's RCs are); the gate re-creates that branch for its own worktree.
   const gate = await gateCandidate(context, { ref: built.branch, promote: true, targets: [], reportDir: null, allowBehind: false, intent, authors: ['writer'] });
   return {
-    ref: discoverRef(config),
-    seed,
-    ceiling: played.ceiling,
-    rounds: played.rounds,
-    state,
-    stoppedEarly: played.stoppedEarly,
-    ranking: { byHelpfulness: bestTeam(state.arms, state.arms.length), bySuccessRate: bySuccessRate(state.arms) },
+    ...found,
     proposal: { team: chosen, commit: built.commit, intent, edits: edits.map((e) => e.path) },
     gate,
     withheld: null,
-    simulated: played.releaseSimulated || played.rounds.some((r) => r.simulated) || gate.simulated,
+    simulated: found.simulated || gate.simulated,
   };
 }
 

@@ -1,19 +1,17 @@
 import { costOf } from '../../../domain/models.ts';
 import {
   StructuredOutputError,
-  addUsage,
-  zeroUsage,
   type AgentTurn,
   type AssistantBlock,
   type ConversationMessage,
   type ModelPort,
   type CallRole,
   type Usage,
-  type WithUsage,
 } from '../../../domain/ports/model.ts';
 import type { RoleFacts } from '../../../domain/role-facts.ts';
 import type { MessageParams, MessageResult, SendMessage } from './messages-client.ts';
-import { criticCall, diagnosticianCall, judgeCall, messagesParams, orchestratorPromptCall, requirementsReviewCall, synthesizerCall, writerCall, type StructuredCall } from './requests.ts';
+import { messagesParams } from './requests.ts';
+import { structuredAnswers, structuredRoles } from '../structured-answers.ts';
 import { systemClock } from '../../../domain/ports/clock.ts';
 
 /** Receives the usage and cost of every call, failed or not (the cost ledger). */
@@ -66,36 +64,29 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts
     return { result, usage };
   };
 
-  async function structured<T>(spec: StructuredCall<T>): Promise<WithUsage<T>> {
-    const params = messagesParams(spec);
-    const messages = [...(params.messages as unknown[])];
-    let usage = zeroUsage;
-    let problem = '';
-    let output = '(no answer)';
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      const answer = await call(spec.role, { ...params, messages: [...messages] }, spec.stream);
-      usage = addUsage(usage, answer.usage);
-      const use = answer.result.content.find(
-        (b): b is { type: 'tool_use'; id: string; name: string; input: unknown } => b.type === 'tool_use' && (b as { name?: string }).name === spec.tool.name,
-      );
+  const structured = structuredAnswers(call, {
+    params: messagesParams,
+    read: (result, toolName) => {
+      const use = result.content.find((b): b is { type: 'tool_use'; id: string; name: string; input: unknown } => b.type === 'tool_use' && (b as { name?: string }).name === toolName);
       if (use) {
-        const parsed = spec.tool.schema.safeParse(use.input);
-        if (parsed.success) return { value: parsed.data, usage, ...(attempt > 0 ? { repairs: [problem] } : {}) };
-        problem = parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
-        output = JSON.stringify(use.input, null, 2);
-        messages.push(
-          { role: 'assistant', content: answer.result.content },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, is_error: true, content: `The input does not match the schema: ${problem}. Call ${spec.tool.name} again with corrected input.` }] },
-        );
-      } else {
-        problem = `no ${spec.tool.name} call in the answer (stop reason ${answer.result.stop_reason ?? 'none'})`;
-        const content = answer.result.content.length > 0 ? answer.result.content : [{ type: 'text', text: '(no answer)' }];
-        output = content.map((b) => ('text' in b ? String(b.text) : JSON.stringify(b))).join('\n');
-        messages.push({ role: 'assistant', content }, { role: 'user', content: `Answer by calling the ${spec.tool.name} tool.` });
+        return {
+          kind: 'call',
+          args: { ok: true, value: use.input },
+          retry: (problem) => [
+            { role: 'assistant', content: result.content },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, is_error: true, content: `The input does not match the schema: ${problem}. Call ${toolName} again with corrected input.` }] },
+          ],
+        };
       }
-    }
-    throw new StructuredOutputError(spec.role, `the ${spec.role}'s output was invalid after one repair: ${problem}`, output, problem);
-  }
+      const content = result.content.length > 0 ? result.content : [{ type: 'text', text: '(no answer)' }];
+      return {
+        kind: 'none',
+        problem: `no ${toolName} call in the answer (stop reason ${result.stop_reason ?? 'none'})`,
+        output: content.map((b) => ('text' in b ? String(b.text) : JSON.stringify(b))).join('\n'),
+        retry: [{ role: 'assistant', content }, { role: 'user', content: `Answer by calling the ${toolName} tool.` }],
+      };
+    },
+  });
 
   return {
     async agentTurn(request): Promise<AgentTurn> {
@@ -129,12 +120,6 @@ export function createClaudeEngine(send: SendMessage, ledger: UsageLedger, facts
       return { content, stopReason: result.stop_reason ?? 'unknown', usage, latencyMs: systemClock.now().getTime() - started };
     },
 
-    criticize: (request) => structured(criticCall(request, facts)),
-    writeDiagnosisScript: (request) => structured(diagnosticianCall(request, facts)),
-    synthesize: (request) => structured(synthesizerCall(request, facts)),
-    reviewRequirements: (request) => structured(requirementsReviewCall(request, facts)),
-    judgeHelpfulness: (request) => structured(judgeCall(request, facts)),
-    writeMember: (request) => structured(writerCall(request, facts)),
-    writeOrchestratorPrompt: (request) => structured(orchestratorPromptCall(request, facts)),
+    ...structuredRoles(structured, facts),
   };
 }

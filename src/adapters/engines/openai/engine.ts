@@ -1,20 +1,16 @@
 import { costAt, providerModel, type ModelPrice } from '../../../domain/models.ts';
 import { systemClock } from '../../../domain/ports/clock.ts';
 import {
-  StructuredOutputError,
-  addUsage,
-  zeroUsage,
   type AgentTurn,
   type AssistantBlock,
   type CallRole,
   type ConversationMessage,
   type ModelPort,
   type Usage,
-  type WithUsage,
 } from '../../../domain/ports/model.ts';
 import type { RoleFacts } from '../../../domain/role-facts.ts';
 import type { UsageLedger } from '../anthropic/adapter.ts';
-import { criticCall, diagnosticianCall, judgeCall, orchestratorPromptCall, requirementsReviewCall, synthesizerCall, writerCall, type StructuredCall } from '../anthropic/requests.ts';
+import { structuredAnswers, structuredRoles } from '../structured-answers.ts';
 import type { ChatParams, ChatResult, SendChat } from './chat-client.ts';
 import { chatParams } from './requests.ts';
 
@@ -76,35 +72,31 @@ export function createOpenAIEngine(send: SendChat, ledger: UsageLedger, facts: R
     return { result, usage };
   };
 
-  async function structured<T>(spec: StructuredCall<T>): Promise<WithUsage<T>> {
-    const params = chatParams(spec);
-    const messages = [...(params.messages as unknown[])];
-    let usage = zeroUsage;
-    let problem = '';
-    let output = '(no answer)';
-    for (let attempt = 0; attempt < 2; attempt += 1) {
-      const answer = await call(spec.role, { ...params, messages: [...messages] }, spec.stream);
-      usage = addUsage(usage, answer.usage);
-      const message = answer.result.choices[0]?.message ?? { content: null };
-      const use = (message.tool_calls ?? []).find((c) => c.function?.name === spec.tool.name);
+  const structured = structuredAnswers(call, {
+    params: chatParams,
+    read: (result, toolName) => {
+      const message = result.choices[0]?.message ?? { content: null };
+      const use = (message.tool_calls ?? []).find((c) => c.function?.name === toolName);
       if (use) {
         const args = parsedArguments(use);
-        const parsed = args.ok ? spec.tool.schema.safeParse(args.value) : null;
-        if (parsed?.success) return { value: parsed.data, usage, ...(attempt > 0 ? { repairs: [problem] } : {}) };
-        problem = parsed ? parsed.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ') : (args as { problem: string }).problem;
-        output = args.ok ? JSON.stringify(args.value, null, 2) : (use.function?.arguments ?? '');
-        messages.push(
-          { role: 'assistant', content: message.content ?? null, tool_calls: [use] },
-          { role: 'tool', tool_call_id: use.id, content: `The input does not match the schema: ${problem}. Call ${spec.tool.name} again with corrected input.` },
-        );
-      } else {
-        problem = `no ${spec.tool.name} call in the answer (finish reason ${answer.result.choices[0]?.finish_reason ?? 'none'})`;
-        output = message.content ?? '(no answer)';
-        messages.push({ role: 'assistant', content: output }, { role: 'user', content: `Answer by calling the ${spec.tool.name} function.` });
+        return {
+          kind: 'call',
+          args: args.ok ? args : { ...args, raw: use.function?.arguments ?? '' },
+          retry: (problem) => [
+            { role: 'assistant', content: message.content ?? null, tool_calls: [use] },
+            { role: 'tool', tool_call_id: use.id, content: `The input does not match the schema: ${problem}. Call ${toolName} again with corrected input.` },
+          ],
+        };
       }
-    }
-    throw new StructuredOutputError(spec.role, `the ${spec.role}'s output was invalid after one repair: ${problem}`, output, problem);
-  }
+      const output = message.content ?? '(no answer)';
+      return {
+        kind: 'none',
+        problem: `no ${toolName} call in the answer (finish reason ${result.choices[0]?.finish_reason ?? 'none'})`,
+        output,
+        retry: [{ role: 'assistant', content: output }, { role: 'user', content: `Answer by calling the ${toolName} function.` }],
+      };
+    },
+  });
 
   return {
     async agentTurn(request): Promise<AgentTurn> {
@@ -133,12 +125,6 @@ export function createOpenAIEngine(send: SendChat, ledger: UsageLedger, facts: R
       const stopReason = choice?.finish_reason === 'tool_calls' ? 'tool_use' : choice?.finish_reason === 'stop' ? 'end_turn' : choice?.finish_reason === 'length' ? 'max_tokens' : (choice?.finish_reason ?? 'unknown');
       return { content, stopReason, usage, latencyMs: systemClock.now().getTime() - started };
     },
-    criticize: (request) => structured(criticCall(request, facts)),
-    writeDiagnosisScript: (request) => structured(diagnosticianCall(request, facts)),
-    synthesize: (request) => structured(synthesizerCall(request, facts)),
-    reviewRequirements: (request) => structured(requirementsReviewCall(request, facts)),
-    judgeHelpfulness: (request) => structured(judgeCall(request, facts)),
-    writeMember: (request) => structured(writerCall(request, facts)),
-    writeOrchestratorPrompt: (request) => structured(orchestratorPromptCall(request, facts)),
+    ...structuredRoles(structured, facts),
   };
 }
