@@ -58,7 +58,7 @@ export async function run(options: RunOptions): Promise<RunSummary> {
   const command = await openCommand(io, { C: options.dir, ...(options.trials ? { trials: String(options.trials) } : {}) }, 'run');
   try {
     const { workspace } = command;
-    const result = await runTrainSplit(command.run, { ref: options.ref ?? null, cases: options.cases ?? [] });
+    const result = await runTrainSplit(command.pipelineContext, { ref: options.ref ?? null, cases: options.cases ?? [] });
     return {
       runId: result.runId,
       passRate: passRateOf(result.counts),
@@ -106,7 +106,7 @@ export async function gate(options: GateOptions): Promise<GateSummary> {
   const io = ioFor(options);
   const command = await openCommand(io, { C: options.dir }, 'gate');
   try {
-    const result = await gateCandidate(command.run, {
+    const result = await gateCandidate(command.pipelineContext, {
       ref: options.candidate,
       promote: options.promote === true,
       targets: options.targets ?? [],
@@ -149,7 +149,7 @@ export async function compare(options: WorkspaceOptions & { readonly baseline: s
 export async function iterate(options: WorkspaceOptions & { readonly maxIterations?: number }): Promise<IterateOutcome> {
   const command = await openCommand(ioFor(options), { C: options.dir }, 'iterate');
   try {
-    return await iterateLine(command.run, { maxIterations: options.maxIterations ?? null });
+    return await iterateLine(command.pipelineContext, { maxIterations: options.maxIterations ?? null });
   } finally {
     await command.close();
   }

@@ -18,7 +18,9 @@ import { scratchName } from '../workspace/scratch-line.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate } from './candidate.ts';
 import { pendingReleases, type PendingRelease } from '../workspace/approval.ts';
 import { concludeCandidate } from '../gate/conclude.ts';
-import { baselineRecordCount, recordBaseline, withCheckout, type RunContext, type RunResult } from '../run/execute-run.ts';
+import { baselineRecordCount, recordBaseline, type RunResult } from '../run/execute-run.ts';
+import { withCheckout } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 import { previousDiagnosis, readRcHistory } from './rc-history.ts';
 import { stopReason, type IterationResult } from './stop.ts';
 import { readTaskBrief } from './task-brief.ts';
@@ -67,7 +69,7 @@ export interface IterateOptions {
 }
 
 /** An ablated iteration may never release on the real line: refused before anything runs. */
-export function refuseAblationOnRealLine(config: RunContext['workspace']['config'], ablation: Ablation | null): void {
+export function refuseAblationOnRealLine(config: PipelineContext['workspace']['config'], ablation: Ablation | null): void {
   if (ablation === null || scratchName(config) !== null) return;
   throw new AgentdevelError(
     'USAGE',
@@ -84,12 +86,12 @@ function failingCases(run: RunResult): number {
 }
 
 /** The AgentDevel loop (Algorithm 1): the one place that knows the order of the stages. */
-export async function iterate(parent: RunContext, options: IterateOptions): Promise<IterateOutcome> {
+export async function iterate(parent: PipelineContext, options: IterateOptions): Promise<IterateOutcome> {
   const ablation = options.ablation ?? null;
   refuseAblationOnRealLine(parent.workspace.config, ablation);
   await refuseShallowHistory(parent.workspace, 'iterate');
   // The critic's switch reaches the runs through the context; the other two act here and in the gate.
-  const context: RunContext = ablation === 'critic-sees-blueprint' ? { ...parent, criticSeesBlueprint: true } : parent;
+  const context: PipelineContext = ablation === 'critic-sees-blueprint' ? { ...parent, criticSeesBlueprint: true } : parent;
   const { workspace, reporter } = context;
   const { config, store, repo } = workspace;
   if (ablation) reporter.emit({ type: 'warning', message: `ablation ${ablation} on scratch line ${config.line.branch}: ${ABLATION_TEXT[ablation]}` });
@@ -313,7 +315,7 @@ function diagnosisNote(diagnosis: Diagnosed): string {
 }
 
 /** The diagnosis script of the latest recorded iteration: the soft reference for this one. */
-async function previousScript(context: RunContext, iteration: number): Promise<string | null> {
+async function previousScript(context: PipelineContext, iteration: number): Promise<string | null> {
   const { repo, config } = context.workspace;
   for (let previous = iteration - 1; previous >= 1; previous -= 1) {
     const ref = auditRef(config, previous);

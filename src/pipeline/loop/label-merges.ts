@@ -7,7 +7,8 @@ import { reportThroughAliases, type DiagnosisReport } from '../../domain/diagnos
 import { mergeAliases, type LabelAlias, type LabelMergeProposal } from '../../domain/label-aliases.ts';
 import type { SymptomEntry } from '../../domain/ports/model.ts';
 import { symptomVocabulary } from '../../domain/symptoms.ts';
-import type { BaselineScreen, RunContext } from '../run/execute-run.ts';
+import type { BaselineScreen } from '../run/execute-run.ts';
+import type { PipelineContext } from '../context.ts';
 import { applyLabelAliases, readLabelAliases, writeLabelAliases } from '../workspace/label-aliases.ts';
 import { aliasesInEffect } from '../../domain/label-aliases.ts';
 
@@ -25,7 +26,7 @@ export interface SynthesisView {
 }
 
 export async function adoptLabelMerges(
-  context: RunContext,
+  context: PipelineContext,
   input: {
     readonly iteration: number;
     readonly proposals: readonly LabelMergeProposal[];

@@ -20,7 +20,7 @@ import { renderChangelog } from '../../stages/report/changelog.ts';
 import { readLineHistory } from './line-history.ts';
 import type { PromotionJournalInput } from '../../stages/release/journal.ts';
 import { applyJournal, journalPromotion, moveRefs } from '../gate/release.ts';
-import { withCheckout } from '../run/execute-run.ts';
+import { withCheckout } from './checkout.ts';
 import { refuseUngatedPending, type PendingTrust } from './pending-integrity.ts';
 import { auditRef, iterationOf, pendingRef, pendingRefPrefix } from './versions.ts';
 import { lineRef, lineTip, refuseShallowHistory, type Workspace } from './workspace.ts';
