@@ -8,7 +8,7 @@ import { mergeAliases, type LabelAlias, type LabelMergeProposal } from '../../do
 import type { SymptomEntry } from '../../domain/ports/model.ts';
 import { symptomVocabulary } from '../../domain/symptoms.ts';
 import type { BaselineScreen } from '../run/execute-run.ts';
-import type { PipelineContext } from '../context.ts';
+import type { CaseTrialPart, ReportingPart, WorkspacePart } from '../context.ts';
 import { applyLabelAliases, readLabelAliases, writeLabelAliases } from '../workspace/label-aliases.ts';
 import { aliasesInEffect } from '../../domain/label-aliases.ts';
 
@@ -26,7 +26,7 @@ export interface SynthesisView {
 }
 
 export async function adoptLabelMerges(
-  context: PipelineContext,
+  context: WorkspacePart & Pick<CaseTrialPart, 'clock'> & Pick<ReportingPart, 'reporter'>,
   input: {
     readonly iteration: number;
     readonly proposals: readonly LabelMergeProposal[];
