@@ -17,7 +17,7 @@ import { gateCandidate } from './pipeline/gate/submitted-candidate.ts';
 import { iterate as iterateLine, type IterateOutcome } from './pipeline/loop/iterate.ts';
 import { openStoreWorkspace } from './app/workspace.ts';
 import { failingCases, type CaseReason } from './stages/report/case-reasons.ts';
-import { compareRuns } from './stages/gate/compare.ts';
+import { decideOnRecordedRuns } from './stages/gate/compare.ts';
 
 export interface WorkspaceOptions {
   /** The workspace (a git repository with agentdevel.config.json), relative to the current directory or absolute, like `-C`. */
@@ -133,7 +133,7 @@ export async function compare(options: WorkspaceOptions & { readonly baseline: s
       return found;
     });
     const [baseline, candidate] = runs as [(typeof runs)[0], (typeof runs)[0]];
-    return compareRuns({
+    return decideOnRecordedRuns({
       baseline: workspace.store.caseSummaries(baseline.id),
       candidate: workspace.store.caseSummaries(candidate.id),
       policy: workspace.policy,

@@ -1,7 +1,7 @@
 import { eachPool } from '../../stages/run/pool.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { readTrace, TraceDamaged, traceLocation } from '../../stages/run/trace-file.ts';
-import { compareRuns, type Comparison } from '../../stages/gate/compare.ts';
+import { decideOnRecordedRuns, type Comparison } from '../../stages/gate/compare.ts';
 import { criticJudged } from '../../domain/requirements.ts';
 import { comparePolicy } from './evaluate-candidate.ts';
 import { runVersion, type RunResult } from '../run/execute-run.ts';
@@ -46,7 +46,7 @@ export async function calibrateAgent(context: PipelineContext): Promise<{ noise:
     const b = await runVersion(context, { ...request, firstTrial: config.trials, label: `${release.label} (B)` });
     return [a, b] as const;
   });
-  const comparison = compareRuns({
+  const comparison = decideOnRecordedRuns({
     baseline: first.cases,
     candidate: second.cases,
     policy: comparePolicy(config),

@@ -1,7 +1,7 @@
 import type { GateDecision, ReleaseOutcome } from '../../domain/decision.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { decide } from '../../stages/gate/decide.ts';
+import { decideCandidate } from '../../stages/gate/decide.ts';
 import type { ReleaseEvidence } from '../../stages/release/artifacts.ts';
 import { planRelease, type ReleaseDecision } from '../../stages/release/plan.ts';
 import type { PipelineContext } from '../context.ts';
@@ -36,7 +36,7 @@ export interface GateConclusion {
  */
 export async function concludeCandidate(context: PipelineContext, subject: GateSubject): Promise<GateConclusion> {
   const gathered = await gatherGateEvidence(context, subject);
-  const decision = decide(gathered.evidence, gathered.policy);
+  const decision = decideCandidate(gathered.evidence, gathered.policy);
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
   if (decision.verdict === 'undecided') {
     throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);
