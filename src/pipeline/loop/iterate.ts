@@ -8,7 +8,7 @@ import { diagnosticsFolder } from '../../stages/release/artifacts.ts';
 import { noCandidateEntry } from '../../stages/release/plan.ts';
 import { synthesize, type SynthesisOutcome } from '../../stages/synthesize/synthesize.ts';
 import { ABLATION_TEXT, type Ablation } from '../../domain/ablation.ts';
-import type { RcHistoryEntry } from '../../domain/ports/model.ts';
+import type { BlueprintBrief, BlueprintFile, RcHistoryEntry, TaskBrief } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { scratchName } from '../workspace/scratch-line.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate } from './candidate.ts';
@@ -131,7 +131,7 @@ async function runIteration(loop: Loop, start: IterationStart): Promise<IterateO
 
   if (synthesis.kind === 'no_candidate') return recordNoCandidate(loop, start, studied, diagnosis, synthesis);
   try {
-    return await gateCandidate(loop, start, studied, diagnosis, view, synthesis);
+    return await gateIterationCandidate(loop, start, studied, diagnosis, view, synthesis);
   } finally {
     await discardCandidate(workspace, synthesis.built);
   }
@@ -158,9 +158,9 @@ interface StudiedRelease {
   readonly screen: BaselineScreen;
   /** The release's first record: its ordinary run, what the diagnosis reads and the stop rules count. */
   readonly baseline: RunResult;
-  readonly files: Awaited<ReturnType<PipelineContext['workspace']['files']['blueprints']['readFiles']>>;
-  readonly brief: Awaited<ReturnType<PipelineContext['workspace']['files']['blueprints']['readBrief']>>;
-  readonly task: Awaited<ReturnType<typeof readTaskBrief>>;
+  readonly files: readonly BlueprintFile[];
+  readonly brief: BlueprintBrief;
+  readonly task: TaskBrief;
   /** Why the loop stops before this iteration builds anything; null to go on. */
   readonly stop: string | null;
   /** Earlier RCs, from git: what was tried, what it fixed and broke, and how the gate judged it (read once an iteration; empty when it stops). */
@@ -270,7 +270,7 @@ async function recordNoCandidate(
 }
 
 /** Gates the candidate (pipeline/gate) and records what it decided; the loop's outcome when it stops here. */
-async function gateCandidate(
+async function gateIterationCandidate(
   loop: Loop,
   { iteration, tip, release }: IterationStart,
   studied: StudiedRelease,
