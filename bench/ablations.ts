@@ -25,7 +25,9 @@ import type { Ablation } from '../src/domain/ablation.ts';
 import { silentReporter } from '../src/domain/ports/reporter.ts';
 import { createMockEngine } from '../src/adapters/engines/mock/index.ts';
 import { readDecisionLog } from '../src/pipeline/workspace/decision-log.ts';
-import { runVersion, withCheckout, type RunContext } from '../src/pipeline/run/execute-run.ts';
+import { runVersion } from '../src/pipeline/run/execute-run.ts';
+import { withCheckout } from '../src/pipeline/workspace/checkout.ts';
+import type { PipelineContext } from '../src/pipeline/context.ts';
 import { scaffoldExample } from '../src/app/example.ts';
 import { iterate } from '../src/pipeline/loop/iterate.ts';
 import { releaseTags } from '../src/pipeline/workspace/line-history.ts';
@@ -60,12 +62,12 @@ const iterationsArg = process.argv.indexOf('--iterations');
 const dir = path.join(mkdtempSync(path.join(tmpdir(), 'agentdevel-ablations-')), 'ws');
 await scaffoldExample(dir);
 
-function contextOf(workspace: Workspace): RunContext {
+function contextOf(workspace: Workspace): PipelineContext {
   return { workspace, model: createMockEngine(), reporter: silentReporter, redact: (t) => t, clock: systemClock, parentEnv: {}, checks: blueprintCheckRunner({}), sandbox: runSandboxed, scorerScripts: runScorerScript, localExecutor, textDiff: wordDiff, templates: renderReportTemplate };
 }
 
 /** Per case: did every graded trial pass? Measured blind, on the train or test split. */
-async function blindPasses(context: RunContext, commit: string, split: 'train' | 'test'): Promise<Map<string, boolean>> {
+async function blindPasses(context: PipelineContext, commit: string, split: 'train' | 'test'): Promise<Map<string, boolean>> {
   const run = await withCheckout(context.workspace, commit, (source) =>
     runVersion(context, { source, split, trials: context.workspace.config.trials, purpose: split === 'test' ? 'test' : 'run', label: `${commit.slice(0, 10)} (${split}, blind)` }),
   );

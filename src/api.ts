@@ -17,7 +17,7 @@ import { gateCandidate } from './pipeline/gate/submitted-candidate.ts';
 import { iterate as iterateLine, type IterateOutcome } from './pipeline/loop/iterate.ts';
 import { openStoreWorkspace } from './app/workspace.ts';
 import { failingCases, type CaseReason } from './stages/report/case-reasons.ts';
-import { compareRuns } from './stages/gate/compare.ts';
+import { decideOnRecordedRuns } from './stages/gate/compare.ts';
 
 export interface WorkspaceOptions {
   /** The workspace (a git repository with agentdevel.config.json), relative to the current directory or absolute, like `-C`. */
@@ -58,7 +58,7 @@ export async function run(options: RunOptions): Promise<RunSummary> {
   const command = await openCommand(io, { C: options.dir, ...(options.trials ? { trials: String(options.trials) } : {}) }, 'run');
   try {
     const { workspace } = command;
-    const result = await runTrainSplit(command.run, { ref: options.ref ?? null, cases: options.cases ?? [] });
+    const result = await runTrainSplit(command.pipelineContext, { ref: options.ref ?? null, cases: options.cases ?? [] });
     return {
       runId: result.runId,
       passRate: passRateOf(result.counts),
@@ -106,7 +106,7 @@ export async function gate(options: GateOptions): Promise<GateSummary> {
   const io = ioFor(options);
   const command = await openCommand(io, { C: options.dir }, 'gate');
   try {
-    const result = await gateCandidate(command.run, {
+    const result = await gateCandidate(command.pipelineContext, {
       ref: options.candidate,
       promote: options.promote === true,
       targets: options.targets ?? [],
@@ -133,7 +133,7 @@ export async function compare(options: WorkspaceOptions & { readonly baseline: s
       return found;
     });
     const [baseline, candidate] = runs as [(typeof runs)[0], (typeof runs)[0]];
-    return compareRuns({
+    return decideOnRecordedRuns({
       baseline: workspace.store.caseSummaries(baseline.id),
       candidate: workspace.store.caseSummaries(candidate.id),
       policy: workspace.policy,
@@ -149,7 +149,7 @@ export async function compare(options: WorkspaceOptions & { readonly baseline: s
 export async function iterate(options: WorkspaceOptions & { readonly maxIterations?: number }): Promise<IterateOutcome> {
   const command = await openCommand(ioFor(options), { C: options.dir }, 'iterate');
   try {
-    return await iterateLine(command.run, { maxIterations: options.maxIterations ?? null });
+    return await iterateLine(command.pipelineContext, { maxIterations: options.maxIterations ?? null });
   } finally {
     await command.close();
   }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Reporter } from '../domain/ports/reporter.ts';
 import { ensureScratchBranch, scratchConfig } from '../pipeline/workspace/scratch-line.ts';
 import { AgentdevelError } from '../domain/errors.ts';
-import type { RunContext } from '../pipeline/run/execute-run.ts';
+import type { PipelineContext } from '../pipeline/context.ts';
 import { currentScope } from '../pipeline/run/usage-scope.ts';
 import { openWorkspace } from './workspace.ts';
 import { type Workspace } from '../pipeline/workspace/workspace.ts';
@@ -55,7 +55,8 @@ export function processPlace(): CommandPlace {
 /** A command opened on its workspace: the run context the pipeline takes, and how it reports and redacts. */
 export interface OpenedCommand {
   readonly workspace: Workspace;
-  readonly run: RunContext;
+  /** What the command hands the pipeline (the workspace and every port it opened). */
+  readonly pipelineContext: PipelineContext;
   readonly reporter: Reporter;
   readonly redact: Redactor;
   /** Makes sure the models the config names can be called (API_KEY_MISSING, exit 2, when not): for commands opened with `models: 'at_first_call'`. */
@@ -186,7 +187,7 @@ export async function openCommand(
       requireModels: () => {
         if (claude && usesClaude) claude.ready();
       },
-      run: {
+      pipelineContext: {
         workspace,
         model,
         // A gate under the line's config asks the line's models, through the same engines.

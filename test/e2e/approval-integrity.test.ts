@@ -11,7 +11,7 @@ import { recordRelease } from '../helpers/record-release.ts';
 import { openWorkspace } from '../../src/app/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import type { CaseSummary } from '../../src/stages/gate/flips.ts';
-import { decideGate } from '../../src/stages/gate/gate.ts';
+import { decideFlipsAtFaceValue } from '../../src/stages/gate/face-value-gate.ts';
 import { composeLayers, flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { cli, exampleWorkspace, git, lineState } from '../helpers/workspace.ts';
@@ -31,7 +31,7 @@ function evidence(commit: string, base: string, tree: string): ReleaseEvidence {
   // Accepted by the flips layer, then held by the approval layer, as decideLayers composes it.
   const decision = composeLayers(
     flipsOnly(
-      decideGate({
+      decideFlipsAtFaceValue({
       policy: { maxP2F: 0, maxP2FRate: 0, minF2P: 1, minHitRate: 0, maxUngradedShare: 1 },
       flips: { p2f: [], f2p: ['c1'], p2p: [], f2f: [], ungraded: [], unmatched: [] },
       screening: screen(baseline, new Map()),

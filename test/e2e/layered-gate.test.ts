@@ -136,6 +136,10 @@ describe('the approval layer', () => {
     const folder = `releases/support-agent/declined/iter-${String(pending?.iteration).padStart(3, '0')}`;
     const document = JSON.parse(git(dir, 'show', `refs/agentdevel/rc/support-agent/iter-${String(pending?.iteration).padStart(3, '0')}:${folder}/decision.json`)) as { approval: unknown };
     expect(document.approval).toMatchObject({ verdict: 'declined', by: 'Reviewer', reason: 'not this quarter' });
+    // report.md's Decision row is rendered again from the declined document; the rest stays as the gate wrote it.
+    const report = git(dir, 'show', `refs/agentdevel/rc/support-agent/iter-${String(pending?.iteration).padStart(3, '0')}:${folder}/report.md`);
+    expect(report).toMatch(/^\| Decision \| \*\*declined\*\* by Reviewer on \S+: not this quarter \|$/m);
+    expect(report).not.toMatch(/\*\*pending\*\*/);
   }, 400_000);
 });
 

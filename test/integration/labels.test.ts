@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { aliasesInEffect, aliasMap, mergeAliases, mergeLabelDocuments, mergeProposalProblems, type LabelAlias } from '../../src/domain/label-aliases.ts';
 import { reportThroughAliases } from '../../src/domain/diagnosis.ts';
-import { hitRateOf } from '../../src/stages/gate/gate.ts';
+import { hitRateOf } from '../../src/stages/gate/face-value-gate.ts';
 import { Store } from '../../src/adapters/store/store.ts';
 import { tempDir } from '../helpers/workspace.ts';
 import { caseRecord } from '../helpers/records.ts';

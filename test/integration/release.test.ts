@@ -8,7 +8,7 @@ import { type Workspace } from '../../src/pipeline/workspace/workspace.ts';
 import type { ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { writeJournal } from '../../src/stages/release/journal.ts';
 import type { CaseSummary } from '../../src/stages/gate/flips.ts';
-import { decideGate } from '../../src/stages/gate/gate.ts';
+import { decideFlipsAtFaceValue } from '../../src/stages/gate/face-value-gate.ts';
 import { flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { exampleWorkspace, git, tempDir } from '../helpers/workspace.ts';
@@ -36,7 +36,7 @@ function evidence(iteration: number, commit: string, base: string, outcome: 'pro
     ['c1', { caseId: 'c1', trials: 1, passes: 0, graded: 1, outcome: 'fail', symptom: 'x', description: 'd' }],
     ['c2', { caseId: 'c2', trials: 1, passes: 1, graded: 1, outcome: 'pass', symptom: null, description: null }],
   ]);
-  const decision = flipsOnly(decideGate({
+  const decision = flipsOnly(decideFlipsAtFaceValue({
     policy: { maxP2F: 0, maxP2FRate: 0, minF2P: 1, minHitRate: 0, maxUngradedShare: 1 },
     flips: { p2f: outcome === 'rejected' ? ['c2'] : [], f2p: ['c1'], p2p: [], f2f: [], ungraded: [], unmatched: [] },
     screening: screen(baseline, new Map()),

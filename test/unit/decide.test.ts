@@ -4,8 +4,8 @@ import type { Case } from '../../src/domain/case.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
 import type { GateDecision } from '../../src/domain/decision.ts';
 import type { CaseRecord } from '../../src/domain/record.ts';
-import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
-import { decide, reviewerQuestion, type CandidateEvidence, type DecisionPolicy, type GateEvidence, type RunCosts } from '../../src/stages/gate/decide.ts';
+import { decideOnRecordedRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
+import { decideCandidate, reviewerQuestion, type CandidateEvidence, type DecisionPolicy, type GateEvidence, type RunCosts } from '../../src/stages/gate/decide.ts';
 import { PAPER_COST_WEIGHTS } from '../../src/stages/score/trace-cost.ts';
 
 const statistical: ComparePolicy = { policy: 'auto', maxP2F: 0, maxP2FRate: 0.02, minF2P: 1, minHitRate: 0.5, maxUngradedShare: 0.1, alpha: 0.05, maxSignificantRegressions: 0, maxConfirmTrials: 32, detectableDrop: 0.6, futility: 0.33, baselineRecords: 3, secondLook: 'auto' };
@@ -22,7 +22,7 @@ const TRAIN: Case[] = IDS.map((id) => ({ id, ...(id === 'b' ? { tags: ['critical
 /** The statistical gate on two identical runs: it accepts; with an intent to fix, it rejects for want of a fix. */
 function flips(intent: boolean): GateDecision {
   const summaries = summarizeCases(RECORDS);
-  return compareRuns({ baseline: summaries, candidate: summaries, policy: statistical, noise: { variedCases: 0 }, intent: intent ? { targets: ['x'], rationale: 'r' } : null }).decision;
+  return decideOnRecordedRuns({ baseline: summaries, candidate: summaries, policy: statistical, noise: { variedCases: 0 }, intent: intent ? { targets: ['x'], rationale: 'r' } : null }).decision;
 }
 
 const costs = (perCase: number): RunCosts => ({ mean: perCase, perCase: new Map(IDS.map((id) => [id, perCase])) });
@@ -134,14 +134,14 @@ const table: Row[] = [
 
 describe('decide: the gate as a pure function of its evidence', () => {
   it.each(table)('$name', (row) => {
-    const decision = decide(row.evidence, row.policy);
+    const decision = decideCandidate(row.evidence, row.policy);
     expect(decision.verdict).toBe(row.verdict);
     expect(decision.layers.map((l) => [l.layer, l.verdict])).toEqual(row.layers);
     if (row.reason) expect(decision.reasons[0]).toMatch(row.reason);
   });
 
   it('names the other ablations in the reasons and decides as the gate does', () => {
-    const decision = decide(evidence(), { ...POLICY, ablation: 'no-diagnosis' });
+    const decision = decideCandidate(evidence(), { ...POLICY, ablation: 'no-diagnosis' });
     expect(decision.verdict).toBe('accept');
     expect(decision.reasons.at(-1)).toMatch(/^ablation no-diagnosis: /);
   });
@@ -149,14 +149,14 @@ describe('decide: the gate as a pure function of its evidence', () => {
   it('asks the requirements reviewer only when every other layer accepts, about the cases that moved', () => {
     const withReview: DecisionPolicy = { ...POLICY, requirements: { maxViolationRate: null }, checks: { mustPass: ['b'], maxTraceCost: null } };
     const moved = summarizeCases([...RECORDS.filter((r) => r.caseId !== 'a'), record('a', true)]);
-    const fixed = compareRuns({ baseline: summarizeCases(RECORDS), candidate: moved, policy: statistical, noise: { variedCases: 0 }, intent: null }).decision;
+    const fixed = decideOnRecordedRuns({ baseline: summarizeCases(RECORDS), candidate: moved, policy: statistical, noise: { variedCases: 0 }, intent: null }).decision;
     expect(reviewerQuestion(evidence({ candidate: ran({ decision: fixed }) }), withReview)).toEqual({ moved: ['a'] });
     // Without its verdicts, a decision that needs them is refused rather than taken.
-    expect(() => decide(evidence(), withReview)).toThrow(/the requirements reviewer was not asked/);
+    expect(() => decideCandidate(evidence(), withReview)).toThrow(/the requirements reviewer was not asked/);
 
     const vetoed = evidence({ candidate: ran({ records: { baseline: RECORDS, candidate: RECORDS, candidateTrials: [record('b', false)] } }) });
     expect(reviewerQuestion(vetoed, withReview)).toBeNull();
-    const decision = decide(vetoed, withReview);
+    const decision = decideCandidate(vetoed, withReview);
     expect(decision.layers.map((l) => [l.layer, l.verdict])).toEqual([['checks', 'veto'], ['flips', 'accept'], ['requirements', 'not_run']]);
     expect(decision.layers.at(-1)?.checks[0]?.message).toBe('not asked: an earlier layer rejected the candidate');
     // Nor about a rejected, out-of-scope or unrun candidate, nor when the gate has no such layer.
@@ -167,13 +167,13 @@ describe('decide: the gate as a pure function of its evidence', () => {
 
   it('holds the candidate\'s trace cost and its requirement-violation rate to their limits', () => {
     const expensive = evidence({ candidate: ran({ costs: { weights: PAPER_COST_WEIGHTS, baseline: costs(0.1), candidate: costs(0.9) } }) });
-    const capped = decide(expensive, { ...POLICY, checks: { mustPass: [], maxTraceCost: 0.5 } });
+    const capped = decideCandidate(expensive, { ...POLICY, checks: { mustPass: [], maxTraceCost: 0.5 } });
     expect(capped.verdict).toBe('reject');
     expect(capped.reasons[0]).toMatch(/^checks layer: mean trace cost 0\.900 per case-trial \(at most 0\.5\)/);
     expect(capped.cost).toEqual({ weights: PAPER_COST_WEIGHTS, baseline: 0.1, candidate: 0.9 });
 
     const violating = RECORDS.map((r) => (r.caseId === 'b' ? { ...r, scorer: { pass: true, checks: [] }, critic: { pass: false, label: 'x', description: '', requirements: [{ id: 'R1', pass: false, reason: 'no' }] } } : r));
-    const rated = decide(
+    const rated = decideCandidate(
       evidence({ candidate: ran({ records: { baseline: RECORDS, candidate: violating, candidateTrials: violating } }), review: { violations: [] } }),
       { ...POLICY, requirements: { maxViolationRate: 0.1 } },
     );

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { DECISION_SCHEMA, parseDecisionDocument } from '../../src/domain/decision.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
 import { decisionDocument, type ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
-import { compareRuns } from '../../src/stages/gate/compare.ts';
+import { decideOnRecordedRuns } from '../../src/stages/gate/compare.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
 import { AUTO_POLICY, caseRecord as record, releaseEvidence } from '../helpers/records.ts';
 
 function evidence(): ReleaseEvidence {
-  const { decision, baselineCases, candidateCases } = compareRuns({
+  const { decision, baselineCases, candidateCases } = decideOnRecordedRuns({
     baseline: summarizeCases([record('a', false), record('b', true)]),
     candidate: summarizeCases([record('a', true), record('b', true)]),
     policy: AUTO_POLICY,

@@ -21,7 +21,7 @@ import { decisionHeadline } from '../../src/stages/report/headline.ts';
 import { renderFlipReportHtml } from '../../src/stages/report/html/flip-report.ts';
 import { renderJunit } from '../../src/stages/report/junit.ts';
 import { renderPrSummary } from '../../src/stages/report/pr-summary.ts';
-import { compareRuns } from '../../src/stages/gate/compare.ts';
+import { decideOnRecordedRuns } from '../../src/stages/gate/compare.ts';
 import { buildArtifacts, decisionDocument, tagMessage, type ReleaseEvidence } from '../../src/stages/release/artifacts.ts';
 import { wordDiff } from '../../src/adapters/text-diff/word-diff.ts';
 import { renderReportTemplate } from '../../src/adapters/template/report-templates.ts';
@@ -62,7 +62,7 @@ const record = (caseId: string, pass: boolean | null, output: string): CaseRecor
 /** A rejected gate on arbitrary text: the first id regressed, the second was fixed, the third moved within noise. */
 function gateOn(caseIds: readonly string[], output: string, branch: string, approver: string): { evidence: ReleaseEvidence; cases: CaseEvidenceDocument } {
   const [reg, fix, noisy] = caseIds as [string, string, string];
-  const flips = compareRuns({
+  const flips = decideOnRecordedRuns({
     baseline: summarizeCases([record(reg, true, output), record(fix, false, output)]),
     candidate: summarizeCases([record(reg, false, output), record(fix, true, output)]),
     policy: AUTO_POLICY,

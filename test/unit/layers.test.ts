@@ -4,7 +4,7 @@ import type { CaseRecord } from '../../src/domain/record.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
 import { finalPass } from '../../src/domain/record.ts';
 import { heuristicCritic, heuristicRequirementsReview } from '../../src/adapters/engines/mock/heuristic-critic.ts';
-import { compareRuns } from '../../src/stages/gate/compare.ts';
+import { decideOnRecordedRuns } from '../../src/stages/gate/compare.ts';
 import { caseSubScores, composite, pairedImprovement, runSubScores } from '../../src/stages/gate/efficiency.ts';
 import { checksLayer, composeLayers, requirementsLayer } from '../../src/stages/gate/layers.ts';
 import { candidateTrialsOf } from '../../src/stages/gate/decide.ts';
@@ -18,7 +18,7 @@ import { AUTO_POLICY, caseRecord as record } from '../helpers/records.ts';
 /** A flips decision that accepts (identical runs) or rejects (a run that lost a case, with an intent to fix). */
 function flips(verdict: 'accept' | 'reject'): GateDecision {
   const before = [record('a', true), record('b', false)];
-  return compareRuns({ baseline: summarizeCases(before), candidate: summarizeCases(before), policy: AUTO_POLICY, noise: { variedCases: 0 }, intent: verdict === 'accept' ? null : { targets: ['x'], rationale: 'r' } }).decision;
+  return decideOnRecordedRuns({ baseline: summarizeCases(before), candidate: summarizeCases(before), policy: AUTO_POLICY, noise: { variedCases: 0 }, intent: verdict === 'accept' ? null : { targets: ['x'], rationale: 'r' } }).decision;
 }
 
 describe('the layered gate', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CaseSummary } from '../../src/domain/case-summary.ts';
 import type { GateDecision } from '../../src/domain/decision.ts';
 import type { ReportTemplates } from '../../src/domain/ports/report-templates.ts';
-import { decideGate } from '../../src/stages/gate/gate.ts';
+import { decideFlipsAtFaceValue } from '../../src/stages/gate/face-value-gate.ts';
 import { composeLayers, flipsOnly } from '../../src/stages/gate/layers.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { noCandidateEntry, planRelease, verdictRefs, type ReleaseFacts, type ReleasePlan } from '../../src/stages/release/plan.ts';
@@ -22,7 +22,7 @@ function gate(verdict: 'accept' | 'reject'): GateDecision {
     ['c2', { caseId: 'c2', trials: 1, passes: 1, graded: 1, outcome: 'pass', symptom: null, description: null }],
   ]);
   return flipsOnly(
-    decideGate({
+    decideFlipsAtFaceValue({
       policy: { maxP2F: 0, maxP2FRate: 0, minF2P: 1, minHitRate: 0, maxUngradedShare: 1 },
       flips: { p2f: verdict === 'reject' ? ['c2'] : [], f2p: ['c1'], p2p: [], f2f: [], ungraded: [], unmatched: [] },
       screening: screen(baseline, new Map()),

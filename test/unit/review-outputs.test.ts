@@ -7,7 +7,7 @@ import type { GateDecision } from '../../src/domain/decision.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
 import { decisionHeadline } from '../../src/stages/report/headline.ts';
 import { renderJunit, type JunitGate } from '../../src/stages/report/junit.ts';
-import { compareRuns } from '../../src/stages/gate/compare.ts';
+import { decideOnRecordedRuns } from '../../src/stages/gate/compare.ts';
 import { agentErrorAlarm, agentErrorTally } from '../../src/stages/run/agent-errors.ts';
 import { AUTO_POLICY, caseRecord } from '../helpers/records.ts';
 
@@ -46,7 +46,7 @@ const parseSuite = (xml: string): Suite => {
 /** A gate decision on the runs below: `reg` regressed (confirmed), `noisy` moved within noise. */
 function gateOn(verdict: 'accept' | 'reject'): JunitGate {
   const base = [record('reg', 0, true), record('old1', 0, false), record('old2', 0, false), record('noisy', 0, true), record('ok', 0, true), record('infra', 0, true)];
-  const flips = compareRuns({ baseline: summarizeCases(base), candidate: summarizeCases(base), policy: AUTO_POLICY, noise: { variedCases: 0 }, intent: null }).decision;
+  const flips = decideOnRecordedRuns({ baseline: summarizeCases(base), candidate: summarizeCases(base), policy: AUTO_POLICY, noise: { variedCases: 0 }, intent: null }).decision;
   const decision: GateDecision = { ...flips, verdict, p2f: ['reg'], flaky: ['noisy'] };
   const headline = decisionHeadline({ outcome: verdict === 'accept' ? 'accepted' : 'rejected', release: null, iteration: 3, candidate: { ref: 'feature' }, gate: decision }, null);
   const baselineCases = new Map([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
-import { compareRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
+import { decideOnRecordedRuns, type ComparePolicy } from '../../src/stages/gate/compare.ts';
 import { confirmCandidate } from '../../src/pipeline/gate/confirmation-loop.ts';
 import { addConfirmation, caseState, designCase, designConfirmation, freshPairs, nextStep, UNANIMOUS_WEIGHT, type CaseTally, type ConfirmationRequest, type Tallies } from '../../src/stages/gate/confirmation.ts';
 import { summarizeCases, type CaseSummary } from '../../src/stages/gate/flips.ts';
@@ -166,12 +166,12 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     expect(gated.decision.aggregate).toMatchObject({ source: 'fresh', worse: 0, better: 0 });
     expect(gated.decision.verdict).toBe('accept');
     // The screening runs alone (what a single-stage comparison reads) would have called it a regression.
-    const stale = compareRuns({ baseline: summaries(Object.fromEntries(ids.map((id) => [id, '1']))), candidate: summaries(Object.fromEntries(ids.map((id) => [id, '0']))), policy, noise: quiet, intent: null });
+    const stale = decideOnRecordedRuns({ baseline: summaries(Object.fromEntries(ids.map((id) => [id, '1']))), candidate: summaries(Object.fromEntries(ids.map((id) => [id, '0']))), policy, noise: quiet, intent: null });
     expect(stale.decision.verdict).toBe('reject');
   });
 
   it('2/2 → 0/2 is no evidence in a single stage, so it is not a regression on its own', () => {
-    const { decision } = compareRuns({ baseline: summaries({ a: '11', b: '11', c: '10' }), candidate: summaries({ a: '00', b: '11', c: '10' }), policy, noise: quiet, intent: null });
+    const { decision } = decideOnRecordedRuns({ baseline: summaries({ a: '11', b: '11', c: '10' }), candidate: summaries({ a: '00', b: '11', c: '10' }), policy, noise: quiet, intent: null });
     expect(decision.tests.find((t) => t.caseId === 'a')?.pValue).toBeCloseTo(1 / 6, 12);
     expect(decision.p2f).toEqual([]);
     expect(decision.verdict).toBe('accept');
@@ -223,12 +223,12 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   it('without a change intent no fixes are required: a run compared with itself is accepted', () => {
     const run = summaries({ a: '1', b: '0', c: '1' });
     for (const name of ['auto', 'flips'] as const) {
-      expect(compareRuns({ baseline: run, candidate: run, policy: { ...policy, policy: name }, noise: quiet, intent: null }).decision.verdict).toBe('accept');
+      expect(decideOnRecordedRuns({ baseline: run, candidate: run, policy: { ...policy, policy: name }, noise: quiet, intent: null }).decision.verdict).toBe('accept');
     }
   });
 
   it('the pass rate is pass^1, the mean per-case pass share, not a majority with ties failing', () => {
-    const { baseline } = compareRuns({ baseline: summaries({ a: '10', b: '1' }), candidate: summaries({ a: '10', b: '1' }), policy, noise: quiet, intent: null });
+    const { baseline } = decideOnRecordedRuns({ baseline: summaries({ a: '10', b: '1' }), candidate: summaries({ a: '10', b: '1' }), policy, noise: quiet, intent: null });
     expect(baseline.passRate).toBeCloseTo(0.75, 12);
     expect(baseline.passHat['1']).toBeCloseTo(0.75, 12);
   });
@@ -272,7 +272,7 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
   });
 
   it('the paper-faithful policy warns when the store has seen this agent be noisy', () => {
-    const { decision } = compareRuns({ baseline: summaries({ a: '1' }), candidate: summaries({ a: '1' }), policy: { ...policy, policy: 'flips' }, noise: { variedCases: 3 }, intent: null });
+    const { decision } = decideOnRecordedRuns({ baseline: summaries({ a: '1' }), candidate: summaries({ a: '1' }), policy: { ...policy, policy: 'flips' }, noise: { variedCases: 3 }, intent: null });
     expect(decision.warnings.join(' ')).toMatch(/this agent is noisy: 3 cases passed and failed within one version/);
   });
 });
@@ -330,7 +330,7 @@ describe('what a decision states it could have seen', () => {
     const ids = Array.from({ length: 20 }, (_, i) => `t${String(i).padStart(2, '0')}`);
     const baseline = summaries(Object.fromEntries(ids.map((id, i) => [id, i >= 16 ? '10' : '11'])));
     const candidate = summaries(Object.fromEntries(ids.map((id, i) => [id, i < 10 ? '00' : i >= 16 ? '01' : '11'])));
-    const { decision } = compareRuns({ baseline, candidate, policy, noise: quiet, intent: null });
+    const { decision } = decideOnRecordedRuns({ baseline, candidate, policy, noise: quiet, intent: null });
     const likely = decision.power?.likely;
     expect(likely?.regressions.slice(0, 10).map((r) => r.caseId).sort()).toEqual(ids.slice(0, 10));
     expect(likely?.confirmable).toBe(false);

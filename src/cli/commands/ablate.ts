@@ -22,7 +22,7 @@ export async function ablateCommand(io: Io, options: AblateOptions): Promise<num
   const settings = [...without.map((name) => [name]), ...(without.length > 1 ? [without] : [])];
   const command = await openCommand(io, options, 'ablate');
   try {
-    const outcome = await ablate(command.run, settings);
+    const outcome = await ablate(command.pipelineContext, settings);
     if (command.output.json) {
       command.output.result({ ...outcome, promoted: false });
       return 0;

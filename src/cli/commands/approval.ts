@@ -34,7 +34,7 @@ export async function approveCommand(io: Io, options: ApprovalOptions, selector:
   const command = await openCommand(io, options, 'approve', 'at_first_call');
   try {
     await refuseDirtyTree(command.workspace);
-    const { tag, commit } = await approvePending(command.workspace, iteration, options.by ?? null, io.clock, { textDiff: command.run.textDiff }, trustPending);
+    const { tag, commit } = await approvePending(command.workspace, iteration, options.by ?? null, io.clock, { textDiff: command.pipelineContext.textDiff }, trustPending);
     if (command.output.json) command.output.result({ iteration, outcome: 'promoted', tag, commit });
     else command.output.line(`iteration ${iteration}: approved and promoted as ${tag} (${commit.slice(0, 10)})`);
     return 0;
@@ -50,7 +50,7 @@ export async function declineCommand(io: Io, options: ApprovalOptions, selector:
   if (!reason) throw new AgentdevelError('USAGE', 'decline needs --reason "…": the refusal is recorded in git with it');
   const command = await openCommand(io, options, 'decline', 'at_first_call');
   try {
-    const { commit } = await declinePending(command.workspace, iteration, reason, options.by ?? null, io.clock, { textDiff: command.run.textDiff });
+    const { commit } = await declinePending(command.workspace, iteration, reason, options.by ?? null, io.clock, { textDiff: command.pipelineContext.textDiff });
     if (command.output.json) command.output.result({ iteration, outcome: 'declined', reason, commit });
     else command.output.line(`iteration ${iteration}: declined (${commit.slice(0, 10)}): ${reason}`);
     return 0;

@@ -23,7 +23,7 @@ export async function attributeCommand(io: Io, options: AttributeOptions, candid
   const trials = parseVariantTrials(options.variantTrials);
   const command = await openCommand(io, options, 'attribute');
   try {
-    const outcome = await attribute(command.run, { candidate, base: options.base ?? null, trials: trials ?? command.workspace.config.attribution.variantTrials ?? null });
+    const outcome = await attribute(command.pipelineContext, { candidate, base: options.base ?? null, trials: trials ?? command.workspace.config.attribution.variantTrials ?? null });
     if (command.output.json) {
       command.output.result(outcome);
       return 0;

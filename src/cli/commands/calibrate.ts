@@ -18,8 +18,8 @@ export async function calibrateCommand(io: Io, options: CalibrateOptions): Promi
   if (!Number.isInteger(repeats) || repeats < 1 || repeats > 20) throw new AgentdevelError('USAGE', `--repeats: expected 1 to 20, got "${options.repeats}"`);
   const command = await openCommand(io, options, 'calibrate');
   try {
-    const { noise, first } = await calibrateAgent(command.run);
-    const critic = options.critic ? await calibrateCritic(command.run, first, repeats) : null;
+    const { noise, first } = await calibrateAgent(command.pipelineContext);
+    const critic = options.critic ? await calibrateCritic(command.pipelineContext, first, repeats) : null;
     const decision = noise.comparison.decision;
     if (command.output.json) {
       command.output.result({

@@ -1,6 +1,6 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { RunStats } from '../../stages/gate/compare.ts';
-import { compareRuns } from '../../stages/gate/compare.ts';
+import { decideOnRecordedRuns } from '../../stages/gate/compare.ts';
 import { aggregateText } from '../../stages/report/gate-text.ts';
 import { openStoreWorkspace } from '../../app/workspace.ts';
 import { presentation } from '../open-command.ts';
@@ -22,7 +22,7 @@ export async function compareCommand(io: Io, options: CommonOptions, baselineNam
     for (const [name, run] of [[baselineName, baseline], [candidateName, candidate]] as const) {
       if (!run) throw new AgentdevelError('USAGE', `no run named or numbered "${name}" in ${workspace.root} (import one with \`agentdevel import\`)`);
     }
-    const comparison = compareRuns({
+    const comparison = decideOnRecordedRuns({
       baseline: store.caseSummaries(baseline!.id),
       candidate: store.caseSummaries(candidate!.id),
       policy: workspace.policy,

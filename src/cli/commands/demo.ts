@@ -32,7 +32,7 @@ export async function demoCommand(io: Io, options: DemoOptions): Promise<number>
   const command = await openCommand(io, scoped, 'demo');
   let stopReason: string;
   try {
-    const outcome = await iterate(command.run, { maxIterations });
+    const outcome = await iterate(command.pipelineContext, { maxIterations });
     stopReason = outcome.stopReason;
     if (command.output.json) command.output.result({ dir, ...outcome });
     else printIterations(command, outcome);

@@ -111,7 +111,7 @@ export async function discoverCommand(io: Io, options: DiscoverOptions): Promise
   const command = await openCommand(io, options, 'discover');
   try {
     await announceEstimate(command, { command: 'discover', rounds: request.rounds, top: request.top });
-    const outcome = await discover(command.run, request);
+    const outcome = await discover(command.pipelineContext, request);
     if (command.output.json) command.output.result(outcome);
     else printOutcome(command, outcome);
     return 0;

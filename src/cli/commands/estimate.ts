@@ -27,7 +27,7 @@ export async function printEstimate(io: Io, options: CommonOptions, request: Est
 /** Says what the work is expected to spend, and the budget it is held to, before it starts. */
 export async function announceEstimate(command: CommandContext, request: EstimatedCommand): Promise<void> {
   const projection = await estimateSpend(command.workspace, request);
-  const budget = command.run.budget?.budget;
+  const budget = command.pipelineContext.budget?.budget;
   // Nothing to project and no budget to hold: a workspace that never paid for a request (the mock
   // engine, a `command` agent with offline roles) hears nothing of money.
   if (projection === null && !budget) return;

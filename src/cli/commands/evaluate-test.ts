@@ -1,7 +1,8 @@
 import { passRateOf } from '../../domain/case-summary.ts';
 import { TEST_SEAL_SCHEMA, type TestSeal } from '../../domain/test-seal.ts';
 import { unsealedTestError } from '../../pipeline/run/failed-run.ts';
-import { runVersion, withCheckout } from '../../pipeline/run/execute-run.ts';
+import { runVersion } from '../../pipeline/run/execute-run.ts';
+import { withCheckout } from '../../pipeline/workspace/checkout.ts';
 import { fetchSeals, readSeal, writeSeal } from '../../pipeline/workspace/test-seal.ts';
 import { currentRelease } from '../../pipeline/workspace/versions.ts';
 import { lineTip } from '../../pipeline/workspace/workspace.ts';
@@ -37,7 +38,7 @@ export async function evaluateTestCommand(io: Io, options: CommonOptions): Promi
     } else {
       command.requireModels();
       const run = await withCheckout(workspace, tip, (source) =>
-        runVersion(command.run, { source, split: 'test', trials: config.trials, purpose: 'test', label: `${release.label} (test)` }),
+        runVersion(command.pipelineContext, { source, split: 'test', trials: config.trials, purpose: 'test', label: `${release.label} (test)` }),
       );
       const { graded, passed, infraErrors } = run.counts;
       if (infraErrors > 0) {

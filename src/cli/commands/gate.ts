@@ -36,7 +36,7 @@ export async function gateCommand(io: Io, options: GateOptions): Promise<number>
       command.reporter.emit({ type: 'warning', message: `--targets: "${target}" is not a symptom label of the taxonomy (${known.join(', ')}); no fix can count as a hit for it` });
     }
     const reportDir = options.promote ? null : path.resolve(options.reportDir ? io.cwd : command.workspace.root, options.reportDir ?? DEFAULT_REPORT_DIR);
-    const result = await gateCandidate(command.run, {
+    const result = await gateCandidate(command.pipelineContext, {
       ref: options.candidate,
       promote: options.promote === true,
       targets,

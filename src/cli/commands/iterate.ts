@@ -57,7 +57,7 @@ export async function iterateCommand(io: Io, options: IterateOptions): Promise<n
   try {
     await refuseDirtyTree(command.workspace);
     await announceEstimate(command, { command: 'iterate', maxIterations });
-    const outcome = await iterate(command.run, { maxIterations, ablation });
+    const outcome = await iterate(command.pipelineContext, { maxIterations, ablation });
     if (command.output.json) command.output.result(outcome);
     else printIterations(command, outcome);
     return 0;

@@ -32,7 +32,7 @@ export async function reportCommand(io: Io, options: ReportOptions, target: stri
     // The same layout as releases/ in git, so the index's links to vN/report.html work here too.
     const file = path.join(outDir, recorded.folder.replace(/^releases\//, ''), 'report.html');
     const doc = recorded.document;
-    const html = renderFlipReportHtml({ title: reportTitle({ ...doc, candidate: doc.candidate }), document: doc, evidence: recorded.cases, diagnosis: recorded.diagnosis, gradient: recorded.gradient, labelMerges: recorded.labelMerges }, { textDiff: command.run.textDiff });
+    const html = renderFlipReportHtml({ title: reportTitle({ ...doc, candidate: doc.candidate }), document: doc, evidence: recorded.cases, diagnosis: recorded.diagnosis, gradient: recorded.gradient, labelMerges: recorded.labelMerges }, { textDiff: command.pipelineContext.textDiff });
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, html);
     const index = path.join(outDir, workspace.config.blueprint, 'index.html');

@@ -31,7 +31,7 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
   try {
     const { workspace } = command;
     await announceEstimate(command, { command: 'run', cases: options.case ?? [] });
-    const result = await runTrainSplit(command.run, { ref: options.ref ?? null, cases: options.case ?? [], fresh: options.fresh === true });
+    const result = await runTrainSplit(command.pipelineContext, { ref: options.ref ?? null, cases: options.case ?? [], fresh: options.fresh === true });
     const { passed, graded, infraErrors } = result.counts;
     const passRate = passRateOf(result.counts);
     // The records stay in the store, read as a stream: once for the failing cases and the alarm

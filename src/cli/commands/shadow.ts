@@ -43,7 +43,7 @@ export async function shadowCommand(io: Io, options: ShadowOptions): Promise<num
   if (!options.against) throw new AgentdevelError('USAGE', 'shadow needs --against REF (the human change: a branch, tag or commit)');
   const command = await openCommand(io, options, 'shadow');
   try {
-    const outcome = await shadow(command.run, { against: options.against });
+    const outcome = await shadow(command.pipelineContext, { against: options.against });
     // Its own section of the job page, apart from the gate's; written only when asked for or on Actions.
     const summaryFiles = options.summary || io.env.GITHUB_STEP_SUMMARY ? await writeSummary(io, options, renderShadowSummary(outcome)) : [];
     if (command.output.json) command.output.result({ ...outcome, summaryFiles });

@@ -35,7 +35,7 @@ async function chooseRun(workspace: Workspace, caseId: string, options: ShowOpti
     const commit = await repo.resolve(options.ref);
     if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--ref: "${options.ref}" names no commit in ${workspace.root}`);
     // Only --ref checks a version out: the run pipeline (and the bundler, the templates) loads then.
-    const { withCheckout } = await import('../../pipeline/run/execute-run.ts');
+    const { withCheckout } = await import('../../pipeline/workspace/checkout.ts');
     blueprintTree = await withCheckout(workspace, commit, (source) => repo.folderFingerprint(source.dir, `blueprints/${config.blueprint}`));
   }
   const run = store.latestRunWithCase(caseId, blueprintTree);

@@ -5,7 +5,9 @@ import type { CaseOutcome } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { attributeFlips, attributionBound, unexplainedByReverts, variantTrials } from '../../stages/attribute/attribution.ts';
 import { computeFlips } from '../../stages/gate/flips.ts';
-import { runVersion, withCheckout, type RunContext, type VersionSource } from '../run/execute-run.ts';
+import { runVersion } from '../run/execute-run.ts';
+import { withCheckout, type VersionSource } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 import { lineTip } from '../workspace/workspace.ts';
 
 export interface AttributionOutcome {
@@ -41,7 +43,7 @@ export interface VariantRequest {
  * flips, then traces each to the edit (changed file of the blueprint) it depends on. The whole
  * bound is stated before the first run.
  */
-export async function attribute(context: RunContext, input: { readonly candidate: string; readonly base: string | null; readonly trials: number | null }): Promise<AttributionOutcome> {
+export async function attribute(context: PipelineContext, input: { readonly candidate: string; readonly base: string | null; readonly trials: number | null }): Promise<AttributionOutcome> {
   const { workspace, reporter } = context;
   const { repo, config } = workspace;
   const candidate = await repo.resolve(input.candidate);
@@ -75,7 +77,7 @@ export async function attribute(context: RunContext, input: { readonly candidate
 }
 
 /** The changed files of the blueprint between two commits (an edit is a file: two hunks of one file are one edit). */
-export async function blueprintEdits(context: Pick<RunContext, 'workspace'>, base: string, candidate: string): Promise<string[]> {
+export async function blueprintEdits(context: Pick<PipelineContext, 'workspace'>, base: string, candidate: string): Promise<string[]> {
   const folder = `blueprints/${context.workspace.config.blueprint}/`;
   return (await context.workspace.repo.changedPaths(base, candidate)).filter((c) => c.path.startsWith(folder)).map((c) => c.path);
 }
@@ -86,7 +88,7 @@ export async function blueprintEdits(context: Pick<RunContext, 'workspace'>, bas
  * with each edit alone on the base. The bound (at most 2 × edits variant runs of the flipped
  * cases, one revert each for a single edit) is stated before the first run.
  */
-export async function attributeVariants(context: RunContext, input: VariantRequest): Promise<{ flips: FlipAttribution[]; cost: AttributionCost; simulated: boolean }> {
+export async function attributeVariants(context: PipelineContext, input: VariantRequest): Promise<{ flips: FlipAttribution[]; cost: AttributionCost; simulated: boolean }> {
   const { workspace, reporter } = context;
   const { repo, config } = workspace;
   const trials = variantTrials(input.flips, config.gate, input.trials);

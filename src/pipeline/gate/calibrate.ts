@@ -1,10 +1,12 @@
 import { eachPool } from '../../stages/run/pool.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { readTrace, TraceDamaged, traceLocation } from '../../stages/run/trace-file.ts';
-import { compareRuns, type Comparison } from '../../stages/gate/compare.ts';
+import { decideOnRecordedRuns, type Comparison } from '../../stages/gate/compare.ts';
 import { criticJudged } from '../../domain/requirements.ts';
 import { comparePolicy } from './evaluate-candidate.ts';
-import { runVersion, withCheckout, type RunContext, type RunResult } from '../run/execute-run.ts';
+import { runVersion, type RunResult } from '../run/execute-run.ts';
+import { withCheckout } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 import { currentRelease } from '../workspace/versions.ts';
 import { lineTip } from '../workspace/workspace.ts';
 
@@ -33,7 +35,7 @@ export interface CriticNoise {
  * An A/A test: the current release runs twice on fresh trials, and the flips between the two
  * are the noise floor any real gate decision has to clear.
  */
-export async function calibrateAgent(context: RunContext): Promise<{ noise: AgentNoise; first: RunResult }> {
+export async function calibrateAgent(context: PipelineContext): Promise<{ noise: AgentNoise; first: RunResult }> {
   const { workspace } = context;
   const { config } = workspace;
   const tip = await lineTip(workspace);
@@ -44,7 +46,7 @@ export async function calibrateAgent(context: RunContext): Promise<{ noise: Agen
     const b = await runVersion(context, { ...request, firstTrial: config.trials, label: `${release.label} (B)` });
     return [a, b] as const;
   });
-  const comparison = compareRuns({
+  const comparison = decideOnRecordedRuns({
     baseline: first.cases,
     candidate: second.cases,
     policy: comparePolicy(config),
@@ -61,7 +63,7 @@ export async function calibrateAgent(context: RunContext): Promise<{ noise: Agen
 }
 
 /** Re-grades the same traces `repeats` times: the critic's own disagreement, apart from the agent's noise. */
-export async function calibrateCritic(context: RunContext, run: RunResult, repeats: number): Promise<CriticNoise> {
+export async function calibrateCritic(context: PipelineContext, run: RunResult, repeats: number): Promise<CriticNoise> {
   const { workspace } = context;
   const task = await workspace.files.tasks.loadTask(workspace.root, workspace.config.task);
   const taxonomy = workspace.store.taxonomy();

@@ -1,10 +1,10 @@
 import type { GateDecision, ReleaseOutcome } from '../../domain/decision.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { decide } from '../../stages/gate/decide.ts';
+import { decideCandidate } from '../../stages/gate/decide.ts';
 import type { ReleaseEvidence } from '../../stages/release/artifacts.ts';
 import { planRelease, type ReleaseDecision } from '../../stages/release/plan.ts';
-import type { RunContext } from '../run/execute-run.ts';
+import type { PipelineContext } from '../context.ts';
 import type { CandidateEvaluation } from './evaluate-candidate.ts';
 import { gatherGateEvidence } from './gate-evidence.ts';
 import type { GateSubject } from './gate-subject.ts';
@@ -34,9 +34,9 @@ export interface GateConclusion {
  * it (a promotion, a pending release or a recorded rejection in git; a dry gate's reports), the
  * store's row with it. `iterate` and `gate` differ only in the subject they hand in.
  */
-export async function concludeCandidate(context: RunContext, subject: GateSubject): Promise<GateConclusion> {
+export async function concludeCandidate(context: PipelineContext, subject: GateSubject): Promise<GateConclusion> {
   const gathered = await gatherGateEvidence(context, subject);
-  const decision = decide(gathered.evidence, gathered.policy);
+  const decision = decideCandidate(gathered.evidence, gathered.policy);
   for (const warning of decision.warnings) context.reporter.emit({ type: 'warning', message: warning });
   if (decision.verdict === 'undecided') {
     throw new AgentdevelError('GATE_UNDECIDED', `${subject.candidate.ref}: the gate cannot decide: ${decision.reasons.join('; ')}`);

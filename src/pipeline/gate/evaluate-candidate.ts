@@ -7,7 +7,9 @@ import type { ComparePolicy, GatedComparison } from '../../stages/gate/compare.t
 import type { ConfirmationRequest } from '../../stages/gate/confirmation.ts';
 import type { CaseTrialTurns } from '../../domain/ports/case-trial-turns.ts';
 import { confirmCandidate, type ConfirmationRunner } from './confirmation-loop.ts';
-import { lazyCheckout, openVersion, type BaselineScreen, type RunContext, type RunResult, type VersionSession, type VersionSource } from '../run/execute-run.ts';
+import { lazyCheckout, type VersionSource } from '../workspace/checkout.ts';
+import { openVersion, type BaselineScreen, type RunResult, type VersionSession } from '../run/execute-run.ts';
+import type { PipelineContext } from '../context.ts';
 
 export function comparePolicy(config: Config): ComparePolicy {
   return { ...config.gate };
@@ -30,7 +32,7 @@ export interface ConfirmRun extends RunResult {
  * confirmation, which grows with the number of selected cases, not with the train set.
  */
 export async function evaluateCandidate(
-  context: RunContext,
+  context: PipelineContext,
   input: { baseline: BaselineScreen; baselineCommit: string; candidate: VersionSource; label: string; intent: ChangeIntent | null; task: Task },
 ): Promise<CandidateEvaluation> {
   const { config, store } = context.workspace;
@@ -81,7 +83,7 @@ export async function evaluateCandidate(
  * draw: the runner keeps the next trial number of each case and side.
  */
 function confirmationRunner(
-  context: RunContext,
+  context: PipelineContext,
   versions: Record<ConfirmationRequest['side'], () => Promise<VersionSession>>,
   options: { readonly label: string; readonly firstTrial: number },
 ): ConfirmationRunner<ConfirmRun> {

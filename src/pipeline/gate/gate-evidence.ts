@@ -13,7 +13,8 @@ import type { TraceEvent } from '../../domain/trace.ts';
 import { candidateTrialsOf, costWeights, needsCosts, reviewerQuestion, type CandidateEvidence, type DecisionPolicy, type GateEvidence } from '../../stages/gate/decide.ts';
 import type { Violation } from '../../stages/gate/layers.ts';
 import { readTrace } from '../../stages/run/trace-file.ts';
-import type { BaselineScreen, RunContext, RunResult } from '../run/execute-run.ts';
+import type { BaselineScreen, RunResult } from '../run/execute-run.ts';
+import type { PipelineContext } from '../context.ts';
 import type { GateSubject } from './gate-subject.ts';
 import { evaluateCandidate, type CandidateEvaluation } from './evaluate-candidate.ts';
 import { refuseUnknownMustPass, runCosts } from './layer-evidence.ts';
@@ -58,7 +59,7 @@ export function decisionPolicy(config: Config, switches: { readonly approval: bo
 }
 
 /** Gathers what the gate decides on, running what has to run: the screen, the checks, the candidate, the confirmation, the review. */
-export async function gatherGateEvidence(context: RunContext, subject: GateSubject): Promise<GatheredGate> {
+export async function gatherGateEvidence(context: PipelineContext, subject: GateSubject): Promise<GatheredGate> {
   const { config, store } = context.workspace;
   const policy = decisionPolicy(config, { approval: subject.record && config.gate.layers.some((l) => l.layer === 'approval'), ablation: subject.ablation ?? null });
   // Under "flips" a screen read from an earlier run is taken again beside the candidate (verdict-screen.ts).
@@ -87,7 +88,7 @@ export async function gatherGateEvidence(context: RunContext, subject: GateSubje
 
 /** The records and trace costs the layers read of the candidate's runs and the release's first record. */
 async function candidateEvidence(
-  context: RunContext,
+  context: PipelineContext,
   policy: DecisionPolicy,
   input: { readonly baselineRun: RunResult; readonly evaluation: CandidateEvaluation; readonly task: NonNullable<GatheredGate['task']>; readonly records: RecordReader },
 ): Promise<CandidateEvidence> {
@@ -106,7 +107,7 @@ async function candidateEvidence(
  * The requirements layer's review: the critic's model reads the candidate's traces of the cases
  * whose outcome moved against the rubric's requirements, blind to the blueprint.
  */
-async function askReviewer(context: RunContext, moved: readonly string[], candidateRecords: readonly CaseRecord[], task: Task): Promise<Violation[]> {
+async function askReviewer(context: PipelineContext, moved: readonly string[], candidateRecords: readonly CaseRecord[], task: Task): Promise<Violation[]> {
   const asked = new Set(moved);
   const traces: Array<{ caseId: string; trace: TraceEvent[] }> = [];
   for (const record of candidateRecords) {

@@ -11,7 +11,8 @@ import { parseJson } from '../../domain/json.ts';
 import { changeScope, changedConfigKeys, CONFIG_PATH, taskFolder } from '../../stages/gate/change-scope.ts';
 import { linksLeavingBlueprint } from '../loop/candidate.ts';
 import { trainChangesBetween } from '../loop/rc-history.ts';
-import type { BaselineScreen, RunContext } from '../run/execute-run.ts';
+import type { BaselineScreen } from '../run/execute-run.ts';
+import type { PipelineContext } from '../context.ts';
 import type { Workspace } from '../workspace/workspace.ts';
 import { gradingChange } from './measuring-stick.ts';
 
@@ -29,7 +30,7 @@ const LINE_KEYS: ReadonlyArray<{ readonly key: string; readonly of: (config: Con
  * against holds it, whatever the checkout's says. In CI the checkout is the change itself, and
  * a change must not set its own gate rule (its config reaches the line when merged).
  */
-export async function underLineConfig(context: RunContext, baseline: { readonly commit: string; readonly label: string }): Promise<RunContext> {
+export async function underLineConfig(context: PipelineContext, baseline: { readonly commit: string; readonly label: string }): Promise<PipelineContext> {
   const { workspace } = context;
   const file = `${short(baseline.commit)}:${CONFIG_FILE}`;
   const text = await workspace.repo.readFileAt(baseline.commit, CONFIG_FILE);
@@ -54,7 +55,7 @@ export async function underLineConfig(context: RunContext, baseline: { readonly 
 }
 
 /** The keys in which the checkout's config differs from the one a gate runs under (none when it runs under the checkout's). */
-export function checkoutConfigDrift(outer: RunContext, gated: RunContext): string[] {
+export function checkoutConfigDrift(outer: PipelineContext, gated: PipelineContext): string[] {
   return outer === gated ? [] : changedConfigKeys(gated.workspace.config, outer.workspace.config);
 }
 
@@ -101,7 +102,7 @@ export interface HumanChangeInput {
  * candidate's tree: a commit on no branch whose parent is the release, so both sides run on one
  * task and the gate's guarantee holds as it is.
  */
-export async function scopeHumanChange(context: RunContext, input: HumanChangeInput): Promise<HumanChangeScope> {
+export async function scopeHumanChange(context: PipelineContext, input: HumanChangeInput): Promise<HumanChangeScope> {
   const { workspace } = context;
   const { repo, config } = workspace;
   const paths = input.changed.map((c) => c.path);

@@ -7,7 +7,7 @@
 // confirmation planner gives a regression (or attribution.variantTrials). Its model calls are
 // charged to the iteration in the cost ledger, like the gate's own.
 import { ATTRIBUTION_SCHEMA, type AttributionDocument } from '../../domain/attribution.ts';
-import type { RunContext } from '../run/execute-run.ts';
+import type { PipelineContext } from '../context.ts';
 import { attributeVariants } from './attribute.ts';
 
 /** The rejected candidate: its label and commit, what its edits are measured from, and the paths it changed. */
@@ -18,7 +18,7 @@ export interface RejectedCandidate {
   readonly edits: ReadonlyArray<{ readonly path: string }>;
 }
 
-export async function attributeRegressions(context: RunContext, subject: RejectedCandidate, regressions: readonly string[]): Promise<AttributionDocument | null> {
+export async function attributeRegressions(context: PipelineContext, subject: RejectedCandidate, regressions: readonly string[]): Promise<AttributionDocument | null> {
   const { config } = context.workspace;
   if (!config.attribution.onRejection || regressions.length === 0) return null;
   const folder = `blueprints/${config.blueprint}/`;

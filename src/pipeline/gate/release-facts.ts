@@ -8,7 +8,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import type { Config } from '../../config/schema.ts';
 import { releaseOutcome, type ReleaseDecision, type ReleaseFacts, type ReleaseTarget } from '../../stages/release/plan.ts';
-import { recordBaseline, screenSourceText, type RunContext } from '../run/execute-run.ts';
+import { recordBaseline, screenSourceText } from '../run/execute-run.ts';
+import type { PipelineContext } from '../context.ts';
 import { readLineHistory } from '../workspace/line-history.ts';
 import { auditRef, pendingRef } from '../workspace/versions.ts';
 import { lineRef, type Workspace } from '../workspace/workspace.ts';
@@ -21,7 +22,7 @@ import { attributeRegressions } from './regression-attribution.ts';
 /** Roles that write candidates rather than run or grade them. */
 const AUTHOR_ROLES: readonly Role[] = ['diagnostician', 'synthesizer', 'writer'];
 
-export async function gatherReleaseFacts(context: RunContext, subject: GateSubject, gathered: GatheredGate, decision: ReleaseDecision): Promise<ReleaseFacts> {
+export async function gatherReleaseFacts(context: PipelineContext, subject: GateSubject, gathered: GatheredGate, decision: ReleaseDecision): Promise<ReleaseFacts> {
   const { config, store, repo } = context.workspace;
   const { screen, baselineRun, evaluation } = gathered;
   const outcome = releaseOutcome(decision);
@@ -117,7 +118,7 @@ export async function releaseTarget(
 }
 
 /** The named cases side by side, the run statistics and the blueprint diff, for the reports (null when nothing ran). */
-async function caseEvidence(context: RunContext, subject: GateSubject, gathered: GatheredGate): Promise<CaseEvidenceDocument | null> {
+async function caseEvidence(context: PipelineContext, subject: GateSubject, gathered: GatheredGate): Promise<CaseEvidenceDocument | null> {
   const { baselineRun, evaluation, task, records } = gathered;
   if (!baselineRun || !evaluation || !task) return null;
   const { config, repo, tracesRoot } = context.workspace;

@@ -8,7 +8,9 @@ import { candidateBranch, candidateDir, discardCandidate, linksLeavingBlueprint 
 import type { ReleaseEvidence } from '../../stages/release/artifacts.ts';
 import { concludeCandidate } from './conclude.ts';
 import { withInferredEdits } from './inferred-edits.ts';
-import { baselineRecordCount, recordBaseline, withCheckout, type RunContext } from '../run/execute-run.ts';
+import { baselineRecordCount, recordBaseline } from '../run/execute-run.ts';
+import { withCheckout } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 import { releaseTags } from '../workspace/line-history.ts';
 import { currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
 import { lineTip, refuseDirtyTree, refuseShallowHistory } from '../workspace/workspace.ts';
@@ -59,7 +61,7 @@ export interface GateOutcome {
  * person's change is gated by kind of path (pipeline/gate/human-change.ts), under the line's
  * config; an RC a model wrote (`authors`) may edit its blueprint only.
  */
-export async function gateCandidate(outer: RunContext, request: GateRequest): Promise<GateOutcome> {
+export async function gateCandidate(outer: PipelineContext, request: GateRequest): Promise<GateOutcome> {
   const { repo } = outer.workspace;
   if (request.promote) await refuseShallowHistory(outer.workspace, 'gate --promote');
   const commit = await repo.resolve(request.ref);
@@ -164,7 +166,7 @@ export async function gateCandidate(outer: RunContext, request: GateRequest): Pr
  * it contains (before any release, its first parent: the line before the merge); or the commit
  * --baseline names.
  */
-async function baselineOf(context: RunContext, request: GateRequest, commit: string, line: string): Promise<string> {
+async function baselineOf(context: PipelineContext, request: GateRequest, commit: string, line: string): Promise<string> {
   const { repo, config } = context.workspace;
   if (!request.baseline && commit !== line) return line;
   const releases = [];
@@ -180,7 +182,7 @@ async function baselineOf(context: RunContext, request: GateRequest, commit: str
 }
 
 /** The commit --baseline names, checked: the candidate contains it, and a promotion needs it on the line the candidate joins. */
-async function namedBaseline(context: RunContext, request: GateRequest, commit: string, line: string): Promise<string> {
+async function namedBaseline(context: PipelineContext, request: GateRequest, commit: string, line: string): Promise<string> {
   const { repo, config, root } = context.workspace;
   const name = request.baseline as string;
   const baseline = await repo.resolve(name);
@@ -216,7 +218,7 @@ const MERGED_COMMITS_READ = 50;
  * automatic merge message, and the newest `Targets:` line among them counts when the merge
  * message has none.
  */
-export async function candidateMessage(repo: RunContext['workspace']['repo'], commit: string): Promise<string> {
+export async function candidateMessage(repo: PipelineContext['workspace']['repo'], commit: string): Promise<string> {
   const message = (await repo.commitMessage(commit)) ?? '';
   const parents = await repo.parents(commit);
   if (parents.length !== 2) return message;
@@ -235,7 +237,7 @@ export async function candidateMessage(repo: RunContext['workspace']['repo'], co
 }
 
 /** The newest release a commit contains (its tag), or the line and short commit when it contains none. */
-async function releaseAt(repo: RunContext['workspace']['repo'], config: RunContext['workspace']['config'], commit: string): Promise<string> {
+async function releaseAt(repo: PipelineContext['workspace']['repo'], config: PipelineContext['workspace']['config'], commit: string): Promise<string> {
   for (const { tag } of (await releaseTags(repo, config)).reverse()) {
     const tagged = await repo.resolve(tag);
     if (tagged && (await repo.isAncestor(tagged, commit))) return tag;

@@ -7,9 +7,11 @@
 // statistical gates reuse recorded screens: there they only select cases, and every verdict
 // rests on fresh trials of both sides run together.
 import { resolvePolicy } from '../../stages/gate/compare.ts';
-import { recordBaseline, withCheckout, type BaselineScreen, type RunContext } from '../run/execute-run.ts';
+import { recordBaseline, type BaselineScreen } from '../run/execute-run.ts';
+import { withCheckout } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 
-export async function screenForVerdict(context: RunContext, baseline: { readonly commit: string; readonly label: string; readonly screen: BaselineScreen | null }): Promise<BaselineScreen | null> {
+export async function screenForVerdict(context: PipelineContext, baseline: { readonly commit: string; readonly label: string; readonly screen: BaselineScreen | null }): Promise<BaselineScreen | null> {
   const { screen } = baseline;
   if (!screen || resolvePolicy(context.workspace.config.gate.policy) !== 'flips') return screen;
   const earlier = screen.records.filter((r) => r.origin !== 'fresh');

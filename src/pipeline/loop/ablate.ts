@@ -3,7 +3,9 @@ import path from 'node:path';
 import { BLUEPRINT_FILE, blueprintRoot, shownPath } from '../../domain/blueprint-paths.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { ablationRows, withoutMembers, type AblationRow } from '../../stages/ablate/ablation.ts';
-import { runVersion, withCheckout, type RunContext } from '../run/execute-run.ts';
+import { runVersion } from '../run/execute-run.ts';
+import { withCheckout } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 import { currentRelease } from '../workspace/versions.ts';
 import { lineTip } from '../workspace/workspace.ts';
 
@@ -18,7 +20,7 @@ export interface AblationOutcome {
  * members removed (CodeCrew's ablation by role). The settings are written only into a temporary
  * checkout: nothing is committed, tagged or promoted.
  */
-export async function ablate(context: RunContext, settings: ReadonlyArray<readonly string[]>): Promise<AblationOutcome> {
+export async function ablate(context: PipelineContext, settings: ReadonlyArray<readonly string[]>): Promise<AblationOutcome> {
   const { workspace } = context;
   const { config, repo } = workspace;
   const tip = await lineTip(workspace);

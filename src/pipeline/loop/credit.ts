@@ -4,7 +4,8 @@ import { MOCK_MODEL } from '../../domain/models.ts';
 import type { BlueprintFile, RcHistoryEntry } from '../../domain/ports/model.ts';
 import { judgeHelpfulness, rankBy, tallyCredit, type Component, type GradedTrial } from '../../stages/credit/credit.ts';
 import { readTrace } from '../../stages/run/trace-file.ts';
-import type { RunContext, RunResult } from '../run/execute-run.ts';
+import type { ModelPart, WorkspacePart } from '../context.ts';
+import type { RunResult } from '../run/execute-run.ts';
 
 /**
  * The components credit tallies, from the blueprint's one component model: crew members and tool
@@ -40,7 +41,7 @@ export function creditComponents(files: readonly BlueprintFile[], blueprint: str
  * iteration's cost ledger like every model call).
  */
 export async function recordCredit(
-  context: RunContext,
+  context: WorkspacePart & Pick<ModelPart, 'model'>,
   input: { readonly iteration: number; readonly run: RunResult; readonly files: readonly BlueprintFile[]; readonly history: readonly RcHistoryEntry[] },
 ): Promise<{ document: CreditDocument; helpful: ReadonlyMap<string, boolean> | null } | null> {
   const { config, store, tracesRoot } = context.workspace;

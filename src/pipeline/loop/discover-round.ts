@@ -10,7 +10,9 @@ import { callSites, judgeHelpfulness, siteKey, type GradedTrial } from '../../st
 import { memberEvidence } from '../../stages/discover/bandit.ts';
 import { teamBlueprint } from '../../stages/discover/team.ts';
 import { readTrace } from '../../stages/run/trace-file.ts';
-import { runVersion, type RunContext, type VersionSource } from '../run/execute-run.ts';
+import { runVersion } from '../run/execute-run.ts';
+import type { PipelineContext } from '../context.ts';
+import type { VersionSource } from '../workspace/checkout.ts';
 import type { ReleaseCrew } from './discover-archive.ts';
 
 export interface TeamRun {
@@ -25,7 +27,7 @@ export interface TeamRun {
 
 /** Runs `team` (in this order: the orchestrator lists its members so) on `cases`, in the release's checkout. */
 export async function runTeam(
-  context: RunContext,
+  context: PipelineContext,
   input: { readonly checkout: VersionSource; readonly crew: ReleaseCrew; readonly team: readonly ArchivedMember[]; readonly cases: readonly string[]; readonly firstTrial: number; readonly label: string; readonly tag: string },
 ): Promise<TeamRun> {
   const { workspace } = context;
@@ -87,7 +89,7 @@ export async function runTeam(
  * The team's members judged, trajectory by trajectory, with the helpfulness judge (models.judge):
  * one request per member per case-trial it was called in, as credit per component asks it.
  */
-export async function judgeTeam(context: RunContext, team: readonly ArchivedMember[], trials: readonly GradedTrial[]): Promise<{ evidence: MemberEvidence[]; requests: number }> {
+export async function judgeTeam(context: PipelineContext, team: readonly ArchivedMember[], trials: readonly GradedTrial[]): Promise<{ evidence: MemberEvidence[]; requests: number }> {
   const components = team.map((m) => ({ name: m.name, kind: 'member' as const, description: m.description }));
   const judged = await judgeHelpfulness({ components, trials, model: context.workspace.config.models.judge }, { model: context.model });
   const trajectories = trials.map((trial) => ({

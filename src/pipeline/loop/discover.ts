@@ -16,7 +16,9 @@ import { budgetStop, discoverCeiling, type Budget, type Ceiling } from '../../st
 import { sampleWithout, seededDraw, type Draw } from '../../stages/discover/draw.ts';
 import { proposalEdits } from '../../stages/discover/team.ts';
 import { gateCandidate, type GateOutcome } from '../gate/submitted-candidate.ts';
-import { runVersion, withCheckout, type RunContext, type VersionSource } from '../run/execute-run.ts';
+import { runVersion } from '../run/execute-run.ts';
+import { withCheckout, type VersionSource } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 import { currentRelease, discoverRef, nextIteration } from '../workspace/versions.ts';
 import { lineTip } from '../workspace/workspace.ts';
 import { buildCandidate, checkCandidateLoads, discardCandidate } from './candidate.ts';
@@ -64,7 +66,7 @@ export const roundActivity = (blueprint: string, round: number): string => `disc
 
 /** Everything a round reads and changes: the archive and its arms grow and move as rounds pass. */
 interface Session {
-  readonly context: RunContext;
+  readonly context: PipelineContext;
   readonly crew: ReleaseCrew;
   readonly checkout: VersionSource;
   readonly task: TaskBrief;
@@ -79,7 +81,7 @@ interface Session {
   readonly firstRound: number;
 }
 
-export async function discover(context: RunContext, request: DiscoverRequest): Promise<DiscoverOutcome> {
+export async function discover(context: PipelineContext, request: DiscoverRequest): Promise<DiscoverOutcome> {
   const { workspace, reporter } = context;
   const { config, repo } = workspace;
   const tip = await lineTip(workspace);
@@ -315,7 +317,7 @@ function repeatedRound(session: Session, team: readonly string[]): RoundDocument
 }
 
 /** Asks the member writer for a new member (warmup null) or a warm-up revision; its answer must follow the archive's rules. */
-async function writeDraft(session: Session, warmup: NonNullable<Parameters<RunContext['model']['writeMember']>[0]['warmup']> | null, t: number): Promise<MemberDraft> {
+async function writeDraft(session: Session, warmup: NonNullable<Parameters<PipelineContext['model']['writeMember']>[0]['warmup']> | null, t: number): Promise<MemberDraft> {
   const { config } = session.context.workspace;
   const archive: ArchivedMemberView[] = session.members.map((m) => ({ name: m.name, description: m.description, tools: m.tools, sees: m.sees, origin: m.origin, prompt: m.prompt, arm: armView(session.arms, m.name) }));
   const answer = await session.context.model.writeMember({

@@ -6,7 +6,7 @@ import { caseRequirements } from '../../domain/requirements.ts';
 import { blueprintComponents } from '../../domain/blueprint-components.ts';
 import { admitClaims, buildGradient, eventMember, evidenceIndex, type TrialEvidence } from '../../stages/gradient/build.ts';
 import { readTraceOrNote } from '../../stages/run/trace-file.ts';
-import type { RunContext } from '../run/execute-run.ts';
+import type { ModelPart, ReportingPart, WorkspacePart } from '../context.ts';
 import { gradientRef } from '../workspace/versions.ts';
 
 /**
@@ -17,7 +17,7 @@ import { gradientRef } from '../workspace/versions.ts';
  * an infrastructure failure leaves nothing in git.
  */
 export async function recordGradient(
-  context: RunContext,
+  context: WorkspacePart & Pick<ModelPart, 'model'> & Pick<ReportingPart, 'reporter'>,
   input: {
     readonly iteration: number;
     readonly release: string;
@@ -69,7 +69,7 @@ export async function recordGradient(
 }
 
 /** The gradient document recorded for an iteration, or null when it has none. */
-export async function readGradient(context: Pick<RunContext, 'workspace'>, iteration: number): Promise<GradientDocument | null> {
+export async function readGradient(context: WorkspacePart, iteration: number): Promise<GradientDocument | null> {
   const { repo, config } = context.workspace;
   const ref = gradientRef(config, iteration);
   const text = await repo.readFileAt(ref, GRADIENT_FILE);

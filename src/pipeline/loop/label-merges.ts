@@ -7,11 +7,12 @@ import { reportThroughAliases, type DiagnosisReport } from '../../domain/diagnos
 import { aliasMap, mergeAliases, type LabelAlias, type LabelMergeProposal } from '../../domain/label-aliases.ts';
 import type { SymptomEntry } from '../../domain/ports/model.ts';
 import { symptomVocabulary } from '../../domain/symptoms.ts';
-import type { BaselineScreen, RunContext } from '../run/execute-run.ts';
+import type { BaselineScreen } from '../run/execute-run.ts';
+import type { CaseTrialPart, ReportingPart, WorkspacePart } from '../context.ts';
 import { readLabelAliases, writeLabelAliases } from '../workspace/label-aliases.ts';
 import { aliasesInEffect } from '../../domain/label-aliases.ts';
 
-export interface SynthesisView {
+export interface SynthesisView<C extends WorkspacePart = WorkspacePart> {
   /** The diagnosis report as the synthesizer reads it (through the aliases in effect). */
   readonly report: DiagnosisReport;
   /** The labels an RC may target. */
@@ -23,16 +24,16 @@ export interface SynthesisView {
   /** Records the adopted aliases in git (call once the iteration has an outcome). */
   record(base: string): Promise<void>;
   /** The iteration's context from synthesis on: its store reads labels through the merges too. */
-  readonly context: RunContext;
+  readonly context: C;
 }
 
 /** `context` with its workspace's store read through `aliases` (a view: other holders of the store read as before). */
-export function readingThrough(context: RunContext, aliases: ReadonlyMap<string, string>): RunContext {
+export function readingThrough<C extends WorkspacePart>(context: C, aliases: ReadonlyMap<string, string>): C {
   return { ...context, workspace: { ...context.workspace, store: context.workspace.store.throughAliases(aliases) } };
 }
 
-export async function adoptLabelMerges(
-  context: RunContext,
+export async function adoptLabelMerges<C extends WorkspacePart & Pick<CaseTrialPart, 'clock'> & Pick<ReportingPart, 'reporter'>>(
+  context: C,
   input: {
     readonly iteration: number;
     readonly proposals: readonly LabelMergeProposal[];
@@ -41,7 +42,7 @@ export async function adoptLabelMerges(
     readonly screen: BaselineScreen;
     readonly baselineRunId: string;
   },
-): Promise<SynthesisView> {
+): Promise<SynthesisView<C>> {
   const { repo, config } = context.workspace;
   const effective = { iteration: input.iteration, stage: 'synthesis' as const };
   const recorded = (await readLabelAliases(repo, config)).aliases;

@@ -17,7 +17,9 @@ import { concludeCandidate } from '../gate/conclude.ts';
 import { scopeHumanChange, underLineConfig, withReleaseResults } from '../gate/human-change.ts';
 import type { HumanChange } from '../../domain/human-change.ts';
 import type { ShadowSummaryInput, ShadowSummarySide } from '../../stages/report/shadow-summary.ts';
-import { baselineRecordCount, recordBaseline, withCheckout, type BaselineScreen, type RunContext, type RunResult } from '../run/execute-run.ts';
+import { baselineRecordCount, recordBaseline, type BaselineScreen, type RunResult } from '../run/execute-run.ts';
+import { withCheckout } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 import { readRcHistory } from './rc-history.ts';
 import { readTaskBrief } from './task-brief.ts';
 import { currentRelease, nextIteration, tagName } from '../workspace/versions.ts';
@@ -71,7 +73,7 @@ export function preference(human: ShadowSide, agentdevel: ShadowSide): Pick<Shad
   return { preferred: winner, preferredBecause: `both are accepted; ${winner === 'human' ? "the human's change" : "agentdevel's RC"} has more confirmed fixes net of regressions (${Math.max(net(human), net(agentdevel))} against ${Math.min(net(human), net(agentdevel))})` };
 }
 
-export async function shadow(outer: RunContext, request: { readonly against: string }): Promise<ShadowOutcome> {
+export async function shadow(outer: PipelineContext, request: { readonly against: string }): Promise<ShadowOutcome> {
   const { repo } = outer.workspace;
   const commit = await repo.resolve(request.against);
   if (!commit) throw new AgentdevelError('REF_NOT_FOUND', `--against: "${request.against}" names no commit in ${outer.workspace.root}`);

@@ -1,5 +1,3 @@
-import type { ScriptSandbox } from '../../domain/ports/sandbox.ts';
-import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
 import { judgeOnce } from '../../stages/critic/judge-once.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -8,40 +6,29 @@ import { rubricWithBlueprint } from '../../domain/blueprint-shown.ts';
 import type { Clock } from '../../domain/ports/clock.ts';
 import type { Split } from '../../domain/case.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
-import type { ModelPort } from '../../domain/ports/model.ts';
-import type { Reporter } from '../../domain/ports/reporter.ts';
-import type { TextDiff } from '../../domain/ports/text-diff.ts';
-import type { ReportTemplates } from '../../domain/ports/report-templates.ts';
 import { passRateOf, poolCaseSummaries, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
 import { provenanceOf, type Provenance } from '../../domain/provenance.ts';
 import { effectiveCriticPolicy } from '../../domain/record.ts';
 import { criticJudged } from '../../domain/requirements.ts';
 import { declaredSymptoms } from '../../domain/symptoms.ts';
-import { childEnvironment, type Redactor } from '../../domain/environment.ts';
+import { childEnvironment } from '../../domain/environment.ts';
 import { runCases, type RunTally } from '../../stages/run/run.ts';
 import { openRunTraces } from '../../stages/run/trace-file.ts';
 import type { RunPurpose } from '../../domain/ports/record-store.ts';
 import type { Task } from '../../domain/task.ts';
 import { caseTrialSettings } from './case-trial-executor.ts';
-import type { CaseTrialExecutor, CaseTrials, LocalExecutorFactory } from '../../domain/ports/case-trial-executor.ts';
+import type { CaseTrials } from '../../domain/ports/case-trial-executor.ts';
 import type { CaseTrialTurns } from '../../domain/ports/case-trial-turns.ts';
 import { failedRunError } from './failed-run.ts';
 import { firstTaking, rerunReason, type RunKeyParts } from '../../domain/run-fingerprint.ts';
 import type { Workspace } from '../workspace/workspace.ts';
-import type { Config } from '../../config/schema.ts';
-import type { BlueprintCheckRunner } from '../../domain/ports/checks.ts';
+import type { VersionSource } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 import { chargedTo, currentScope } from './usage-scope.ts';
-import { budgetReachedError, type SpendGuard } from '../../domain/budget.ts';
+import { budgetReachedError } from '../../domain/budget.ts';
 
 /** Bumped when a change to agentdevel would change records of the same version (cache invalidation). */
 const RECORD_FORMAT = 3;
-
-export interface VersionSource {
-  /** The commit the files come from ("+dirty" when they are uncommitted working files). */
-  readonly commit: string;
-  /** A checkout of that commit: a worktree, or the workspace itself. */
-  readonly dir: string;
-}
 
 export interface RunRequest {
   readonly source: VersionSource;
@@ -86,43 +73,6 @@ export interface RunResult {
   readonly infra?: Pick<RunTally, 'invalidOutputs' | 'firstOutage'>;
 }
 
-export interface RunContext {
-  readonly workspace: Workspace;
-  readonly model: ModelPort;
-  readonly reporter: Reporter;
-  readonly redact: Redactor;
-  readonly clock: Clock;
-  readonly parentEnv: Readonly<Record<string, string | undefined>>;
-  /** Compares two texts for the reports (where a baseline and a candidate output differ). */
-  readonly textDiff: TextDiff;
-  /** Renders agentdevel's report templates (report.md). */
-  readonly templates: ReportTemplates;
-  /** Runs a candidate's blueprint checks (gate layer "checks") as untrusted code. */
-  readonly checks: BlueprintCheckRunner;
-  /** Runs a generated diagnosis script apart, with the least it needs. */
-  readonly sandbox: ScriptSandbox;
-  /** Runs a task's scorer scripts (stages/score). */
-  readonly scorerScripts: ScorerScriptRunner;
-  /** Where case-trials run: on workers through a queue, or (absent) in this process. */
-  readonly executor?: CaseTrialExecutor;
-  /** Makes the in-process executor, with the model port this context asks (a gate under the line's config asks the line's models). */
-  readonly localExecutor: LocalExecutorFactory;
-  /**
-   * The `critic-sees-blueprint` ablation: the critic is shown the blueprint of the version it
-   * judges. Only `iterate --ablate` on a scratch line sets it; everywhere else the critic is blind.
-   */
-  readonly criticSeesBlueprint?: boolean;
-  /**
-   * The model port for other role models than the workspace config's (a person's change is gated
-   * under the line's config, whose models may differ from the checkout's). Absent: `model` serves all.
-   */
-  readonly modelFor?: (models: Config['models']) => ModelPort;
-  /** The command's spend budget (`--budget`): asked before every model request; absent, nothing is held back. */
-  readonly budget?: SpendGuard;
-  /** Settings given on the command line (`--trials`): they hold under whichever config the command runs. */
-  readonly overrides?: Readonly<Partial<Pick<Config, 'trials' | 'concurrency'>>>;
-}
-
 export function newRunId(clock: Clock): string {
   const stamp = clock.now().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
@@ -133,7 +83,7 @@ export function newRunId(clock: Clock): string {
  * earlier run (same blueprint content, task content, split, trials and models). Cases are
  * loaded and validated before anything is recorded, so bad input leaves no trace.
  */
-export async function runVersion(context: RunContext, request: RunRequest): Promise<RunResult> {
+export async function runVersion(context: PipelineContext, request: RunRequest): Promise<RunResult> {
   const version = openVersion(context, request.source);
   try {
     return await version.run(request);
@@ -153,7 +103,7 @@ export interface VersionSession {
  * the runtime started at the first run that is not reused, and kept until `close`. Its task is
  * loaded once, at the first run (or given, when the caller has loaded it from the same checkout).
  */
-export function openVersion(context: RunContext, source: VersionSource, loaded: { readonly task: Task } | null = null): VersionSession {
+export function openVersion(context: PipelineContext, source: VersionSource, loaded: { readonly task: Task } | null = null): VersionSession {
   const { workspace, reporter } = context;
   const { config, store } = workspace;
   const dir = source.dir;
@@ -306,37 +256,6 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
   };
 }
 
-/** The working tree as it is, committed or not (what the user sees is what runs). */
-export async function workingTreeSource(workspace: Workspace): Promise<VersionSource> {
-  const head = (await workspace.repo.resolve('HEAD')) ?? 'none';
-  const dirty = (await workspace.repo.uncommittedPaths()).length > 0;
-  return { commit: dirty ? `${head}+dirty` : head, dir: workspace.root };
-}
-
-/** Checks out a commit into a temporary worktree for the duration of `work`. */
-export async function withCheckout<T>(workspace: Workspace, commit: string, work: (source: VersionSource) => Promise<T>): Promise<T> {
-  const dir = path.join(workspace.stateDir, 'worktrees', `${commit.slice(0, 12)}-${randomBytes(3).toString('hex')}`);
-  await workspace.repo.addWorktree(dir, commit, null);
-  try {
-    return await work({ commit, dir });
-  } finally {
-    await workspace.repo.removeWorktree(dir);
-  }
-}
-
-/** A checkout made only if something asks for it, and removed by `close` if it was made. */
-export function lazyCheckout(workspace: Workspace, commit: string): { source: () => Promise<VersionSource>; close: () => Promise<void> } {
-  const dir = path.join(workspace.stateDir, 'worktrees', `${commit.slice(0, 12)}-${randomBytes(3).toString('hex')}`);
-  let opening: Promise<VersionSource> | null = null;
-  return {
-    source: () => (opening ??= workspace.repo.addWorktree(dir, commit, null).then(() => ({ commit, dir }))),
-    close: async () => {
-      // Removing a worktree that failed half-way is what the cleanup of leftovers does too.
-      if (opening) await workspace.repo.removeWorktree(dir);
-    },
-  };
-}
-
 /** The current release's screen: its records, each `config.trials` trials a case, pooled per case. */
 export interface BaselineScreen {
   /** Record 0 is the release's ordinary run (what `run` records); the others are fresh draws numbered after it. */
@@ -349,7 +268,7 @@ export interface BaselineScreen {
  * run of its own, cached by its first trial number, so a release's records are taken once and
  * reused by every later gate against it.
  */
-export async function recordBaseline(context: RunContext, source: VersionSource, label: string, count: number, options: Pick<RunRequest, 'fresh'> = {}): Promise<BaselineScreen> {
+export async function recordBaseline(context: PipelineContext, source: VersionSource, label: string, count: number, options: Pick<RunRequest, 'fresh'> = {}): Promise<BaselineScreen> {
   const trials = context.workspace.config.trials;
   const version = openVersion(context, source);
   try {

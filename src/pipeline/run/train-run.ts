@@ -1,7 +1,9 @@
 // What `agentdevel run` and the library's `run` both do: one version (the working tree, or a
 // ref checked out for the purpose) over the train split, or over the train cases named.
 import { AgentdevelError } from '../../domain/errors.ts';
-import { runVersion, withCheckout, workingTreeSource, type RunContext, type RunResult } from './execute-run.ts';
+import { runVersion, type RunResult } from './execute-run.ts';
+import { withCheckout, workingTreeSource } from '../workspace/checkout.ts';
+import type { PipelineContext } from '../context.ts';
 
 export interface TrainRunRequest {
   /** A branch, tag or commit to run; null runs the working tree as it is, committed or not. */
@@ -13,7 +15,7 @@ export interface TrainRunRequest {
 }
 
 /** Runs the working tree or `ref` over the train split (or the named cases of it), with the config's trials. */
-export async function runTrainSplit(context: RunContext, request: TrainRunRequest): Promise<RunResult> {
+export async function runTrainSplit(context: PipelineContext, request: TrainRunRequest): Promise<RunResult> {
   const { workspace } = context;
   const run = {
     split: 'train' as const,

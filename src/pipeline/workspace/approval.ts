@@ -11,7 +11,7 @@ import { parseDecisionDocument, type DecisionDocument } from '../../domain/decis
 import { AgentdevelError } from '../../domain/errors.ts';
 import { parseCaseEvidence } from '../../domain/case-evidence.ts';
 import { commitText } from '../../stages/report/escape/commit-message.ts';
-import { mdCode, mdText } from '../../stages/report/escape/markdown.ts';
+import { decisionRow } from '../../stages/report/decision-row.ts';
 import { renderFlipReportHtml, type ReportRendering } from '../../stages/report/html/flip-report.ts';
 import { renderLineIndexHtml, type ReleasePoint } from '../../stages/report/html/line-index.ts';
 import { changelogEntry, releaseFolder, reportTitle } from '../../stages/release/artifacts.ts';
@@ -20,7 +20,7 @@ import { renderChangelog } from '../../stages/report/changelog.ts';
 import { readLineHistory } from './line-history.ts';
 import type { PromotionJournalInput } from '../../stages/release/journal.ts';
 import { applyJournal, journalPromotion, moveRefs } from '../gate/release.ts';
-import { withCheckout } from '../run/execute-run.ts';
+import { withCheckout } from './checkout.ts';
 import { refuseUngatedPending, type PendingTrust } from './pending-integrity.ts';
 import { auditRef, iterationOf, pendingRef, pendingRefPrefix } from './versions.ts';
 import { lineRef, lineTip, refuseShallowHistory, type Workspace } from './workspace.ts';
@@ -102,14 +102,11 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
     await mkdir(path.dirname(path.join(dir, to)), { recursive: true });
     await rename(path.join(dir, from), path.join(dir, to));
     await writeFile(path.join(dir, to, 'decision.json'), `${JSON.stringify(document, null, 2)}\n`);
+    // report.md: its Decision row rendered again from the document as it now reads (the rest of
+    // the report rests on evidence git does not keep whole: stages/report/decision-row.ts).
     const reportFile = path.join(dir, to, 'report.md');
-    // Text a person typed (a name, a reason) is escaped for each format it enters.
-    const note =
-      verdict.verdict === 'approved'
-        ? `**promoted** as ${mdCode(pending.document.release ?? '')}, approved by ${mdText(verdict.by)} on ${at}`
-        : `**declined** by ${mdText(verdict.by)} on ${at}: ${mdText(verdict.reason ?? '')}`;
-    const report = (await readFile(reportFile, 'utf8')).replace(/^\| Decision \| \*\*pending\*\*.*$/m, () => `| Decision | ${note} |`);
-    await writeFile(reportFile, report);
+    const report = await readFile(reportFile, 'utf8');
+    await writeFile(reportFile, report.replace(decisionRow(pending.document), () => decisionRow(document)));
     // report.html is rebuilt from the document as it now reads (no longer "awaiting approval").
     const casesText = await readFile(path.join(dir, to, 'cases.json'), 'utf8').catch(nullWhenAbsent);
     const evidence = casesText === null ? null : parseCaseEvidence(casesText, `${to}/cases.json`);

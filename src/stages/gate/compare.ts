@@ -4,11 +4,11 @@ import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import { addConfirmation, confirmationTests, designConfirmation, freshInfrastructure, freshPairs, nextStep, type ConfirmationDesign, type GateStep, type Side, type Tallies } from './confirmation.ts';
 import { estimateTables, type EstimateTable } from './estimators.ts';
 import { computeFlips, type CaseSummary } from './flips.ts';
-import { decideGate, plural, type GatePolicy } from './gate.ts';
+import { decideFlipsAtFaceValue, plural, type GatePolicy } from './face-value-gate.ts';
 import { meanPassRate, screen, type Screening } from './screening.ts';
 import { singleStagePower, twoStagePower } from './power-statement.ts';
 import { splitAlpha } from './significance.ts';
-import { decideStatistical, singleStageProcedure, singleStageTests, twoStageProcedure, type StatisticalPolicy } from './statistical-gate.ts';
+import { decideFlipsStatistically, singleStageProcedure, singleStageTests, twoStageProcedure, type StatisticalPolicy } from './statistical-gate.ts';
 
 export interface ComparePolicy extends GatePolicy, StatisticalPolicy {
   /** auto: the statistical gate (sound on noisy agents); flips: the paper-faithful gate, by name. */
@@ -79,7 +79,7 @@ export interface CompareInput {
 }
 
 function paperGate(input: CompareInput, baselineCases: Map<string, CaseSummary>, candidateCases: Map<string, CaseSummary>): FlipsDecision {
-  return decideGate({
+  return decideFlipsAtFaceValue({
     policy: input.policy,
     flips: computeFlips(baselineCases, candidateCases),
     screening: screen(baselineCases, candidateCases),
@@ -94,14 +94,14 @@ function paperGate(input: CompareInput, baselineCases: Map<string, CaseSummary>,
  * Compares two recorded runs that cannot be re-run (`compare`, `calibrate`): the single-stage
  * statistical gate, or the paper-faithful one when the policy names it.
  */
-export function compareRuns(input: CompareInput): Comparison {
+export function decideOnRecordedRuns(input: CompareInput): Comparison {
   const baselineCases = new Map(input.baseline);
   const candidateCases = new Map(input.candidate);
   let decision: FlipsDecision;
   if (resolvePolicy(input.policy.policy) === 'flips') decision = paperGate(input, baselineCases, candidateCases);
   else {
     const screening = screen(baselineCases, candidateCases);
-    decision = decideStatistical({
+    decision = decideFlipsStatistically({
       policy: input.policy,
       screening,
       tests: singleStageTests(screening, input.policy.alpha),
@@ -207,7 +207,7 @@ export function finishGate(session: GateSession): GatedComparison {
   const tests = confirmationTests(design, screening, tallies);
   const pairs = freshPairs(design, tallies);
   const levels = splitAlpha(input.policy.alpha);
-  const decision = decideStatistical({
+  const decision = decideFlipsStatistically({
     policy: input.policy,
     screening,
     tests,

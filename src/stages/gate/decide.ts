@@ -1,7 +1,7 @@
 // The gate's decision as a pure function of its evidence (AutoEvolve's layered gate): the
 // pipeline gathers what the layers read (the blueprint checks' outcomes, the statistical gate's
 // decision on the screen and the fresh trials, the runs' records and trace costs, the task's
-// requirements and train cases, the requirements reviewer's verdicts) and `decide` turns it into
+// requirements and train cases, the requirements reviewer's verdicts) and `decideCandidate` turns it into
 // one GateDecision. The reviewer is a model: `reviewerQuestion` says whether (and about which
 // cases) to ask it, which is only when every other layer accepts, so it can only veto.
 import { ABLATION_TEXT, type Ablation } from '../../domain/ablation.ts';
@@ -11,7 +11,7 @@ import type { CaseRecord } from '../../domain/record.ts';
 import { caseRequirements, type Requirement } from '../../domain/requirements.ts';
 import { PAPER_COST_WEIGHTS, type CostWeights } from '../score/trace-cost.ts';
 import { caseSubScores, composite, pairedImprovement, runSubScores, type CompositeWeights } from './efficiency.ts';
-import { notRunDecision, plural, scopeRejection } from './gate.ts';
+import { notRunDecision, plural, scopeRejection } from './face-value-gate.ts';
 import { checksLayer, composeLayers, flipsOnly, notRun, requirementsLayer, resolveMustPass, type BlueprintCheckOutcome, type Violation } from './layers.ts';
 import { requirementFlips, violationRate } from './requirements.ts';
 import { meets } from './significance.ts';
@@ -107,7 +107,7 @@ export function reviewerQuestion(evidence: GateEvidence, policy: DecisionPolicy)
  * (with the efficiency tie-break), the requirements review, and the approval hold. A veto of the
  * checks stands whatever the flips say, and a candidate a blueprint check vetoed never ran.
  */
-export function decide(evidence: GateEvidence, policy: DecisionPolicy): GateDecision {
+export function decideCandidate(evidence: GateEvidence, policy: DecisionPolicy): GateDecision {
   const gated = layered(evidence, policy);
   const { ablation } = policy;
   // no-gate: every valid RC (in scope, its checks passed, run) is promoted; what the gate would

@@ -5,7 +5,7 @@ import type { FlipsDecision, GateCheck, GateDecision, GateVerdict, LayerVerdict 
 import type { BlueprintCheckOutcome } from '../../domain/ports/checks.ts';
 import type { Case } from '../../domain/case.ts';
 import { trialReason, type CaseRecord } from '../../domain/record.ts';
-import { pct, plural } from './gate.ts';
+import { pct, plural } from './face-value-gate.ts';
 
 /** A decision with the statistical layer alone (compare, calibrate, or a gate with no other layer). */
 export function flipsOnly(flips: FlipsDecision): GateDecision {

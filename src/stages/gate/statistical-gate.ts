@@ -10,7 +10,7 @@ import type { ChangeIntent } from '../../domain/release-candidate.ts';
 import { UNANIMOUS_WEIGHT, type ConfirmationDesign } from './confirmation.ts';
 import { infrastructureBalanceCheck, type InfrastructureEvidence } from './infrastructure-balance.ts';
 import type { CaseSummary } from './flips.ts';
-import { gradedCheck, hitRateOf, intentChecks, listed, pct, plural, verdictOf } from './gate.ts';
+import { gradedCheck, hitRateOf, intentChecks, listed, pct, plural, verdictOf } from './face-value-gate.ts';
 import { meanPassRate, type Screening } from './screening.ts';
 import { fisherDropPValue, holmAdjust, meets, splitAlpha } from './significance.ts';
 
@@ -139,7 +139,7 @@ export function singleStageTests(screening: Screening, alpha: number): CaseTest[
 }
 
 /** The decision from the screening, the per-case tests and the policy. Pure. */
-export function decideStatistical(input: {
+export function decideFlipsStatistically(input: {
   readonly policy: StatisticalPolicy;
   readonly screening: Screening;
   readonly tests: readonly CaseTest[];

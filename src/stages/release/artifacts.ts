@@ -26,6 +26,7 @@ import type { CaseSummary } from '../gate/flips.ts';
 
 // The report's title lives apart from the templates: `report` needs it alone.
 import { reportTitle } from './outcome.ts';
+import { decisionRow } from '../report/decision-row.ts';
 export { reportTitle };
 
 export interface DiagnosisEvidence {
@@ -268,8 +269,7 @@ export function buildArtifacts(evidence: ReleaseEvidence, rendering: ArtifactRen
     headline: { outcome: cell(headline.outcome), reasons: headline.reasons.map(cell) },
     simulated: evidence.simulated,
     mockRolesText: evidence.mockRoles.length > 0 ? evidence.mockRoles.join(', ') : null,
-    outcome: evidence.outcome,
-    release: evidence.release ? code(evidence.release) : null,
+    decisionRow: decisionRow(document),
     // A dry gate is no iteration of the line: its report names none.
     iteration: evidence.record ? evidence.iteration : null,
     candidate: { ref: code(evidence.candidate.ref), short: short(evidence.candidate.commit) },

@@ -37,7 +37,7 @@ const FLIPS_PROCEDURE: Procedure = {
  * evidence, and fixes must land on the symptoms the change intent targets. Without targets
  * (compare, a hand-made candidate without targets) no fixes are required. Pure.
  */
-export function decideGate(input: {
+export function decideFlipsAtFaceValue(input: {
   readonly policy: GatePolicy;
   readonly flips: Flips;
   readonly screening: Screening;

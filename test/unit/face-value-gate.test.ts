@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
 import { computeFlips, summarizeCases } from '../../src/stages/gate/flips.ts';
-import { decideGate, intentChecks, scopeRejection, type GatePolicy } from '../../src/stages/gate/gate.ts';
+import { decideFlipsAtFaceValue, intentChecks, scopeRejection, type GatePolicy } from '../../src/stages/gate/face-value-gate.ts';
 import { screen } from '../../src/stages/gate/screening.ts';
 import { caseRecord } from '../helpers/records.ts';
 
@@ -19,7 +19,7 @@ function run(outcomes: Record<string, string>): CaseRecord[] {
 function gate(before: Record<string, string>, after: Record<string, string>, targets: string[] | null, override: Partial<GatePolicy> = {}) {
   const baseline = summarizeCases(run(before));
   const candidate = summarizeCases(run(after));
-  return decideGate({
+  return decideFlipsAtFaceValue({
     policy: { ...policy, ...override },
     flips: computeFlips(baseline, candidate),
     screening: screen(baseline, candidate),
