@@ -1,7 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { AgentdevelError, EXIT, isAgentdevelError } from '../domain/errors.ts';
-import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/ports/model.ts';
-import { BudgetReached } from '../domain/budget.ts';
+import { EXIT } from '../domain/errors.ts';
 import { makeRedactor, secretValues } from '../domain/environment.ts';
 import { terminalText } from '../domain/terminal-text.ts';
 import { processIo, type CommonOptions, type Io } from './io.ts';
@@ -16,7 +14,7 @@ import type { SyncOptions } from './commands/sync.ts';
 import { packageVersion } from './version.ts';
 import type { WorkerOptions } from './commands/worker.ts';
 import { queueSecrets } from '../domain/queue-address.ts';
-import { machineFailure, stopHelperProcesses } from '../app/command-end.ts';
+import { catalogueErrorOf, stopHelperProcesses } from '../app/command-end.ts';
 
 // Each command's module is imported when that command runs, not before: `--help`, `--version`
 // and a usage error load none of the engines, git, SQLite, esbuild or the model SDK, and `log`
@@ -320,19 +318,7 @@ async function reportError(error: unknown, io: Io, json: boolean, extraSecrets: 
     if (json) jsonError(io, redact, { code: 'USAGE', message: error.message.replace(/^error: /, ''), hint: 'Run `agentdevel --help` for the commands and their options.', exitCode: EXIT.usage });
     return EXIT.usage;
   }
-  const known =
-    error instanceof BudgetReached
-      ? // The budget stopped the work before a request: nothing was decided, and nothing is a regression.
-        new AgentdevelError('BUDGET_REACHED', `undecided: ${error.message}; work stopped before the ${error.role}'s next request, and nothing was decided`, { cause: error })
-      : error instanceof StructuredOutputError
-      ? // The API answered, wrongly: not an outage.
-        new AgentdevelError('MODEL_OUTPUT_INVALID', `the ${error.role}: ${error.message}`, { cause: error, hint: invalidOutputHint(error) })
-      : error instanceof InfraError
-      ? // An outage of a role outside a run (diagnostician, synthesizer): an infrastructure failure.
-        new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error })
-      : isAgentdevelError(error)
-        ? error
-        : await machineFailure(error);
+  const known = await catalogueErrorOf(error);
   if (known) {
     io.stderr.write(redact(`error ${known.code}: ${terminalText(known.message)}\n  ${terminalText(known.hint)}\n`));
     if (json) jsonError(io, redact, { code: known.code, message: known.message, hint: known.hint, exitCode: known.exitCode });
