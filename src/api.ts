@@ -6,7 +6,6 @@
 // catalogue code, message and hint (app/command-end.ts), not the raw error of a model or a driver.
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type * as Declared from '../lib/index.mjs';
 import { writeGateOutputs, writeRunJunit } from './app/ci-outputs.ts';
 import { catalogueErrorOf } from './app/command-end.ts';
 import { openCommand, processPlace, workspaceDir, type CommandPlace } from './app/compose.ts';
@@ -50,6 +49,7 @@ export interface RunSummary {
   readonly runId: string;
   readonly passRate: number;
   readonly failing: readonly CaseReason[];
+  /** True only when the mock engine played the agent. */
   readonly simulated: boolean;
   /** The JUnit file written (the `junit` option), else null. */
   readonly junit: string | null;
@@ -88,6 +88,7 @@ export interface GateSummary {
   readonly outcome: ReleaseOutcome;
   readonly tag: string | null;
   readonly decision: GateDecision;
+  /** Files a dry gate wrote to `reportDir`. */
   readonly reports: readonly string[];
   readonly simulated: boolean;
   /** What a person's change touched beyond the blueprint, and how the gate treated it (null: the blueprint alone). */
@@ -99,8 +100,11 @@ export interface GateSummary {
 }
 
 export interface GateOptions extends WorkspaceOptions {
+  /** The branch, tag or commit to gate. */
   readonly candidate: string;
+  /** Record it on the line: promote it when accepted, record the rejection otherwise. */
   readonly promote?: boolean;
+  /** Symptom labels the change intends to fix (enables the hit-rate check). */
   readonly targets?: readonly string[];
   /** Where a gate without `promote` writes its reports (a folder per candidate below it); none when absent. */
   readonly reportDir?: string;
@@ -176,6 +180,3 @@ export const gate = named(gateRef);
 export const compare = named(compareRecorded);
 /** The release loop until a stop condition (or `maxIterations`). */
 export const iterate = named(iterateLoop);
-
-// The published declarations (lib/index.d.mts) must describe these functions: the compiler checks it here.
-export const api = { run, gate, compare, iterate } satisfies Pick<typeof Declared, 'run' | 'gate' | 'compare' | 'iterate'>;
