@@ -36,7 +36,7 @@ function cliPage(): string {
     for (const sub of commandsIn(text)) visit([...path, sub]);
   };
   visit([]);
-  return `${GENERATED('the CLI (src/cli/main.ts)', 'CLI reference')}\nEvery command, with every option, as \`agentdevel COMMAND --help\` prints it. [Commands](commands.md) says what each is for, and how commands behave together.\n\n${sections.join('\n')}`;
+  return `${GENERATED('the CLI (src/cli/commands/*.options.ts, through src/cli/main.ts)', 'CLI reference')}\nEvery command, with every option, as \`agentdevel COMMAND --help\` prints it. [Commands](commands.md) says what each is for, and how commands behave together.\n\n${sections.join('\n')}`;
 }
 
 interface JsonSchema {

@@ -2,11 +2,12 @@
 // that drive agentdevel without its CLI. Each call opens the workspace, holds its lock like the
 // CLI would, and closes it. Progress goes nowhere unless `progress` is given. Paths (`dir`,
 // `summary`, `junit`, `reportDir`) are resolved as the CLI resolves them: against the current
-// directory of the process.
+// directory of the process. A failure is thrown as the CLI names it: an AgentdevelError with its
+// catalogue code, message and hint (app/command-end.ts), not the raw error of a model or a driver.
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type * as Declared from '../lib/index.mjs';
 import { writeGateOutputs, writeRunJunit } from './app/ci-outputs.ts';
+import { catalogueErrorOf } from './app/command-end.ts';
 import { openCommand, processPlace, workspaceDir, type CommandPlace } from './app/compose.ts';
 import type { GateDecision, ReleaseOutcome } from './domain/decision.ts';
 import type { HumanChange } from './domain/human-change.ts';
@@ -33,10 +34,22 @@ function ioFor(options: WorkspaceOptions): CommandPlace {
   return { ...base, stderr: (options.progress ?? discard) as NodeJS.WriteStream };
 }
 
+/** A library call whose failure is thrown as the catalogue error the CLI would print for it, when there is one. */
+function named<Options, Result>(call: (options: Options) => Promise<Result>): (options: Options) => Promise<Result> {
+  return async (options) => {
+    try {
+      return await call(options);
+    } catch (error) {
+      throw (await catalogueErrorOf(error)) ?? error;
+    }
+  };
+}
+
 export interface RunSummary {
   readonly runId: string;
   readonly passRate: number;
   readonly failing: readonly CaseReason[];
+  /** True only when the mock engine played the agent. */
   readonly simulated: boolean;
   /** The JUnit file written (the `junit` option), else null. */
   readonly junit: string | null;
@@ -53,7 +66,7 @@ export interface RunOptions extends WorkspaceOptions {
 }
 
 /** Runs the working tree (or `ref`) over the train split, or only the cases named. */
-export async function run(options: RunOptions): Promise<RunSummary> {
+async function runTrain(options: RunOptions): Promise<RunSummary> {
   const io = ioFor(options);
   const command = await openCommand(io, { C: options.dir, ...(options.trials ? { trials: String(options.trials) } : {}) }, 'run');
   try {
@@ -75,6 +88,7 @@ export interface GateSummary {
   readonly outcome: ReleaseOutcome;
   readonly tag: string | null;
   readonly decision: GateDecision;
+  /** Files a dry gate wrote to `reportDir`. */
   readonly reports: readonly string[];
   readonly simulated: boolean;
   /** What a person's change touched beyond the blueprint, and how the gate treated it (null: the blueprint alone). */
@@ -86,8 +100,11 @@ export interface GateSummary {
 }
 
 export interface GateOptions extends WorkspaceOptions {
+  /** The branch, tag or commit to gate. */
   readonly candidate: string;
+  /** Record it on the line: promote it when accepted, record the rejection otherwise. */
   readonly promote?: boolean;
+  /** Symptom labels the change intends to fix (enables the hit-rate check). */
   readonly targets?: readonly string[];
   /** Where a gate without `promote` writes its reports (a folder per candidate below it); none when absent. */
   readonly reportDir?: string;
@@ -102,7 +119,7 @@ export interface GateOptions extends WorkspaceOptions {
 }
 
 /** Gates a candidate (branch, tag or commit) against the current release; `promote` records it on the line. */
-export async function gate(options: GateOptions): Promise<GateSummary> {
+async function gateRef(options: GateOptions): Promise<GateSummary> {
   const io = ioFor(options);
   const command = await openCommand(io, { C: options.dir }, 'gate');
   try {
@@ -123,7 +140,7 @@ export async function gate(options: GateOptions): Promise<GateSummary> {
 }
 
 /** Compares two recorded runs (names or ids) with the gate's own code. */
-export async function compare(options: WorkspaceOptions & { readonly baseline: string; readonly candidate: string }): Promise<GateDecision> {
+async function compareRecorded(options: WorkspaceOptions & { readonly baseline: string; readonly candidate: string }): Promise<GateDecision> {
   const io = ioFor(options);
   const workspace = await openStoreWorkspace(workspaceDir(io, { C: options.dir }), io.clock, null);
   try {
@@ -146,7 +163,7 @@ export async function compare(options: WorkspaceOptions & { readonly baseline: s
 }
 
 /** The release loop until a stop condition (or `maxIterations`). */
-export async function iterate(options: WorkspaceOptions & { readonly maxIterations?: number }): Promise<IterateOutcome> {
+async function iterateLoop(options: WorkspaceOptions & { readonly maxIterations?: number }): Promise<IterateOutcome> {
   const command = await openCommand(ioFor(options), { C: options.dir }, 'iterate');
   try {
     return await iterateLine(command.pipelineContext, { maxIterations: options.maxIterations ?? null });
@@ -155,5 +172,11 @@ export async function iterate(options: WorkspaceOptions & { readonly maxIteratio
   }
 }
 
-// The published declarations (lib/index.d.mts) must describe these functions: the compiler checks it here.
-export const api = { run, gate, compare, iterate } satisfies Pick<typeof Declared, 'run' | 'gate' | 'compare' | 'iterate'>;
+/** Runs the working tree (or `ref`) over the train split, or only the cases named. */
+export const run = named(runTrain);
+/** Gates a candidate (branch, tag or commit) against the current release; `promote` records it on the line. */
+export const gate = named(gateRef);
+/** Compares two recorded runs (names or ids) with the gate's own code. */
+export const compare = named(compareRecorded);
+/** The release loop until a stop condition (or `maxIterations`). */
+export const iterate = named(iterateLoop);

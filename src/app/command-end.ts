@@ -1,11 +1,14 @@
 // How a command ends, where that needs the adapters: the helper processes they started are
-// ended, and a failure of the machine is named.
+// ended, and a failure is named by its catalogue code. The CLI and the library (src/api.ts) both
+// ask `catalogueErrorOf`, so a program calling `gate()` gets the code and hint the CLI prints.
 //
 // Failures of the machine rather than of agentdevel, turned into catalogue errors at the edge:
 // a full disk, a read-only or missing folder, a file where a folder should be, a damaged store.
 // They get one line and a fix; they are not bugs, so they never print a stack. Here, in app/,
 // because telling them apart needs the adapters that raise them (the SQLite driver's errors).
-import { AgentdevelError } from '../domain/errors.ts';
+import { AgentdevelError, isAgentdevelError } from '../domain/errors.ts';
+import { BudgetReached } from '../domain/budget.ts';
+import { InfraError, invalidOutputHint, StructuredOutputError } from '../domain/ports/model.ts';
 import { stopBundler } from '../adapters/blueprint/bundle.ts';
 
 /** What each file-system error means for the user (Node's system errors, by errno code). */
@@ -48,6 +51,23 @@ export async function machineFailure(error: unknown): Promise<AgentdevelError | 
   // A write names no file (the file descriptor was opened earlier); the others do.
   const where = system.path ? ` ${system.path}${system.dest ? ` -> ${system.dest}` : ''}` : '';
   return new AgentdevelError('FILE_SYSTEM', `${system.syscall}${where}: ${what} (${system.code})`, { cause: error });
+}
+
+/**
+ * The catalogue error a thrown error stands for: itself when it is one, the failure of a model
+ * role, of the budget or of the machine named with its code; null for anything else (a bug).
+ */
+export async function catalogueErrorOf(error: unknown): Promise<AgentdevelError | null> {
+  if (isAgentdevelError(error)) return error;
+  if (error instanceof BudgetReached) {
+    // The budget stopped the work before a request: nothing was decided, and nothing is a regression.
+    return new AgentdevelError('BUDGET_REACHED', `undecided: ${error.message}; work stopped before the ${error.role}'s next request, and nothing was decided`, { cause: error });
+  }
+  // The API answered, wrongly: not an outage.
+  if (error instanceof StructuredOutputError) return new AgentdevelError('MODEL_OUTPUT_INVALID', `the ${error.role}: ${error.message}`, { cause: error, hint: invalidOutputHint(error) });
+  // An outage of a role outside a run (reviewer, diagnostician, synthesizer): an infrastructure failure.
+  if (error instanceof InfraError) return new AgentdevelError('MODEL_UNAVAILABLE', `the ${error.role}: ${error.message}`, { cause: error });
+  return await machineFailure(error);
 }
 
 /** Ends the helper processes the adapters started (esbuild's service), so a finished command leaves nothing running behind it. */

@@ -6,14 +6,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/free-port.ts';
 import { cli, git, repoRoot, tempDir } from '../helpers/workspace.ts';
 
 const entry = pathToFileURL(path.join(repoRoot, 'lib', 'index.mjs')).href;
 
 /** Runs `body` (an ES module's top-level code, with the library's functions in scope) in `cwd`; its last line of stdout is JSON. */
-function program(cwd: string, body: string): { code: number; result: unknown; stderr: string } {
+function program(cwd: string, body: string, env: Record<string, string> = {}): { code: number; result: unknown; stderr: string } {
   const source = `import { run, gate, compare, iterate } from ${JSON.stringify(entry)};\n${body}`;
-  const done = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true', GITHUB_STEP_SUMMARY: '' } });
+  const done = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: 'true', GITHUB_STEP_SUMMARY: '', ...env } });
   const last = done.stdout.trim().split('\n').at(-1) ?? '';
   return { code: done.status ?? -1, result: last ? (JSON.parse(last) as unknown) : null, stderr: done.stderr };
 }
@@ -72,4 +73,45 @@ console.log(JSON.stringify({ verdict: decision.verdict, p2f: decision.p2f, missi
     expect(code, stderr).toBe(0);
     expect(result).toMatchObject({ p2f: [], missing: { code: 'USAGE', message: `-C nowhere: the folder ${path.join(parent, 'nowhere')} does not exist` } });
   });
+});
+
+describe('the library, when the model API cannot be reached', () => {
+  it('gate rejects with the code, message and hint the CLI prints for the same failure (the requirements reviewer, outside a run)', async () => {
+    const ws = path.join(tempDir('agentdevel-library-down-'), 'ws');
+    mkdirSync(ws);
+    git(ws, 'init', '-q', '--initial-branch=main');
+    expect(cli(['init', '--runtime', 'command', '--provider', 'anthropic', '-C', ws]).code).toBe(0);
+    // The agent is the command and the critic grades nothing, so the one model call is the
+    // review of the requirements layer, asked once the flips accept the fix; no retries.
+    const configFile = path.join(ws, 'agentdevel.config.json');
+    const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(configFile, JSON.stringify({ ...config, critic: 'off', anthropic: { maxRetries: 0 }, gate: { layers: [{ layer: 'flips' }, { layer: 'requirements' }] } }, null, 2));
+    const rubric = path.join(ws, 'rubrics/arithmetic/rubric.md');
+    writeFileSync(rubric, `${readFileSync(rubric, 'utf8')}\n\`\`\`json requirements\n[{ "id": "exact", "text": "The answer is the exact number." }]\n\`\`\`\n`);
+    const agent = path.join(ws, 'blueprints/my-agent/agent.mjs');
+    const correct = readFileSync(agent, 'utf8');
+    writeFileSync(agent, correct.replace("'-': (x, y) => x - y", "'-': (x, y) => x + y"));
+    git(ws, 'add', '-A');
+    git(ws, 'commit', '-qm', 'subtraction broken; a requirement to review');
+    git(ws, 'checkout', '-q', '-b', 'fix');
+    writeFileSync(agent, correct);
+    git(ws, 'commit', '-qam', 'subtract');
+    git(ws, 'checkout', '-q', 'main');
+    // Nothing listens on this port: every connection is refused.
+    const env = { ANTHROPIC_BASE_URL: `http://127.0.0.1:${await freePort()}`, ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdef' };
+
+    const byCli = cli(['gate', '--candidate', 'fix', '--json', '-C', ws], { env });
+    expect(byCli.code, byCli.stderr).toBe(3);
+    const printed = (JSON.parse(byCli.stdout.trim().split('\n').at(-1) ?? '') as { error: { code: string; message: string; hint: string } }).error;
+    expect(printed).toMatchObject({ code: 'MODEL_UNAVAILABLE', message: expect.stringMatching(/^the reviewer: the model API could not be reached/) });
+
+    const byLibrary = program(
+      path.dirname(ws),
+      `const failure = await gate({ dir: 'ws', candidate: 'fix' }).then(() => null, (error) => ({ name: error.name, code: error.code, message: error.message, hint: error.hint, exitCode: error.exitCode }));
+console.log(JSON.stringify(failure));`,
+      env,
+    );
+    expect(byLibrary.code, byLibrary.stderr).toBe(0);
+    expect(byLibrary.result).toEqual({ name: 'AgentdevelError', code: printed.code, message: printed.message, hint: printed.hint, exitCode: 3 });
+  }, 120_000);
 });

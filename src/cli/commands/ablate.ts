@@ -1,12 +1,9 @@
 import { ablate } from '../../pipeline/loop/ablate.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
-
-export interface AblateOptions extends CommonOptions {
-  readonly without?: readonly string[];
-}
+import type { AblateOptions } from './ablate.options.ts';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 const points = (x: number): string => (x === 0 ? '—' : `${x > 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`);

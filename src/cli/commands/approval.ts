@@ -2,14 +2,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { approvePending, declinePending, pendingIteration } from '../../pipeline/workspace/approval.ts';
 import { refuseDirtyTree } from '../../pipeline/workspace/workspace.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
-
-export interface ApprovalOptions extends CommonOptions {
-  readonly reason?: string;
-  readonly by?: string;
-  /** The full id of the pending commit the approver reviewed, when this machine has no record of the gate holding it. */
-  readonly trustPending?: string;
-}
+import type { Io } from '../io.ts';
+import type { ApproveOptions, DeclineOptions } from './approval.options.ts';
 
 /** A full commit id: a prefix could be matched by a forged commit with a little hashing. */
 function trustedCommit(value: string | undefined): string | null {
@@ -28,7 +22,7 @@ function iterationOf(selector: string): number {
 }
 
 /** `agentdevel approve RC`: the person's yes; the pending release is promoted, all or nothing. */
-export async function approveCommand(io: Io, options: ApprovalOptions, selector: string): Promise<number> {
+export async function approveCommand(io: Io, options: ApproveOptions, selector: string): Promise<number> {
   const iteration = iterationOf(selector);
   const trustPending = trustedCommit(options.trustPending);
   const command = await openCommand(io, options, 'approve', 'at_first_call');
@@ -44,7 +38,7 @@ export async function approveCommand(io: Io, options: ApprovalOptions, selector:
 }
 
 /** `agentdevel decline RC --reason "…"`: the person's no, recorded in git; the line does not move. */
-export async function declineCommand(io: Io, options: ApprovalOptions, selector: string): Promise<number> {
+export async function declineCommand(io: Io, options: DeclineOptions, selector: string): Promise<number> {
   const iteration = iterationOf(selector);
   const reason = options.reason?.trim();
   if (!reason) throw new AgentdevelError('USAGE', 'decline needs --reason "…": the refusal is recorded in git with it');

@@ -1,13 +1,9 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { attribute } from '../../pipeline/gate/attribute.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
-
-export interface AttributeOptions extends CommonOptions {
-  readonly base?: string;
-  readonly variantTrials?: string;
-}
+import type { AttributeOptions } from './attribute.options.ts';
 
 const EVIDENCE = { reverted: 'undone by reverting it alone', alone: 'reproduced by it alone', unexplained: 'no single edit: several together, or noise' } as const;
 

@@ -1,14 +1,9 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { calibrateAgent, calibrateCritic } from '../../pipeline/gate/calibrate.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
-
-export interface CalibrateOptions extends CommonOptions {
-  readonly critic?: boolean;
-  readonly repeats?: string;
-  readonly trials?: string;
-}
+import type { CalibrateOptions } from './calibrate.options.ts';
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 

@@ -4,17 +4,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { parseTimeout } from '../../app/command-options.ts';
 import { postSummaryComment } from '../../app/pr-comment.ts';
 import { COMMENT_KEY, SUMMARY_MARKER } from '../../stages/report/pr-summary.ts';
-import type { CommonOptions, Io } from '../io.ts';
-
-export interface CommentOptions extends CommonOptions {
-  readonly pr?: string;
-  readonly summary?: string;
-  readonly repo?: string;
-  /** Tells apart the comments of several gate jobs on one pull request. */
-  readonly key?: string;
-  /** The bound of each request to GitHub, in seconds (default 30). */
-  readonly timeout?: string;
-}
+import type { Io } from '../io.ts';
+import type { CommentOptions } from './comment.options.ts';
 
 /** GitHub's limit on a comment's body, in characters. */
 const MAX_BODY = 65_536;

@@ -3,15 +3,10 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { EXAMPLES, scaffoldExample, type ExampleName } from '../../app/example.ts';
 import { iterate } from '../../pipeline/loop/iterate.ts';
 import { openCommand, presentation } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { evaluateTestCommand } from './evaluate-test.ts';
 import { parseMaxIterations, printIterations } from './iterate.ts';
-
-export interface DemoOptions extends CommonOptions {
-  readonly dir?: string;
-  readonly maxIterations?: string;
-  readonly example?: string;
-}
+import type { DemoOptions } from './demo.options.ts';
 
 function exampleName(written: string | undefined): ExampleName {
   if (written === undefined) return 'orders';

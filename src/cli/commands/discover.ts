@@ -1,21 +1,13 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { Arm } from '../../domain/discover.ts';
 import { parseBudget as parseBudgetText } from '../../domain/budget.ts';
-import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
+import { announceEstimate, printEstimate } from './estimate.ts';
 import { discover, type Budget, type DiscoverOutcome } from '../../pipeline/loop/discover.ts';
 import { rebuildFromGit, type RebuiltState } from '../../pipeline/loop/discover-archive.ts';
 import { openCommand, type CommandContext } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
-
-export interface DiscoverOptions extends CommonOptions, EstimateOptions {
-  readonly rounds?: string;
-  readonly team?: string;
-  readonly top?: string;
-  readonly budget?: string;
-  readonly seed?: string;
-  readonly show?: boolean;
-}
+import type { DiscoverOptions } from './discover.options.ts';
 
 function wholeNumber(option: string, value: string | undefined, fallback: number | null, min: number, max: number): number {
   if (value === undefined) {

@@ -6,10 +6,6 @@ import { budgetText } from '../../domain/budget.ts';
 import { openCommand, type CommandContext } from '../open-command.ts';
 import type { CommonOptions, Io } from '../io.ts';
 
-export interface EstimateOptions {
-  readonly estimate?: boolean;
-}
-
 /** Prints only the projection: no lock is taken, no model is asked and nothing runs (exit 0). */
 export async function printEstimate(io: Io, options: CommonOptions, request: EstimatedCommand): Promise<number> {
   const { budget: _ignored, ...reading } = options;

@@ -3,15 +3,8 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { parseTimeout } from '../../app/command-options.ts';
 import { exportRunSpans } from '../../app/run-export.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
-
-export interface ExportOptions extends CommonOptions {
-  readonly run?: string;
-  readonly otlp?: string;
-  readonly otlpFile?: string;
-  /** The bound of sending to the receiver, in seconds (default 30). */
-  readonly timeout?: string;
-}
+import type { Io } from '../io.ts';
+import type { ExportOptions } from './export.options.ts';
 
 /**
  * `agentdevel export --otlp URL | --otlp-file FILE [--run RUN]`: a run's case-trials as

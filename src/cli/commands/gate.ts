@@ -4,22 +4,13 @@ import { intentText } from '../../domain/release-candidate.ts';
 import { gateCandidate } from '../../pipeline/gate/submitted-candidate.ts';
 import { flipReasons } from '../../stages/report/case-reasons.ts';
 import { changeLines } from '../../stages/report/change-text.ts';
-import { gateHeadline, writeGateOutputs, type CiOptions } from '../../app/ci-outputs.ts';
+import { gateHeadline, writeGateOutputs } from '../../app/ci-outputs.ts';
 import { openCommand } from '../open-command.ts';
-import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import { announceEstimate, printEstimate } from './estimate.ts';
+import type { Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
 import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
-
-export interface GateOptions extends CommonOptions, CiOptions, EstimateOptions {
-  readonly candidate?: string;
-  readonly promote?: boolean;
-  readonly targets?: string;
-  readonly reportDir?: string;
-  readonly allowBehind?: boolean;
-  readonly baseline?: string;
-  readonly resealTest?: boolean;
-}
+import type { GateOptions } from './gate.options.ts';
 
 /** Where a dry gate writes its reports unless --report-dir says otherwise (git-ignored state). */
 

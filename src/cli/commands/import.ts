@@ -4,14 +4,9 @@ import { importTaubenchRun } from '../../app/import-results.ts';
 import { estimateTables } from '../../stages/gate/estimators.ts';
 import { summarizeCases } from '../../stages/gate/flips.ts';
 import { presentation } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { workspaceDir } from '../../app/compose.ts';
-
-export interface ImportOptions extends CommonOptions {
-  readonly name?: string;
-  readonly trials?: string;
-  readonly version?: string;
-}
+import type { ImportOptions } from './import.options.ts';
 
 export function parseTrialList(value: string | undefined): number[] | null {
   if (value === undefined) return null;

@@ -2,13 +2,9 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { initWorkspace, type InitProvider, type InitRuntime } from '../../app/init-workspace.ts';
 import { presentation } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { workspaceDir } from '../../app/compose.ts';
-
-export interface InitOptions extends CommonOptions {
-  readonly runtime?: string;
-  readonly provider?: string;
-}
+import type { InitOptions } from './init.options.ts';
 
 const runtimes: readonly InitRuntime[] = ['command', 'tool-loop'];
 const providers: readonly InitProvider[] = ['anthropic', 'openai'];

@@ -3,14 +3,10 @@ import { ABLATION_TEXT, ablations, isAblation, type Ablation } from '../../domai
 import { iterate, type DiagnosisPointer, type IterateOutcome } from '../../pipeline/loop/iterate.ts';
 import { refuseDirtyTree } from '../../pipeline/workspace/workspace.ts';
 import { openCommand, type CommandContext } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
-import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
-
-export interface IterateOptions extends CommonOptions, EstimateOptions {
-  readonly maxIterations?: string;
-  readonly ablate?: string;
-}
+import { announceEstimate, printEstimate } from './estimate.ts';
+import type { IterateOptions } from './iterate.options.ts';
 
 export function parseAblation(value: string | undefined): Ablation | null {
   if (value === undefined) return null;

@@ -6,11 +6,7 @@ import { lineTip } from '../../pipeline/workspace/workspace.ts';
 import { nextIteration } from '../../pipeline/workspace/versions.ts';
 import { openCommand } from '../open-command.ts';
 import type { CommonOptions, Io } from '../io.ts';
-
-export interface LabelsOptions extends CommonOptions {
-  readonly into?: string;
-  readonly reason?: string;
-}
+import type { LabelsMergeOptions } from './labels.options.ts';
 
 /** `agentdevel labels`: the vocabulary with its definitions and counts (failing case-trials and cases), and the aliases. Reads only. */
 export async function labelsCommand(io: Io, options: CommonOptions): Promise<number> {
@@ -46,7 +42,7 @@ export async function labelsCommand(io: Io, options: CommonOptions): Promise<num
 }
 
 /** `agentdevel labels merge A B [--into NAME]`: records an alias in git; history keeps its labels. */
-export async function labelsMergeCommand(io: Io, options: LabelsOptions, labels: readonly string[]): Promise<number> {
+export async function labelsMergeCommand(io: Io, options: LabelsMergeOptions, labels: readonly string[]): Promise<number> {
   if (labels.length < 2 && !options.into) throw new AgentdevelError('USAGE', 'labels merge needs two labels (or one and --into NAME)');
   for (const label of [...labels, ...(options.into ? [options.into] : [])]) {
     if (!LABEL_PATTERN.test(label)) throw new AgentdevelError('USAGE', `labels merge: "${label}" is not a symptom label (snake_case, 2 to 64 characters)`);

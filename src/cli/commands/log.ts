@@ -1,8 +1,9 @@
 import { hitRateByEditType, readDecisionLog } from '../../pipeline/workspace/decision-log.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
+import type { LogOptions } from './log.options.ts';
 
-export async function logCommand(io: Io, options: CommonOptions): Promise<number> {
+export async function logCommand(io: Io, options: LogOptions): Promise<number> {
   const command = await openCommand(io, options, null, 'at_start', 'unused');
   try {
     const entries = await readDecisionLog(command.workspace);

@@ -3,12 +3,8 @@ import { MOCK_MODEL } from '../../domain/models.ts';
 import { promptRoles, type PromptRole } from '../../pipeline/loop/role-requests.ts';
 import { rolePrompt } from '../../app/role-prompt.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
-
-export interface PromptsOptions extends CommonOptions {
-  readonly role?: string;
-  readonly case?: string;
-}
+import type { Io } from '../io.ts';
+import type { PromptsOptions } from './prompts.options.ts';
 
 function parseRole(value: string | undefined): PromptRole {
   const role = promptRoles.find((r) => r === value);

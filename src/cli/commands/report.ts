@@ -7,14 +7,10 @@ import { renderLineIndexHtml } from '../../stages/report/html/line-index.ts';
 import { renderChangelog } from '../../stages/report/changelog.ts';
 import { reportTitle } from '../../stages/release/outcome.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { openFile } from '../open-file.ts';
 import { DEFAULT_REPORT_DIR } from '../report-dir.ts';
-
-export interface ReportOptions extends CommonOptions {
-  readonly open?: boolean;
-  readonly out?: string;
-}
+import type { ReportOptions } from './report.options.ts';
 
 /**
  * `agentdevel report [TAG|RC] [--open]`: the HTML flip report of a recorded decision, rebuilt

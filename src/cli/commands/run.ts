@@ -3,20 +3,12 @@ import { AgentdevelError } from '../../domain/errors.ts';
 import { runTrainSplit } from '../../pipeline/run/train-run.ts';
 import { failingCases } from '../../stages/report/case-reasons.ts';
 import { agentErrorTally, countingAgentErrors } from '../../stages/run/agent-errors.ts';
-import { writeRunJunit, type CiOptions } from '../../app/ci-outputs.ts';
+import { writeRunJunit } from '../../app/ci-outputs.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { simulationNote } from './notes.ts';
-import { announceEstimate, printEstimate, type EstimateOptions } from './estimate.ts';
-
-export interface RunOptions extends CommonOptions, Pick<CiOptions, 'junit'>, EstimateOptions {
-  readonly split?: string;
-  readonly ref?: string;
-  /** Only these cases of the train split (`--case`, repeatable). */
-  readonly case?: readonly string[];
-  /** Run every case-trial now instead of reusing an identical recorded run. */
-  readonly fresh?: boolean;
-}
+import { announceEstimate, printEstimate } from './estimate.ts';
+import type { RunOptions } from './run.options.ts';
 
 export async function runCommand(io: Io, options: RunOptions): Promise<number> {
   const split = options.split ?? 'train';

@@ -1,17 +1,12 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { shadow, type ShadowOutcome, type ShadowSide } from '../../pipeline/loop/shadow.ts';
 import { openCommand, type CommandContext } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { renderShadowSummary } from '../../stages/report/shadow-summary.ts';
 import { changeLines } from '../../stages/report/change-text.ts';
 import { writeSummary } from '../../app/ci-outputs.ts';
 import { simulationNote } from './notes.ts';
-
-export interface ShadowOptions extends CommonOptions {
-  readonly against?: string;
-  /** Write the comparison as markdown here (also appended to $GITHUB_STEP_SUMMARY when that is set). */
-  readonly summary?: string;
-}
+import type { ShadowOptions } from './shadow.options.ts';
 
 const list = (ids: readonly string[]): string => (ids.length === 0 ? '-' : ids.join(', '));
 

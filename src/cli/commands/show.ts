@@ -8,13 +8,9 @@ import { recordReason } from '../../stages/report/case-reasons.ts';
 import { readTrace, TraceDamaged } from '../../stages/run/trace-file.ts';
 import type { RunSummary } from '../../domain/ports/record-store.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
+import type { Io } from '../io.ts';
 import { indented, traceLine } from '../render-trace.ts';
-
-export interface ShowOptions extends CommonOptions {
-  readonly run?: string;
-  readonly ref?: string;
-}
+import type { ShowOptions } from './show.options.ts';
 
 /**
  * The run to show a case from: --run (name or id), the newest run of --ref's blueprint, or the

@@ -1,13 +1,8 @@
 import { AgentdevelError } from '../../domain/errors.ts';
 import { DEFAULT_SYNC_TIMEOUT_S, syncLine } from '../../pipeline/workspace/sync.ts';
 import { openCommand } from '../open-command.ts';
-import type { CommonOptions, Io } from '../io.ts';
-
-export interface SyncOptions extends CommonOptions {
-  readonly fetchOnly?: boolean;
-  readonly pushOnly?: boolean;
-  readonly timeout?: string;
-}
+import type { Io } from '../io.ts';
+import type { SyncOptions } from './sync.options.ts';
 
 function parseTimeout(value: string | undefined): number {
   if (value === undefined) return DEFAULT_SYNC_TIMEOUT_S * 1000;

@@ -6,17 +6,7 @@ import { startQueueWorker, type WorkerSettings } from '../../app/queue-worker.ts
 import { parseQueueUrl, queueSecrets } from '../../domain/queue-address.ts';
 import type { Io } from '../io.ts';
 import { checkpointOf } from '../../app/command-options.ts';
-
-export interface WorkerOptions {
-  readonly queue?: string;
-  readonly concurrency?: string;
-  readonly cache?: string;
-  readonly lockDuration?: string;
-  readonly stalledInterval?: string;
-  readonly maxStalled?: string;
-  readonly record?: string;
-  readonly replay?: string;
-}
+import type { WorkerOptions } from './worker.options.ts';
 
 function wholeNumber(value: string | undefined, option: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;

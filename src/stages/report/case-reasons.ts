@@ -7,6 +7,7 @@ export interface CaseReason {
   readonly passes: number;
   readonly graded: number;
   readonly infraErrors: number;
+  /** The first bad trial's reason: the scorer's check (expected against actual), the critic's label, the agent's error. */
   readonly reason: string;
 }
 
