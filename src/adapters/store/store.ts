@@ -11,7 +11,7 @@ import { openSql, sqliteFailure, type Row, type Sql } from './sqlite.ts';
 import { CostLedger } from './ledger.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
 import { makeRedactor, redactStrings } from '../../domain/environment.ts';
-import type { ActivityCost, DecisionRow, DocumentOrigin, RunOrigin, IterationCost, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
+import type { ActivityCost, DecisionRow, DocumentOrigin, RunOrigin, IterationCost, KeptVerdict, LedgerScope, RecordStore, RunIdentity, RunPurpose, RunSummary, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
 
 
 /** Records read per query when a run's records are walked. */
@@ -270,8 +270,8 @@ export class Store implements RecordStore {
 
   private insertRecord(runId: string, record: CaseRecord): void {
     this.sql.run(
-      `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error, agent_error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error, agent_error, verdict_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       runId,
       record.caseId,
       record.trial,
@@ -284,6 +284,7 @@ export class Store implements RecordStore {
       record.critic?.label ?? null,
       text(record.error),
       text(record.agentError ?? null),
+      record.verdictKey ?? null,
     );
   }
 
@@ -498,14 +499,37 @@ export class Store implements RecordStore {
     return this.ledger.costOfIteration(iteration);
   }
 
-  /** A verdict the critic gave on exactly this content, or null. */
-  criticVerdict(key: string): CriticVerdict | null {
-    const row = this.sql.get<{ verdict: string }>(`SELECT verdict FROM critic_verdicts WHERE key = ?`, key);
-    return row ? (JSON.parse(row.verdict) as CriticVerdict) : null;
+  /** The verdict kept for exactly this content, whether the line records it and the scope it was given in; null when none is kept. */
+  keptVerdict(key: string): KeptVerdict | null {
+    const row = this.sql.get<{ verdict: string; on_line: number; scope: string | null }>(`SELECT verdict, on_line, scope FROM critic_verdicts WHERE key = ?`, key);
+    return row ? { verdict: JSON.parse(row.verdict) as CriticVerdict, onLine: Number(row.on_line) === 1, scope: row.scope === null ? null : String(row.scope) } : null;
   }
 
-  saveCriticVerdict(key: string, verdict: CriticVerdict): void {
-    this.sql.run(`INSERT OR IGNORE INTO critic_verdicts (key, verdict, at) VALUES (?, ?, ?)`, key, redactedJson(verdict), this.now());
+  /** A verdict the critic just gave: it replaces one kept for the content (which was not reusable here), and is not the line's until a run that records it is. */
+  saveCriticVerdict(key: string, verdict: CriticVerdict, scope: string): void {
+    this.sql.run(
+      `INSERT INTO critic_verdicts (key, verdict, at, on_line, scope) VALUES (?, ?, ?, 0, ?)
+       ON CONFLICT (key) DO UPDATE SET verdict = excluded.verdict, at = excluded.at, on_line = 0, scope = excluded.scope`,
+      key,
+      redactedJson(verdict),
+      this.now(),
+      scope,
+    );
+  }
+
+  /** Verdicts a runs.json on the line records: the line's verdict for the content wins, and may be reused by any command. */
+  keepLineVerdicts(verdicts: ReadonlyArray<{ readonly key: string; readonly verdict: CriticVerdict }>): void {
+    this.sql.transaction(() => {
+      for (const { key, verdict } of verdicts) {
+        this.sql.run(
+          `INSERT INTO critic_verdicts (key, verdict, at, on_line, scope) VALUES (?, ?, ?, 1, NULL)
+           ON CONFLICT (key) DO UPDATE SET verdict = excluded.verdict, on_line = 1`,
+          key,
+          redactedJson(verdict),
+          this.now(),
+        );
+      }
+    });
   }
 
   testEvaluation(blueprint: string, commit: string): { runId: string; passRate: number; at: string } | undefined {
@@ -530,6 +554,7 @@ function toRecord(row: Row): CaseRecord {
     pass: row.pass === null ? null : Number(row.pass) === 1,
     error: row.error === null ? null : String(row.error),
     agentError: row.agent_error === null || row.agent_error === undefined ? null : String(row.agent_error),
+    verdictKey: row.verdict_key === null || row.verdict_key === undefined ? null : String(row.verdict_key),
   };
 }
 

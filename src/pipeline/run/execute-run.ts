@@ -123,6 +123,13 @@ export interface RunContext {
   readonly overrides?: Readonly<Partial<Pick<Config, 'trials' | 'concurrency'>>>;
 }
 
+/**
+ * Names this command among others that judged in the same store: a verdict it keeps is reused
+ * only within its own iteration (stages/critic/judge-once), and by other commands once the line
+ * records it. One process runs one command.
+ */
+const COMMAND_SCOPE = randomBytes(6).toString('hex');
+
 export function newRunId(clock: Clock): string {
   const stamp = clock.now().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
   return `run-${stamp}-${randomBytes(3).toString('hex')}`;
@@ -239,8 +246,9 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
     store.createRun(runId, { ...identity, cacheKey, keyParts }, request.purpose);
     const traces = openRunTraces(workspace.tracesRoot, runId);
     let tally: RunTally;
-    // Each content is judged once per workspace: identical traces (a deterministic agent's trials) reuse the verdict.
-    const judge = judgeOnce(context.model, store);
+    // Each content is judged once: identical traces (a deterministic agent's trials) reuse the verdict
+    // the line records, or one given in this command's iteration (what a replay of it holds too).
+    const judge = judgeOnce(context.model, store, `${COMMAND_SCOPE}/iteration-${currentScope().iteration ?? 'none'}`);
     try {
       // Every model call of this run (the agent's, the critic's) is charged to it.
       tally = await chargedTo({ runId }, async () => runCases(
