@@ -41,20 +41,20 @@ describe('judge once across iterations', () => {
     const dir = await exampleWorkspace();
     const configFile = path.join(dir, 'agentdevel.config.json');
     const config = JSON.parse(readFileSync(configFile, 'utf8')) as Record<string, unknown>;
-    // Only the critic is a model: the mock agent plays each case the same way every time.
-    config.models = { agent: 'mock', critic: CLAUDE, diagnostician: 'mock', synthesizer: 'mock' };
-    config.critic = 'all';
+    // Every role on the fake Messages API (as test/e2e/git-record.test.ts): of the first two
+    // iterations one is promoted, so the line records its runs. The agent plays a case the same way every time.
+    config.models = { agent: CLAUDE, critic: CLAUDE, diagnostician: CLAUDE, synthesizer: CLAUDE };
     writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
     keepTrainCases(dir, (_id, index) => index < 16);
     git(dir, 'add', '-A');
-    git(dir, 'commit', '-qm', 'the critic on Claude; 16 train cases');
+    git(dir, 'commit', '-qm', 'every role on Claude; 16 train cases');
     const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY };
 
-    const first = await cliAsync(['iterate', '--max-iterations', '1', '--json', '-C', dir], { env });
+    const first = await cliAsync(['iterate', '--max-iterations', '2', '--json', '-C', dir], { env });
     expect(first.stderr).not.toMatch(/internal error/);
     expect(first.code, first.stderr).toBe(0);
     const onLine = lineVerdictKeys(dir);
-    expect(onLine.size).toBeGreaterThan(0);
+    expect(onLine.size, first.stdout).toBeGreaterThan(0);
     const db = path.join(dir, '.agentdevel', 'state.db');
     const before = openSql(db);
     let earlierRuns: Set<string>;
