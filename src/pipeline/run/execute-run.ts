@@ -1,6 +1,6 @@
 import type { ScriptSandbox } from '../../domain/ports/sandbox.ts';
 import type { ScorerScriptRunner } from '../../domain/ports/scorer-scripts.ts';
-import { judgeOnce } from '../../stages/critic/judge-once.ts';
+import { judgeOnce, type VerdictsInFlight } from '../../stages/critic/judge-once.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -129,6 +129,8 @@ export interface RunContext {
  * records it. One process runs one command.
  */
 const COMMAND_SCOPE = randomBytes(6).toString('hex');
+/** The critic requests this command has in flight, shared by its runs (see stages/critic/judge-once). */
+const verdictsInFlight: VerdictsInFlight = new Map();
 
 export function newRunId(clock: Clock): string {
   const stamp = clock.now().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
@@ -248,7 +250,7 @@ export function openVersion(context: RunContext, source: VersionSource, loaded: 
     let tally: RunTally;
     // Each content is judged once: identical traces (a deterministic agent's trials) reuse the verdict
     // the line records, or one given in this command's iteration (what a replay of it holds too).
-    const judge = judgeOnce(context.model, store, `${COMMAND_SCOPE}/iteration-${currentScope().iteration ?? 'none'}`);
+    const judge = judgeOnce(context.model, store, `${COMMAND_SCOPE}/iteration-${currentScope().iteration ?? 'none'}`, verdictsInFlight);
     try {
       // Every model call of this run (the agent's, the critic's) is charged to it.
       tally = await chargedTo({ runId }, async () => runCases(

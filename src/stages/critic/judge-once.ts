@@ -51,6 +51,9 @@ export function labelStillOffered(verdict: CriticVerdict, request: Pick<CriticRe
   return offered.has(verdict.label) || offered.has(canonical(verdict.label));
 }
 
+/** Critic requests being answered, by scope and key: runs in flight at once (a gate's two sides) share one, so timing never decides whether an identical request is sent twice. */
+export type VerdictsInFlight = Map<string, Promise<WithUsage<CriticVerdict>>>;
+
 export interface JudgeOnce {
   /** The model port with its critic answering each content once. */
   readonly model: ModelPort;
@@ -62,13 +65,13 @@ export interface JudgeOnce {
  * Wraps a model port so identical critic requests are answered from the cache, including
  * requests in flight at the same time (concurrent trials of one deterministic agent). A failed
  * call is not kept: the next identical request asks again. `scope` names the work a kept verdict
- * of this store may be reused within (see above).
+ * of this store may be reused within (see above); `inFlight` is shared by the runs of a command.
  */
-export function judgeOnce(model: ModelPort, cache: VerdictCache, scope: string): JudgeOnce {
-  const inFlight = new Map<string, Promise<WithUsage<CriticVerdict>>>();
+export function judgeOnce(model: ModelPort, cache: VerdictCache, scope: string, inFlight: VerdictsInFlight = new Map()): JudgeOnce {
   let reused = 0;
   const criticize = async (request: CriticRequest): Promise<WithUsage<CriticVerdict>> => {
     const key = criticVerdictKey(request);
+    const flying = `${scope}\u0000${key}`;
     const kept = cache.keptVerdict(key);
     // Given in this scope: reused whatever label it coined (an identical request in flight would be
     // too, so timing never decides). From the line: reused while the taxonomy still offers its label.
@@ -76,7 +79,7 @@ export function judgeOnce(model: ModelPort, cache: VerdictCache, scope: string):
       reused += 1;
       return { value: kept.verdict, usage: zeroUsage };
     }
-    const pending = inFlight.get(key);
+    const pending = inFlight.get(flying);
     if (pending) {
       // Asked at the same moment: a label the pending answer coins is as new to this request as to that one.
       const answer = await pending;
@@ -84,13 +87,13 @@ export function judgeOnce(model: ModelPort, cache: VerdictCache, scope: string):
       return { value: answer.value, usage: zeroUsage };
     }
     const call = model.criticize(request);
-    inFlight.set(key, call);
+    inFlight.set(flying, call);
     try {
       const answer = await call;
       cache.saveCriticVerdict(key, answer.value, scope);
       return answer;
     } finally {
-      inFlight.delete(key);
+      inFlight.delete(flying);
     }
   };
   return {
