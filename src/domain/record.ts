@@ -71,6 +71,8 @@ export interface CaseRecord {
   readonly error: string | null;
   /** The first error the agent itself reported in its trace (kind "agent"): the case-trial is graded, and this says why it went wrong. */
   readonly agentError?: string | null;
+  /** What the critic's verdict was given on (stages/critic/judge-once's key), so the verdict can be reused for the same content; null without a verdict or when not known (older records). */
+  readonly verdictKey?: string | null;
 }
 
 export function finalPass(scorer: ScorerResult | null, critic: CriticVerdict | null): boolean | null {

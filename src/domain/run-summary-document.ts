@@ -6,7 +6,7 @@
 // reuse the release's screen and a replay sees the records the original saw. Traces are kept
 // only for the runs a later diagnosis reads (a version's first whole-split record); confirmation
 // runs and the screen's extra records keep none.
-import { criticVerdictSchema, scorerResultSchema } from './record.ts';
+import { criticVerdictSchema, scorerResultSchema, type CriticVerdict } from './record.ts';
 import { runKeyPartsSchema } from './run-fingerprint.ts';
 import { z } from './zod.ts';
 
@@ -26,6 +26,8 @@ export const recordedCaseTrialSchema = z.object({
   agentError: z.string().nullable().default(null),
   /** The case-trial's trace as JSON lines (redacted as written), or null when it stays out of git. */
   trace: z.array(z.string()).nullable().default(null),
+  /** What the critic's verdict was given on (the judge-once key): a clone reuses the verdict for the same content. Absent in older documents. */
+  verdictKey: z.string().regex(/^[0-9a-f]{64}$/).nullable().default(null),
 });
 export type RecordedCaseTrial = z.output<typeof recordedCaseTrialSchema>;
 
@@ -53,3 +55,8 @@ export const runsDocumentSchema = z.object({
   runs: z.array(recordedRunSchema),
 });
 export type RunsDocument = z.output<typeof runsDocumentSchema>;
+
+/** The critic verdicts a runs document records, by the content they were given on (what the line lets any command reuse). */
+export function recordedVerdicts(document: RunsDocument): Array<{ key: string; verdict: CriticVerdict }> {
+  return document.runs.flatMap((run) => run.records.flatMap((r) => (r.critic && r.verdictKey ? [{ key: r.verdictKey, verdict: r.critic }] : [])));
+}

@@ -87,10 +87,11 @@ describe('the store', () => {
     // The store as the release before this one left it: one migration fewer, a run and a label read from git.
     sql.exec(`DROP TABLE git_documents; CREATE TABLE git_documents (blob TEXT PRIMARY KEY, path TEXT NOT NULL, imported_at TEXT NOT NULL)`);
     sql.exec(`CREATE TABLE symptoms_old AS SELECT label, description, first_seen_at, first_seen_run FROM symptoms; DROP TABLE symptoms; ALTER TABLE symptoms_old RENAME TO symptoms`);
-    // Every migration from the one that tells the line from other refs on is undone (the budget's stopped_runs came after it).
+    // Every migration from the one that tells the line from other refs on is undone (the budget's stopped_runs and judge once's keys came after it).
     const trust = migrations.findIndex((m) => m.includes('ALTER TABLE git_documents ADD COLUMN origin'));
     expect(trust).toBeGreaterThan(0);
     sql.exec(`DROP TABLE IF EXISTS stopped_runs`);
+    sql.exec(`ALTER TABLE records DROP COLUMN verdict_key; ALTER TABLE critic_verdicts DROP COLUMN on_line; ALTER TABLE critic_verdicts DROP COLUMN scope`);
     sql.pragma(`user_version = ${trust}`);
     sql.run(`INSERT INTO runs (id, cache_key, blueprint, commit_sha, blueprint_tree, task_tree, split, trials, agent_model, critic_model, purpose, status, simulated, started_at, origin) VALUES ('run-g', 'k1', 'bp', 'c1', 't1', 't2', 'train', 1, 'mock', 'mock', 'baseline', 'complete', 1, '2026-11-22T09:00:00Z', 'git')`);
     sql.run(`INSERT INTO git_documents (blob, path, imported_at) VALUES ('blob-1', 'releases/bp/aaa/runs.json', '2026-11-22T09:00:00Z')`);

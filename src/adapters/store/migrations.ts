@@ -162,6 +162,16 @@ export const migrations: readonly string[] = [
     run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE
   );
   `,
+  // Judge once is keyed without the taxonomy (stages/critic/judge-once): each record names the
+  // content its verdict was given on, and a kept verdict says whether the line records it or in
+  // which scope it was given, so only what a fresh clone would also hold is reused across commands.
+  // Verdicts kept under the older key (with the taxonomy) can never match again: they go.
+  `
+  ALTER TABLE records ADD COLUMN verdict_key TEXT;
+  DELETE FROM critic_verdicts;
+  ALTER TABLE critic_verdicts ADD COLUMN on_line INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE critic_verdicts ADD COLUMN scope TEXT;
+  `,
 ];
 
 /** The store was written by a newer agentdevel: its schema is ahead of the migrations known here. */

@@ -79,5 +79,6 @@ function toRecord(row: Row): CaseRecord {
     pass: row.pass === null ? null : Number(row.pass) === 1,
     error: row.error === null ? null : String(row.error),
     agentError: row.agent_error === null || row.agent_error === undefined ? null : String(row.agent_error),
+    verdictKey: row.verdict_key === null || row.verdict_key === undefined ? null : String(row.verdict_key),
   };
 }

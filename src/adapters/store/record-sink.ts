@@ -29,8 +29,8 @@ export class RecordRows implements RecordSink {
 /** One record's row (a run imported from git writes its records through this too). */
 export function insertRecord(sql: Sql, runId: string, record: CaseRecord): void {
   sql.run(
-    `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error, agent_error)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT OR REPLACE INTO records (run_id, case_id, trial, status, output, trace_ref, scorer, critic, pass, symptom, error, agent_error, verdict_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     runId,
     record.caseId,
     record.trial,
@@ -43,5 +43,6 @@ export function insertRecord(sql: Sql, runId: string, record: CaseRecord): void 
     record.critic?.label ?? null,
     text(record.error),
     text(record.agentError ?? null),
+    record.verdictKey ?? null,
   );
 }

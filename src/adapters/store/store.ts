@@ -10,7 +10,7 @@ import type { CaseRecord, CriticVerdict } from '../../domain/record.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import type { CaseSummary } from '../../domain/case-summary.ts';
 import { STATE_DIR } from '../../domain/state-dir.ts';
-import type { ActivityCost, DecisionRow, DocumentOrigin, IterationCost, LedgerScope, RecordStore, RunIdentity, RunOrigin, RunPurpose, RunSummary, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
+import type { ActivityCost, DecisionRow, DocumentOrigin, IterationCost, KeptVerdict, LedgerScope, RecordStore, RunIdentity, RunOrigin, RunPurpose, RunSummary, SpareReason, SpendHistory } from '../../domain/ports/record-store.ts';
 import { migrate, StoreTooNew } from './migrations.ts';
 import { openSql, sqliteFailure, type Sql } from './sqlite.ts';
 import { CostLedger } from './ledger.ts';
@@ -215,10 +215,13 @@ export class Store implements RecordStore {
   }
 
   // Critic verdicts (verdicts.ts).
-  criticVerdict(key: string): CriticVerdict | null {
-    return this.verdictMemo.criticVerdict(key);
+  keptVerdict(key: string): KeptVerdict | null {
+    return this.verdictMemo.keptVerdict(key);
   }
-  saveCriticVerdict(key: string, verdict: CriticVerdict): void {
-    this.verdictMemo.saveCriticVerdict(key, verdict);
+  saveCriticVerdict(key: string, verdict: CriticVerdict, scope: string): void {
+    this.verdictMemo.saveCriticVerdict(key, verdict, scope);
+  }
+  keepLineVerdicts(verdicts: ReadonlyArray<{ readonly key: string; readonly verdict: CriticVerdict }>): void {
+    this.verdictMemo.keepLineVerdicts(verdicts);
   }
 }

@@ -201,10 +201,21 @@ export interface CostBook {
   costOfIteration(iteration: number): IterationCost;
 }
 
-/** Verdicts the critic gave, by content, so an identical trace is judged once. */
+/** A verdict kept for a content: whether the line records it, and the scope it was given in. */
+export interface KeptVerdict {
+  readonly verdict: CriticVerdict;
+  /** A runs.json the line committed records this verdict under this key. */
+  readonly onLine: boolean;
+  /** The scope it was given in (null when only read from git). */
+  readonly scope: string | null;
+}
+
+/** Verdicts the critic gave, by content, so an identical trace is judged once (see stages/critic/judge-once). */
 export interface VerdictMemo {
-  criticVerdict(key: string): CriticVerdict | null;
-  saveCriticVerdict(key: string, verdict: CriticVerdict): void;
+  keptVerdict(key: string): KeptVerdict | null;
+  saveCriticVerdict(key: string, verdict: CriticVerdict, scope: string): void;
+  /** Verdicts a runs.json on the line records (read from git, or written by a promotion). */
+  keepLineVerdicts(verdicts: ReadonlyArray<{ readonly key: string; readonly verdict: CriticVerdict }>): void;
 }
 
 export interface RecordStore extends RunIndex, RecordSink, RecordReader, SymptomVocabulary, DecisionIndex, CostBook, VerdictMemo {

@@ -1,6 +1,7 @@
 import type { GateDecision, ReleaseOutcome } from '../../domain/decision.ts';
 import type { Role } from '../../domain/ports/model.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
+import { recordedVerdicts } from '../../domain/run-summary-document.ts';
 import { decideCandidate } from '../../stages/gate/decide.ts';
 import type { ReleaseEvidence } from '../../stages/release/artifacts.ts';
 import { planRelease, type ReleaseDecision } from '../../stages/release/plan.ts';
@@ -45,6 +46,9 @@ export async function concludeCandidate(context: PipelineContext, subject: GateS
   const plan = planRelease(released, await gatherReleaseFacts(context, subject, gathered, released), { textDiff: context.textDiff, templates: context.templates });
   const { recorded, reportFiles } = await applyRelease(context.workspace, plan);
   const { evidence } = plan;
+  // The line now records these runs' verdicts: later iterations of this command reuse them, as a
+  // fresh clone of the line would (a rejected candidate's stay in its iteration: no clone holds them).
+  if (plan.outcome === 'promoted' && evidence.record) context.workspace.store.keepLineVerdicts(recordedVerdicts(evidence.record.runs));
   return {
     decision,
     evaluation: gathered.evaluation,

@@ -36,6 +36,7 @@ export async function recordedRuns(workspace: Pick<Workspace, 'store' | 'tracesR
         error: record.error,
         agentError: record.agentError ?? null,
         trace: trace ? trace.map((event) => JSON.stringify(event)) : null,
+        verdictKey: record.critic ? (record.verdictKey ?? null) : null,
       });
     }
     runs.push({

@@ -1,4 +1,4 @@
-import { judgeOnce } from '../../stages/critic/judge-once.ts';
+import { judgeOnce, type VerdictsInFlight } from '../../stages/critic/judge-once.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -72,6 +72,15 @@ export interface RunResult {
   /** For a run made now: its infrastructure errors told apart (answers that stayed invalid, and the first outage). */
   readonly infra?: Pick<RunTally, 'invalidOutputs' | 'firstOutage'>;
 }
+
+/**
+ * Names this command among others that judged in the same store: a verdict it keeps is reused
+ * only within its own iteration (stages/critic/judge-once), and by other commands once the line
+ * records it. One process runs one command.
+ */
+const COMMAND_SCOPE = randomBytes(6).toString('hex');
+/** The critic requests this command has in flight, shared by its runs (see stages/critic/judge-once). */
+const verdictsInFlight: VerdictsInFlight = new Map();
 
 export function newRunId(clock: Clock): string {
   const stamp = clock.now().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
@@ -189,8 +198,9 @@ export function openVersion(context: PipelineContext, source: VersionSource, loa
     store.createRun(runId, { ...identity, cacheKey, keyParts }, request.purpose);
     const traces = openRunTraces(workspace.tracesRoot, runId);
     let tally: RunTally;
-    // Each content is judged once per workspace: identical traces (a deterministic agent's trials) reuse the verdict.
-    const judge = judgeOnce(context.model, store);
+    // Each content is judged once: identical traces (a deterministic agent's trials) reuse the verdict
+    // the line records, or one given in this command's iteration (what a replay of it holds too).
+    const judge = judgeOnce(context.model, store, `${COMMAND_SCOPE}/iteration-${currentScope().iteration ?? 'none'}`, verdictsInFlight);
     try {
       // Every model call of this run (the agent's, the critic's) is charged to it.
       tally = await chargedTo({ runId }, async () => runCases(

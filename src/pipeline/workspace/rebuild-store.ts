@@ -9,7 +9,8 @@ import { RUNS_FILE, runsDocumentSchema, type RecordedRun } from '../../domain/ru
 import { TAXONOMY_FILE, taxonomyDocumentSchema } from '../../domain/taxonomy-document.ts';
 import type { HistoryReader, RefReader } from '../../domain/ports/repository.ts';
 import { openRunTraces } from '../../stages/run/trace-file.ts';
-import type { DecisionIndex, DocumentOrigin, RecordReader, RunIndex, SymptomVocabulary } from '../../domain/ports/record-store.ts';
+import type { DecisionIndex, DocumentOrigin, RecordReader, RunIndex, SymptomVocabulary, VerdictMemo } from '../../domain/ports/record-store.ts';
+import { recordedVerdicts } from '../../domain/run-summary-document.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { auditRefPrefix, pendingRefPrefix } from './versions.ts';
 
@@ -47,7 +48,7 @@ interface FoundDocument {
  */
 export async function rebuildStoreFromGit(deps: {
   repo: RefReader & HistoryReader;
-  store: RunIndex & RecordReader & SymptomVocabulary & DecisionIndex;
+  store: RunIndex & RecordReader & SymptomVocabulary & DecisionIndex & Pick<VerdictMemo, 'keepLineVerdicts'>;
   config: Config;
   tracesRoot: string;
 }): Promise<RebuiltStore> {
@@ -95,7 +96,10 @@ export async function rebuildStoreFromGit(deps: {
         const found = labels[file.origin];
         for (const entry of parseJsonDocument(text, where, taxonomyDocumentSchema, 'STORE_DAMAGED').labels) if (!found.has(entry.label)) found.set(entry.label, entry.description);
       } else {
-        for (const run of parseJsonDocument(text, where, runsDocumentSchema, 'STORE_DAMAGED').runs) {
+        const document = parseJsonDocument(text, where, runsDocumentSchema, 'STORE_DAMAGED');
+        // The verdicts the line records may be reused by any command here, as in the workspace that gave them.
+        if (file.origin === 'git') store.keepLineVerdicts(recordedVerdicts(document));
+        for (const run of document.runs) {
           if (!PLAIN_RUN_ID.test(run.runId)) {
             warnings.push(`${where}: the run id ${JSON.stringify(run.runId)} is not a plain name; that run was not read`);
             continue;

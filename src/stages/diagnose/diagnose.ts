@@ -245,7 +245,9 @@ async function writeRecordsFile(file: string, records: Iterable<CaseRecord>, tra
   const stream = createWriteStream(file);
   for (const record of records) {
     const trace = await readTraceOrNote(tracesRoot, record.traceRef, unreadable);
-    const line = `${JSON.stringify({ ...record, trace })}\n`;
+    // The judge-once key is the store's bookkeeping, not evidence: the record schema leaves it out.
+    const { verdictKey: _bookkeeping, ...shown } = record;
+    const line = `${JSON.stringify({ ...shown, trace })}\n`;
     if (!stream.write(line)) await new Promise<void>((resolve) => stream.once('drain', () => resolve()));
   }
   await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
@@ -260,7 +262,7 @@ async function sampleRecords(records: readonly CaseRecord[], tracesRoot: string)
   const sample: unknown[] = [];
   for (const record of records) {
     const trace = await readTraceOrNote(tracesRoot, record.traceRef, []);
-    const { traceRef: _runSpecific, ...rest } = record;
+    const { traceRef: _runSpecific, verdictKey: _bookkeeping, ...rest } = record;
     const steady = trace.slice(0, 30).map((event) => (event.type === 'llm' ? { ...event, latencyMs: undefined } : event));
     sample.push({ ...rest, trace: steady });
   }

@@ -1,6 +1,7 @@
 import type { Case } from '../../domain/case.ts';
 import { caseSummarizer, passRateOf, runCounts, type CaseSummary, type RunCounts } from '../../domain/case-summary.ts';
-import { InfraError, StructuredOutputError, type ModelPort, type SymptomEntry } from '../../domain/ports/model.ts';
+import { InfraError, StructuredOutputError, type CriticRequest, type ModelPort, type SymptomEntry } from '../../domain/ports/model.ts';
+import { criticVerdictKey } from '../critic/judge-once.ts';
 import type { Reporter } from '../../domain/ports/reporter.ts';
 import { finalPass, scorerDecides, type CaseRecord, type CriticPolicy, type CriticVerdict, type ScorerResult } from '../../domain/record.ts';
 import { criticJudged, type Requirement } from '../../domain/requirements.ts';
@@ -323,15 +324,18 @@ export async function gradeCaseTrial(
     return { ...base, status: 'ok', output: outcome.output, scorer, critic: null, pass: finalPass(scorer, null), error: null, agentError };
   }
   let critic: CriticVerdict | null = null;
+  const request: CriticRequest = { model: input.criticModel, rubric: input.rubric, trace: [...trace], scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) };
   try {
-    critic = (await model.criticize({ model: input.criticModel, rubric: input.rubric, trace: [...trace], scorer, taxonomy, ...(judged.length > 0 ? { requirements: judged } : {}) })).value;
+    critic = (await model.criticize(request)).value;
   } catch (error) {
     if (!(error instanceof InfraError)) throw error;
     // Without a deciding scorer the critic's verdict is the pass, and requirements only it
     // judges need its verdict too; without one there is no verdict.
     if (!scorerDecides(scorer) || judged.length > 0) return infra(error.message, 'critic');
   }
-  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError };
+  // The content the verdict was given on: git records it, so a clone reuses the verdict as this workspace does.
+  const verdictKey = critic ? criticVerdictKey(request) : null;
+  return { ...base, status: 'ok', output: outcome.output, scorer, critic, pass: finalPass(scorer, critic), error: null, agentError, verdictKey };
 }
 
 /** Whether the policy asks the critic about a case-trial the scorers graded (without scorers it is always asked). */
