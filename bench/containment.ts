@@ -55,7 +55,8 @@ const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME,
 async function chainBatch(chain: LaunchChain, cases: number): Promise<number> {
   const launch = await untrustedCommand(AGENT, 512, { parentEnv: env, passed: [] }, undefined, chain);
   const before = treeCpuMs();
-  const runner = startLineRunner(1);
+  // As a command run does: the launcher serves as the spawner where it is used.
+  const runner = startLineRunner(1, { launcher: launch.launcher });
   let next = 0;
   const lane = async () => {
     while (next < cases) {

@@ -95,27 +95,32 @@ async function commandAgent(source: string, memoryMb: number, parentEnv: Record<
 }
 
 describe.each(CHAINS)('a command agent started by %s gets the limits of every untrusted process', (chain, env) => {
-  it.skipIf(!namespaced || (chain === 'the launcher' && !launcherBuilt))('runs alone in namespaces of its own: the 2nd process of a PID namespace whose 1st is its init, a /proc that lists those two alone, no capability', async () => {
+  it.skipIf(!namespaced || (chain === 'the launcher' && !launcherBuilt))("runs alone in namespaces of its own: the 2nd process of a PID namespace whose 1st is its init, a /proc that lists those two alone, no capability, the init's memory closed to it", async () => {
     // The agent lists /proc's processes (shell builtins and cat only) and says who process 1 is.
     const runtime = await commandAgent(
       `import { execFileSync } from 'node:child_process';
 const listed = execFileSync('sh', ['-c', 'for p in /proc/[0-9]*; do echo "\${p#/proc/}"; done'], { encoding: 'utf8' }).trim().split('\\n').map(Number).sort((a, b) => a - b);
 const init = execFileSync('cat', ['/proc/1/cmdline'], { encoding: 'utf8' }).split('\\0').join(' ');
+let initMemory = 'read';
+try { execFileSync('cat', ['/proc/1/environ'], { stdio: 'ignore' }); } catch { initMemory = 'refused'; }
 const caps = /CapEff:\\s*(\\w+)/.exec(execFileSync('cat', ['/proc/self/status'], { encoding: 'utf8' }))[1];
-console.log(JSON.stringify({ type: 'final', output: { pid: process.pid, listed, init, caps } }));
+console.log(JSON.stringify({ type: 'final', output: { pid: process.pid, listed, init, caps, initMemory } }));
 `,
       128,
       env,
     );
     try {
       const outcome = await runtime.runCase({ id: 'c1' }, 0, { emit: () => undefined });
-      const seen = outcome.output as { pid: number; listed: number[]; init: string; caps: string };
+      const seen = outcome.output as { pid: number; listed: number[]; init: string; caps: string; initMemory: string };
       expect(seen.pid).toBe(2);
       // 1 and 2, and the shell the agent started to look: none of agentdevel's.
       expect(seen.listed.slice(0, 2)).toEqual([1, 2]);
       expect(seen.listed).toHaveLength(3);
       expect(seen.caps).toBe('0000000000000000');
-      expect(seen.init).toMatch(chain === 'the launcher' ? /agentdevel\/contain-[0-9a-f]+ \d+ (user|root) / : /agentdevel-init/);
+      expect(seen.init).toMatch(chain === 'the launcher' ? /agentdevel\/contain-[0-9a-f]+ serve/ : /agentdevel-init/);
+      // The launcher's init is a fork of the helper that serves every case-trial of the run, with
+      // a copy of its memory: closed to the program (the shell chain's init is an exec'd shell).
+      if (chain === 'the launcher') expect(seen.initMemory).toBe('refused');
     } finally {
       await runtime.close();
     }

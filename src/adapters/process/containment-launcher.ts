@@ -1,6 +1,8 @@
 // The containment launcher (launcher/contain.c): one small native program that starts an
 // untrusted program under the memory limit, in namespaces of its own, with one exec where the
-// shell chain (`sh` for the limit, `unshare`, an init `sh`) took four; see untrusted.ts.
+// shell chain (`sh` for the limit, `unshare`, an init `sh`) took four; see untrusted.ts. Its
+// `serve` mode is also the spawner of `command` agents (spawner.ts), so a case-trial's launch
+// costs a fork of that small process and no exec but the agent's.
 //
 // It ships as source and is compiled on first use with the system's C compiler (`$CC`, else
 // `cc`) into agentdevel's cache folder (`$XDG_CACHE_HOME/agentdevel`, else `~/.cache/agentdevel`),

@@ -167,6 +167,8 @@ export interface UntrustedLaunch {
   readonly args: string[];
   /** Hand to the process runner (ProcessRequest.contain): the process-table fallback is applied there. */
   readonly contain: Containment;
+  /** The containment launcher's binary when `command` is it (a line runner can then serve through it: spawner.ts). */
+  readonly launcher: string | null;
 }
 
 /** What agentdevel's environment holds, and what of it the program is given: a secret it is not given must stay unreadable. */
@@ -204,10 +206,10 @@ export async function untrustedCommand(argv: readonly string[], memoryMb: number
         : null;
   if (launched !== null) {
     const [command, ...args] = launched;
-    return { command: command as string, args, contain };
+    return { command: command as string, args, contain, launcher: command as string };
   }
   const inNamespace = contained && namespace?.chain === 'shell' ? [...namespace.prefix, ...NAMESPACE_INIT, ...argv] : [...argv];
   const limited = limitKb === null ? inNamespace : [SHELL, '-c', `ulimit -d "$1" || exit ${LIMIT_REFUSED_EXIT}; shift; exec "$@"`, 'agentdevel-untrusted', limitKb, ...inNamespace];
   const [command, ...args] = limited;
-  return { command: command as string, args, contain };
+  return { command: command as string, args, contain, launcher: null };
 }
