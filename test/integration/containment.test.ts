@@ -13,7 +13,7 @@ import { loadBlueprint } from '../../src/adapters/blueprint/load.ts';
 import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { runBlueprintChecks } from '../../src/adapters/process/blueprint-checks.ts';
 import { startLineRunner } from '../../src/adapters/process/spawner.ts';
-import { containment, containmentReport } from '../../src/adapters/process/untrusted.ts';
+import { containment, containmentReport, untrustedCommand } from '../../src/adapters/process/untrusted.ts';
 import { startRuntime } from '../../src/adapters/runtimes/index.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { processesMentioning, tempDir } from '../helpers/workspace.ts';
@@ -167,11 +167,14 @@ console.log(JSON.stringify({ type: 'final', output: kept.length }));
 
   it('where no namespace can be made, the spawner side follows its descendants and kills them at its exit', async () => {
     await leavesNothing(async (sleep) => {
-      const runner = startLineRunner(1);
+      const escape = `env -i setsid sleep ${sleep} </dev/null >/dev/null 2>&1 & sleep 0.3; echo done`;
+      // As untrusted.ts launches it there: the program under the memory limit, by the launcher (served by it) or bare.
+      const launch = await untrustedCommand(['sh', '-c', escape], 64, { parentEnv: env, passed: [] }, 'process-table');
+      expect(launch.launcher === null).toBe(chain === 'the shell chain' || !launcherBuilt);
+      const runner = startLineRunner(1, { launcher: launch.launcher });
       try {
         const lines: string[] = [];
-        const escape = `env -i setsid sleep ${sleep} </dev/null >/dev/null 2>&1 & sleep 0.3; echo done`;
-        const outcome = await runner.run({ command: 'sh', args: ['-c', escape], env, timeoutMs: 30_000, contain: 'process-table' }, (line) => lines.push(line));
+        const outcome = await runner.run({ ...launch, env, timeoutMs: 30_000 }, (line) => lines.push(line));
         expect(outcome.exitCode).toBe(0);
         expect(lines).toEqual(['done']);
       } finally {
