@@ -121,6 +121,9 @@ async function probeLauncher(env: Readonly<Record<string, string | undefined>>):
     const outcome = await runProcess({ command: launcher.binary, args: ['-', mode, SHELL, '-c', PROBE], env: { PATH: '/nonexistent' }, timeoutMs: 20_000 });
     if (outcome.exitCode === 0 && outcome.stdout.trim() === CONTAINED_BY_LAUNCHER) return { launcher, namespace: { chain: 'launcher', binary: launcher.binary, mode } };
   }
+  // No namespace here: it still sets the memory limit (process-table), if it runs at all.
+  const bare = await runProcess({ command: launcher.binary, args: ['-', 'none', SHELL, '-c', 'echo ok'], env: { PATH: '/nonexistent' }, timeoutMs: 20_000 });
+  if (bare.exitCode !== 0 || bare.stdout.trim() !== 'ok') return { launcher: { missing: `${launcher.binary} does not run here: ${bare.spawnError ?? bare.stderr.trim().split('\n').at(-1) ?? `exit ${bare.exitCode}`}` }, namespace: null };
   return { launcher, namespace: null };
 }
 
