@@ -90,16 +90,18 @@ async function chainPart(): Promise<void> {
 /** CPU of one `agentdevel run` over `cases` fresh cases at concurrency 8. */
 function agentdevelRun(chain: LaunchChain, cases: number): number {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-containment-'));
+  // No compiler and an empty cache: the launcher cannot be built, the shell chain is used.
+  const emptyCache = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-no-cache-'));
+  const noLauncher = chain === 'shell' ? { CC: '/nonexistent/cc', XDG_CACHE_HOME: emptyCache } : {};
   try {
     writeScaleWorkspace(dir, { runtime: 'command', cases, concurrency: CONCURRENCY });
-    // No compiler and an empty cache: the launcher cannot be built, the shell chain is used.
-    const noLauncher = chain === 'shell' ? { CC: '/nonexistent/cc', XDG_CACHE_HOME: path.join(dir, '.no-cache') } : {};
     const cost = agentdevel(['run', '-C', dir, '--json'], { env: noLauncher });
     const result = JSON.parse(cost.stdout || '{}') as { graded?: number; passed?: number };
     if (cost.code !== 0 || result.passed !== cases) throw new Error(`agentdevel run failed (exit ${cost.code}, ${result.passed}/${result.graded} passed): ${cost.stderr.slice(-500)}`);
     return cost.cpuMs;
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    rmSync(emptyCache, { recursive: true, force: true });
   }
 }
 
