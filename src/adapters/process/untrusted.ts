@@ -22,7 +22,7 @@
 //   namespaces, mounts /proc, drops the capabilities and is the init, in one exec. Where it
 //   cannot be built, the shell chain: `sh` sets the limit and execs util-linux `unshare --mount
 //   --pid --fork --mount-proc --kill-child`, whose child is an init `sh`: four execs, and a
-//   Node spawner to start them (spawner.ts): about 3.5 ms of CPU more per launch.
+//   Node spawner to start them (spawner.ts): about 3.3 ms of CPU more per launch.
 // - process-table: where namespaces are not allowed (many containers, some hardened kernels),
 //   its descendants are followed in /proc while it runs (descendants.ts) and killed when it
 //   ends. A process that forks, leaves the session, clears its environment and loses its parent
