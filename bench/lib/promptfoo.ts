@@ -2,7 +2,7 @@
 // temp folder (never a dependency of agentdevel), and run on the same kind of minimal case:
 // the echo provider and one `equals` assertion per case.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { measure, type Cost } from './measure.ts';
@@ -59,4 +59,23 @@ export function runPromptfoo(bin: string, dir: string, cases: number, concurrenc
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error;
   }
   return { ...cost, complete: successes === cases };
+}
+
+/**
+ * promptfoo's exec provider on the same `sh` agent as agentdevel's command bench: `sh echo.sh`
+ * with the prompt as its first argument, its stdout the output, one equals assertion per case.
+ * Returns the cost of the eval (CPU: promptfoo and every process it reaped).
+ */
+export function runPromptfooExec(bin: string, cases: number, concurrency: number): Cost & { complete: boolean } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-promptfoo-exec-'));
+  try {
+    const lines: string[] = [];
+    for (let i = 0; i < cases; i += 1) lines.push(JSON.stringify({ vars: { input: `hello ${i}` }, assert: [{ type: 'equals', value: `echo hello ${i}` }] }));
+    writeFileSync(path.join(dir, 'tests.jsonl'), `${lines.join('\n')}\n`);
+    writeFileSync(path.join(dir, 'echo.sh'), "printf 'echo %s' \"$1\"\n");
+    writeFileSync(path.join(dir, 'promptfooconfig.yaml'), "prompts:\n  - '{{input}}'\nproviders:\n  - 'exec: sh echo.sh'\ntests: file://tests.jsonl\n");
+    return runPromptfoo(bin, dir, cases, concurrency);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

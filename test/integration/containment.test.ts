@@ -1,8 +1,11 @@
 // Nothing an untrusted program starts outlives it, whatever it does to escape: leave its process
 // group and session (setsid), clear its environment (env -i, env -u AGENTDEVEL_CONTAINED), or
 // orphan itself (a double fork). Blueprint checks and `command` agents alike, under the same
-// memory limit, and the outcome names the limit that stopped them. Real processes throughout;
-// each escapee sleeps for a number no other process uses, so the test can look for it.
+// memory limit, and the outcome names the limit that stopped them. Both start-up chains: the
+// containment launcher (built with this machine's C compiler), and the shell chain a machine
+// without a compiler gets (CC names no compiler and the cache folder is empty, so no launcher
+// can be found or built). Real processes throughout; each escapee sleeps for a number no other
+// process uses, so the test can look for it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,13 +13,20 @@ import { loadBlueprint } from '../../src/adapters/blueprint/load.ts';
 import { createMockEngine } from '../../src/adapters/engines/mock/index.ts';
 import { runBlueprintChecks } from '../../src/adapters/process/blueprint-checks.ts';
 import { startLineRunner } from '../../src/adapters/process/spawner.ts';
-import { containment } from '../../src/adapters/process/untrusted.ts';
+import { containment, containmentReport, untrustedCommand } from '../../src/adapters/process/untrusted.ts';
 import { startRuntime } from '../../src/adapters/runtimes/index.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
 import { processesMentioning, tempDir } from '../helpers/workspace.ts';
 import { waitFor } from '../helpers/waits.ts';
 
 const env = { PATH: process.env.PATH ?? '' };
+/** A machine without a C compiler, whose cache holds no launcher: the shell chain. */
+const withoutCompiler = { ...env, CC: '/nonexistent/cc', XDG_CACHE_HOME: tempDir('agentdevel-no-cache-') };
+const launcherBuilt = (await containmentReport(env)).includes('by the launcher');
+const CHAINS: readonly [string, Record<string, string>][] = [
+  ['the launcher', env],
+  ['the shell chain', withoutCompiler],
+];
 let serial = 0;
 /** A `sleep` argument unique to this test run: 4xx.<pid><n>. */
 const marker = () => `4${String(++serial).padStart(2, '0')}.${process.pid}`;
@@ -35,7 +45,7 @@ async function leavesNothing(body: (sleep: string) => Promise<void>): Promise<vo
 
 const namespaced = (await containment()) === 'pid-namespace';
 
-describe("a blueprint check's processes", () => {
+describe.each(CHAINS)("a blueprint check's processes, started by %s", (_chain, env) => {
   it.skipIf(!namespaced).each<[string, (sleep: string) => string[]]>([
     // setsid -f forks whether or not it leads a group, and its child runs on in a session of its
     // own. The shell stays a moment, so the child is out of the group well before the check ends.
@@ -75,16 +85,47 @@ describe("a blueprint check's processes", () => {
 });
 
 /** A `command` blueprint whose agent is the given script (run with this Node), under memoryMb. */
-async function commandAgent(source: string, memoryMb: number) {
+async function commandAgent(source: string, memoryMb: number, parentEnv: Record<string, string>) {
   const dir = tempDir('agentdevel-cmd-');
   mkdirSync(path.join(dir, 'blueprints/a'), { recursive: true });
   writeFileSync(path.join(dir, 'blueprints/a/blueprint.json'), JSON.stringify({ runtime: 'command', command: [process.execPath, 'agent.mjs'], timeoutMs: 60_000 }));
   writeFileSync(path.join(dir, 'blueprints/a/agent.mjs'), source);
   const blueprint = await loadBlueprint(dir, 'a', tempDir('agentdevel-build-'));
-  return startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb, passEnv: [], gradingPaths: ['expected'], parentEnv: env });
+  return startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb, passEnv: [], gradingPaths: ['expected'], parentEnv });
 }
 
-describe('a command agent gets the limits of every untrusted process', () => {
+describe.each(CHAINS)('a command agent started by %s gets the limits of every untrusted process', (chain, env) => {
+  it.skipIf(!namespaced || (chain === 'the launcher' && !launcherBuilt))("runs alone in namespaces of its own: the 2nd process of a PID namespace whose 1st is its init, a /proc that lists those two alone, no capability, the init's memory closed to it", async () => {
+    // The agent lists /proc's processes (shell builtins and cat only) and says who process 1 is.
+    const runtime = await commandAgent(
+      `import { execFileSync } from 'node:child_process';
+const listed = execFileSync('sh', ['-c', 'for p in /proc/[0-9]*; do echo "\${p#/proc/}"; done'], { encoding: 'utf8' }).trim().split('\\n').map(Number).sort((a, b) => a - b);
+const init = execFileSync('cat', ['/proc/1/cmdline'], { encoding: 'utf8' }).split('\\0').join(' ');
+let initMemory = 'read';
+try { execFileSync('cat', ['/proc/1/environ'], { stdio: 'ignore' }); } catch { initMemory = 'refused'; }
+const caps = /CapEff:\\s*(\\w+)/.exec(execFileSync('cat', ['/proc/self/status'], { encoding: 'utf8' }))[1];
+console.log(JSON.stringify({ type: 'final', output: { pid: process.pid, listed, init, caps, initMemory } }));
+`,
+      128,
+      env,
+    );
+    try {
+      const outcome = await runtime.runCase({ id: 'c1' }, 0, { emit: () => undefined });
+      const seen = outcome.output as { pid: number; listed: number[]; init: string; caps: string; initMemory: string };
+      expect(seen.pid).toBe(2);
+      // 1 and 2, and the shell the agent started to look: none of agentdevel's.
+      expect(seen.listed.slice(0, 2)).toEqual([1, 2]);
+      expect(seen.listed).toHaveLength(3);
+      expect(seen.caps).toBe('0000000000000000');
+      expect(seen.init).toMatch(chain === 'the launcher' ? /agentdevel\/contain-[0-9a-f]+ serve/ : /agentdevel-init/);
+      // The launcher's init is a fork of the helper that serves every case-trial of the run, with
+      // a copy of its memory: closed to the program (the shell chain's init is an exec'd shell).
+      if (chain === 'the launcher') expect(seen.initMemory).toBe('refused');
+    } finally {
+      await runtime.close();
+    }
+  });
+
   it('nothing it starts outlives its case-trial: a double-forked setsid with a cleared environment included', async () => {
     await leavesNothing(async (sleep) => {
       const runtime = await commandAgent(
@@ -93,6 +134,7 @@ execFileSync('sh', ['-c', '(env -i setsid sleep ${sleep} </dev/null >/dev/null 2
 console.log(JSON.stringify({ type: 'final', output: 'done' }));
 `,
         128,
+        env,
       );
       try {
         const outcome = await runtime.runCase({ id: 'c1' }, 0, { emit: () => undefined });
@@ -111,6 +153,7 @@ for (let i = 0; i < 32; i += 1) kept.push(Buffer.alloc(16 * 1024 * 1024, 1));
 console.log(JSON.stringify({ type: 'final', output: kept.length }));
 `,
       64,
+      env,
     );
     const events: TraceEvent[] = [];
     try {
@@ -124,11 +167,14 @@ console.log(JSON.stringify({ type: 'final', output: kept.length }));
 
   it('where no namespace can be made, the spawner side follows its descendants and kills them at its exit', async () => {
     await leavesNothing(async (sleep) => {
-      const runner = startLineRunner(1);
+      const escape = `env -i setsid sleep ${sleep} </dev/null >/dev/null 2>&1 & sleep 0.3; echo done`;
+      // As untrusted.ts launches it there: the program under the memory limit, by the launcher (served by it) or bare.
+      const launch = await untrustedCommand(['sh', '-c', escape], 64, { parentEnv: env, passed: [] }, 'process-table');
+      expect(launch.launcher === null).toBe(chain === 'the shell chain' || !launcherBuilt);
+      const runner = startLineRunner(1, { launcher: launch.launcher });
       try {
         const lines: string[] = [];
-        const escape = `env -i setsid sleep ${sleep} </dev/null >/dev/null 2>&1 & sleep 0.3; echo done`;
-        const outcome = await runner.run({ command: 'sh', args: ['-c', escape], env, timeoutMs: 30_000, contain: 'process-table' }, (line) => lines.push(line));
+        const outcome = await runner.run({ ...launch, env, timeoutMs: 30_000 }, (line) => lines.push(line));
         expect(outcome.exitCode).toBe(0);
         expect(lines).toEqual(['done']);
       } finally {

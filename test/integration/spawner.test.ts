@@ -1,10 +1,18 @@
 // The spawner's channel (newline-delimited JSON over its stdin and stdout, one write per turn
-// of the event loop each way): real spawners, real `sh` children.
+// of the event loop each way): real spawners, real `sh` children. Both spawners: Node's
+// (spawner-entry.mjs) and the containment launcher's `serve` (built here with the machine's C
+// compiler; skipped without one).
 import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildLauncher } from '../../src/adapters/process/containment-launcher.ts';
 import { SpawnerLost, startLineRunner } from '../../src/adapters/process/spawner.ts';
+import { tempDir } from '../helpers/workspace.ts';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+const built = await buildLauncher(process.env);
+const launcher = 'binary' in built ? built.binary : null;
 
 /** This process's children whose command line names the spawner, by pid. */
 function spawnerPids(): number[] {
@@ -14,7 +22,7 @@ function spawnerPids(): number[] {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('spawner-entry.mjs')) pids.push(Number(name));
+      if (ppid === process.pid && /spawner-entry\.mjs|contain-[0-9a-f]+\0serve/.test(readFileSync(`/proc/${name}/cmdline`, 'utf8'))) pids.push(Number(name));
     } catch {
       // Gone meanwhile.
     }
@@ -31,9 +39,30 @@ const alive = (pid: number): boolean => {
   }
 };
 
-describe('the spawner', () => {
+describe.each([
+  ['Node', null],
+  ['the launcher', launcher],
+])('the spawner (%s)', (kind, server) => {
+  const options = { launcher: server };
+  it.skipIf(kind === 'the launcher' && server === null)('says why a run could not start or was stopped: a missing program, a missing folder, the time limit; keeps stderr', async () => {
+    const runner = startLineRunner(1, options);
+    try {
+      const missing = await runner.run({ command: 'no-such-program-xyz', args: [], env, timeoutMs: 20_000 }, () => undefined);
+      expect(missing.spawnError).toMatch(/ENOENT/);
+      const folder = path.join(tempDir(), 'gone');
+      const nowhere = await runner.run({ command: 'sh', args: ['-c', 'true'], cwd: folder, env, timeoutMs: 20_000 }, () => undefined);
+      expect(nowhere.spawnError).toBe(`the working folder ${folder} does not exist`);
+      const slow = await runner.run({ command: 'sh', args: ['-c', 'echo "said \\"this\\"" >&2; sleep 30'], env, timeoutMs: 300 }, () => undefined);
+      expect(slow).toMatchObject({ timedOut: true, signal: 'SIGKILL', exitCode: null, stderr: 'said "this"\n', spawnError: null });
+      const exited = await runner.run({ command: 'sh', args: ['-c', 'exit 7'], env, timeoutMs: 20_000 }, () => undefined);
+      expect(exited).toMatchObject({ exitCode: 7, signal: null, timedOut: false });
+    } finally {
+      await runner.close();
+    }
+  });
+
   it('gives each of many concurrent runs its own lines, in order, those sent with the exit included', async () => {
-    const runner = startLineRunner(2);
+    const runner = startLineRunner(2, options);
     try {
       const script = 'read -r input; i=0; while [ $i -lt 5 ]; do printf "%s %s\\n" "$input" $i; i=$((i+1)); done; printf "no newline at the end"';
       const runs = Array.from({ length: 24 }, async (_, n) => {
@@ -51,7 +80,7 @@ describe('the spawner', () => {
   });
 
   it('stops a run whose line handler throws, and rethrows the handler error', async () => {
-    const runner = startLineRunner(1);
+    const runner = startLineRunner(1, options);
     try {
       const error = await runner
         .run({ command: 'sh', args: ['-c', 'echo first; sleep 30; echo never'], env, timeoutMs: 60_000 }, () => {
@@ -65,7 +94,7 @@ describe('the spawner', () => {
   }, 20_000);
 
   it('closes once its spawners have exited, with every child they ran killed', async () => {
-    const runner = startLineRunner(1);
+    const runner = startLineRunner(1, options);
     let group = 0;
     const running = runner.run({ command: 'sh', args: ['-c', 'echo $$; exec sleep 30'], env, timeoutMs: 60_000 }, (line) => (group = Number(line)));
     await expect.poll(() => group, { timeout: 10_000 }).toBeGreaterThan(0);
@@ -79,7 +108,7 @@ describe('the spawner', () => {
   }, 20_000);
 
   it('fails the runs of a spawner that dies as an infrastructure failure (SpawnerLost), and kills their children', async () => {
-    const runner = startLineRunner(1);
+    const runner = startLineRunner(1, options);
     let group = 0;
     const running = runner.run({ command: 'sh', args: ['-c', 'echo $$; exec sleep 30'], env, timeoutMs: 60_000 }, (line) => (group = Number(line)));
     try {

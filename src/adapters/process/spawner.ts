@@ -1,5 +1,8 @@
 // Starts short-lived processes (`command` agents, one per case-trial) through small helper
-// processes, the spawners (spawner-entry.mjs), instead of from agentdevel's own large process.
+// processes, the spawners, instead of from agentdevel's own large process. A spawner is the
+// containment launcher's `serve` mode where there is a launcher (launcher/contain.c: a fork of
+// a small process per start, and a contained launch without a further exec), else a Node
+// process (spawner-entry.mjs); both answer in the same JSON lines.
 // Starting a process blocks the thread that starts it until the child has exec'd (a loaded
 // machine makes that several milliseconds), so a run with concurrency uses a few spawners side
 // by side: each one a Node process of about 40 MB, started when the others are all busy.
@@ -84,11 +87,30 @@ interface Helper {
   dead: string | null;
 }
 
+export interface LineRunnerOptions {
+  /**
+   * The containment launcher's binary (containment-launcher.ts), when there is one: its `serve`
+   * mode is the spawner then, and a request to run the launcher itself runs it without an exec.
+   */
+  readonly launcher?: string | null;
+}
+
+/**
+ * A request in the launcher's framing: a header line, then the working folder, argv and env as
+ * NUL-terminated strings, then the input (launcher/contain.c, `serve`).
+ */
+function launcherRequest(id: number, request: ProcessRequest, env: Readonly<Record<string, string>>, maxStderrBytes: number): string {
+  const strings = [request.cwd ?? '', request.command, ...request.args, ...Object.entries(env).map(([name, value]) => `${name}=${value}`)];
+  const payload = `${strings.map((text) => `${text}\0`).join('')}${request.input ?? ''}`;
+  const envCount = Object.keys(env).length;
+  return `run ${id} ${request.timeoutMs === undefined ? -1 : Math.ceil(request.timeoutMs)} ${maxStderrBytes} ${request.args.length + 1} ${envCount} ${Buffer.byteLength(payload)}\n${payload}`;
+}
+
 /**
  * A line runner backed by up to `spawners` spawners, started as they are needed (and again if
- * one is lost).
+ * one is lost): the launcher's `serve` where there is a launcher, else spawner-entry.mjs.
  */
-export function startLineRunner(spawners = 1): LineRunner {
+export function startLineRunner(spawners = 1, options: LineRunnerOptions = {}): LineRunner {
   let nextId = 1;
   const helpers: Helper[] = [];
 
@@ -157,7 +179,9 @@ export function startLineRunner(spawners = 1): LineRunner {
     // The spawner needs nothing of agentdevel's environment; each child gets its own, complete.
     // It ends itself and its children when the channel closes, which also happens when
     // agentdevel is killed outright; at a normal exit, its children are killed from here too.
-    const child = startPipeProcess({ command: process.execPath, args: [entry], env: {} }, { endsWithParent: true });
+    const child = options.launcher
+      ? startPipeProcess({ command: options.launcher, args: ['serve'], env: {} }, { endsWithParent: true })
+      : startPipeProcess({ command: process.execPath, args: [entry], env: {} }, { endsWithParent: true });
     let readyNow!: () => void;
     const ready = new Promise<void>((resolve) => {
       readyNow = resolve;
@@ -233,19 +257,18 @@ export function startLineRunner(spawners = 1): LineRunner {
       const outcome = new Promise<ProcessOutcome>((resolve, reject) => {
         current.pending.set(id, { onLine, resolve, reject, group: null, untrack: null, handlerError: null, marker, descendants: null });
       });
-      const message = {
-        op: 'run',
-        id,
-        command: request.command,
-        args: request.args,
-        cwd: request.cwd,
-        env: { ...request.env, ...(marker ? { [CONTAINMENT_VARIABLE]: marker } : {}) },
-        input: request.input ?? '',
-        timeoutMs: request.timeoutMs ?? null,
-        maxStderrBytes: request.maxOutputBytes ?? MAX_STDERR_BYTES,
-      };
+      const env = { ...request.env, ...(marker ? { [CONTAINMENT_VARIABLE]: marker } : {}) };
+      // The launcher's framing ends each string at a NUL byte (as exec does: Node refuses them too).
+      if (options.launcher && [request.command, ...request.args, ...Object.entries(env).flat()].some((text) => text.includes('\0'))) {
+        current.pending.delete(id);
+        return { exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: 'an argument or environment variable holds a NUL byte' };
+      }
+      const maxStderrBytes = request.maxOutputBytes ?? MAX_STDERR_BYTES;
+      const message = options.launcher
+        ? launcherRequest(id, request, env, maxStderrBytes)
+        : `${JSON.stringify({ op: 'run', id, command: request.command, args: request.args, cwd: request.cwd, env, input: request.input ?? '', timeoutMs: request.timeoutMs ?? null, maxStderrBytes })}\n`;
       if (current.outgoing.length === 0) setImmediate(() => flush(current));
-      current.outgoing.push(`${JSON.stringify(message)}\n`);
+      current.outgoing.push(message);
       return outcome;
     },
     async close() {

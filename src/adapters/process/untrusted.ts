@@ -4,19 +4,25 @@
 // escape (setsid, a double fork, env -i), and so that it can read no secret of agentdevel's.
 //
 // Containment, the strongest this machine allows (probed once per agentdevel process):
-// - pid-namespace: it runs in a PID namespace and a mount namespace of its own (util-linux
-//   `unshare --mount --pid --fork --mount-proc`), with a user namespace of its own where one can
-//   be made, and without capabilities (root's program runs as nobody inside its user namespace).
-//   A small shell is the namespace's first process and runs the program as its child; when the
-//   program ends the shell ends, and the kernel kills every process left in the namespace. No
-//   process can leave a PID namespace without privileges, so nothing escapes. `--kill-child`
-//   also kills it all when `unshare` itself is killed (the time limit, agentdevel's exit).
+// - pid-namespace: it runs in a PID namespace and a mount namespace of its own, made for it
+//   alone (each case-trial, each check), with a user namespace of its own where one can be
+//   made, and without capabilities (root's program runs as nobody inside its user namespace).
+//   A small init is the namespace's first process and runs the program as its child; when the
+//   program ends the init ends, and the kernel kills every process left in the namespace. No
+//   process can leave a PID namespace without privileges, so nothing escapes. The init also
+//   dies when the launch is killed (the time limit, agentdevel's exit), and all with it.
 //   Its /proc is the namespace's own: it lists the program's processes only, so agentdevel's
 //   environment, command line and memory (and those of its helpers, such as the spawner) are not
 //   there to read. Without capabilities it cannot unmount that /proc to reach the host's below
 //   it; in a user namespace of its own it could not read another process's environ or mem even
-//   then. The probe checks all of this (process 1, /proc/self is itself, no capabilities)
-//   rather than trusting that unshare did it.
+//   then. The probe checks all of this (its pid, /proc/self is itself, no capabilities)
+//   rather than trusting that the namespaces were made.
+//   Two chains do it. The containment launcher (launcher/contain.c, built once per machine
+//   with the system's C compiler: containment-launcher.ts) sets the memory limit, makes the
+//   namespaces, mounts /proc, drops the capabilities and is the init, in one exec. Where it
+//   cannot be built, the shell chain: `sh` sets the limit and execs util-linux `unshare --mount
+//   --pid --fork --mount-proc --kill-child`, whose child is an init `sh`: four execs, and a
+//   Node spawner to start them (spawner.ts): about 3.3 ms of CPU more per launch.
 // - process-table: where namespaces are not allowed (many containers, some hardened kernels),
 //   its descendants are followed in /proc while it runs (descendants.ts) and killed when it
 //   ends. A process that forks, leaves the session, clears its environment and loses its parent
@@ -25,6 +31,7 @@
 //   (UNCONTAINED_SECRETS) while agentdevel holds a secret that is not passed to it.
 import { AgentdevelError } from '../../domain/errors.ts';
 import { heldSecretNames } from '../../domain/environment.ts';
+import { buildLauncher, launcherKey } from './containment-launcher.ts';
 import { launcher, dataLimitKb, LIMIT_REFUSED_EXIT } from './memory-limit.ts';
 import { runProcess, type Containment } from './runner.ts';
 
@@ -71,22 +78,91 @@ const NAMESPACE_PREFIXES: readonly (readonly string[])[] = [
 const PROBE = 'read self rest < /proc/self/stat; while read key value; do [ "$key" = CapEff: ] && caps=$value; done < /proc/self/status; echo "$$ $self $caps"';
 const CONTAINED = '1 1 0000000000000000';
 
-let probed: Promise<readonly string[] | null> | null = null;
+/**
+ * How a contained program starts on this machine:
+ * - launcher: the containment launcher (containment-launcher.ts), one exec per program; `mode`
+ *   is its namespace argument (user: a user namespace of its own; root: none, as root);
+ * - shell: `sh` for the memory limit, then `unshare` with `prefix`, then the init shell.
+ * `null`: no namespace can be made here.
+ */
+type NamespaceLaunch = { readonly chain: 'launcher'; readonly binary: string; readonly mode: 'user' | 'root' } | { readonly chain: 'shell'; readonly prefix: readonly string[] };
+
+/** Which start-up chain: the launcher where it can be built and works (the default), or the shell chain (tests, benches, and where there is none). */
+export type LaunchChain = 'launcher' | 'shell';
+
+/** What the launcher's program sees: process 2 (init is 1), /proc/self is itself, no effective capability. */
+const CONTAINED_BY_LAUNCHER = '2 2 0000000000000000';
+
+interface Probed {
+  /** The launcher's binary, or why there is none. */
+  readonly launcher: { readonly binary: string } | { readonly missing: string };
+  readonly namespace: NamespaceLaunch | null;
+}
+
+/** Per compiler and cache folder (a test, or a bench, may ask for a machine without a compiler). */
+const probedLaunchers = new Map<string, Promise<Probed>>();
+let probedShell: Promise<NamespaceLaunch | null> | null = null;
 
 /** The first `unshare` prefix under which a program really is contained as PROBE checks; null when none works. */
-async function probeNamespace(): Promise<readonly string[] | null> {
+async function probeShell(): Promise<NamespaceLaunch | null> {
   for (const prefix of NAMESPACE_PREFIXES) {
     const [command, ...args] = [...prefix, SHELL, '-c', PROBE];
     const outcome = await runProcess({ command: command as string, args, env: { PATH: '/nonexistent' }, timeoutMs: 20_000 });
-    if (outcome.exitCode === 0 && outcome.stdout.trim() === CONTAINED) return prefix;
+    if (outcome.exitCode === 0 && outcome.stdout.trim() === CONTAINED) return { chain: 'shell', prefix };
   }
   return null;
 }
 
-/** How untrusted programs are contained on this machine (probed once, then remembered). */
-export async function containment(): Promise<Containment> {
-  probed ??= probeNamespace();
-  return (await probed) === null ? 'process-table' : 'pid-namespace';
+/** The launcher (built if need be) and the first of its modes under which a program is contained as PROBE checks. */
+async function probeLauncher(env: Readonly<Record<string, string | undefined>>): Promise<Probed> {
+  const launcher = await buildLauncher(env);
+  if (!('binary' in launcher)) return { launcher, namespace: null };
+  for (const mode of ['user', 'root'] as const) {
+    const outcome = await runProcess({ command: launcher.binary, args: ['-', mode, SHELL, '-c', PROBE], env: { PATH: '/nonexistent' }, timeoutMs: 20_000 });
+    if (outcome.exitCode === 0 && outcome.stdout.trim() === CONTAINED_BY_LAUNCHER) return { launcher, namespace: { chain: 'launcher', binary: launcher.binary, mode } };
+  }
+  // No namespace here: it still sets the memory limit (process-table), if it runs at all.
+  const bare = await runProcess({ command: launcher.binary, args: ['-', 'none', SHELL, '-c', 'echo ok'], env: { PATH: '/nonexistent' }, timeoutMs: 20_000 });
+  if (bare.exitCode !== 0 || bare.stdout.trim() !== 'ok') return { launcher: { missing: `${launcher.binary} does not run here: ${bare.spawnError ?? bare.stderr.trim().split('\n').at(-1) ?? `exit ${bare.exitCode}`}` }, namespace: null };
+  return { launcher, namespace: null };
+}
+
+function probedLauncher(env: Readonly<Record<string, string | undefined>>): Promise<Probed> {
+  const key = launcherKey(env);
+  let found = probedLaunchers.get(key);
+  if (found === undefined) {
+    found = probeLauncher(env);
+    probedLaunchers.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * How a program is started here (probed once per agentdevel process, then remembered): by the
+ * launcher where it works, else by the shell chain; `chain` forces one.
+ */
+async function probe(env: Readonly<Record<string, string | undefined>>, chain?: LaunchChain): Promise<{ readonly binary: string | null; readonly namespace: NamespaceLaunch | null }> {
+  if (chain !== 'shell') {
+    const found = await probedLauncher(env);
+    const binary = 'binary' in found.launcher ? found.launcher.binary : null;
+    if (found.namespace !== null || chain === 'launcher') return { binary, namespace: found.namespace };
+  }
+  probedShell ??= probeShell();
+  return { binary: null, namespace: await probedShell };
+}
+
+/** How untrusted programs are contained on this machine, and by which chain (probed once, then remembered). */
+export async function containment(env: Readonly<Record<string, string | undefined>> = process.env, chain?: LaunchChain): Promise<Containment> {
+  return (await probe(env, chain)).namespace === null ? 'process-table' : 'pid-namespace';
+}
+
+/** What the probe found, in words (benches, diagnostics): the chain in use and why the launcher is not. */
+export async function containmentReport(env: Readonly<Record<string, string | undefined>> = process.env): Promise<string> {
+  const { namespace } = await probe(env);
+  const { launcher } = await probedLauncher(env);
+  const without = 'missing' in launcher ? ` (no launcher: ${launcher.missing})` : '';
+  if (namespace === null) return `process-table: no namespace can be made here${without}`;
+  return namespace.chain === 'launcher' ? `pid-namespace by the launcher ${namespace.binary} (${namespace.mode})` : `pid-namespace by the shell chain (${namespace.prefix.join(' ')})${without}`;
 }
 
 export interface UntrustedLaunch {
@@ -94,6 +170,8 @@ export interface UntrustedLaunch {
   readonly args: string[];
   /** Hand to the process runner (ProcessRequest.contain): the process-table fallback is applied there. */
   readonly contain: Containment;
+  /** The containment launcher's binary when `command` is it (a line runner can then serve through it: spawner.ts). */
+  readonly launcher: string | null;
 }
 
 /** What agentdevel's environment holds, and what of it the program is given: a secret it is not given must stay unreadable. */
@@ -110,22 +188,31 @@ export interface HeldSecrets {
  * Under the process-table fallback it refuses (UNCONTAINED_SECRETS) while `held` names a secret
  * the program is not given: it could read it in /proc/<agentdevel>/environ.
  */
-export async function untrustedCommand(argv: readonly string[], memoryMb: number, held: HeldSecrets, mode?: Containment): Promise<UntrustedLaunch> {
-  probed ??= probeNamespace();
-  const prefix = await probed;
-  const contain: Containment = mode ?? (prefix === null ? 'process-table' : 'pid-namespace');
+export async function untrustedCommand(argv: readonly string[], memoryMb: number, held: HeldSecrets, mode?: Containment, chain?: LaunchChain): Promise<UntrustedLaunch> {
+  const { binary, namespace } = await probe(held.parentEnv, chain);
+  const contain: Containment = mode ?? (namespace === null ? 'process-table' : 'pid-namespace');
   if (contain === 'process-table') {
     const names = heldSecretNames(held.parentEnv, held.passed);
     if (names.length > 0) {
       throw new AgentdevelError('UNCONTAINED_SECRETS', `cannot start ${argv[0] ?? 'an untrusted program'} where it could read ${names.join(', ')}: no namespace can be made on this machine`);
     }
   }
-  const contained = contain === 'pid-namespace' && prefix !== null ? [...prefix, ...NAMESPACE_INIT, ...argv] : [...argv];
+  const contained = contain === 'pid-namespace' && namespace !== null;
   const found = await launcher();
-  const limited =
-    found.baselineKb === null
-      ? contained
-      : [SHELL, '-c', `ulimit -d "$1" || exit ${LIMIT_REFUSED_EXIT}; shift; exec "$@"`, 'agentdevel-untrusted', String(dataLimitKb(found, found.baselineKb, memoryMb)), ...contained];
+  const limitKb = found.baselineKb === null ? null : String(dataLimitKb(found, found.baselineKb, memoryMb));
+  // The launcher: the limit, the namespaces and the init in one exec (without a namespace: the limit, then the program).
+  const launched =
+    namespace?.chain === 'launcher' && contained
+      ? [namespace.binary, limitKb ?? '-', namespace.mode, ...argv]
+      : binary !== null && !contained
+        ? [binary, limitKb ?? '-', 'none', ...argv]
+        : null;
+  if (launched !== null) {
+    const [command, ...args] = launched;
+    return { command: command as string, args, contain, launcher: command as string };
+  }
+  const inNamespace = contained && namespace?.chain === 'shell' ? [...namespace.prefix, ...NAMESPACE_INIT, ...argv] : [...argv];
+  const limited = limitKb === null ? inNamespace : [SHELL, '-c', `ulimit -d "$1" || exit ${LIMIT_REFUSED_EXIT}; shift; exec "$@"`, 'agentdevel-untrusted', limitKb, ...inNamespace];
   const [command, ...args] = limited;
-  return { command: command as string, args, contain };
+  return { command: command as string, args, contain, launcher: null };
 }

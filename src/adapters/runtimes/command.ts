@@ -2,7 +2,7 @@ import type { Case } from '../../domain/case.ts';
 import { traceEventProblem, traceEventSchema } from '../../domain/trace.ts';
 import { childEnvironment } from '../../domain/environment.ts';
 import { InfraError } from '../../domain/ports/model.ts';
-import { SpawnerLost, startLineRunner } from '../process/spawner.ts';
+import { SpawnerLost, startLineRunner, type LineRunner } from '../process/spawner.ts';
 import { stderrCause, stderrTail } from '../process/stderr-tail.ts';
 import { brokenLimit } from '../process/sandbox.ts';
 import { untrustedCommand, type UntrustedLaunch } from '../process/untrusted.ts';
@@ -41,13 +41,16 @@ const RUNS_PER_SPAWNER = 8;
  */
 export function startCommand(options: CommandOptions): Runtime {
   const [command] = options.manifest.command;
-  const processes = startLineRunner(Math.min(MAX_SPAWNERS, Math.max(1, Math.ceil((options.concurrency ?? 1) / RUNS_PER_SPAWNER))));
+  const spawners = Math.min(MAX_SPAWNERS, Math.max(1, Math.ceil((options.concurrency ?? 1) / RUNS_PER_SPAWNER)));
+  // Made with the first launch: where the containment launcher is, it serves as the spawner.
+  let processes: LineRunner | null = null;
   let launching: Promise<UntrustedLaunch> | null = null;
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
     let output: unknown = null;
     let lineNumber = 0;
     launching ??= untrustedCommand(options.manifest.command, options.memoryMb, { parentEnv: options.parentEnv, passed: options.passEnv });
     const launch = await launching;
+    processes ??= startLineRunner(spawners, { launcher: launch.launcher });
     const outcome = await processes.run(
       {
         ...launch,
@@ -98,5 +101,5 @@ export function startCommand(options: CommandOptions): Runtime {
     }
     return { output, observation: null };
   }
-  return { runCase, close: async () => processes.close() };
+  return { runCase, close: async () => processes?.close() };
 }
