@@ -1,13 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import type { Case } from '../../domain/case.ts';
-import { AgentRequestRejected, InfraError, type ConversationMessage, type ToolSpec, type UserBlock } from '../../domain/ports/model.ts';
+import { type ConversationMessage, type ToolSpec, type UserBlock } from '../../domain/ports/model.ts';
 import { MEMBER_INPUT_SCHEMA, VIEW_HEADINGS } from '../../domain/crew.ts';
 import type { TraceEvent } from '../../domain/trace.ts';
 import { renderMemberPrompt, renderOrchestratorPrompt, toolNameOf } from '../blueprint/load.ts';
 import { CONTEXT_VIEW, ORCHESTRATOR, REQUEST_VIEW, type CrewManifest, type CrewMember } from '../../domain/blueprint-manifest.ts';
-import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
+import { startToolHost, type SessionEnd, type ToolHost } from './tool-host/client.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
-import { playTurn, startFirstHost, userTurn, type ToolLoopOptions } from './tool-loop.ts';
+import { playOnPool, playTurn, startFirstHost, userTurn, type ToolLoopOptions } from './tool-loop.ts';
 import { startHostPool } from './tool-host/pool.ts';
 
 /** A crew runs with what a tool-loop agent runs with; its manifest names the members. */
@@ -203,16 +203,7 @@ export async function startCrew(options: CrewOptions): Promise<Runtime> {
   }
 
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
-    try {
-      return await pool.play(sink, (host, attemptSink) => converse(host, testCase, trial, attemptSink));
-    } catch (error) {
-      if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
-      if (!(error instanceof ToolHostError || error instanceof AgentRequestRejected)) throw error;
-      const emit = emitAs(sink, ORCHESTRATOR);
-      emit({ type: 'error', kind: 'agent', message: error.message });
-      emit({ type: 'final', output: null });
-      return { output: null, observation: null };
-    }
+    return playOnPool(pool, sink, (host, attemptSink) => converse(host, testCase, trial, attemptSink), emitAs(sink, ORCHESTRATOR));
   }
 
   return {

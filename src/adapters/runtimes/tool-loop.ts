@@ -7,7 +7,7 @@ import type { TraceEvent } from '../../domain/trace.ts';
 import { renderPromptFor, type LoadedBlueprint } from '../blueprint/load.ts';
 import type { ToolLoopManifest } from '../../domain/blueprint-manifest.ts';
 import { startToolHost, ToolHostError, ToolHostStartError, type SessionEnd, type ToolHost } from './tool-host/client.ts';
-import { startHostPool, type HostIsolation } from './tool-host/pool.ts';
+import { startHostPool, type HostIsolation, type HostPool } from './tool-host/pool.ts';
 import { visibleCase, type CaseOutcome, type Runtime, type TraceSink } from '../../domain/ports/runtime.ts';
 
 export interface ToolLoopOptions {
@@ -132,18 +132,7 @@ export async function startToolLoop(options: ToolLoopOptions): Promise<Runtime> 
   }
 
   async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
-    try {
-      return await pool.play(sink, (host, attemptSink) => converse(host, testCase, trial, attemptSink));
-    } catch (error) {
-      // No host process at all is an outage of this machine, never the agent's failure.
-      if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
-      if (!(error instanceof ToolHostError || error instanceof AgentRequestRejected)) throw error;
-      // The host runs blueprint code and the request is built from the blueprint, so either
-      // failing (on a host of the case-trial's own: see the pool) is the agent's failure on this case.
-      sink.emit({ type: 'error', kind: 'agent', message: error.message });
-      sink.emit({ type: 'final', output: null });
-      return { output: null, observation: null };
-    }
+    return playOnPool(pool, sink, (host, attemptSink) => converse(host, testCase, trial, attemptSink), (event) => sink.emit(event));
   }
 
   return {
@@ -212,4 +201,20 @@ export async function playTurn(
     }
   }
   return { text, results };
+}
+
+/** One case-trial played on a host of the pool; `emit` writes the events the agent's failure adds to its trace. */
+export async function playOnPool(pool: HostPool, sink: TraceSink, converse: (host: ToolHost, sink: TraceSink) => Promise<CaseOutcome>, emit: (event: TraceEvent) => void): Promise<CaseOutcome> {
+  try {
+    return await pool.play(sink, converse);
+  } catch (error) {
+    // No host process at all is an outage of this machine, never the agent's failure.
+    if (error instanceof ToolHostStartError) throw new InfraError('agent', error.message, { cause: error });
+    if (!(error instanceof ToolHostError || error instanceof AgentRequestRejected)) throw error;
+    // The host runs blueprint code and the request is built from the blueprint, so either
+    // failing (on a host of the case-trial's own: see the pool) is the agent's failure on this case.
+    emit({ type: 'error', kind: 'agent', message: error.message });
+    emit({ type: 'final', output: null });
+    return { output: null, observation: null };
+  }
 }

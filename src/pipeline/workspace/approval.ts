@@ -3,7 +3,6 @@
 // `approve` promotes it with the same journalled, all-or-nothing transaction as any promotion;
 // `decline` records the refusal in git. Either way the pending ref goes in the same transaction.
 import { nullWhenAbsent } from '../../domain/absent.ts';
-import { intentText } from '../../domain/release-candidate.ts';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../../domain/ports/clock.ts';
@@ -13,8 +12,8 @@ import { parseCaseEvidence } from '../../domain/case-evidence.ts';
 import { commitText } from '../../stages/report/escape/commit-message.ts';
 import { decisionRow } from '../../stages/report/decision-row.ts';
 import { renderFlipReportHtml, type ReportRendering } from '../../stages/report/html/flip-report.ts';
-import { renderLineIndexHtml, type ReleasePoint } from '../../stages/report/html/line-index.ts';
-import { changelogEntry, releaseFolder, reportTitle } from '../../stages/release/artifacts.ts';
+import { renderLineIndexHtml } from '../../stages/report/html/line-index.ts';
+import { changelogEntry, releaseFolder, releasePoint, reportTitle } from '../../stages/release/artifacts.ts';
 import { verdictRefs } from '../../stages/release/plan.ts';
 import { renderChangelog } from '../../stages/report/changelog.ts';
 import { readLineHistory } from './line-history.ts';
@@ -115,21 +114,11 @@ async function commitVerdict(workspace: Workspace, pending: PendingRelease, verd
     if (outcome === 'promoted') {
       // The line's index lists the release it now has.
       const history = await readLineHistory(repo, config);
-      const own: ReleasePoint = {
-        release: pending.document.release ?? '',
-        iteration: pending.iteration,
-        passRate: document.gate.passRates.candidate,
-        passHat: evidence?.runs.candidate?.passHat ?? { 1: document.gate.passRates.candidate },
-        f2p: document.gate.f2p.length,
-        p2f: document.gate.p2f.length,
-        href: `${to.split('/').at(-1)}/report.html`,
-        simulated: document.simulated,
-        date: at,
-        intent: document.intent ? intentText(document.intent) : null,
-        approvedBy: verdict.by,
-        caseTrials: evidence?.runs.candidate ? evidence.runs.candidate.cases * evidence.runs.candidate.trials : null,
-        testSplit: null,
-      };
+      const own = releasePoint(
+        { release: pending.document.release, iteration: pending.iteration, decision: document.gate, intent: document.intent, simulated: document.simulated, runs: evidence?.runs ?? null },
+        to,
+        { date: at, approvedBy: verdict.by },
+      );
       const index = `releases/${config.blueprint}/index.html`;
       await writeFile(path.join(dir, index), renderLineIndexHtml({ blueprint: config.blueprint, initialPassRate: history.initialPassRate ?? document.gate.passRates.baseline, releases: [...history.releases, own] }));
       paths.push(index);

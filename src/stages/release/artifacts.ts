@@ -203,23 +203,33 @@ function flakyRows(evidence: ReleaseEvidence) {
   });
 }
 
-/** The earlier releases of the line plus this one, as the index shows them (links relative to releases/<bp>/). */
-function lineIndexPoints(history: LineHistory, evidence: ReleaseEvidence, folder: string): { initialPassRate: number | null; releases: ReleasePoint[] } {
-  const own: ReleasePoint = {
-    release: evidence.release ?? '',
-    iteration: evidence.iteration,
-    passRate: evidence.decision.passRates.candidate,
-    passHat: evidence.cases?.runs.candidate?.passHat ?? { 1: evidence.decision.passRates.candidate },
-    f2p: evidence.decision.f2p.length,
-    p2f: evidence.decision.p2f.length,
+/** One release as the line's index shows it (`folder`: its releases/<bp>/<folder>, where its report is). */
+export function releasePoint(
+  release: Pick<ReleaseEvidence, 'release' | 'iteration' | 'decision' | 'intent' | 'simulated'> & { readonly runs: CaseEvidenceDocument['runs'] | null },
+  folder: string,
+  approval: { readonly date: string | null; readonly approvedBy: string | null },
+): ReleasePoint {
+  const candidateRun = release.runs?.candidate ?? null;
+  return {
+    release: release.release ?? '',
+    iteration: release.iteration,
+    passRate: release.decision.passRates.candidate,
+    passHat: candidateRun?.passHat ?? { 1: release.decision.passRates.candidate },
+    f2p: release.decision.f2p.length,
+    p2f: release.decision.p2f.length,
     href: `${folder.split('/').at(-1)}/report.html`,
-    simulated: evidence.simulated,
-    date: null,
-    intent: evidence.intent ? intentText(evidence.intent) : null,
-    approvedBy: null,
-    caseTrials: evidence.cases?.runs.candidate ? evidence.cases.runs.candidate.cases * evidence.cases.runs.candidate.trials : null,
+    simulated: release.simulated,
+    date: approval.date,
+    intent: release.intent ? intentText(release.intent) : null,
+    approvedBy: approval.approvedBy,
+    caseTrials: candidateRun ? candidateRun.cases * candidateRun.trials : null,
     testSplit: null,
   };
+}
+
+/** The earlier releases of the line plus this one, as the index shows them (links relative to releases/<bp>/). */
+function lineIndexPoints(history: LineHistory, evidence: ReleaseEvidence, folder: string): { initialPassRate: number | null; releases: ReleasePoint[] } {
+  const own = releasePoint({ ...evidence, runs: evidence.cases?.runs ?? null }, folder, { date: null, approvedBy: null });
   return { initialPassRate: history.initialPassRate ?? evidence.decision.passRates.baseline, releases: [...history.releases, own] };
 }
 
