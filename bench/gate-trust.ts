@@ -166,6 +166,12 @@ if (SECTIONS.includes('mature')) {
   console.log(`\nthe mature mix (${MATURE_MIX.name}), N = ${MATURE_CASES}: ${PAIRS} pairs per cell\n`);
   console.log('| cell | rate [95% CI] | target | all changed cases named [95% CI] | target | held | runs/N median | runs/N p95 |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  const fates: string[] = [];
+  const breakdown = (all: readonly string[]): string => {
+    const counts = new Map<string, number>();
+    for (const fate of all) counts.set(fate, (counts.get(fate) ?? 0) + 1);
+    return [...counts].sort((a, b) => b[1] - a[1]).map(([fate, n]) => `${fate} ${pct(n / all.length)}`).join(', ');
+  };
   for (const scenario of MATURE_SCENARIOS) {
     const results: PairResult[] = [];
     for (let i = 0; i < PAIRS; i += 1) results.push(await simulatePair({ mix: MATURE_MIX, cases: MATURE_CASES, scenario, policy, trials: 1, random }));
@@ -183,7 +189,10 @@ if (SECTIONS.includes('mature')) {
       `| ${scenario.name} | ${rateText(hits, PAIRS)} | ${goal ? `≥ ${pct(goal.rate)}` : `≤ ${pct(ALPHA)}`} | ${allNamed === null ? '' : rateText(allNamed, PAIRS)} | ` +
         `${goal?.allNamed === undefined ? (changed === 0 ? `cost median ≤ ${MATURE_COST}×N` : '') : `≥ ${pct(goal.allNamed)}`} | ${held ? 'yes' : 'NO'} | ${quantile(runs, 0.5).toFixed(2)} | ${quantile(runs, 0.95).toFixed(2)} |`,
     );
+    if (changed > 0) fates.push(`${scenario.name}: ${breakdown(results.flatMap((r) => r.droppedFates))}`);
   }
+  // Where the changed cases are lost: not selected by the screen, or stopped or not confirmed in confirmation.
+  console.log(`\nwhat became of each changed case (share of changed cases):\n${fates.map((f) => `  ${f}`).join('\n')}`);
 }
 
 // What any design that selects by screen failures can reach, whatever its confirmation: a changed
