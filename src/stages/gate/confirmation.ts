@@ -40,9 +40,18 @@ export interface ConfirmationPolicy {
  */
 export const MATURE_FUTILITY_SHARE = 0.5;
 
-/** The futility bar of a case: lower for a unanimous possible regression on a mature agent. */
-export function futilityOf(policy: ConfirmationPolicy, direction: Direction, weight: number, mature: boolean): number {
-  return mature && direction === 'regression' && weight > 1 ? policy.futility * MATURE_FUTILITY_SHARE : policy.futility;
+/**
+ * On a mature agent, a possible regression whose records all passed is also sized for DESIGN_POWER
+ * against this soft break: a case that nearly always passed now fails half the time. Sized only
+ * against gate.detectableDrop from any baseline chance, its K was too small to confirm that break
+ * at the small level the many noise cases of such a suite leave each (K 23: 83% at full size);
+ * the larger K (up to gate.maxConfirmTrials) costs noise little, since futility stops it early.
+ */
+export const MATURE_BREAK = { from: 0.97, to: 0.5 } as const;
+
+/** How a case is sized and stopped: a unanimous possible regression on a mature agent gets the soft break's K and the lower futility bar. */
+function matureClass(direction: Direction, weight: number, mature: boolean): boolean {
+  return mature && direction === 'regression' && weight > 1;
 }
 
 /** A unanimous screen (every baseline trial passed and the candidate fell; or every one failed and it rose) weighs this much more. */
@@ -82,7 +91,7 @@ export function designConfirmation(screening: Screening, policy: ConfirmationPol
     const total = weighted.reduce((sum, c) => sum + c.weight, 0);
     const underpowered: string[] = [];
     const cases = weighted.map(({ caseId, baseline, weight }) => {
-      const { design, reached } = designCase({ caseId, direction, weight, bar: (level * weight) / total, baseline, futility: futilityOf(policy, direction, weight, mature) }, policy);
+      const { design, reached } = designCase({ caseId, direction, weight, bar: (level * weight) / total, baseline, mature: matureClass(direction, weight, mature) }, policy);
       if (!reached) underpowered.push(caseId);
       return design;
     });
@@ -93,10 +102,10 @@ export function designConfirmation(screening: Screening, policy: ConfirmationPol
 
 /** One case's design at its level: K for power, the early looks K is beyond. */
 export function designCase(
-  input: { readonly caseId: string; readonly direction: Direction; readonly weight: number; readonly bar: number; readonly baseline: TrialCounts; readonly futility?: number },
+  input: { readonly caseId: string; readonly direction: Direction; readonly weight: number; readonly bar: number; readonly baseline: TrialCounts; readonly mature?: boolean },
   policy: ConfirmationPolicy,
 ): { readonly design: CaseDesign; readonly reached: boolean } {
-  const { trialsPerSide, reached } = designTrials(input.bar, policy.detectableDrop, policy.maxConfirmTrials, finalShareAt);
+  const { trialsPerSide, reached } = designTrials(input.bar, policy.detectableDrop, policy.maxConfirmTrials, finalShareAt, input.mature ? MATURE_BREAK : undefined);
   return {
     design: {
       caseId: input.caseId,
@@ -105,7 +114,7 @@ export function designCase(
       bar: input.bar,
       trialsPerSide,
       interims: interimsOf(trialsPerSide),
-      futility: input.futility ?? policy.futility,
+      futility: input.mature ? policy.futility * MATURE_FUTILITY_SHARE : policy.futility,
     },
     reached,
   };
