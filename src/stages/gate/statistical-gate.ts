@@ -7,7 +7,7 @@
 // at most alpha of the time.
 import type { CaseTest, FlipsDecision, GateCheck, PowerStatement, Procedure } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import { UNANIMOUS_WEIGHT, type ConfirmationDesign } from './confirmation.ts';
+import { MATURE_BREAK, UNANIMOUS_WEIGHT, type ConfirmationDesign } from './confirmation.ts';
 import { infrastructureBalanceCheck, type InfrastructureEvidence } from './infrastructure-balance.ts';
 import type { CaseSummary } from './flips.ts';
 import { gradedCheck, hitRateOf, intentChecks, listed, pct, plural, verdictOf } from './gate.ts';
@@ -51,7 +51,9 @@ function singleStageGuarantee(alpha: number): string {
 /** On a mature agent, unanimous possible regressions stop for futility at a lower bar (confirmation.ts, `futilityOf`). */
 function matureNote(design: ConfirmationDesign): string {
   const lowered = design.families.flatMap((f) => f.cases).find((c) => c.futility < design.policy.futility);
-  return lowered ? ` (${lowered.futility} for a possible regression every record passed: a mature agent, where soft breaks pass their first fresh trials often)` : '';
+  return lowered
+    ? ` (${lowered.futility} for a possible regression every record passed, whose K also has 90% power against a fall from ${MATURE_BREAK.from} to ${MATURE_BREAK.to}: a mature agent, where soft breaks pass their first fresh trials often)`
+    : '';
 }
 
 /** The two-stage procedure in plain words, with the numbers this decision used. */
