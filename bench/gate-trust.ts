@@ -26,7 +26,12 @@
 // Fresh randomness every run (the seed is printed, so a run can be repeated).
 import { randomInt } from 'node:crypto';
 import { configSchema } from '../src/config/schema.ts';
+import { judgeLook } from '../src/stages/gate/case-design.ts';
 import type { ComparePolicy } from '../src/stages/gate/compare.ts';
+import { designCase, UNANIMOUS_WEIGHT } from '../src/stages/gate/confirmation.ts';
+import { sequentialPower } from '../src/stages/gate/power.ts';
+import { splitAlpha } from '../src/stages/gate/significance.ts';
+import { Frontier } from './lib/futility-frontier.ts';
 import { CONCURRENCIES, MATURE_SCENARIOS, momentScenarios, SCENARIOS, simulatePair, type PairResult, type Scenario } from './lib/gate-simulation.ts';
 import { BETA_MIX, FIRST_MIX, HALF_MIX, MATURE_MIX, seededRandom, TAU_MIX, wilson, type Mix } from './lib/simulated-agent.ts';
 
@@ -162,10 +167,17 @@ const MATURE_TARGETS: Record<string, { readonly rate: number; readonly allNamed?
   'three cases .97 → .6': { rate: 0.7, allNamed: 0.3 },
 };
 const MATURE_COST = 2.5;
+let matureCost: number | null = null;
 if (SECTIONS.includes('mature')) {
   console.log(`\nthe mature mix (${MATURE_MIX.name}), N = ${MATURE_CASES}: ${PAIRS} pairs per cell\n`);
   console.log('| cell | rate [95% CI] | target | all changed cases named [95% CI] | target | held | runs/N median | runs/N p95 |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  const fates: string[] = [];
+  const breakdown = (all: readonly string[]): string => {
+    const counts = new Map<string, number>();
+    for (const fate of all) counts.set(fate, (counts.get(fate) ?? 0) + 1);
+    return [...counts].sort((a, b) => b[1] - a[1]).map(([fate, n]) => `${fate} ${pct(n / all.length)}`).join(', ');
+  };
   for (const scenario of MATURE_SCENARIOS) {
     const results: PairResult[] = [];
     for (let i = 0; i < PAIRS; i += 1) results.push(await simulatePair({ mix: MATURE_MIX, cases: MATURE_CASES, scenario, policy, trials: 1, random }));
@@ -183,7 +195,11 @@ if (SECTIONS.includes('mature')) {
       `| ${scenario.name} | ${rateText(hits, PAIRS)} | ${goal ? `≥ ${pct(goal.rate)}` : `≤ ${pct(ALPHA)}`} | ${allNamed === null ? '' : rateText(allNamed, PAIRS)} | ` +
         `${goal?.allNamed === undefined ? (changed === 0 ? `cost median ≤ ${MATURE_COST}×N` : '') : `≥ ${pct(goal.allNamed)}`} | ${held ? 'yes' : 'NO'} | ${quantile(runs, 0.5).toFixed(2)} | ${quantile(runs, 0.95).toFixed(2)} |`,
     );
+    if (changed === 0) matureCost = quantile(runs, 0.5);
+    if (changed > 0) fates.push(`${scenario.name}: ${breakdown(results.flatMap((r) => r.droppedFates))}`);
   }
+  // Where the changed cases are lost: not selected by the screen, or stopped or not confirmed in confirmation.
+  console.log(`\nwhat became of each changed case (share of changed cases):\n${fates.map((f) => `  ${f}`).join('\n')}`);
 }
 
 // What any design that selects by screen failures can reach, whatever its confirmation: a changed
@@ -205,6 +221,34 @@ if (SECTIONS.includes('mature')) {
     const selected = (after: number) => unanimous(0.97) * (1 - after ** looks) + (1 - unanimous(0.97)) * (1 - after);
     console.log(`| ${looks} | ${runs.toFixed(2)} | ${pct(selected(0.5))} | ${pct(selected(0.6) ** 3)} |`);
   }
+
+  // What any futility rule can reach once the break is selected, with the gate's own design of the
+  // class that holds it (a possible regression every record passed, on a mature agent: its K, early
+  // looks and curtailment, at the level such a case gets from the family's expected weight with two
+  // looks). Noise is that class's expected selected cases, each at its own pass chance on both sides.
+  // Any futility rule that names the break with chance P spends at least the frontier's figure on
+  // each noise case (bench/lib/futility-frontier.ts), so reaching the target's P costs at least
+  // the difference to the gate's own rule on every such case, over the gate's measured cost.
+  const fails = (p: number) => 1 - p ** 2;
+  const noiseUnanimous = MATURE_CASES * MATURE_CHANCES.reduce((sum, [share, p]) => sum + share * unanimous(p) * fails(p), 0);
+  const noiseOther = MATURE_CASES * MATURE_CHANCES.reduce((sum, [share, p]) => sum + share * 3 * p ** 2 * (1 - p) * (1 - p), 0);
+  const bar = (splitAlpha(ALPHA).regression * UNANIMOUS_WEIGHT) / (UNANIMOUS_WEIGHT * (noiseUnanimous + 1) + noiseOther);
+  const design = designCase({ caseId: 'case', direction: 'regression', weight: UNANIMOUS_WEIGHT, bar, baseline: { passes: 3, graded: 3 }, mature: true }, policy).design;
+  const noise = MATURE_CHANCES.map(([share, p]) => ({ weight: (MATURE_CASES * share * unanimous(p) * fails(p)) / noiseUnanimous, p }));
+  const frontier = new Frontier(design, noise, [{ name: '.97 → .5', pHi: 0.97, pLo: 0.5 }]);
+  const own = frontier.measure((n, hi, lo) => judgeLook(design, hi, lo, n, []).kind === 'continue');
+  const needed = (MATURE_TARGETS['one case .97 → .5']?.rate ?? 0) / (unanimous(0.97) * (1 - 0.5 ** 2) + (1 - unanimous(0.97)) * 0.5);
+  const least = frontier.leastRuns([needed]);
+  const floor = matureCost === null ? null : matureCost + (noiseUnanimous * Math.max(0, least - own.runs)) / MATURE_CASES;
+  console.log(
+    `\nbound: confirmation of a possible regression every record passed (about ${noiseUnanimous.toFixed(1)} noise cases a gate, level ${bar.toPrecision(3)}, K ${design.trialsPerSide}, futility ${design.futility})`,
+  );
+  console.log("| the gate's rule: runs a noise case | power .97 → .5 | power .97 → .6 | least any futility rule spends at the gate's power | power the target needs once selected (2 looks) | least any futility rule spends at it (this K and level) | cost of an unchanged candidate at that power, at least |");
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log(
+    `| ${own.runs.toFixed(2)} | ${pct(own.power[0] as number)} | ${pct(sequentialPower(design, 0.97, 0.6))} | ${frontier.leastRuns(own.power).toFixed(2)} | ${pct(needed)} | ${least.toFixed(2)} | ` +
+      `${floor === null ? 'n/a (A/A not run)' : `${floor.toFixed(2)}×N (the measured median ${matureCost?.toFixed(2)} + ${noiseUnanimous.toFixed(1)} × ${(least - own.runs).toFixed(2)} runs / N)`} |`,
+  );
 }
 
 console.log(`\nrate targets: ${misses.length === 0 ? 'every cell held' : `missed in ${misses.length} cells: ${misses.join('; ')}`}`);

@@ -45,6 +45,8 @@ export interface PairResult {
   /** Agent runs for the decision (the candidate's screen and every fresh trial, both sides), over N. */
   readonly runsPerCase: number;
   readonly fixes: number;
+  /** What became of each changed case that dropped: not selected, or its confirmation's outcome (with K). */
+  readonly droppedFates: readonly string[];
 }
 
 const clamp = (p: number): number => Math.min(1, Math.max(0, p));
@@ -101,6 +103,11 @@ export async function simulatePair(input: {
     namedOthers: named.filter((id) => !dropped.includes(id)).length,
     runsPerCase: (input.cases * trials + again.length * trials + gated.confirmationTrials.baseline + gated.confirmationTrials.candidate) / input.cases,
     fixes: gated.decision.f2p.length,
+    droppedFates: dropped.map((id) => {
+      const test = gated.decision.tests.find((t) => t.caseId === id && t.direction === 'regression');
+      if (!test) return 'not selected';
+      return test.outcome === 'confirmed' || test.outcome === 'not_confirmed' ? `${test.outcome} (Holm)` : test.outcome;
+    }),
   };
 }
 

@@ -181,7 +181,7 @@ export const configSchema = z
           .enum(['auto', 'always', 'never'])
           .default('auto')
           .describe(
-            "One more candidate screen trial of each case where every baseline record and the candidate's screen passed (statistical gate), so a case that now fails half the time is selected three times in four instead of half the time. auto: when at least two thirds of the cases' records all passed (a mature agent, where it costs about 0.85 x N more runs); always; never. The extra trials serve selection only.",
+            "One more candidate screen trial of each case where every baseline record and the candidate's screen passed (statistical gate), so a case that now fails half the time is selected three times in four instead of half the time. auto: when at least two thirds of the cases' records all passed (a mature agent, where it costs about 0.85 x N more runs); always; never. The extra trials serve selection only. Where it applies, a possible regression whose records all passed is also sized for 90% power against a fall from .97 to .5 and stops for futility below half of gate.futility.",
           ),
         baselineRecords: z
           .number()

@@ -195,7 +195,8 @@ describe('the statistical gate (each cause of false rejection pinned)', () => {
     const sides = (name: string) => runner.asked.filter((r) => r.side === name).reduce((n, r) => n + r.trials, 0);
     expect(sides('baseline')).toBe(sides('candidate'));
     const test = gated.decision.tests[0];
-    expect(test).toMatchObject({ caseId: 'a', screening: { baseline: { passes: 3, graded: 3 }, candidate: { passes: 0, graded: 1 } }, weight: UNANIMOUS_WEIGHT, trialsPerSide: 14 });
+    // Every record of all three cases passed (a mature agent), so K is also sized for .97 → .5: 15, not 14.
+    expect(test).toMatchObject({ caseId: 'a', screening: { baseline: { passes: 3, graded: 3 }, candidate: { passes: 0, graded: 1 } }, weight: UNANIMOUS_WEIGHT, trialsPerSide: 15 });
     // Stopped at the first early look, 6 against 0 of 6: nothing of the screening is pooled in.
     expect(test?.confirmation).toEqual({ baseline: { passes: 6, graded: 6 }, candidate: { passes: 0, graded: 6 } });
     expect(test?.pValue).toBe(boschlooDropPValue(6, 0, 6) / 0.2);

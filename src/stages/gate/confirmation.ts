@@ -13,7 +13,7 @@ import type { CaseSummary } from '../../domain/case-summary.ts';
 import { boschlooDropPValue } from './boschloo.ts';
 import { interimsOf, judgeLook, nextLook, spent, type CaseDesign, type Direction, type LookVerdict } from './case-design.ts';
 import { designTrials } from './power.ts';
-import type { Screening, TrialCounts } from './screening.ts';
+import { isMature, type Screening, type TrialCounts } from './screening.ts';
 import { signTestOneSided, splitAlpha, weightedHolmAdjust } from './significance.ts';
 
 export type Side = 'baseline' | 'candidate';
@@ -27,6 +27,31 @@ export interface ConfirmationPolicy {
   readonly detectableDrop: number;
   /** Stop a case whose predicted chance of ending significant is below this. */
   readonly futility: number;
+  /** The second look's mode (screening.ts): where it applies (a mature agent), unanimous possible regressions are sized for MATURE_BREAK too and stop at a lower futility bar. */
+  readonly secondLook?: 'auto' | 'always' | 'never';
+}
+
+/**
+ * On a mature agent, a possible regression whose records all passed stops for futility only below
+ * this share of gate.futility. There most selected cases are noise that passes again and again, and
+ * a soft break (.97 → .5) passes its first fresh trials often enough that the usual bar stopped it
+ * in 47% of gates, more often than it was confirmed (31%; bench/gate-trust.ts --sections mature). A
+ * futility stop can only name fewer, so the bar trades runs for power and never the error rate.
+ */
+export const MATURE_FUTILITY_SHARE = 0.5;
+
+/**
+ * On a mature agent, a possible regression whose records all passed is also sized for DESIGN_POWER
+ * against this soft break: a case that nearly always passed now fails half the time. Sized only
+ * against gate.detectableDrop from any baseline chance, its K was too small to confirm that break
+ * at the small level the many noise cases of such a suite leave each (K 23: 83% at full size);
+ * the larger K (up to gate.maxConfirmTrials) costs noise little, since futility stops it early.
+ */
+export const MATURE_BREAK = { from: 0.97, to: 0.5 } as const;
+
+/** How a case is sized and stopped: a unanimous possible regression on a mature agent gets the soft break's K and the lower futility bar. */
+function matureClass(direction: Direction, weight: number, mature: boolean): boolean {
+  return mature && direction === 'regression' && weight > 1;
 }
 
 /** A unanimous screen (every baseline trial passed and the candidate fell; or every one failed and it rose) weighs this much more. */
@@ -56,6 +81,7 @@ function unanimous(direction: Direction, baseline: TrialCounts): boolean {
 export function designConfirmation(screening: Screening, policy: ConfirmationPolicy): ConfirmationDesign {
   const screened = new Map([...screening.cases, ...screening.ungradedByCandidate].map((c) => [c.caseId, c]));
   const levels = splitAlpha(policy.alpha);
+  const mature = policy.secondLook !== undefined && policy.secondLook !== 'never' && (policy.secondLook === 'always' || isMature([...screened.values()].map((c) => c.baseline)));
   const family = (direction: Direction, ids: readonly string[]): FamilyDesign => {
     const level = direction === 'regression' ? levels.regression : levels.fix;
     const weighted = ids.map((caseId) => {
@@ -65,7 +91,7 @@ export function designConfirmation(screening: Screening, policy: ConfirmationPol
     const total = weighted.reduce((sum, c) => sum + c.weight, 0);
     const underpowered: string[] = [];
     const cases = weighted.map(({ caseId, baseline, weight }) => {
-      const { design, reached } = designCase({ caseId, direction, weight, bar: (level * weight) / total, baseline }, policy);
+      const { design, reached } = designCase({ caseId, direction, weight, bar: (level * weight) / total, baseline, mature: matureClass(direction, weight, mature) }, policy);
       if (!reached) underpowered.push(caseId);
       return design;
     });
@@ -76,10 +102,10 @@ export function designConfirmation(screening: Screening, policy: ConfirmationPol
 
 /** One case's design at its level: K for power, the early looks K is beyond. */
 export function designCase(
-  input: { readonly caseId: string; readonly direction: Direction; readonly weight: number; readonly bar: number; readonly baseline: TrialCounts },
+  input: { readonly caseId: string; readonly direction: Direction; readonly weight: number; readonly bar: number; readonly baseline: TrialCounts; readonly mature?: boolean },
   policy: ConfirmationPolicy,
 ): { readonly design: CaseDesign; readonly reached: boolean } {
-  const { trialsPerSide, reached } = designTrials(input.bar, policy.detectableDrop, policy.maxConfirmTrials, finalShareAt);
+  const { trialsPerSide, reached } = designTrials(input.bar, policy.detectableDrop, policy.maxConfirmTrials, finalShareAt, input.mature ? MATURE_BREAK : undefined);
   return {
     design: {
       caseId: input.caseId,
@@ -88,7 +114,7 @@ export function designCase(
       bar: input.bar,
       trialsPerSide,
       interims: interimsOf(trialsPerSide),
-      futility: policy.futility,
+      futility: input.mature ? policy.futility * MATURE_FUTILITY_SHARE : policy.futility,
     },
     reached,
   };

@@ -47,21 +47,27 @@ function worstPower(k: number, drop: number, bar: number): number {
 
 /**
  * K for a case at level `bar`: the fewest trials a side (at least MIN_TRIALS) whose full-size
- * test has DESIGN_POWER against a drop of `drop` from any baseline chance, capped at `cap`.
- * `finalShare` is the share of the bar the full-size test gets at that K.
+ * test has DESIGN_POWER against a drop of `drop` from any baseline chance, and, when `against` is
+ * given, against that pair of pass chances too; capped at `cap` (then `reached` says whether the
+ * drop alone had its power there). `finalShare` is the share of the bar the full-size test gets at that K.
  */
-export function designTrials(bar: number, drop: number, cap: number, finalShare: (k: number) => number): { readonly trialsPerSide: number; readonly reached: boolean } {
+export function designTrials(
+  bar: number,
+  drop: number,
+  cap: number,
+  finalShare: (k: number) => number,
+  against?: { readonly from: number; readonly to: number },
+): { readonly trialsPerSide: number; readonly reached: boolean } {
   // Cases of one class share a level, and a level recurs from gate to gate: design it once.
-  const key = `${bar}:${drop}:${cap}:${Array.from({ length: cap + 2 }, (_, k) => finalShare(k)).join(',')}`;
+  const key = `${bar}:${drop}:${cap}:${against ? `${against.from}>${against.to}` : ''}:${Array.from({ length: cap + 2 }, (_, k) => finalShare(k)).join(',')}`;
   const known = designMemo.get(key);
   if (known) return known;
-  let design = { trialsPerSide: cap, reached: false };
-  for (let k = Math.min(MIN_TRIALS, cap); k <= cap; k += 1) {
-    if (worstPower(k, drop, bar * finalShare(k)) >= DESIGN_POWER) {
-      design = { trialsPerSide: k, reached: true };
-      break;
-    }
+  const enough = (k: number): boolean => worstPower(k, drop, bar * finalShare(k)) >= DESIGN_POWER;
+  let design: { trialsPerSide: number; reached: boolean } | null = null;
+  for (let k = Math.min(MIN_TRIALS, cap); k <= cap && design === null; k += 1) {
+    if (enough(k) && (!against || fixedPower(k, against.from, against.to, bar * finalShare(k)) >= DESIGN_POWER)) design = { trialsPerSide: k, reached: true };
   }
+  design ??= { trialsPerSide: cap, reached: enough(cap) };
   remember(designMemo, key, design);
   return design;
 }

@@ -57,10 +57,15 @@ export const MATURE_SHARE = 2 / 3;
  * which on other suites buys less than it costs, hence "auto": only on a mature agent, read from
  * the baseline's records alone (never from the candidate).
  */
+/** A mature agent: at least MATURE_SHARE of the cases' records all passed (two trials or more). */
+export function isMature(baseline: readonly TrialCounts[]): boolean {
+  return baseline.length > 0 && baseline.filter((c) => c.graded >= 2 && c.passes === c.graded).length >= MATURE_SHARE * baseline.length;
+}
+
 export function secondLookCases(baseline: ReadonlyMap<string, CaseSummary>, candidate: ReadonlyMap<string, CaseSummary>, mode: 'auto' | 'always' | 'never'): string[] {
   const unanimous = (c: CaseSummary | undefined): boolean => c !== undefined && c.graded >= 2 && c.passes === c.graded;
   if (mode === 'never' || baseline.size === 0) return [];
-  if (mode === 'auto' && [...baseline.values()].filter(unanimous).length < MATURE_SHARE * baseline.size) return [];
+  if (mode === 'auto' && !isMature([...baseline.values()])) return [];
   return [...candidate.values()]
     .filter((after) => unanimous(baseline.get(after.caseId)) && after.graded > 0 && after.passes === after.graded)
     .map((c) => c.caseId)

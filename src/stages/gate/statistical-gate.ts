@@ -7,7 +7,7 @@
 // at most alpha of the time.
 import type { CaseTest, FlipsDecision, GateCheck, PowerStatement, Procedure } from '../../domain/decision.ts';
 import type { ChangeIntent } from '../../domain/release-candidate.ts';
-import { UNANIMOUS_WEIGHT, type ConfirmationDesign } from './confirmation.ts';
+import { MATURE_BREAK, UNANIMOUS_WEIGHT, type ConfirmationDesign } from './confirmation.ts';
 import { infrastructureBalanceCheck, type InfrastructureEvidence } from './infrastructure-balance.ts';
 import type { CaseSummary } from './flips.ts';
 import { gradedCheck, hitRateOf, intentChecks, listed, pct, plural, verdictOf } from './face-value-gate.ts';
@@ -48,6 +48,14 @@ function singleStageGuarantee(alpha: number): string {
   );
 }
 
+/** On a mature agent, unanimous possible regressions stop for futility at a lower bar (confirmation.ts, `futilityOf`). */
+function matureNote(design: ConfirmationDesign): string {
+  const lowered = design.families.flatMap((f) => f.cases).find((c) => c.futility < design.policy.futility);
+  return lowered
+    ? ` (${lowered.futility} for a possible regression every record passed, whose K also has 90% power against a fall from ${MATURE_BREAK.from} to ${MATURE_BREAK.to}: a mature agent, where soft breaks pass their first fresh trials often)`
+    : '';
+}
+
 /** The two-stage procedure in plain words, with the numbers this decision used. */
 export function twoStageProcedure(alpha: number, design: ConfirmationDesign, screening: { readonly trials: number; readonly records: number }): Procedure {
   const [regression, fix] = design.families;
@@ -67,7 +75,7 @@ export function twoStageProcedure(alpha: number, design: ConfirmationDesign, scr
       `as a possible fix when it did better and most baseline trials failed (${plural(fix?.cases.length ?? 0, 'case')}). ` +
       `Confirmation: each selected case ran again on fresh trials, both versions together and the same number a side, in looks of 1, 2, 4, 6, 8, 12, 16 … up to its K ` +
       `(the fewest trials, at most gate.maxConfirmTrials = ${design.policy.maxConfirmTrials}, whose full-size test has 90% power against a change of ${design.policy.detectableDrop} at its level; the early stops below give up a little of it, so the 80% figures under "what this gate could see" are for the design as run); ` +
-      `it stopped early once its verdict was settled, or for futility once its predicted chance of ending significant fell below ${design.policy.futility}. ` +
+      `it stopped early once its verdict was settled, or for futility once its predicted chance of ending significant fell below ${design.policy.futility}${matureNote(design)}. ` +
       `It is decided on those fresh trials alone by a one-sided exact test (Boschloo's), with a fifth of its level spent on an early look at 6 trials a side and a tenth on one at 12; ` +
       `cases share their family's level by weight (a unanimous screen weighs ${UNANIMOUS_WEIGHT} times as much), and weighted Holm names them (regressions at ${level(levels.regression)}, fixes at ${level(levels.fix)}). ` +
       `Worse overall? An exact one-sided sign test over the selected cases' first fresh pairs, at ${level(levels.aggregate)}. ` +
