@@ -5,7 +5,8 @@
 // (the next run, most often) first has it checked against its tree, in this process (tree-id.ts),
 // and a checkout that differs is made afresh, so one run's writes never reach the next. At most
 // KEPT_CHECKOUTS are kept by this worker, the least recently used idle one going first, and the
-// cache folder (maybe shared by the workers of a machine) keeps the KEPT_ON_DISK most recent.
+// cache folder (maybe shared by the workers of a machine) keeps the KEPT_ON_DISK most recent,
+// never removing one that a worker touched within IN_USE_MS.
 import { readdir, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { systemClock } from '../../domain/ports/clock.ts';
@@ -16,6 +17,9 @@ import type { JobVersion } from './job.ts';
 
 const KEPT_CHECKOUTS = 4;
 const KEPT_ON_DISK = 8;
+/** A checkout in use is touched this often, and one touched more recently is never removed (another worker on the machine may be using it). */
+const TOUCH_MS = 60_000;
+const IN_USE_MS = 10 * TOUCH_MS;
 
 export interface CheckoutCounts {
   /** Checkouts made through git (a fresh one, or one made afresh after an agent changed it). */
@@ -34,6 +38,7 @@ interface Kept {
   readonly dir: string;
   inFlight: number;
   lastUsed: number;
+  touched: number;
   /** The check (and checkout) a job waits for before it runs: null once the checkout went idle, so the next job checks again. */
   checked: Promise<void> | null;
 }
@@ -92,17 +97,18 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
       names.filter((name) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(name) && !kept.has(name)).map(async (name) => ({ name, at: (await stat(path.join(root, name)).catch(() => null))?.mtimeMs ?? 0 })),
     );
     dated.sort((a, b) => b.at - a.at);
-    for (const { name } of dated.slice(Math.max(0, KEPT_ON_DISK - kept.size))) await rm(path.join(root, name), { recursive: true, force: true });
+    const recent = systemClock.now().getTime() - IN_USE_MS;
+    for (const { name, at } of dated.slice(Math.max(0, KEPT_ON_DISK - kept.size))) if (at < recent) await rm(path.join(root, name), { recursive: true, force: true });
   }
 
   async function take(version: JobVersion, bundle: (key: string) => Promise<Buffer | null>): Promise<CheckoutLease> {
     const { tree } = version.snapshot;
     let entry = kept.get(tree);
     if (!entry) {
-      const fresh: Kept = { tree, dir: path.join(root, tree), inFlight: 0, lastUsed: systemClock.now().getTime(), checked: null };
+      const fresh: Kept = { tree, dir: path.join(root, tree), inFlight: 0, lastUsed: systemClock.now().getTime(), touched: systemClock.now().getTime(), checked: null };
       fresh.checked = (async () => {
         await ensure(version, fresh.dir, bundle, true);
-        const now = new Date();
+        const now = systemClock.now();
         await utimes(fresh.dir, now, now).catch(() => undefined);
         await evict(tree);
       })();
@@ -124,6 +130,11 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     const leased = entry;
     leased.inFlight += 1;
     leased.lastUsed = systemClock.now().getTime();
+    if (leased.lastUsed - leased.touched > TOUCH_MS) {
+      leased.touched = leased.lastUsed;
+      const now = systemClock.now();
+      void utimes(leased.dir, now, now).catch(() => undefined);
+    }
     let released = false;
     return {
       dir: leased.dir,
