@@ -15,7 +15,9 @@
 //   from the moment it says it takes case-trials (its start-up left out: a worker serves many
 //   runs), summed over the workers;
 // - each setup runs twice: first a short run of one case-trial per slot (fresh workers check the
-//   version out, start its runtime and spawners), then the full run. The difference tells the
+//   version out, start its runtime and spawners, unless they prepared it as they started: the
+//   queue is emptied between setups but the version published last stays, so the workers of
+//   every setup after the first start warm), then the full run. The difference tells the
 //   fixed costs (the coordinator's start-up, the workers' set-up) from the cost per case-trial;
 //   "all in" is what one run of --cases costs on fresh workers, "per more" what each further
 //   case-trial adds;
@@ -289,7 +291,9 @@ try {
     const local = await coordinatorRun(freshClone(origin), []);
     printRow({ setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, short: CONCURRENCY, coordinatorShort: localShort, coordinator: local, workersShort: null, workers: null, redisMs: null }, local.wallS);
     for (const count of WORKER_COUNTS) {
-      cli('flushall');
+      // The queue is emptied, but the version published last (and its bundle) stays, as it does
+      // between runs: workers that start after the first setup prepare it before their first job.
+      cli('eval', "for _, k in ipairs(redis.call('keys', 'bull:*')) do redis.call('del', k) end", '0');
       const workers = await Promise.all(Array.from({ length: count }, (_, i) => startWorker(url, i)));
       // One case-trial per slot, so every worker takes some and sets itself up.
       const short = count * CONCURRENCY;
@@ -297,7 +301,7 @@ try {
       // Read while every worker is alive and idle again: their spawners and agents are all in the tree.
       const setUp = workers.map((w) => workerCpu(w.pid));
       // The workers keep their checkouts (on disk, by content) and runtimes; the results of the short run go.
-      cli('flushall');
+      cli('eval', "for _, k in ipairs(redis.call('keys', 'bull:*')) do redis.call('del', k) end", '0');
       const redisBefore = redisNow();
       const coordinator = await coordinatorRun(freshClone(origin), ['--queue', url]);
       const redisMs = redisNow() - redisBefore;
@@ -313,6 +317,9 @@ try {
         redisMs,
       };
       printRow(measured, local.wallS);
+      // Outside the figures above (a worker serves many runs): its start, with what it prepared before taking case-trials.
+      const started = workers.map((w) => w.ready.treeMs);
+      console.log(`  (each worker's start-up, before it took case-trials: ${started.map(ms).join(', ')} of CPU, its own tree)`);
       await Promise.all(workers.map((w) => stop(w.child)));
       if (count === Math.max(...WORKER_COUNTS)) {
         const cost = costs(measured);

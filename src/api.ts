@@ -17,7 +17,7 @@ import { runTrainSplit } from './pipeline/run/train-run.ts';
 import { gateCandidate } from './pipeline/gate/submitted-candidate.ts';
 import { iterate as iterateLine, type IterateOutcome } from './pipeline/loop/iterate.ts';
 import { openStoreWorkspace } from './app/workspace.ts';
-import { failingCases, type CaseReason } from './stages/report/case-reasons.ts';
+import { failingCasesFrom, type CaseReason } from './stages/report/case-reasons.ts';
 import { decideOnRecordedRuns } from './stages/gate/compare.ts';
 
 export interface WorkspaceOptions {
@@ -75,7 +75,7 @@ async function runTrain(options: RunOptions): Promise<RunSummary> {
     return {
       runId: result.runId,
       passRate: passRateOf(result.counts),
-      failing: failingCases(workspace.store.eachRecord(result.runId)),
+      failing: failingCasesFrom(workspace.store.eachRecord(result.runId, { notable: true }), result.cases),
       simulated: result.simulated,
       junit: await writeRunJunit(io, options, workspace, result),
     };

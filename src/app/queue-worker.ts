@@ -27,6 +27,8 @@ export interface QueueWorkerRequest {
   readonly checkpoint: Checkpoint;
   /** A failure of the worker's connection or of a job outside its result (it goes on). */
   readonly onError: (error: Error) => void;
+  /** A line for the worker's log: what it checked out and prepared. */
+  readonly onNote: (message: string) => void;
 }
 
 export interface QueueWorker {
@@ -50,10 +52,11 @@ export async function startQueueWorker(request: QueueWorkerRequest): Promise<Que
     concurrency: request.settings.concurrency,
     sharedPaceAt: request.address,
     checkpoint: request.checkpoint,
+    note: request.onNote,
   });
   let worker;
   try {
-    worker = await startCaseTrialWorker(request.address, request.settings, key, (data, context) => handler.handle(data, context), request.onError);
+    worker = await startCaseTrialWorker(request.address, request.settings, key, (data, context) => handler.handle(data, context), request.onError, (source) => handler.prepare(source));
   } catch (error) {
     await handler.close();
     if (error instanceof QueueUnreachable) throw new AgentdevelError('QUEUE_UNAVAILABLE', error.message, { cause: error });

@@ -2,7 +2,7 @@
 // share (module state) and do not share (environment, ctx), how many hosts a concurrency gets,
 // and what a host that crashes under several sessions means for each of them: never a fail for
 // a case-trial that did not cause it.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bundleEnvironment, loadBlueprint } from '../../src/adapters/blueprint/load.ts';
@@ -231,4 +231,54 @@ describe('a shared tool host that crashes', () => {
     expect(trace.filter((e) => e.type === 'tool_call')).toHaveLength(1);
     expect(trace.filter((e) => e.type === 'error')).toEqual([]);
   });
+});
+
+describe('a tool host without a task environment', () => {
+  const ECHO = `import { z } from 'zod';
+export default { name: 'echo', description: 'Says it back.', inputSchema: z.object({ text: z.string() }), run: (args) => ({ said: args.text }) };
+`;
+  /** Its processes (the host, and any launcher in front of it), by the bundle only this fixture has. */
+  const hostProcesses = (buildDir: string) => processesMentioning(buildDir).map((line) => Number(line.split(' ')[0]));
+  const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+
+  it('is sent nothing for a case-trial that calls no tool (its sessions hold nothing), and still answers tool calls', async () => {
+    const dir = tempDir('agentdevel-stateless-');
+    mkdirSync(path.join(dir, 'blueprints/echo/tools'), { recursive: true });
+    writeFileSync(path.join(dir, 'blueprints/echo/blueprint.json'), JSON.stringify({ runtime: 'tool-loop', prompt: 'system.hbs', tools: ['tools/echo.ts'], maxSteps: 4 }));
+    writeFileSync(path.join(dir, 'blueprints/echo/system.hbs'), 'Echo.\n');
+    writeFileSync(path.join(dir, 'blueprints/echo/tools/echo.ts'), ECHO);
+    const buildDir = tempDir('agentdevel-stateless-build-');
+    const blueprint = await loadBlueprint(dir, 'echo', buildDir);
+    const model = scriptedModel({
+      agentTurn: async (request) => {
+        const called = request.messages.some((m) => m.role === 'assistant');
+        return caseOf(request.seed) === 'tool' && !called ? turn([{ type: 'tool_use', id: 't1', name: 'echo', input: { text: 'hi' } }]) : turn([{ type: 'text', text: 'done' }]);
+      },
+    });
+    // A short time limit: a request the stopped host cannot answer would end it within 1.5 s.
+    const runtime = await startRuntime({ blueprint, environmentBundle: null, model, agentModel: 'mock', callTimeoutMs: 1500, memoryMb: 128, passEnv: [], parentEnv: {}, gradingPaths: [], concurrency: 1 });
+    runtimes.push(runtime);
+    const first = collect();
+    await runtime.runCase({ id: 'tool', input: 'hi' }, 0, first);
+    expect(first.events).toContainEqual(expect.objectContaining({ type: 'tool_result', ok: true, result: { said: 'hi' } }));
+    const hosts = hostProcesses(buildDir);
+    expect(hosts.length).toBeGreaterThan(0);
+    // The host cannot answer anything now: a case-trial that calls no tool must not need it.
+    for (const pid of hosts) process.kill(pid, 'SIGSTOP');
+    try {
+      const quiet = collect();
+      const outcome = await runtime.runCase({ id: 'quiet', input: 'hi' }, 0, quiet);
+      expect(outcome.output).toBe('done');
+      expect(quiet.events.filter((e) => e.type === 'error')).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // Past the time limit, the host was never asked anything: nothing ended it.
+      expect(hosts.map(state)).toEqual(hosts.map(() => 'T'));
+    } finally {
+      for (const pid of hosts) process.kill(pid, 'SIGCONT');
+    }
+    const again = collect();
+    await runtime.runCase({ id: 'tool', input: 'hi' }, 1, again);
+    expect(again.events).toContainEqual(expect.objectContaining({ type: 'tool_result', ok: true, result: { said: 'hi' } }));
+    expect(hostProcesses(buildDir)).toEqual(hosts);
+  }, 30_000);
 });

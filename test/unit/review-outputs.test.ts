@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import type { CaseRecord } from '../../src/domain/record.ts';
-import { failingCases, recordReason } from '../../src/stages/report/case-reasons.ts';
+import { failingCases, failingCasesFrom, recordReason } from '../../src/stages/report/case-reasons.ts';
 import { intentFromCommitMessage } from '../../src/domain/release-candidate.ts';
 import type { GateDecision } from '../../src/domain/decision.ts';
 import { summarizeCases } from '../../src/domain/case-summary.ts';
@@ -34,6 +34,27 @@ describe('case reasons', () => {
       ['a', 1, 2, 0],
       ['c', 1, 1, 1],
     ]);
+  });
+
+  it('are the same from the per-case counts and only the records that are not clean passes, and so is the alarm', () => {
+    const records = [
+      record('a', 0, true, { agentError: 'stdout line 2 is not JSON' }),
+      record('a', 1, false),
+      record('b', 0, true),
+      record('c', 0, null),
+      record('c', 1, true, { agentError: 'stdout line 3 is not JSON' }),
+      record('d', 0, false, { agentError: 'stdout line 1 is not JSON' }),
+      record('d', 1, false),
+      ...Array.from({ length: 4 }, (_, i) => record(`e${i}`, 0, true)),
+    ];
+    const notable = records.filter((r) => r.pass !== true || r.agentError);
+    expect(failingCasesFrom(notable, summarizeCases(records))).toEqual(failingCases(records));
+    const whole = agentErrorTally();
+    records.forEach((r, i) => whole.add(r, i));
+    const part = agentErrorTally(records.length);
+    notable.forEach((r, i) => part.add(r, i));
+    expect(part.alarm('run')).toBe(whole.alarm('run'));
+    expect(part.alarm('run')).toMatch(/^run: 3 of 11 case-trials \(27%\) ended with the same agent error: "stdout line 2 is not JSON"/);
   });
 });
 

@@ -6,7 +6,7 @@
 // link it uses (addBulk, a pipelined lookup of job states, one blocking reader of the queue's
 // event stream instead of QueueEvents and a listener per job) and the worker.
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job, type JobJsonRaw, type RedisClient } from 'bullmq';
-import { isTagged, jobTagHolds, KEY_MISMATCH_REASON, resultTag, type Tagged } from './queue-key.ts';
+import { isTagged, jobTagHolds, KEY_MISMATCH_REASON, resultTag, versionTagHolds, type Tagged } from './queue-key.ts';
 import type { QueueAddress } from '../../domain/queue-address.ts';
 import { redisEndpoint } from './redis-endpoint.ts';
 import { startCollector, type CaseTrialQueue, type CoordinatorLink, type CoordinatorSettings, type JobState, type QueueEvent } from './collector.ts';
@@ -18,6 +18,8 @@ export type { CaseTrialQueue, Collected, CoordinatorSettings } from './collector
 
 export const QUEUE_NAME = 'agentdevel-case-trials';
 const BUNDLE_PREFIX = 'agentdevel:bundle:';
+/** The version the coordinator published last, tagged: what a worker prepares as it starts. */
+const LAST_VERSION_KEY = 'agentdevel:last-version';
 
 /** Once a side of the queue is closing, its connections stop reconnecting, so nothing lingers. */
 interface Lifetime {
@@ -172,6 +174,9 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
     putBundle: async (bundleKey, bytes, ttlSeconds) => {
       await client.set(BUNDLE_PREFIX + bundleKey, bytes.toString('base64'), { EX: ttlSeconds });
     },
+    putVersion: async (tagged, ttlSeconds) => {
+      await client.set(LAST_VERSION_KEY, tagged, { EX: ttlSeconds });
+    },
     workerCount: () => queue.getWorkersCount(),
     close: () => closeAll(2000),
   };
@@ -197,6 +202,13 @@ export interface JobContext {
   readonly jobId: string;
   readonly attempt: number;
   /** Reads a bundle the coordinator published; null when it is not (or no longer) in Redis. */
+  bundle(key: string): Promise<Buffer | null>;
+}
+
+/** What a worker may prepare from before it takes a job: the version published last, and the bundles. */
+export interface PrepareSource {
+  /** The version the coordinator published last, parsed, once its tag proves a key holder wrote it; null when there is none (or it is not proven). */
+  lastVersion(): Promise<unknown>;
   bundle(key: string): Promise<Buffer | null>;
 }
 
@@ -238,6 +250,7 @@ export async function startCaseTrialWorker(
   key: Buffer,
   handle: (data: unknown, context: JobContext) => Promise<unknown>,
   onError: (error: Error) => void,
+  prepare: (source: PrepareSource) => Promise<void> = async () => undefined,
 ): Promise<CaseTrialWorker> {
   // A probe first, so an unreachable Redis is one clear error at start, not a worker retrying forever.
   const probeLifetime: Lifetime = { closing: false };
@@ -245,6 +258,25 @@ export async function startCaseTrialWorker(
   const probeError = lastErrorOf(probe);
   try {
     await ping(probe.client, address, 5000, probeError);
+    // Warm before the first job: what the worker prepares is not paid by a run's first jobs.
+    const client = await probe.client;
+    await prepare({
+      lastVersion: async () => {
+        const text = await client.get(LAST_VERSION_KEY);
+        if (text === null) return null;
+        let tagged: unknown;
+        try {
+          tagged = JSON.parse(text);
+        } catch {
+          return null;
+        }
+        return isTagged(tagged) && versionTagHolds(key, tagged.body, tagged.tag) ? (JSON.parse(tagged.body) as unknown) : null;
+      },
+      bundle: async (bundleKey) => {
+        const text = await client.get(BUNDLE_PREFIX + bundleKey);
+        return text === null ? null : Buffer.from(text, 'base64');
+      },
+    });
   } finally {
     await closeWithin(probe, probeLifetime, 2000);
   }

@@ -9,7 +9,7 @@
 // delay, never a hang; a watchdog ends every wait when Redis is lost or no worker answers.
 import { systemClock } from '../../domain/ports/clock.ts';
 import { JobGaveUp, NoWorkerAnswered, QueueUnreachable } from './errors.ts';
-import { isTagged, jobTag, resultTagHolds, type Tagged } from './queue-key.ts';
+import { isTagged, jobTag, resultTagHolds, versionTag, type Tagged } from './queue-key.ts';
 
 export interface CoordinatorSettings {
   /** How long Redis may be unreachable mid-run before the command gives up (exit 3). */
@@ -33,6 +33,8 @@ export interface CaseTrialQueue {
   submit(jobId: string, body: string, options?: { readonly afresh?: boolean }): Promise<Collected>;
   hasBundle(key: string): Promise<boolean>;
   putBundle(key: string, bytes: Buffer, ttlSeconds: number): Promise<void>;
+  /** Publishes `body` (a JobVersion as JSON) as the version workers prepare when they start, tagged with the key. */
+  putVersion(body: string, ttlSeconds: number): Promise<void>;
   workerCount(): Promise<number>;
   close(): Promise<void>;
 }
@@ -76,6 +78,7 @@ export interface CoordinatorLink {
   readonly shown: string;
   hasBundle(key: string): Promise<boolean>;
   putBundle(key: string, bytes: Buffer, ttlSeconds: number): Promise<void>;
+  putVersion(tagged: string, ttlSeconds: number): Promise<void>;
   workerCount(): Promise<number>;
   close(): Promise<void>;
 }
@@ -352,6 +355,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     },
     hasBundle: (bundleKey) => link.hasBundle(bundleKey),
     putBundle: (bundleKey, bytes, ttlSeconds) => link.putBundle(bundleKey, bytes, ttlSeconds),
+    putVersion: (body, ttlSeconds) => link.putVersion(JSON.stringify({ body, tag: versionTag(key, body) } satisfies Tagged), ttlSeconds),
     workerCount: () => link.workerCount(),
     close: async () => {
       closing = true;

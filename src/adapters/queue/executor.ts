@@ -13,7 +13,7 @@ import { bundleSnapshot, remoteOf } from '../git/snapshot.ts';
 import type { CaseTrialExecutor, VersionToRun } from '../../domain/ports/case-trial-executor.ts';
 import { JobGaveUp, NoWorkerAnswered, openCaseTrialQueue, QueueUnreachable, type CaseTrialQueue, type Collected, type CoordinatorSettings } from './bullmq.ts';
 import { KEY_MISMATCH_REASON, QUEUE_KEY_VARIABLE } from './queue-key.ts';
-import { caseTrialResultReader, JOB_SCHEMA, serializedJob, type CaseTrialJob, type CaseTrialResult, type Snapshot } from './job.ts';
+import { caseTrialResultReader, JOB_SCHEMA, serializedJob, type CaseTrialJob, type CaseTrialResult, type JobVersion, type Snapshot } from './job.ts';
 import type { QueueAddress } from '../../domain/queue-address.ts';
 
 export { queueKeyFrom } from './queue-key.ts';
@@ -84,6 +84,23 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
     // A committed version can come from the workspace's remote, where a worker can reach it; the bundle stays the fallback.
     const url = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(version.commit) ? await remoteOf(version.dir) : null;
     const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit, remote: url ? { url, commit: version.commit } : null };
+    const prepared: JobVersion = {
+      schema: JOB_SCHEMA,
+      snapshot,
+      blueprint: settings.blueprint,
+      task: settings.task,
+      agentModel: settings.agentModel,
+      callTimeoutMs: settings.callTimeoutMs,
+      memoryMb: settings.memoryMb,
+      isolation: settings.isolation,
+      passEnv: [...settings.passEnv],
+    };
+    try {
+      // A worker that starts later prepares this version before it takes a job (warm workers).
+      await connected.putVersion(JSON.stringify(prepared), BUNDLE_TTL_SECONDS);
+    } catch (error) {
+      throw commandError(error);
+    }
     const readResult = caseTrialResultReader();
     const runtime: Runtime = {
       runCase: async (testCase, trial, sink) => {

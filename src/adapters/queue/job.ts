@@ -51,6 +51,13 @@ export const caseTrialJobSchema = z
   .strict();
 export type CaseTrialJob = z.infer<typeof caseTrialJobSchema>;
 
+/**
+ * A version as a worker prepares it: a job without its case. The coordinator publishes the last
+ * one it ran, so a worker that starts checks it out and starts its runtime before taking a job.
+ */
+export const jobVersionSchema = caseTrialJobSchema.omit({ testCase: true, trial: true });
+export type JobVersion = z.infer<typeof jobVersionSchema>;
+
 const usageSchema = z.object({
   role: z.enum([...roles, 'reviewer']),
   model: z.string(),

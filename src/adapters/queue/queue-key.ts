@@ -55,6 +55,10 @@ export const jobTagHolds = (key: Buffer, jobId: string, body: string, tag: unkno
 export const resultTag = (key: Buffer, jobId: string, body: string): string => mac(key, 'result', jobId, body);
 export const resultTagHolds = (key: Buffer, jobId: string, body: string, tag: unknown): boolean => same(resultTag(key, jobId, body), tag);
 
+/** The tag of the version a coordinator published last (what a starting worker prepares). */
+export const versionTag = (key: Buffer, body: string): string => mac(key, 'version', body);
+export const versionTagHolds = (key: Buffer, body: string, tag: unknown): boolean => same(versionTag(key, body), tag);
+
 /**
  * What Redis holds for a job, and for its result: the exact JSON text and its tag under the
  * shared key. The text is checked as written, so nothing is parsed before it is proven.

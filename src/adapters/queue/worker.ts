@@ -1,5 +1,6 @@
-// What a worker does with one case-trial job: check the version out (cached by its content
-// fingerprint), start the blueprint's runtime for it (kept while jobs of that version come), run
+// What a worker does with one case-trial job: check the version out (kept warm by its content
+// fingerprint, warm-checkouts.ts), start the blueprint's runtime for it (kept while jobs of that
+// version come; the version published last is prepared before the first job is taken), run
 // the case-trial with the runtimes as they are, sandbox rules included, and send back the trace
 // events and the outcome. Grading stays with the coordinator; a worker holds no workspace state.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -16,14 +17,15 @@ import type { TraceEvent } from '../../domain/trace.ts';
 import { claudeEngines, type Cassette } from '../engines/claude.ts';
 import { createModelPort } from '../engines/index.ts';
 import { currentRoleFacts } from '../engines/runtime-facts.ts';
-import { checkoutFromRemote, checkoutSnapshot } from '../git/snapshot.ts';
-import { splitNames } from '../../domain/case.ts';
+import { containment } from '../process/untrusted.ts';
+import { launcher } from '../process/memory-limit.ts';
 import type { Redactor } from '../../domain/environment.ts';
 import { loadTask } from '../task/load.ts';
-import { JobRefused, JsonText, type JobContext } from './bullmq.ts';
+import { JobRefused, JsonText, type JobContext, type PrepareSource } from './bullmq.ts';
+import { warmCheckouts } from './warm-checkouts.ts';
 import { openSharedPace } from './redis-pace.ts';
 import type { QueueAddress } from '../../domain/queue-address.ts';
-import { caseTrialJobReader, JOB_SCHEMA, type CaseTrialJob, type CaseTrialResult, type ModelCallUsage } from './job.ts';
+import { caseTrialJobReader, JOB_SCHEMA, jobVersionSchema, type CaseTrialResult, type JobVersion, type ModelCallUsage } from './job.ts';
 
 export interface WorkerDeps {
   /** The worker's own environment: its credentials (for the agent role only) and what `passEnv` names. */
@@ -40,6 +42,8 @@ export interface WorkerDeps {
   readonly sharedPaceAt: QueueAddress | null;
   /** The test hook's checkpoint: `worker-took-job` once a job is read and before it runs. */
   readonly checkpoint: Checkpoint;
+  /** A line for the worker's log (what it checked out and prepared). */
+  readonly note: (message: string) => void;
 }
 
 /** Runtimes kept at once; a worker serving many versions closes the least recently used. */
@@ -47,6 +51,8 @@ const KEPT_RUNTIMES = 4;
 
 interface KeptRuntime {
   readonly started: Promise<Runtime>;
+  /** The snapshot whose checkout it runs from. */
+  readonly tree: string;
   readonly buildDir: string;
   inFlight: number;
   lastUsed: number;
@@ -55,6 +61,8 @@ interface KeptRuntime {
 export interface CaseTrialHandler {
   /** The result as JSON text, redacted. */
   handle(data: unknown, context: JobContext): Promise<JsonText>;
+  /** Warms the worker before it takes a job; never fails (a failure is noted). */
+  prepare(source: PrepareSource): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,31 +80,20 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     ...(sharedPace ? { pace: sharedPace.pace } : {}),
   });
   const runtimes = new Map<string, KeptRuntime>();
-  const checkouts = new Map<string, Promise<string>>();
+  const checkouts = warmCheckouts(
+    deps.cacheDir,
+    // A checkout removed takes the runtimes started on it along.
+    async (tree) => {
+      for (const [key, kept] of [...runtimes]) {
+        if (kept.tree !== tree) continue;
+        runtimes.delete(key);
+        await closeKept(kept);
+      }
+    },
+    deps.note,
+  );
 
-  function checkout(job: CaseTrialJob, context: JobContext): Promise<string> {
-    const dir = path.join(deps.cacheDir, 'snapshots', job.snapshot.tree);
-    let pending = checkouts.get(dir);
-    if (!pending) {
-      pending = (async () => {
-        const { remote } = job.snapshot;
-        const folders = [`blueprints/${job.blueprint}`, `rubrics/${job.task}`];
-        const splits = splitNames.map((split) => `rubrics/${job.task}/${split}.jsonl`);
-        // The workspace's remote first, when it has the commit; the bundle in Redis otherwise.
-        if (remote && (await checkoutFromRemote(remote, folders, splits, job.snapshot.tree, path.join(deps.cacheDir, 'remote.git'), dir))) return dir;
-        const bytes = await context.bundle(job.snapshot.bundleKey);
-        if (bytes === null) throw new Error(`the bundle of ${job.snapshot.source.slice(0, 12)} is not in the queue (expired?); run the command again`);
-        await checkoutSnapshot(bytes, job.snapshot.commit, dir);
-        return dir;
-      })();
-      checkouts.set(dir, pending);
-      // A failed checkout is tried again by the next job (the job itself is retried by BullMQ).
-      pending.catch(() => checkouts.delete(dir));
-    }
-    return pending;
-  }
-
-  async function runtimeFor(job: CaseTrialJob, dir: string): Promise<KeptRuntime> {
+  async function runtimeFor(job: JobVersion, dir: string): Promise<KeptRuntime> {
     const key = JSON.stringify([job.snapshot.tree, job.blueprint, job.task, job.agentModel, job.callTimeoutMs, job.memoryMb, job.isolation, job.passEnv]);
     let kept = runtimes.get(key);
     if (!kept) {
@@ -122,7 +119,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           gradesHere: false,
         });
       })();
-      kept = { started, buildDir, inFlight: 0, lastUsed: systemClock.now().getTime() };
+      kept = { started, tree: job.snapshot.tree, buildDir, inFlight: 0, lastUsed: systemClock.now().getTime() };
       runtimes.set(key, kept);
       started.catch(() => runtimes.delete(key));
       await evictIdle();
@@ -158,13 +155,14 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
       throw new JobRefused(version !== JOB_SCHEMA ? `a job of schema ${String(version)}; this worker takes schema ${JOB_SCHEMA} (run the same agentdevel version as the coordinator)` : 'not a case-trial job');
     }
     await deps.checkpoint('worker-took-job');
-    const dir = await checkout(job, context);
+    const lease = await checkouts.take(job, (key) => context.bundle(key));
     let kept: KeptRuntime;
     let runtime: Runtime;
     try {
-      kept = await runtimeFor(job, dir);
+      kept = await runtimeFor(job, lease.dir);
       runtime = await kept.started;
     } catch (error) {
+      lease.release();
       // A blueprint or task that does not load fails on every worker alike: retrying cannot help.
       if (isAgentdevelError(error) && error.exitCode === 2) throw new JobRefused(error.message, { cause: error });
       throw error;
@@ -185,7 +183,28 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
       return redacted({ kind: 'infra_error', events, message: error.message, usage, worker: deps.name });
     } finally {
       kept.inFlight -= 1;
+      lease.release();
     }
+  }
+
+  /**
+   * Before the first job: the containment probes this process makes once, and the version the
+   * coordinator published last (most often the line's tip), checked out with its runtime started.
+   * A failure here is said and left to the jobs, which prepare what they need anyway.
+   */
+  async function prepare(source: PrepareSource): Promise<void> {
+    const probes = Promise.all([containment(), launcher()]);
+    const version = jobVersionSchema.safeParse(await source.lastVersion());
+    if (version.success) {
+      const lease = await checkouts.take(version.data, (key) => source.bundle(key));
+      try {
+        await (await runtimeFor(version.data, lease.dir)).started;
+        deps.note(`prepared ${version.data.snapshot.tree.slice(0, 12)} (${version.data.snapshot.source.slice(0, 12)}), the version published last`);
+      } finally {
+        lease.release();
+      }
+    }
+    await probes;
   }
 
   // Secrets of the worker's environment never leave it, in a trace or an output: the result is
@@ -200,6 +219,8 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
 
   return {
     handle,
+    prepare: (source) =>
+      prepare(source).catch((error: unknown) => deps.note(`could not prepare the version published last: ${error instanceof Error ? error.message : String(error)}`)),
     close: async () => {
       const all = [...runtimes.values()];
       runtimes.clear();

@@ -19,11 +19,12 @@ export class RecordPages implements RecordReader {
   /**
    * A run's records in case and trial order, read a page at a time so that a run of any size
    * is never held whole (and no query stays open between pages, so the store stays usable).
-   * `only.failing` keeps the failing ones; `only.asRecorded` reads the labels as the critic gave
-   * them, not through the aliases (what git records).
+   * `only.failing` keeps the failing ones; `only.notable` all but the clean passes (failing,
+   * ungraded, or with an agent error: what a run's end summary reads); `only.asRecorded` reads
+   * the labels as the critic gave them, not through the aliases (what git records).
    */
-  *eachRecord(runId: string, only: { readonly failing?: boolean; readonly asRecorded?: boolean } = {}): Generator<CaseRecord> {
-    const filter = only.failing ? ' AND pass = 0' : '';
+  *eachRecord(runId: string, only: { readonly failing?: boolean; readonly notable?: boolean; readonly asRecorded?: boolean } = {}): Generator<CaseRecord> {
+    const filter = only.failing ? ' AND pass = 0' : only.notable ? ' AND (pass IS NOT 1 OR agent_error IS NOT NULL)' : '';
     for (const row of this.pages(`SELECT * FROM records WHERE run_id = ?${filter}`, runId)) {
       const record = toRecord(row);
       yield this.aliases.size === 0 || only.asRecorded ? record : { ...record, critic: verdictThroughAliases(this.aliases, record.critic) };

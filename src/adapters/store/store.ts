@@ -150,7 +150,7 @@ export class Store implements RecordStore {
   saveRecord(runId: string, record: CaseRecord): void {
     this.recordSink.saveRecord(runId, record);
   }
-  eachRecord(runId: string, only?: { readonly failing?: boolean; readonly asRecorded?: boolean }): Generator<CaseRecord> {
+  eachRecord(runId: string, only?: { readonly failing?: boolean; readonly notable?: boolean; readonly asRecorded?: boolean }): Generator<CaseRecord> {
     return this.recordReader.eachRecord(runId, only);
   }
   records(runId: string): CaseRecord[] {

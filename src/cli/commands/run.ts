@@ -1,7 +1,7 @@
 import { passRateOf } from '../../domain/case-summary.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runTrainSplit } from '../../pipeline/run/train-run.ts';
-import { failingCases } from '../../stages/report/case-reasons.ts';
+import { failingCasesFrom } from '../../stages/report/case-reasons.ts';
 import { agentErrorTally, countingAgentErrors } from '../../stages/run/agent-errors.ts';
 import { writeRunJunit } from '../../app/ci-outputs.ts';
 import { openCommand } from '../open-command.ts';
@@ -26,10 +26,12 @@ export async function runCommand(io: Io, options: RunOptions): Promise<number> {
     const result = await runTrainSplit(command.pipelineContext, { ref: options.ref ?? null, cases: options.case ?? [], fresh: options.fresh === true });
     const { passed, graded, infraErrors } = result.counts;
     const passRate = passRateOf(result.counts);
-    // The records stay in the store, read as a stream: once for the failing cases and the alarm
-    // together, and once more only when JUnit is asked for.
-    const errors = agentErrorTally();
-    const failing = failingCases(countingAgentErrors(workspace.store.eachRecord(result.runId), errors));
+    // The records stay in the store. The failing cases and the alarm are read together from the
+    // run's per-case counts and only its records that are not clean passes (at 100,000 cases,
+    // reading every record back cost more than saving them); JUnit reads them all, when asked for.
+    const trials = [...result.cases.values()].reduce((sum, c) => sum + c.trials, 0);
+    const errors = agentErrorTally(trials);
+    const failing = failingCasesFrom(countingAgentErrors(workspace.store.eachRecord(result.runId, { notable: true }), errors), result.cases);
     const junit = await writeRunJunit(io, options, workspace, result);
     const alarm = errors.alarm('run');
     if (command.output.json) {

@@ -58,6 +58,9 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
     onError: (error) => {
       io.stderr.write(redact(`worker ${name}: ${error.message}\n`));
     },
+    onNote: (message) => {
+      io.stderr.write(redact(`worker ${name}: ${message}\n`));
+    },
   });
   io.stderr.write(`worker ${name}: taking case-trials from ${address.shown} (concurrency ${settings.concurrency})\n`);
   try {

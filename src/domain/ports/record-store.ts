@@ -148,7 +148,7 @@ export interface RecordSink {
 
 export interface RecordReader {
   /** A run's records in case and trial order, a page at a time. */
-  eachRecord(runId: string, only?: { readonly failing?: boolean; readonly asRecorded?: boolean }): Generator<CaseRecord>;
+  eachRecord(runId: string, only?: { readonly failing?: boolean; readonly notable?: boolean; readonly asRecorded?: boolean }): Generator<CaseRecord>;
   /** A run's records, all at once: for small runs. */
   records(runId: string): CaseRecord[];
   /** Per-case pass counts of a run, in case order. */

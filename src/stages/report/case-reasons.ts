@@ -1,4 +1,5 @@
 import type { CaseEvidenceDocument } from '../../domain/case-evidence.ts';
+import type { CaseSummary } from '../../domain/case-summary.ts';
 import { trialReason, type CaseRecord } from '../../domain/record.ts';
 
 /** One case of a run that did not pass every trial, with the reason of its first bad trial. */
@@ -37,6 +38,37 @@ export function failingCases(records: Iterable<CaseRecord>): CaseReason[] {
   }
   // Only the failing cases are sorted: sorting every case of a 100,000-case run by localeCompare
   // was the one part of `run` that grew faster than the run.
+  return reasons.sort((a, b) => a.caseId.localeCompare(b.caseId));
+}
+
+/**
+ * The same list from a run's per-case counts and only its records that are not clean passes
+ * (`eachRecord(run, { notable: true })`, in case and trial order): what `run` prints at its end
+ * without reading back every record of a large run. A case without a summary is counted from
+ * its records alone.
+ */
+export function failingCasesFrom(notable: Iterable<CaseRecord>, cases: ReadonlyMap<string, CaseSummary>): CaseReason[] {
+  const bad = new Map<string, { failed: CaseRecord | null; infra: CaseRecord | null; passes: number; graded: number; infraErrors: number }>();
+  for (const record of notable) {
+    if (record.pass === true) continue;
+    const entry = bad.get(record.caseId) ?? { failed: null, infra: null, passes: 0, graded: 0, infraErrors: 0 };
+    if (record.pass === false) {
+      entry.failed ??= record;
+      entry.graded += 1;
+    } else entry.infraErrors += 1;
+    if (record.status === 'infra_error') entry.infra ??= record;
+    bad.set(record.caseId, entry);
+  }
+  const reasons: CaseReason[] = [];
+  for (const [caseId, entry] of bad) {
+    const first = entry.failed ?? entry.infra;
+    if (!first) continue;
+    const summary = cases.get(caseId);
+    const counts = summary
+      ? { passes: summary.passes, graded: summary.graded, infraErrors: summary.trials - summary.graded }
+      : { passes: entry.passes, graded: entry.graded, infraErrors: entry.infraErrors };
+    reasons.push({ caseId, ...counts, reason: recordReason(first) });
+  }
   return reasons.sort((a, b) => a.caseId.localeCompare(b.caseId));
 }
 

@@ -26,8 +26,11 @@ export function* countingAgentErrors(records: Iterable<CaseRecord>, tally: Retur
   }
 }
 
-/** The same count, kept as records go by (a run never holds them all). */
-export function agentErrorTally(): { add(record: CaseRecord, at: number): void; alarm(label: string): string | null } {
+/**
+ * The same count, kept as records go by (a run never holds them all). `of`: the run's number of
+ * case-trials, when only some of its records go by (those with an agent error among them all).
+ */
+export function agentErrorTally(of?: number): { add(record: CaseRecord, at: number): void; alarm(label: string): string | null } {
   // `at` is the record's place in case and trial order: the example and the tie-break follow it,
   // not the order in which case-trials happened to finish, so the same run reads the same.
   const counts = new Map<string, { count: number; example: string; at: number }>();
@@ -42,6 +45,7 @@ export function agentErrorTally(): { add(record: CaseRecord, at: number): void; 
     },
     alarm(label) {
       const worst = [...counts.values()].sort((a, b) => b.count - a.count || a.at - b.at)[0];
+      if (of !== undefined) total = of;
       if (!worst || total === 0 || worst.count / total <= AGENT_ERROR_ALARM_SHARE) return null;
       const share = `${((worst.count / total) * 100).toFixed(0)}%`;
       return `${label}: ${worst.count} of ${total} case-trials (${share}) ended with the same agent error: "${worst.example}". Check the agent: \`agentdevel show CASE\` shows a trace.`;

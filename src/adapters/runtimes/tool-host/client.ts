@@ -181,6 +181,7 @@ export async function startToolHost(
   };
 
   let tools: ToolSpec[];
+  let stateless = false;
   try {
     let startTimer: NodeJS.Timeout | undefined;
     const started = await Promise.race([
@@ -193,23 +194,37 @@ export async function startToolHost(
     if (spawnError) throw new ToolHostStartError(`the tool host could not start: ${spawnError}`);
     if (dead) throw new ToolHostError(dead);
     if (!started) throw new ToolHostError(`the tool host did not start within ${options.callTimeoutMs} ms (the time limit)`);
-    tools = ((await request('init')) as { tools: ToolSpec[] }).tools;
+    const loaded = (await request('init')) as { tools: ToolSpec[]; stateless?: boolean };
+    tools = loaded.tools;
+    stateless = loaded.stateless === true;
   } catch (error) {
     kill('the tool host did not start');
     throw error;
   }
 
+  /**
+   * Without a task environment the host keeps nothing per session (no opening, no user, no
+   * state): opening, answering for the user and ending such a session are done here, and only
+   * tool calls travel. A case-trial that calls no tool then costs the host no message at all (two
+   * round trips each, the largest cost of a 100,000-case run's main thread). A host that died
+   * still fails those sessions, as a request to it would.
+   */
+  const local = async <T>(value: T): Promise<T> => {
+    if (dead) throw new ToolHostError(dead);
+    return value;
+  };
   return {
     tools,
-    open: async (session, caseData) => (await request('open', { session, case: caseData })) as { opening: string | null },
+    open: async (session, caseData) => (stateless ? local({ opening: null }) : ((await request('open', { session, case: caseData })) as { opening: string | null })),
     call: async (session, name, args) => (await request('call', { session, name, args })) as ToolCallOutcome,
     reply: async (session, text) => {
+      if (stateless) return local({ reply: null, end: { state: null } });
       const answer = (await request('reply', { session, text })) as { reply: string | null; state?: unknown };
       return answer.reply === null ? { reply: null, end: { state: answer.state ?? null } } : { reply: answer.reply };
     },
-    close: async (session) => (await request('close', { session })) as SessionEnd,
+    close: async (session) => (stateless ? local({ state: null }) : ((await request('close', { session })) as SessionEnd)),
     discard: (session) => {
-      if (dead !== null || stopping !== null) return;
+      if (dead !== null || stopping !== null || stateless) return;
       // Id -1 is never awaited.
       post({ id: -1, op: 'discard', session });
     },

@@ -75,7 +75,9 @@ async function init() {
       throw new Error('the task environment must export createEnvironment(case)');
     }
   }
-  return { tools: specs };
+  // Without a task environment a session holds nothing: the client opens, answers and ends
+  // such sessions itself, and only tool calls travel (see client.ts).
+  return { tools: specs, stateless: environmentModule === null };
 }
 
 function session(id) {
@@ -93,7 +95,7 @@ const operations = {
     return { opening: opening ?? null };
   },
   call: async ({ session: id, name, args }) => {
-    const { environment } = session(id);
+    const { environment } = environmentModule === null ? { environment: null } : session(id);
     const wrapper = tools.get(name);
     if (!wrapper) return { ok: false, error: `unknown tool "${name}"` };
     const parsed = wrapper.inputSchema.safeParse(args ?? {});

@@ -1,0 +1,151 @@
+// A worker's checkouts of versions, kept warm: one folder per snapshot tree under the cache,
+// checked out from git once and reused by every job and every run of that version. An agent runs
+// in its blueprint's folder and may write there, as it may in a local run: between the jobs of
+// one run that stays as it is, but a job that comes to a checkout with none in flight on it
+// (the next run, most often) first has it checked against its tree, in this process (tree-id.ts),
+// and a checkout that differs is made afresh, so one run's writes never reach the next. At most
+// KEPT_CHECKOUTS are kept by this worker, the least recently used idle one going first, and the
+// cache folder (maybe shared by the workers of a machine) keeps the KEPT_ON_DISK most recent,
+// never removing one that a worker touched within IN_USE_MS.
+import { readdir, rm, stat, utimes } from 'node:fs/promises';
+import path from 'node:path';
+import { systemClock } from '../../domain/ports/clock.ts';
+import { splitNames } from '../../domain/case.ts';
+import { checkoutFromRemote, checkoutSnapshot } from '../git/snapshot.ts';
+import { holdsTree } from '../git/tree-id.ts';
+import type { JobVersion } from './job.ts';
+
+const KEPT_CHECKOUTS = 4;
+const KEPT_ON_DISK = 8;
+/** A checkout in use is touched this often, and one touched more recently is never removed (another worker on the machine may be using it). */
+const TOUCH_MS = 60_000;
+const IN_USE_MS = 10 * TOUCH_MS;
+
+export interface CheckoutCounts {
+  /** Checkouts made through git (a fresh one, or one made afresh after an agent changed it). */
+  made: number;
+  /** Of those, checkouts made afresh because the folder no longer held its tree. */
+  reset: number;
+}
+
+export interface CheckoutLease {
+  readonly dir: string;
+  release(): void;
+}
+
+interface Kept {
+  readonly tree: string;
+  readonly dir: string;
+  inFlight: number;
+  lastUsed: number;
+  touched: number;
+  /** The check (and checkout) a job waits for before it runs: null once the checkout went idle, so the next job checks again. */
+  checked: Promise<void> | null;
+}
+
+export interface WarmCheckouts {
+  take(version: JobVersion, bundle: (key: string) => Promise<Buffer | null>): Promise<CheckoutLease>;
+  readonly counts: Readonly<CheckoutCounts>;
+}
+
+/**
+ * `onEvict` closes what was started on a checkout about to be removed (its runtimes); `note`
+ * says each checkout made, with the counts so far, in the worker's log.
+ */
+export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promise<void>, note: (message: string) => void): WarmCheckouts {
+  const root = path.join(cacheDir, 'snapshots');
+  const kept = new Map<string, Kept>();
+  const counts: CheckoutCounts = { made: 0, reset: 0 };
+
+  async function checkOut(version: JobVersion, dir: string, bundle: (key: string) => Promise<Buffer | null>, why: 'new' | 'reset'): Promise<void> {
+    const { snapshot } = version;
+    await rm(dir, { recursive: true, force: true });
+    const folders = [`blueprints/${version.blueprint}`, `rubrics/${version.task}`];
+    const splits = splitNames.map((split) => `rubrics/${version.task}/${split}.jsonl`);
+    // The workspace's remote first, when it has the commit; the bundle in Redis otherwise.
+    let from = 'the remote';
+    if (!snapshot.remote || !(await checkoutFromRemote(snapshot.remote, folders, splits, snapshot.tree, path.join(cacheDir, 'remote.git'), dir))) {
+      const bytes = await bundle(snapshot.bundleKey);
+      if (bytes === null) throw new Error(`the bundle of ${snapshot.source.slice(0, 12)} is not in the queue (expired?); run the command again`);
+      await checkoutSnapshot(bytes, snapshot.commit, dir);
+      from = 'its bundle';
+    }
+    counts.made += 1;
+    if (why === 'reset') counts.reset += 1;
+    note(`checked out ${snapshot.tree.slice(0, 12)} from ${from}${why === 'reset' ? ' afresh (a run had changed its files)' : ''}; checkouts made: ${counts.made}, afresh: ${counts.reset}`);
+  }
+
+  /** The checkout holds its tree, or is made (again). */
+  async function ensure(version: JobVersion, dir: string, bundle: (key: string) => Promise<Buffer | null>, first: boolean): Promise<void> {
+    if (await holdsTree(dir, version.snapshot.tree)) return;
+    // A folder left by an earlier worker process, or changed by a run: made again. None: made.
+    const existed = await stat(dir).then(() => true, () => false);
+    await checkOut(version, dir, bundle, existed || !first ? 'reset' : 'new');
+  }
+
+  async function evict(current: string): Promise<void> {
+    const idle = [...kept.values()].filter((k) => k.inFlight === 0 && k.tree !== current).sort((a, b) => a.lastUsed - b.lastUsed);
+    while (kept.size > KEPT_CHECKOUTS && idle.length > 0) {
+      const old = idle.shift() as Kept;
+      kept.delete(old.tree);
+      await onEvict(old.tree);
+      await rm(old.dir, { recursive: true, force: true });
+    }
+    // The cache folder: the most recently used stay, the others go (never one this worker keeps).
+    const names = await readdir(root).catch(() => [] as string[]);
+    const dated = await Promise.all(
+      names.filter((name) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(name) && !kept.has(name)).map(async (name) => ({ name, at: (await stat(path.join(root, name)).catch(() => null))?.mtimeMs ?? 0 })),
+    );
+    dated.sort((a, b) => b.at - a.at);
+    const recent = systemClock.now().getTime() - IN_USE_MS;
+    for (const { name, at } of dated.slice(Math.max(0, KEPT_ON_DISK - kept.size))) if (at < recent) await rm(path.join(root, name), { recursive: true, force: true });
+  }
+
+  async function take(version: JobVersion, bundle: (key: string) => Promise<Buffer | null>): Promise<CheckoutLease> {
+    const { tree } = version.snapshot;
+    let entry = kept.get(tree);
+    if (!entry) {
+      const fresh: Kept = { tree, dir: path.join(root, tree), inFlight: 0, lastUsed: systemClock.now().getTime(), touched: systemClock.now().getTime(), checked: null };
+      fresh.checked = (async () => {
+        await ensure(version, fresh.dir, bundle, true);
+        const now = systemClock.now();
+        await utimes(fresh.dir, now, now).catch(() => undefined);
+        await evict(tree);
+      })();
+      kept.set(tree, fresh);
+      // A failed checkout is tried again by the next job (the job itself is retried by BullMQ).
+      fresh.checked.catch(() => {
+        if (kept.get(tree) === fresh) kept.delete(tree);
+      });
+      entry = fresh;
+    } else if (entry.checked === null) {
+      // No job in flight on it: whatever the last ones wrote is undone before this one runs.
+      entry.checked = ensure(version, entry.dir, bundle, false);
+      const checking = entry;
+      entry.checked.catch(() => {
+        if (checking.inFlight === 0) checking.checked = null;
+      });
+    }
+    await entry.checked;
+    const leased = entry;
+    leased.inFlight += 1;
+    leased.lastUsed = systemClock.now().getTime();
+    if (leased.lastUsed - leased.touched > TOUCH_MS) {
+      leased.touched = leased.lastUsed;
+      const now = systemClock.now();
+      void utimes(leased.dir, now, now).catch(() => undefined);
+    }
+    let released = false;
+    return {
+      dir: leased.dir,
+      release: () => {
+        if (released) return;
+        released = true;
+        leased.inFlight -= 1;
+        if (leased.inFlight === 0) leased.checked = null;
+      },
+    };
+  }
+
+  return { take, counts };
+}
