@@ -34,6 +34,7 @@ import { heldSecretNames } from '../../domain/environment.ts';
 import { buildLauncher, launcherKey } from './containment-launcher.ts';
 import { launcher, dataLimitKb, LIMIT_REFUSED_EXIT } from './memory-limit.ts';
 import { runProcess, type Containment } from './runner.ts';
+import { ambientEnvironment } from './ambient-environment.ts';
 
 export type { Containment } from './runner.ts';
 
@@ -152,12 +153,12 @@ async function probe(env: Readonly<Record<string, string | undefined>>, chain?: 
 }
 
 /** How untrusted programs are contained on this machine, and by which chain (probed once, then remembered). */
-export async function containment(env: Readonly<Record<string, string | undefined>> = process.env, chain?: LaunchChain): Promise<Containment> {
+export async function containment(env: Readonly<Record<string, string | undefined>> = ambientEnvironment(), chain?: LaunchChain): Promise<Containment> {
   return (await probe(env, chain)).namespace === null ? 'process-table' : 'pid-namespace';
 }
 
 /** What the probe found, in words (benches, diagnostics): the chain in use and why the launcher is not. */
-export async function containmentReport(env: Readonly<Record<string, string | undefined>> = process.env): Promise<string> {
+export async function containmentReport(env: Readonly<Record<string, string | undefined>> = ambientEnvironment()): Promise<string> {
   const { namespace } = await probe(env);
   const { launcher } = await probedLauncher(env);
   const without = 'missing' in launcher ? ` (no launcher: ${launcher.missing})` : '';
