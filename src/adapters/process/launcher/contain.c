@@ -2,7 +2,7 @@
  * agentdevel's launcher for untrusted programs (blueprint checks, `command` agents): one small
  * executable that does per case-trial what `sh -c 'ulimit -d …; exec …'`, `unshare --user
  * --pid --mount --fork --mount-proc --kill-child` and an init shell did with four execs. See
- * untrusted.ts (why each step) and launcher.ts (how it is built: once per machine with `cc`).
+ * untrusted.ts (why each step) and containment-launcher.ts (how it is built: once per machine and version with `cc`).
  *
  *   contain <data-limit-kb | -> <user | root | none> <program> [args...]
  *   contain serve      (a spawner for spawner.ts: see the section at the end)
