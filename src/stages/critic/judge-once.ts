@@ -29,8 +29,8 @@ export interface VerdictCache extends Pick<VerdictMemo, 'keptVerdict' | 'saveCri
   canonicalLabel(label: string): string;
 }
 
-/** Bumped when what the critic is sent (its prompt) changes in a way the request's fields do not show. */
-const KEY_VERSION = 2;
+/** Bumped when what the critic is sent (its prompt) changes in a way the request's fields do not show (test/unit/critic-verdict-key.test.ts pins the prompt it stands for). */
+export const KEY_VERSION = 2;
 
 export function criticVerdictKey(request: CriticRequest): string {
   const content = {
