@@ -1,5 +1,8 @@
 // A worker's checkouts of versions, kept warm: one folder per snapshot tree under the cache,
-// checked out from git once and reused by every job and every run of that version. An agent runs
+// checked out from git once and reused by every job and every run of that version. The folder
+// is this worker process's own (the tree and a random name of the process): workers of one
+// machine share the cache folder, and one must never check a folder out afresh while another's
+// agents run in it. An agent runs
 // in its blueprint's folder and may write there, as it may in a local run: between the jobs of
 // one run that stays as it is, but a job that comes to a checkout with none in flight on it
 // (the next run, most often) first has it checked against its tree, in this process (tree-id.ts),
@@ -7,6 +10,7 @@
 // KEPT_CHECKOUTS are kept by this worker, the least recently used idle one going first, and the
 // cache folder (maybe shared by the workers of a machine) keeps the KEPT_ON_DISK most recent,
 // never removing one that a worker touched within IN_USE_MS.
+import { randomBytes } from 'node:crypto';
 import { readdir, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { systemClock } from '../../domain/ports/clock.ts';
@@ -54,6 +58,8 @@ export interface WarmCheckouts {
  */
 export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promise<void>, note: (message: string) => void): WarmCheckouts {
   const root = path.join(cacheDir, 'snapshots');
+  // This process's own folders: <tree>-<owner>. Random, not the pid: containers sharing a cache have the same pids.
+  const owner = randomBytes(6).toString('hex');
   const kept = new Map<string, Kept>();
   const counts: CheckoutCounts = { made: 0, reset: 0 };
 
@@ -94,7 +100,7 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     // The cache folder: the most recently used stay, the others go (never one this worker keeps).
     const names = await readdir(root).catch(() => [] as string[]);
     const dated = await Promise.all(
-      names.filter((name) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(name) && !kept.has(name)).map(async (name) => ({ name, at: (await stat(path.join(root, name)).catch(() => null))?.mtimeMs ?? 0 })),
+      names.filter((name) => /^[0-9a-f]{40}([0-9a-f]{24})?(-[0-9a-f]{12})?$/.test(name) && ![...kept.values()].some((k) => path.basename(k.dir) === name)).map(async (name) => ({ name, at: (await stat(path.join(root, name)).catch(() => null))?.mtimeMs ?? 0 })),
     );
     dated.sort((a, b) => b.at - a.at);
     const recent = systemClock.now().getTime() - IN_USE_MS;
@@ -105,7 +111,7 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     const { tree } = version.snapshot;
     let entry = kept.get(tree);
     if (!entry) {
-      const fresh: Kept = { tree, dir: path.join(root, tree), inFlight: 0, lastUsed: systemClock.now().getTime(), touched: systemClock.now().getTime(), checked: null };
+      const fresh: Kept = { tree, dir: path.join(root, `${tree}-${owner}`), inFlight: 0, lastUsed: systemClock.now().getTime(), touched: systemClock.now().getTime(), checked: null };
       fresh.checked = (async () => {
         await ensure(version, fresh.dir, bundle, true);
         const now = systemClock.now();
