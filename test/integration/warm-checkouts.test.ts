@@ -1,0 +1,75 @@
+// Warm checkouts (src/adapters/queue/warm-checkouts.ts) with real git bundles: workers of one
+// machine share the cache folder, and a worker checks a changed checkout out afresh before a
+// new run. That must never touch a folder another worker's agents are running in.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundleSnapshot } from '../../src/adapters/git/snapshot.ts';
+import { warmCheckouts } from '../../src/adapters/queue/warm-checkouts.ts';
+import { JOB_SCHEMA, type JobVersion } from '../../src/adapters/queue/job.ts';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentdevel-warm-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+async function version(): Promise<{ version: JobVersion; bytes: Buffer }> {
+  const workspace = tempDir();
+  mkdirSync(path.join(workspace, 'blueprints/bp'), { recursive: true });
+  mkdirSync(path.join(workspace, 'rubrics/task'), { recursive: true });
+  writeFileSync(path.join(workspace, 'blueprints/bp/agent.sh'), 'echo hi\n');
+  writeFileSync(path.join(workspace, 'rubrics/task/task.json'), '{}\n');
+  execFileSync('git', ['init', '-q', workspace]);
+  const bundle = await bundleSnapshot(workspace, ['blueprints/bp', 'rubrics/task'], path.join(tempDir(), 'scratch'));
+  return {
+    bytes: bundle.bytes,
+    version: {
+      schema: JOB_SCHEMA,
+      snapshot: { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: 'test', remote: null },
+      blueprint: 'bp',
+      task: 'task',
+      agentModel: 'mock',
+      callTimeoutMs: 1000,
+      memoryMb: 256,
+      isolation: 'shared',
+      passEnv: [],
+    },
+  };
+}
+
+describe('warm checkouts', () => {
+  it('gives two workers sharing a cache folder folders of their own, so one never resets what the other runs in', async () => {
+    const cache = tempDir();
+    const { version: v, bytes } = await version();
+    const bundle = async () => bytes;
+    const first = warmCheckouts(cache, async () => undefined, () => undefined);
+    const second = warmCheckouts(cache, async () => undefined, () => undefined);
+
+    // Worker one runs a job whose agent writes into its blueprint folder, and is still running.
+    const running = await first.take(v, bundle);
+    const written = path.join(running.dir, 'blueprints/bp/scratch.txt');
+    writeFileSync(written, 'in use');
+
+    // Worker two starts a job of the same version: its checkout holds the tree, untouched by the other's writes.
+    const other = await second.take(v, bundle);
+    expect(other.dir).not.toBe(running.dir);
+    expect(existsSync(path.join(other.dir, 'blueprints/bp/scratch.txt'))).toBe(false);
+    other.release();
+    // ...and worker two's next run checks its own folder again, leaving worker one's alone.
+    (await second.take(v, bundle)).release();
+    expect(readFileSync(written, 'utf8')).toBe('in use');
+
+    // Worker one's next run (nothing in flight) gets its folder back as the version holds it.
+    running.release();
+    const next = await first.take(v, bundle);
+    expect(next.dir).toBe(running.dir);
+    expect(existsSync(written)).toBe(false);
+    expect(first.counts).toEqual({ made: 2, reset: 1 });
+    next.release();
+  });
+});
