@@ -90,8 +90,8 @@ const BATCH_MAX = 500;
 const READ_BLOCK_MS = 1000;
 /**
  * After a read that brought events, the reader waits this long before the next one, and a
- * batch is sent this long after its first job was submitted: results and submissions that come
- * one at a time then share a round trip (a case-trial takes far longer than this; the workers
+ * batch is sent this long after the one before (the first at once): results and submissions
+ * that come one at a time then share a round trip (a case-trial takes far longer than this; the workers
  * meanwhile run the jobs queued ahead, up to QUEUE_IN_FLIGHT).
  */
 const GATHER_MS = 20;
@@ -166,10 +166,13 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     }
   };
 
+  // The first batch of a run (or after a pause) goes at once: the jobs submitted in this turn of
+  // the event loop are all in it. Later ones go at most once every GATHER_MS.
+  let lastFlush = Number.NEGATIVE_INFINITY;
   const scheduleFlush = () => {
     if (flushScheduled) return;
     flushScheduled = true;
-    setTimeout(() => void flush(), GATHER_MS);
+    setTimeout(() => void flush(), Math.max(0, lastFlush + GATHER_MS - now()));
   };
 
   const enqueue = (job: Pending) => {
@@ -224,6 +227,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
   /** Sends the jobs queued so far: removals asked for, one lookup, one addBulk. */
   async function flush(): Promise<void> {
     flushScheduled = false;
+    lastFlush = now();
     const batch = outgoing.splice(0, BATCH_MAX);
     if (outgoing.length > 0) scheduleFlush();
     const live = () => batch.filter((job) => pending.get(job.id) === job);
