@@ -87,6 +87,12 @@ export interface CoordinatorLink {
 const RERUNS_OF_REFUSED = 2;
 /** Most jobs looked up and added in one round trip. */
 const BATCH_MAX = 500;
+/**
+ * Most jobs in the first batch after a pause (a run's start): enough to fill the slots of
+ * several workers, and looked up and added in a few milliseconds where a full batch takes tens,
+ * so the workers start sooner; the rest follow GATHER_MS later, while these run.
+ */
+const FIRST_BATCH_MAX = 64;
 const READ_BLOCK_MS = 1000;
 /**
  * After a read that brought events, the reader waits this long before the next one, and a
@@ -166,13 +172,16 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     }
   };
 
-  // The first batch of a run (or after a pause) goes at once: the jobs submitted in this turn of
-  // the event loop are all in it. Later ones go at most once every GATHER_MS.
+  // The first batch of a run (or after a pause) goes at once, and small (FIRST_BATCH_MAX); the
+  // next ones go at most once every GATHER_MS.
   let lastFlush = Number.NEGATIVE_INFINITY;
+  let flushAfterPause = false;
   const scheduleFlush = () => {
     if (flushScheduled) return;
     flushScheduled = true;
-    setTimeout(() => void flush(), Math.max(0, lastFlush + GATHER_MS - now()));
+    const delay = lastFlush + GATHER_MS - now();
+    flushAfterPause = delay < 0;
+    setTimeout(() => void flush(), Math.max(0, delay));
   };
 
   const enqueue = (job: Pending) => {
@@ -228,7 +237,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
   async function flush(): Promise<void> {
     flushScheduled = false;
     lastFlush = now();
-    const batch = outgoing.splice(0, BATCH_MAX);
+    const batch = outgoing.splice(0, flushAfterPause ? FIRST_BATCH_MAX : BATCH_MAX);
     if (outgoing.length > 0) scheduleFlush();
     const live = () => batch.filter((job) => pending.get(job.id) === job);
     try {
