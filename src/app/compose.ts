@@ -8,6 +8,7 @@ import type { PipelineContext } from '../pipeline/context.ts';
 import { currentScope } from '../pipeline/run/usage-scope.ts';
 import { openWorkspace } from './workspace.ts';
 import { type Workspace } from '../pipeline/workspace/workspace.ts';
+import type { Config } from '../config/schema.ts';
 import { declareSecrets, makeRedactor, secretValues, valuesOf, type Redactor } from '../domain/environment.ts';
 import { parseQueueUrl, queueSecrets } from '../domain/queue-address.ts';
 import { wordDiff } from '../adapters/text-diff/word-diff.ts';
@@ -124,6 +125,9 @@ export async function openCommand(
     readsStore: store === 'reads',
     checkpoint: checkpointOf(io),
     reporter,
+    // A writer on a queue loads bullmq and ioredis (a fifth of a second of CPU) while the
+    // workspace opens, which mostly waits on git; they are imported below as before.
+    ...(lockFor ? { onConfig: (config: Config) => preloadQueueModules(options.queue ?? config.queue) } : {}),
   });
   let workspace: Workspace = trials === null && concurrency === null ? opened : { ...opened, config: { ...opened.config, ...(trials === null ? {} : { trials }), ...(concurrency === null ? {} : { concurrency }) } };
   // Every value passed to the agent and every declared secret is redacted, whatever its name.
@@ -220,6 +224,16 @@ export async function openCommand(
     await workspace.close();
     throw error;
   }
+}
+
+/**
+ * Starts loading the queue's modules when a queue is named; a failure to load is left to the
+ * import that uses them, which reports it.
+ */
+function preloadQueueModules(queue: string | undefined | null): void {
+  if (!queue) return;
+  void import('../adapters/queue/executor.ts').catch(() => undefined);
+  void import('../adapters/queue/redis-pace.ts').catch(() => undefined);
 }
 
 /** A role the Claude engine answers (an "openai:" role needs no Claude key). */

@@ -55,6 +55,15 @@ describe('start-up', () => {
     for (const name of ['better-sqlite3', '@anthropic-ai/sdk', 'handlebars', 'esbuild', 'tsx']) expect(run.packages).not.toContain(name);
   });
 
+  it('a command on a queue loads bullmq and ioredis from the bundle, not as files of node_modules', async () => {
+    const dir = await exampleWorkspace();
+    // Without the queue key the command stops (exit 2) once it has loaded the queue's modules.
+    const run = traced(repoRoot, ['run', '-C', dir, '--queue', 'redis://127.0.0.1:1']);
+    expect(run.code).toBe(2);
+    expect(run.fromBundle).toBe(true);
+    expect([...run.packages].filter((name) => ['bullmq', 'ioredis', 'msgpackr'].includes(name))).toEqual([]);
+  });
+
   it('keeps the bundle when only modification times changed, and runs the sources once their content differs', () => {
     // A copy of the package: every file gets a new modification time, as after a git checkout.
     const copy = path.join(tempDir('agentdevel-package-'), 'agentdevel');

@@ -87,11 +87,17 @@ export interface CoordinatorLink {
 const RERUNS_OF_REFUSED = 2;
 /** Most jobs looked up and added in one round trip. */
 const BATCH_MAX = 500;
+/**
+ * Most jobs in the first batch after a pause (a run's start): enough to fill the slots of
+ * several workers, and looked up and added in a few milliseconds where a full batch takes tens,
+ * so the workers start sooner; the rest follow GATHER_MS later, while these run.
+ */
+const FIRST_BATCH_MAX = 64;
 const READ_BLOCK_MS = 1000;
 /**
  * After a read that brought events, the reader waits this long before the next one, and a
- * batch is sent this long after its first job was submitted: results and submissions that come
- * one at a time then share a round trip (a case-trial takes far longer than this; the workers
+ * batch is sent this long after the one before (the first at once): results and submissions
+ * that come one at a time then share a round trip (a case-trial takes far longer than this; the workers
  * meanwhile run the jobs queued ahead, up to QUEUE_IN_FLIGHT).
  */
 const GATHER_MS = 20;
@@ -166,10 +172,16 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     }
   };
 
+  // The first batch of a run (or after a pause) goes at once, and small (FIRST_BATCH_MAX); the
+  // next ones go at most once every GATHER_MS.
+  let lastFlush = Number.NEGATIVE_INFINITY;
+  let flushAfterPause = false;
   const scheduleFlush = () => {
     if (flushScheduled) return;
     flushScheduled = true;
-    setTimeout(() => void flush(), GATHER_MS);
+    const delay = lastFlush + GATHER_MS - now();
+    flushAfterPause = delay < 0;
+    setTimeout(() => void flush(), Math.max(0, delay));
   };
 
   const enqueue = (job: Pending) => {
@@ -224,7 +236,8 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
   /** Sends the jobs queued so far: removals asked for, one lookup, one addBulk. */
   async function flush(): Promise<void> {
     flushScheduled = false;
-    const batch = outgoing.splice(0, BATCH_MAX);
+    lastFlush = now();
+    const batch = outgoing.splice(0, flushAfterPause ? FIRST_BATCH_MAX : BATCH_MAX);
     if (outgoing.length > 0) scheduleFlush();
     const live = () => batch.filter((job) => pending.get(job.id) === job);
     try {

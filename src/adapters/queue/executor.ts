@@ -63,26 +63,27 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
 
   async function start(version: VersionToRun) {
     const { settings } = version;
+    const splits = splitNames.map((split) => `:(exclude)rubrics/${settings.task}/${split}.jsonl`);
+    // The snapshot's git processes, and the remote's, run while the blueprint and the task's
+    // environment load; their errors are reported after the blueprint's (bad input comes first).
+    const bundling = bundleSnapshot(version.dir, [`blueprints/${settings.blueprint}`, `rubrics/${settings.task}`, ...splits], path.join(version.buildDir, 'snapshots'));
+    // A committed version can come from the workspace's remote, where a worker can reach it; the bundle stays the fallback.
+    const remoting = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(version.commit) ? remoteOf(version.dir) : Promise.resolve(null);
+    bundling.catch(() => undefined);
+    remoting.catch(() => undefined);
     // Bad input is the coordinator's to report (exit 2), before any job is sent.
     await loadBlueprint(version.dir, settings.blueprint, version.buildDir);
     // Grading stays here: the expected state is computed from the full case by the task's code in
     // this process, and the splits (expected answers, the sealed test split) never enter the bundle.
     const environmentBundle = version.task.environmentModule ? await bundleEnvironment(version.task.environmentModule, version.buildDir, version.dir) : null;
     const expectedStateOf = await expectedStateReader(environmentBundle);
-    const splits = splitNames.map((split) => `:(exclude)rubrics/${settings.task}/${split}.jsonl`);
-    const bundle = await bundleSnapshot(version.dir, [`blueprints/${settings.blueprint}`, `rubrics/${settings.task}`, ...splits], path.join(version.buildDir, 'snapshots'));
+    const bundle = await bundling;
     if (bundle.bytes.length > MAX_BUNDLE_BYTES) {
       const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
       throw new AgentdevelError('QUEUE_BUNDLE_TOO_LARGE', `blueprints/${settings.blueprint} and rubrics/${settings.task} make a bundle of ${mb(bundle.bytes.length)}, above the limit of ${mb(MAX_BUNDLE_BYTES)}`);
     }
     const connected = await queue();
-    try {
-      await connected.putBundle(bundle.tree, bundle.bytes, BUNDLE_TTL_SECONDS);
-    } catch (error) {
-      throw commandError(error);
-    }
-    // A committed version can come from the workspace's remote, where a worker can reach it; the bundle stays the fallback.
-    const url = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(version.commit) ? await remoteOf(version.dir) : null;
+    const url = await remoting;
     const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit, remote: url ? { url, commit: version.commit } : null };
     const prepared: JobVersion = {
       schema: JOB_SCHEMA,
@@ -96,8 +97,9 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
       passEnv: [...settings.passEnv],
     };
     try {
-      // A worker that starts later prepares this version before it takes a job (warm workers).
-      await connected.putVersion(JSON.stringify(prepared), BUNDLE_TTL_SECONDS);
+      // Sent together, on one connection, so Redis takes them in this order: a worker that starts
+      // later prepares this version (warm workers) and finds its bundle already there.
+      await Promise.all([connected.putBundle(bundle.tree, bundle.bytes, BUNDLE_TTL_SECONDS), connected.putVersion(JSON.stringify(prepared), BUNDLE_TTL_SECONDS)]);
     } catch (error) {
       throw commandError(error);
     }

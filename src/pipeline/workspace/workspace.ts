@@ -44,6 +44,8 @@ export interface OpenOptions {
   readonly checkpoint?: Checkpoint;
   /** Where the store's rebuild reports the documents in git it did not read (default: nowhere). */
   readonly reporter?: Reporter;
+  /** Told the config as soon as it is read, before the lock, the recovery and the store's rebuild (which mostly wait on git). */
+  readonly onConfig?: (config: Config) => void;
 }
 
 /** What opening a workspace needs from outside: git, the store, the lock and the file readers (app/ wires the real ones). */
@@ -67,6 +69,7 @@ export async function assembleWorkspace(dir: string, options: OpenOptions, adapt
     );
   }
   const config = await loadConfig(root);
+  options.onConfig?.(config);
   const stateDir = path.join(root, STATE_DIR);
   // traces/README.md (what agentdevel writes there) stays addable: only the traces are excluded.
   await repo.excludeFromStatus([`/${STATE_DIR}/`, '/traces/*', '!/traces/README.md']);
