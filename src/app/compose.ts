@@ -146,7 +146,7 @@ export async function openCommand(
         unpriced.add(model);
         reporter.emit({ type: 'warning', message: `${model} has no known price: its calls are counted in tokens, and at $0 in costs and budgets; set "price" on its role in models (USD per million input and output tokens)` });
       }
-      guard.charge(usage.costUsd);
+      guard.charge(role, usage.costUsd);
       workspace.store.recordModelCall(role, model, usage, currentScope());
     };
     // A must-pass entry that names no case is refused before anything runs (exit 2).

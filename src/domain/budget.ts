@@ -50,10 +50,13 @@ export interface SpendGuard {
   readonly budget: Budget | null;
   /** Before a model request: throws BudgetReached when it would pass the budget (and from then on). */
   beforeRequest(role: CallRole): void;
-  /** After a request ended (answered or failed): it is no longer in flight. */
-  settled(): void;
+  /**
+   * After a request ended. A failed one is no longer in flight; an answered one stays reserved
+   * until the ledger charges it (its cost is known only then).
+   */
+  settled(role: CallRole, answered: boolean): void;
   /** What an answered request cost, as the ledger charges it. */
-  charge(costUsd: number): void;
+  charge(role: CallRole, costUsd: number): void;
   /** True once a request was refused. */
   reached(): boolean;
   /** Requests refused so far (a case-trial that saw one was cut short by the budget). */
@@ -62,22 +65,33 @@ export interface SpendGuard {
 }
 
 /**
- * The guard of one command. A dollar budget refuses a request when what was spent, plus the
- * requests in flight and this one at the mean cost of a request so far, would pass it: the
- * cost of a request is known only after its answer, so the mean stands in for it.
+ * The guard of one command. A dollar budget refuses a request when what was spent, plus what the
+ * requests not yet charged may cost, plus this one, would pass it. The cost of a request is known
+ * only after its answer, so each is reserved at the most a request of its role has cost so far
+ * (of any role, for a role not seen yet): a synthesizer's long answer is never priced at a
+ * critic's. A request stays reserved from before it is sent until the ledger charges it, so no
+ * moment between its answer and its charge lets another request through on a lower total.
  */
 export function spendGuard(budget: Budget | null): SpendGuard {
   let requests = 0;
-  let inFlight = 0;
   let charged = 0;
   let costUsd = 0;
   let refused = 0;
   let firstWhy = '';
-  const passes = (): string | null => {
+  let reserved = 0;
+  let mostOfAny = 0;
+  const mostByRole = new Map<CallRole, number>();
+  /** The reservations of each role's requests not yet charged, oldest first. */
+  const open = new Map<CallRole, number[]>();
+  const estimate = (role: CallRole): number => mostByRole.get(role) ?? mostOfAny;
+  const release = (role: CallRole): void => {
+    const held = open.get(role)?.shift();
+    if (held !== undefined) reserved = Math.max(0, reserved - held);
+  };
+  const passes = (role: CallRole): string | null => {
     if (budget === null || budget.kind === 'caseTrials') return null;
     if (budget.kind === 'requests') return requests + 1 > budget.amount ? `${requests} of ${budget.amount} requests sent` : null;
-    const mean = charged === 0 ? 0 : costUsd / charged;
-    const projected = costUsd + (inFlight + 1) * mean;
+    const projected = costUsd + reserved + estimate(role);
     return costUsd >= budget.amount || projected > budget.amount ? `$${costUsd.toFixed(4)} of $${budget.amount.toFixed(2)} spent, and the next request would pass it` : null;
   };
   const passedByCharges = (): boolean => {
@@ -88,21 +102,26 @@ export function spendGuard(budget: Budget | null): SpendGuard {
     budget,
     beforeRequest(role) {
       // Once one request is refused, every later one is too (for the same reason): the work stops as a whole.
-      const why = refused > 0 ? firstWhy : passes();
+      const why = refused > 0 ? firstWhy : passes(role);
       if (why !== null) {
         refused += 1;
         firstWhy = why;
         throw new BudgetReached(role, `budget reached (${budgetText(budget as Budget)}): ${why}`);
       }
       requests += 1;
-      inFlight += 1;
+      const held = estimate(role);
+      reserved += held;
+      open.set(role, [...(open.get(role) ?? []), held]);
     },
-    settled() {
-      inFlight = Math.max(0, inFlight - 1);
+    settled(role, answered) {
+      if (!answered) release(role);
     },
-    charge(cost) {
+    charge(role, cost) {
       charged += 1;
       costUsd += cost;
+      mostByRole.set(role, Math.max(mostByRole.get(role) ?? 0, cost));
+      mostOfAny = Math.max(mostOfAny, cost);
+      release(role);
     },
     // Requests this guard never saw (case-trials on a queue's workers) are known only by their
     // charge: once those pass the budget, no further work starts either.

@@ -34,7 +34,7 @@ describe('spendGuard', () => {
     const guard = spendGuard({ kind: 'requests', amount: 3 });
     for (let i = 0; i < 3; i += 1) {
       guard.beforeRequest('agent');
-      guard.settled();
+      guard.settled('agent', false);
     }
     expect(guard.reached()).toBe(false);
     expect(() => guard.beforeRequest('critic')).toThrow(BudgetReached);
@@ -44,15 +44,15 @@ describe('spendGuard', () => {
     expect(guard.spent().requests).toBe(3);
   });
 
-  it('refuses a dollar request when what was spent, those in flight and this one at the mean cost would pass it', () => {
+  it('refuses a dollar request when what was spent, those not yet charged and this one, each at the most its role has cost, would pass it', () => {
     const guard = spendGuard({ kind: 'usd', amount: 1 });
     guard.beforeRequest('agent');
-    guard.settled();
-    guard.charge(0.3);
+    guard.settled('agent', true);
+    guard.charge('agent', 0.3);
     guard.beforeRequest('agent');
-    guard.settled();
-    guard.charge(0.3);
-    // 0.60 spent, one in flight at the mean 0.30: a second would make 1.20.
+    guard.settled('agent', true);
+    guard.charge('agent', 0.3);
+    // 0.60 spent, one in flight at 0.30: a second would make 1.20.
     guard.beforeRequest('agent');
     const refused = (() => {
       try {
@@ -64,6 +64,34 @@ describe('spendGuard', () => {
     })();
     expect(refused).toBeInstanceOf(InfraError);
     expect(String((refused as Error).message)).toMatch(/\$0\.6000 of \$1\.00 spent/);
+  });
+
+  it('prices a request at its own role, not at the mean of cheaper ones, and keeps an answered request reserved until it is charged', () => {
+    const guard = spendGuard({ kind: 'usd', amount: 0.5 });
+    // Many cheap critic requests, and one synthesizer request that cost 0.10.
+    for (let i = 0; i < 20; i += 1) {
+      guard.beforeRequest('critic');
+      guard.settled('critic', true);
+      guard.charge('critic', 0.01);
+    }
+    guard.beforeRequest('synthesizer');
+    guard.settled('synthesizer', true);
+    guard.charge('synthesizer', 0.1);
+    // 0.30 spent. The mean (about 0.014) would let a synthesizer request through at 0.45 in flight; at its own 0.10 it is not.
+    guard.beforeRequest('synthesizer');
+    // Answered, not yet charged: still reserved, so the next one sees 0.30 + 0.10 + 0.10.
+    guard.settled('synthesizer', true);
+    expect(() => guard.beforeRequest('synthesizer')).not.toThrow();
+    expect(() => guard.beforeRequest('synthesizer')).toThrow(BudgetReached);
+    // A failed request releases what it held; a charge releases the answered one's.
+    const other = spendGuard({ kind: 'usd', amount: 0.25 });
+    other.beforeRequest('critic');
+    other.settled('critic', true);
+    other.charge('critic', 0.1);
+    other.beforeRequest('critic');
+    other.settled('critic', false);
+    other.beforeRequest('critic');
+    expect(() => other.beforeRequest('critic')).toThrow(BudgetReached);
   });
 
   it('holds nothing without a budget, and nothing per request for a case-trial budget (discover holds it between rounds)', () => {

@@ -60,10 +60,13 @@ export function claudeEngines(options: ClaudeOptions, when: 'at_start' | 'at_fir
         if (!guard) return send(role, params, sendOptions);
         // Refused here, before the request leaves: a budget is never passed by a request sent.
         guard.beforeRequest(role);
+        let answered = false;
         try {
-          return await send(role, params, sendOptions);
+          const answer = await send(role, params, sendOptions);
+          answered = true;
+          return answer;
         } finally {
-          guard.settled();
+          guard.settled(role, answered);
         }
       },
       options.ledger,

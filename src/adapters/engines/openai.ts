@@ -69,10 +69,13 @@ export function openaiEngines(options: OpenAIOptions): OpenAIEngineFactory {
       if (!guard) return send(callRole, params, sendOptions);
       // Refused here, before the request leaves: a budget is never passed by a request sent.
       guard.beforeRequest(callRole);
+      let answered = false;
       try {
-        return await send(callRole, params, sendOptions);
+        const answer = await send(callRole, params, sendOptions);
+        answered = true;
+        return answer;
       } finally {
-        guard.settled();
+        guard.settled(callRole, answered);
       }
     };
     return createOpenAIEngine(guarded, options.ledger, facts, openaiPriceOf(model, where.price));
