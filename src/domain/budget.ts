@@ -111,7 +111,9 @@ export function spendGuard(budget: Budget | null): SpendGuard {
       requests += 1;
       const held = estimate(role);
       reserved += held;
-      open.set(role, [...(open.get(role) ?? []), held]);
+      const queued = open.get(role);
+      if (queued) queued.push(held);
+      else open.set(role, [held]);
     },
     settled(role, answered) {
       if (!answered) release(role);

@@ -99,8 +99,9 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     }
     // The cache folder: the most recently used stay, the others go (never one this worker keeps).
     const names = await readdir(root).catch(() => [] as string[]);
+    const mine = new Set([...kept.values()].map((k) => path.basename(k.dir)));
     const dated = await Promise.all(
-      names.filter((name) => /^[0-9a-f]{40}([0-9a-f]{24})?(-[0-9a-f]{12})?$/.test(name) && ![...kept.values()].some((k) => path.basename(k.dir) === name)).map(async (name) => ({ name, at: (await stat(path.join(root, name)).catch(() => null))?.mtimeMs ?? 0 })),
+      names.filter((name) => /^[0-9a-f]{40}([0-9a-f]{24})?(-[0-9a-f]{12})?$/.test(name) && !mine.has(name)).map(async (name) => ({ name, at: (await stat(path.join(root, name)).catch(() => null))?.mtimeMs ?? 0 })),
     );
     dated.sort((a, b) => b.at - a.at);
     const recent = systemClock.now().getTime() - IN_USE_MS;
