@@ -62,7 +62,7 @@ const englishOnly = {
   },
 };
 
-const INLINED = new Set(['bullmq', 'commander', 'execa', 'handlebars', 'ioredis', 'simple-git', 'zod']);
+const INLINED = new Set(['bullmq', 'commander', 'execa', 'handlebars', 'ioredis', 'zod']);
 const EXTERNAL = Object.keys(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).dependencies ?? {})
   .filter((name) => !INLINED.has(name))
   // msgpackr (bullmq's) loads this optional native addon beside it when installed.

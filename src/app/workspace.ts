@@ -1,4 +1,4 @@
-// Opening a workspace with the real adapters: git (simple-git and plumbing), the SQLite store,
+// Opening a workspace with the real adapters: git (as processes), the SQLite store,
 // the lock file, and the task and blueprint readers. The pipeline sees them only as the ports of domain/ports.
 import { GitRepo, initRepository } from '../adapters/git/git.ts';
 import { clearStaleGitLocks } from '../adapters/git/stale-locks.ts';

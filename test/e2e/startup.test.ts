@@ -33,7 +33,7 @@ function traced(root: string, args: readonly string[]) {
   return { code: result.status, stdout: result.stdout, fromBundle: urls.some((url) => url.endsWith('/dist/agentdevel.js')), fromSources: urls.some((url) => url.endsWith('/src/cli/main.ts')), packages };
 }
 
-const heavy = ['@anthropic-ai/sdk', 'simple-git', 'handlebars', 'esbuild', 'better-sqlite3', 'execa', 'tsx'];
+const heavy = ['@anthropic-ai/sdk', 'handlebars', 'esbuild', 'better-sqlite3', 'execa', 'tsx'];
 
 describe('start-up', () => {
   it('--help and --version run from the bundle and load no engine, git, SQLite, esbuild or compiler', () => {
@@ -51,7 +51,7 @@ describe('start-up', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('no release candidates yet');
     expect(run.fromBundle).toBe(true);
-    // git's client (simple-git, execa) is compiled into the bundle; the store is opened only by commands that read it.
+    // The process runner (execa) is compiled into the bundle; the store is opened only by commands that read it.
     for (const name of ['better-sqlite3', '@anthropic-ai/sdk', 'handlebars', 'esbuild', 'tsx']) expect(run.packages).not.toContain(name);
   });
 

@@ -1,6 +1,6 @@
-// git as a process: the bounded plumbing calls of the git adapters that need the exit code (where
-// exit 1 is an answer: absent, no) or standard input, and the small parsers they share. Only
-// src/adapters/git/ uses it.
+// git as a process: every git command of the git adapters, bounded in time and in output, in
+// git's own environment; the reading of its end (exit 1 is an answer for some: absent, no), and
+// the small parsers the adapters share. Only src/adapters/git/ uses it.
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
@@ -13,11 +13,10 @@ export function gitFailure(action: string, error: unknown): AgentdevelError {
   return new AgentdevelError('GIT_FAILED', `git ${action} failed: ${message}`, { cause: error });
 }
 
-/**
- * A bound on every git command: no wait on a child is unbounded. Generous, since a checkout of
- * a large repository can be silent for a while; simple-git counts it from the last output.
- */
+/** A bound on every git command: no wait on a child is unbounded. Generous, since a checkout of a large repository takes a while. */
 export const GIT_TIMEOUT_MS = 10 * 60_000;
+/** A bound on what one git command may print (the listing of a large repository's tree is tens of MB). */
+const GIT_OUTPUT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The environment of git plumbing: enough to find git and the user's git config, nothing else. */
 export function gitEnvironment(): Record<string, string> {
@@ -42,14 +41,18 @@ export type { WorktreeEntry };
 /** Runs git with the plumbing environment, bounded; the outcome, whatever the exit. */
 export function execGit(args: readonly string[], dir: string, identity: readonly string[], input?: string): Promise<ProcessOutcome> {
   const config = identity.flatMap((c) => ['-c', c]);
-  return runProcess({ command: 'git', args: [...config, ...args], cwd: dir, env: gitEnvironment(), ...(input === undefined ? {} : { input }), timeoutMs: GIT_TIMEOUT_MS });
+  return runProcess({ command: 'git', args: [...config, ...args], cwd: dir, env: gitEnvironment(), ...(input === undefined ? {} : { input }), timeoutMs: GIT_TIMEOUT_MS, maxOutputBytes: GIT_OUTPUT_MAX_BYTES });
+}
+
+/** Why a git command did not succeed, in git's own words where it gave some. */
+export function failureOf(outcome: ProcessOutcome): Error {
+  return new Error(outcome.spawnError ?? (outcome.timedOut ? `timed out after ${GIT_TIMEOUT_MS / 1000} s` : outcome.stderr.trim() || `exit ${outcome.exitCode ?? outcome.signal}`));
 }
 
 export function probeOutcome(args: readonly string[], outcome: ProcessOutcome): Probe {
   if (outcome.exitCode === 0) return { found: true, stdout: outcome.stdout };
   if (outcome.exitCode === 1 && !outcome.timedOut) return { found: false };
-  const why = outcome.spawnError ?? (outcome.timedOut ? `timed out after ${GIT_TIMEOUT_MS / 1000} s` : outcome.stderr.trim() || `exit ${outcome.exitCode ?? outcome.signal}`);
-  throw gitFailure(args[0] ?? 'command', new Error(why));
+  throw gitFailure(args[0] ?? 'command', failureOf(outcome));
 }
 
 export function parseWorktrees(porcelain: string): WorktreeEntry[] {

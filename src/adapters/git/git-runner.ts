@@ -1,15 +1,15 @@
-// The one module that imports simple-git (house rule 6), and the one connection to a repository
-// that the adapters of its narrow ports share (ref-reader.ts, history-reader.ts,
-// history-writer.ts, checkouts.ts, line-checkout.ts, remotes.ts): where it is, who commits, and
-// the ways to run git there. Plumbing that needs standard input (mktag, update-ref --stdin) or
-// the exit code (absent versus failed) goes through the process runner, via git-process.ts, so
-// every git call agentdevel makes is in src/adapters/git/.
+// The one connection to a repository that the adapters of its narrow ports share (ref-reader.ts,
+// history-reader.ts, history-writer.ts, checkouts.ts, line-checkout.ts, remotes.ts): where it
+// is, who commits, and the ways to run git there. Every git command goes through the process
+// runner (git-process.ts), so every git call agentdevel makes is in src/adapters/git/, bounded,
+// in git's own environment. (Not through simple-git: it waits 50 ms more after every command
+// that prints nothing, which is most writes and many lookups, and cannot be told not to.)
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { simpleGit, type SimpleGit, type SimpleGitOptions } from 'simple-git';
 import { AgentdevelError } from '../../domain/errors.ts';
-import { execGit, GIT_TIMEOUT_MS, gitEnvironment, gitFailure, probeOutcome, type Probe } from './git-process.ts';
+import type { ProcessOutcome } from '../process/runner.ts';
+import { execGit, failureOf, GIT_TIMEOUT_MS, gitEnvironment, gitFailure, probeOutcome, type Probe } from './git-process.ts';
 import type { Plumbing } from './tree-writes.ts';
 
 /** Used only when the repository has no identity configured (fresh CI machines). */
@@ -25,16 +25,12 @@ export class GitRunner {
   /** `-c` settings of who commits (none when the repository has an identity), looked up at the first write. */
   private identity: readonly string[] = [];
   private identityLookup: Promise<readonly string[]> | null = null;
-  private readonly readGit: SimpleGit;
-  private writeGit: SimpleGit | null = null;
 
   private constructor(
     readonly root: string,
     /** The repository's common git folder (shared by its worktrees), absolute. */
     readonly commonDir: string,
-  ) {
-    this.readGit = simpleGit(gitOptions(root));
-  }
+  ) {}
 
   /** The repository `dir` is in; not being in one is a clear error. */
   static async open(dir: string): Promise<GitRunner> {
@@ -66,23 +62,13 @@ export class GitRunner {
   }
 
   /** Runs git (in `dir`, default the repository's top) and returns its output; a failure is GIT_FAILED naming `action`. */
-  async raw(args: string[], action = args[0] ?? 'command', dir?: string): Promise<string> {
-    try {
-      const identity = await this.identityFor(args);
-      if (dir) return await simpleGit(gitOptions(dir, identity)).raw(args);
-      if (identity.length === 0) return await this.readGit.raw(args);
-      this.writeGit ??= simpleGit(gitOptions(this.root, identity));
-      return await this.writeGit.raw(args);
-    } catch (error) {
-      throw gitFailure(action, error);
-    }
+  async raw(args: string[], action = args[0] ?? 'command', dir = this.root): Promise<string> {
+    return outputOf(action, await execGit(args, dir, await this.identityFor(args)));
   }
 
   /** Runs a git plumbing command that reads standard input. */
   async plumbing(args: string[], input: string): Promise<string> {
-    const outcome = await execGit(args, this.root, await this.identityFor(args), input);
-    if (outcome.exitCode !== 0) throw gitFailure(args[0] ?? 'plumbing', new Error(outcome.stderr || outcome.spawnError || (outcome.timedOut ? 'timed out' : 'failed')));
-    return outcome.stdout;
+    return outputOf(args[0] ?? 'plumbing', await execGit(args, this.root, await this.identityFor(args), input));
   }
 
   readonly plumber: Plumbing = (args, input) => this.plumbing(args, input);
@@ -108,15 +94,13 @@ export class GitRunner {
   }
 }
 
-function gitOptions(baseDir: string, config: readonly string[] = []): Partial<SimpleGitOptions> {
-  return { baseDir, config: [...config], timeout: { block: GIT_TIMEOUT_MS } };
+/** What git printed, once it succeeded; any other end is GIT_FAILED naming `action`, with git's own words. */
+function outputOf(action: string, outcome: ProcessOutcome): string {
+  if (outcome.exitCode === 0) return outcome.stdout;
+  throw gitFailure(action, failureOf(outcome));
 }
 
 export async function initRepository(dir: string, branch: string): Promise<void> {
   await mkdir(dir, { recursive: true });
-  try {
-    await simpleGit(gitOptions(dir)).raw(['init', '--quiet', `--initial-branch=${branch}`]);
-  } catch (error) {
-    throw gitFailure('init', error);
-  }
+  outputOf('init', await execGit(['init', '--quiet', `--initial-branch=${branch}`], dir, []));
 }

@@ -1,7 +1,7 @@
 // The main worktree brought along when a promotion moves the line it has checked out (the
 // checkout half of domain/ports/refs.ts's PromotionRefs), through the repository's runner.
 import type { PromotionRefs } from '../../domain/ports/refs.ts';
-import { execGit, gitFailure } from './git-process.ts';
+import { execGit, failureOf, gitFailure } from './git-process.ts';
 import type { GitRunner } from './git-runner.ts';
 
 export type CheckoutMoves = Pick<PromotionRefs, 'indexTree' | 'refreshIndex' | 'checkoutMoveConflict' | 'moveCheckout'>;
@@ -27,7 +27,7 @@ export class LineCheckout implements CheckoutMoves {
     if (outcome.exitCode === 128 && /not uptodate|would be overwritten|Cannot merge/i.test(outcome.stderr)) {
       return outcome.stderr.trim().split('\n').slice(0, 3).join('; ');
     }
-    throw gitFailure('read-tree', new Error(outcome.stderr.trim() || outcome.spawnError || `exit ${outcome.exitCode}`));
+    throw gitFailure('read-tree', failureOf(outcome));
   }
 
   /**
