@@ -1,0 +1,63 @@
+// The process runner's short processes (git, scorer and diagnosis scripts, probes): real
+// processes, their output, their input, their ends, and the bounds on time and output.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runProcess } from '../../src/adapters/process/runner.ts';
+import { tempDir } from '../helpers/workspace.ts';
+
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+const sh = (script: string, extra: Partial<Parameters<typeof runProcess>[0]> = {}) => runProcess({ command: 'sh', args: ['-c', script], env, ...extra });
+
+/** No such process, or only its zombie (whoever adopted it has not reaped it yet). */
+const gone = (pid: number): boolean => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
+  } catch {
+    return true;
+  }
+};
+
+describe('runProcess', () => {
+  it('gives the process its input, and returns its output, its errors and its exit code as they were', async () => {
+    const outcome = await sh('cat; printf "é%.0s" $(seq 1 40000) >&2; exit 3', { input: 'hello\nworld' });
+    expect(outcome.stdout).toBe('hello\nworld');
+    // A character split across reads is decoded whole.
+    expect(outcome.stderr).toBe('é'.repeat(40000));
+    expect(outcome).toMatchObject({ exitCode: 3, signal: null, timedOut: false, spawnError: null });
+  });
+
+  it('says a process could not start, without an exit code', async () => {
+    const outcome = await runProcess({ command: 'agentdevel-no-such-program', args: [], env });
+    expect(outcome.spawnError).toMatch(/ENOENT/);
+    expect(outcome.exitCode).toBeNull();
+    const nowhere = await runProcess({ command: 'sh', args: ['-c', 'true'], env, cwd: path.join(tempDir('agentdevel-runner-'), 'missing') });
+    expect(nowhere.spawnError).toMatch(/ENOENT/);
+  });
+
+  it('kills the whole group at its time limit: nothing it started outlives it', async () => {
+    const dir = tempDir('agentdevel-runner-');
+    const pidFile = path.join(dir, 'pid');
+    const outcome = await sh(`sleep 30 & echo $! > ${pidFile}; wait`, { timeoutMs: 300 });
+    expect(outcome.timedOut).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await expect.poll(() => gone(pid), { timeout: 5000 }).toBe(true);
+  });
+
+  it('stops a process at its output bound, keeps what it printed up to it, and says why', async () => {
+    const outcome = await sh('yes agentdevel', { maxOutputBytes: 1000 });
+    expect(outcome.stdout).toHaveLength(1000);
+    expect(outcome.stdout.startsWith('agentdevel\nagentdevel\n')).toBe(true);
+    expect(outcome.signal).toBe('SIGKILL');
+    expect(outcome.stderr).toContain('its output passed 1000 bytes');
+  });
+
+  it('is not held by a process it started that left its group and keeps the output open', async () => {
+    const dir = tempDir('agentdevel-runner-');
+    const pidFile = path.join(dir, 'pid');
+    const outcome = await sh(`setsid sleep 30 & echo $! > ${pidFile}; echo done`);
+    expect(outcome.stdout).toBe('done\n');
+    expect(outcome.exitCode).toBe(0);
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+  });
+});
