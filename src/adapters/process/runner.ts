@@ -120,6 +120,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
   const collect = (stream: NodeJS.ReadableStream) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
+    // A pipe that fails ends the output there; the process's end is still what is reported.
+    stream.on('error', () => undefined);
     stream.on('data', (chunk: Buffer) => {
       if (overflowed) return;
       bytes += chunk.length;
@@ -137,10 +139,12 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
   const stdout = collect(child.stdout);
   const stderr = collect(child.stderr);
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('error', (error) => {
+    child.on('error', (error) => {
+      // Only a process that never started: it emits no 'close' of its own. (agentdevel never
+      // signals it through the child object nor talks to it over IPC, the other sources of 'error'.)
+      if (child.pid !== undefined) return;
       spawnError ??= error.message;
-      // A process that never started emits no 'close' of its own.
-      if (child.pid === undefined) resolve({ code: null, signal: null });
+      resolve({ code: null, signal: null });
     });
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
