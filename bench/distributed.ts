@@ -1,6 +1,6 @@
 // Case-trials on workers against a local run: wall time, speed-up, and the CPU each case-trial
 // costs, split over the coordinator, the workers and Redis.
-// Run: npx tsx bench/distributed.ts [--sleep 1000,200] [--cases 400] [--workers 1,2,4] [--concurrency 8]
+// Run: npx tsx bench/distributed.ts [--sleep 1000,200] [--cases 400] [--workers 1,2,4] [--concurrency 8] [--repeat 1]
 // Needs redis-server on PATH (apt-get install redis-server); it starts its own on a free port.
 //
 // The agent is a `command` agent (`sh`) that sleeps a while per case (`sleep`, the only process
@@ -27,6 +27,9 @@
 //   queue, the grading and the records, without the spawners, the agents, V8's helper threads
 //   or the thread pool.
 // Figures from a machine shared with other work are noisy: the load average is printed beside them.
+// CPU figures of identical runs on a shared 2-core machine differ by a fifth, and a figure
+// "beyond the local run's" is the difference of two of them: --repeat N runs every setup N
+// times (each repeat with its own local run) and the summary gives each figure's median and range.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,6 +46,7 @@ const { values } = parseArgs({
     cases: { type: 'string', default: '400' },
     workers: { type: 'string', default: '1,2,4' },
     concurrency: { type: 'string', default: '8' },
+    repeat: { type: 'string', default: '1' },
   },
 });
 const list = (text: string) => text.split(',').map((x) => Number(x.trim()));
@@ -50,6 +54,7 @@ const CASES = Number(values.cases);
 const SLEEPS_MS = list(values.sleep);
 const CONCURRENCY = Number(values.concurrency);
 const WORKER_COUNTS = list(values.workers);
+const REPEATS = Math.max(1, Number(values.repeat));
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-distributed-'));
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
@@ -281,15 +286,21 @@ try {
   console.log('coordinator: its start-up; per case-trial (its main thread). workers: their set-up (checkout, runtime, spawners);');
   console.log('per case-trial (main threads; other threads: V8\'s helpers, the thread pool; spawners; agents: sh and sleep;');
   console.log('other processes: git). queue\'s own work: the main threads of the coordinator and the workers (all in; per more).');
-  const summary: string[] = [];
+  /** The most workers' figures against their repeat's local run, by sleep. */
+  const summary = new Map<number, Array<{ speedUp: number; allIn: number; perMore: number; ownAllIn: number; ownPerMore: number; redis: number }>>();
+  const origins = new Map<number, string>();
+  for (let repeat = 0; repeat < REPEATS; repeat += 1)
   for (const sleepMs of SLEEPS_MS) {
-    const origin = workspace(sleepMs);
-    console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}`);
+    const origin = origins.get(sleepMs) ?? workspace(sleepMs);
+    origins.set(sleepMs, origin);
+    console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}${REPEATS > 1 ? ` (repeat ${repeat + 1} of ${REPEATS})` : ''}`);
     console.log('| setup | wall | speed-up | CPU/job all in | per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     const localShort = await coordinatorRun(freshClone(origin), firstCases(CONCURRENCY), CONCURRENCY);
     const local = await coordinatorRun(freshClone(origin), []);
-    printRow({ setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, short: CONCURRENCY, coordinatorShort: localShort, coordinator: local, workersShort: null, workers: null, redisMs: null }, local.wallS);
+    const localMeasured: Measured = { setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, short: CONCURRENCY, coordinatorShort: localShort, coordinator: local, workersShort: null, workers: null, redisMs: null };
+    printRow(localMeasured, local.wallS);
+    const localCost = costs(localMeasured);
     for (const count of WORKER_COUNTS) {
       // The queue is emptied, but the version published last (and its bundle) stays, as it does
       // between runs: workers that start after the first setup prepare it before their first job.
@@ -323,15 +334,27 @@ try {
       await Promise.all(workers.map((w) => stop(w.child)));
       if (count === Math.max(...WORKER_COUNTS)) {
         const cost = costs(measured);
-        summary.push(
-          `sleep ${sleepMs} ms, ${count} workers: speed-up ${(local.wallS / coordinator.wallS).toFixed(2)}×; CPU/job ${cost.allIn.toFixed(2)} ms all in, ${cost.perMore.toFixed(2)} ms per more (target ≤ 5); ` +
-            `queue's own work ${cost.ownAllIn.toFixed(2)} ms all in, ${cost.ownPerMore.toFixed(2)} ms per more (target ≤ 2); Redis ${(redisMs / CASES).toFixed(2)} ms`,
-        );
+        const runs = summary.get(sleepMs) ?? [];
+        runs.push({ speedUp: local.wallS / coordinator.wallS, allIn: cost.allIn - localCost.allIn, perMore: cost.perMore - localCost.perMore, ownAllIn: cost.ownAllIn, ownPerMore: cost.ownPerMore, redis: redisMs / CASES });
+        summary.set(sleepMs, runs);
       }
     }
   }
   console.log(`\nload average at the end: ${load()}`);
-  for (const line of summary) console.log(`summary: ${line}`);
+  const count = Math.max(...WORKER_COUNTS);
+  for (const [sleepMs, runs] of summary) {
+    // The median and the range over the repeats (one value when there is one repeat).
+    const spread = (pick: (run: (typeof runs)[number]) => number, digits = 2) => {
+      const sorted = runs.map(pick).sort((a, b) => a - b);
+      const middle = sorted.length % 2 === 1 ? (sorted[(sorted.length - 1) / 2] as number) : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2;
+      return sorted.length === 1 ? middle.toFixed(digits) : `${middle.toFixed(digits)} [${(sorted[0] as number).toFixed(digits)}, ${(sorted.at(-1) as number).toFixed(digits)}]`;
+    };
+    console.log(
+      `summary: sleep ${sleepMs} ms, ${count} workers${runs.length > 1 ? ` (median [range] of ${runs.length} repeats)` : ''}: speed-up ${spread((r) => r.speedUp)}×; ` +
+        `CPU per case-trial beyond the local run's ${spread((r) => r.allIn)} ms all in, ${spread((r) => r.perMore)} ms per more; ` +
+        `queue's own work ${spread((r) => r.ownAllIn)} ms all in, ${spread((r) => r.ownPerMore)} ms per more; Redis ${spread((r) => r.redis)} ms`,
+    );
+  }
 } finally {
   await Promise.all(children.map(stop));
   rmSync(scratch, { recursive: true, force: true });
