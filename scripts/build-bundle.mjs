@@ -105,8 +105,14 @@ async function buildBundle() {
     .filter((file) => !file.split('/').includes('node_modules'))
     .sort();
   await writeFile(path.join(outdir, 'sources.json'), `${JSON.stringify({ files, digest: sourcesDigest(files, (file) => readFileSync(path.join(root, file))) })}\n`);
-  await rm(finalDir, { recursive: true, force: true });
+  // The old bundle is moved aside, not deleted in place: a CLI starting meanwhile finds no dist/
+  // only between two renames, not for as long as deleting a folder of some hundred files takes.
+  const aside = `${finalDir}.old-${process.pid}`;
+  await rename(finalDir, aside).catch((error) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
   await rename(outdir, finalDir);
+  await rm(aside, { recursive: true, force: true });
 }
 
 try {

@@ -17,11 +17,14 @@ describe("the README's Gate your own agent", () => {
     const start = blocks.find((block) => block.includes('agentdevel init'));
     expect(start, 'a shell block that runs agentdevel init').toBeDefined();
     const home = tempDir('agentdevel-home-');
+    // npx installs the clone from a cache of its own, which runs its `prepare` (the bundle's build)
+    // in the clone itself: the suite's other files run that bundle meanwhile, so the suite's
+    // set-up build is the one used (a user's npx rebuilds it, to the same result).
     const ran = spawnSync('bash', ['-eo', 'pipefail', '-c', start as string], {
       cwd: repoRoot,
       encoding: 'utf8',
       timeout: 180_000,
-      env: { ...process.env, HOME: home, CI: 'true', ANTHROPIC_API_KEY: '', npm_config_cache: path.join(home, '.npm'), npm_config_offline: 'true', GIT_AUTHOR_NAME: 'New User', GIT_AUTHOR_EMAIL: 'new.user@example.com', GIT_COMMITTER_NAME: 'New User', GIT_COMMITTER_EMAIL: 'new.user@example.com' },
+      env: { ...process.env, HOME: home, CI: 'true', ANTHROPIC_API_KEY: '', npm_config_cache: path.join(home, '.npm'), npm_config_offline: 'true', npm_config_ignore_scripts: 'true', GIT_AUTHOR_NAME: 'New User', GIT_AUTHOR_EMAIL: 'new.user@example.com', GIT_COMMITTER_NAME: 'New User', GIT_COMMITTER_EMAIL: 'new.user@example.com' },
     });
     expect(ran.status, `${ran.stdout}\n${ran.stderr}`).toBe(0);
     expect(existsSync(path.join(home, 'my-agent', 'blueprints', 'my-agent', 'agent.mjs'))).toBe(true);
