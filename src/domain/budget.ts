@@ -65,6 +65,23 @@ export interface SpendGuard {
 }
 
 /**
+ * Sends one model request under the guard (none: sent as is). Refused before it leaves, so a
+ * budget is never passed by a request sent; reserved until it is answered and charged, or failed.
+ */
+export async function sendWithin<T>(guard: SpendGuard | undefined, role: CallRole, send: () => Promise<T>): Promise<T> {
+  if (!guard) return send();
+  guard.beforeRequest(role);
+  let answered = false;
+  try {
+    const answer = await send();
+    answered = true;
+    return answer;
+  } finally {
+    guard.settled(role, answered);
+  }
+}
+
+/**
  * The guard of one command. A dollar budget refuses a request when what was spent, plus what the
  * requests not yet charged may cost, plus this one, would pass it. The cost of a request is known
  * only after its answer, so each is reserved at the most a request of its role has cost so far

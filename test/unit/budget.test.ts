@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetReached, parseBudget, spendGuard } from '../../src/domain/budget.ts';
+import { BudgetReached, parseBudget, spendGuard, type SpendGuard } from '../../src/domain/budget.ts';
 import { AgentdevelError } from '../../src/domain/errors.ts';
-import { InfraError } from '../../src/domain/ports/model.ts';
+import { InfraError, type CallRole } from '../../src/domain/ports/model.ts';
+
+/** One request sent, answered and charged at `cost`. */
+function paid(guard: SpendGuard, role: CallRole, cost: number): void {
+  guard.beforeRequest(role);
+  guard.settled(role, true);
+  guard.charge(role, cost);
+}
 
 describe('parseBudget', () => {
   it.each([
@@ -46,12 +53,8 @@ describe('spendGuard', () => {
 
   it('refuses a dollar request when what was spent, those not yet charged and this one, each at the most its role has cost, would pass it', () => {
     const guard = spendGuard({ kind: 'usd', amount: 1 });
-    guard.beforeRequest('agent');
-    guard.settled('agent', true);
-    guard.charge('agent', 0.3);
-    guard.beforeRequest('agent');
-    guard.settled('agent', true);
-    guard.charge('agent', 0.3);
+    paid(guard, 'agent', 0.3);
+    paid(guard, 'agent', 0.3);
     // 0.60 spent, one in flight at 0.30: a second would make 1.20.
     guard.beforeRequest('agent');
     const refused = (() => {
@@ -69,14 +72,8 @@ describe('spendGuard', () => {
   it('prices a request at its own role, not at the mean of cheaper ones, and keeps an answered request reserved until it is charged', () => {
     const guard = spendGuard({ kind: 'usd', amount: 0.5 });
     // Many cheap critic requests, and one synthesizer request that cost 0.10.
-    for (let i = 0; i < 20; i += 1) {
-      guard.beforeRequest('critic');
-      guard.settled('critic', true);
-      guard.charge('critic', 0.01);
-    }
-    guard.beforeRequest('synthesizer');
-    guard.settled('synthesizer', true);
-    guard.charge('synthesizer', 0.1);
+    for (let i = 0; i < 20; i += 1) paid(guard, 'critic', 0.01);
+    paid(guard, 'synthesizer', 0.1);
     // 0.30 spent. The mean (about 0.014) would let a synthesizer request through at 0.45 in flight; at its own 0.10 it is not.
     guard.beforeRequest('synthesizer');
     // Answered, not yet charged: still reserved, so the next one sees 0.30 + 0.10 + 0.10.
@@ -85,9 +82,7 @@ describe('spendGuard', () => {
     expect(() => guard.beforeRequest('synthesizer')).toThrow(BudgetReached);
     // A failed request releases what it held; a charge releases the answered one's.
     const other = spendGuard({ kind: 'usd', amount: 0.25 });
-    other.beforeRequest('critic');
-    other.settled('critic', true);
-    other.charge('critic', 0.1);
+    paid(other, 'critic', 0.1);
     other.beforeRequest('critic');
     other.settled('critic', false);
     other.beforeRequest('critic');

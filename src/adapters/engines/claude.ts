@@ -6,7 +6,7 @@ import { readCassetteFacts, recordingFetch, replayingFetch, writeCassetteFacts }
 import { createMessagesClient, type SendMessage } from './anthropic/messages-client.ts';
 import type { PaceFor } from './anthropic/rate-limits.ts';
 import type { ModelPort } from '../../domain/ports/model.ts';
-import type { SpendGuard } from '../../domain/budget.ts';
+import { sendWithin, type SpendGuard } from '../../domain/budget.ts';
 import type { EngineFactory } from './index.ts';
 
 export type Cassette = { readonly mode: 'record' | 'replay'; readonly dir: string } | null;
@@ -57,17 +57,7 @@ export function claudeEngines(options: ClaudeOptions, when: 'at_start' | 'at_fir
     createClaudeEngine(
       async (role, params, sendOptions) => {
         const send = client();
-        if (!guard) return send(role, params, sendOptions);
-        // Refused here, before the request leaves: a budget is never passed by a request sent.
-        guard.beforeRequest(role);
-        let answered = false;
-        try {
-          const answer = await send(role, params, sendOptions);
-          answered = true;
-          return answer;
-        } finally {
-          guard.settled(role, answered);
-        }
+        return sendWithin(guard, role, () => send(role, params, sendOptions));
       },
       options.ledger,
       facts,

@@ -1,7 +1,7 @@
 import type { Config } from '../../config/schema.ts';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { openaiPriceOf, type ModelEndpoint } from '../../domain/models.ts';
-import type { SpendGuard } from '../../domain/budget.ts';
+import { sendWithin, type SpendGuard } from '../../domain/budget.ts';
 import type { ModelPort, Role } from '../../domain/ports/model.ts';
 import type { RoleFacts } from '../../domain/role-facts.ts';
 import type { UsageLedger } from './anthropic/adapter.ts';
@@ -65,19 +65,7 @@ export function openaiEngines(options: OpenAIOptions): OpenAIEngineFactory {
   return (role, model, endpoint) => {
     const where = endpoint ?? defaultEndpoint;
     const send = clientFor(role, where);
-    const guarded: SendChat = async (callRole, params, sendOptions) => {
-      if (!guard) return send(callRole, params, sendOptions);
-      // Refused here, before the request leaves: a budget is never passed by a request sent.
-      guard.beforeRequest(callRole);
-      let answered = false;
-      try {
-        const answer = await send(callRole, params, sendOptions);
-        answered = true;
-        return answer;
-      } finally {
-        guard.settled(callRole, answered);
-      }
-    };
+    const guarded: SendChat = (callRole, params, sendOptions) => sendWithin(guard, callRole, () => send(callRole, params, sendOptions));
     return createOpenAIEngine(guarded, options.ledger, facts, openaiPriceOf(model, where.price));
   };
 }
