@@ -5,7 +5,11 @@
 // built from other sources (lib/load-entry.mjs): `node bin/agentdevel.mjs` always runs what
 // src/ says, on a fresh clone too.
 import v8 from 'node:v8';
+import { enableCompileCache } from '../lib/compile-cache.mjs';
 import { loadEntry } from '../lib/load-entry.mjs';
+
+// Node 22.1 and later keep the bundle's compiled code between starts (lib/compile-cache.mjs).
+enableCompileCache();
 
 // A run of many cases allocates fast and keeps little (per-case counters; records and traces go
 // to disk as they finish). V8 then lets the heap grow to several times what is live before a

@@ -2,7 +2,8 @@
 // builds it on install), loads only what the command needs, and runs the sources instead when
 // they differ from what the bundle was built from.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exampleWorkspace, repoRoot, tempDir } from '../helpers/workspace.ts';
@@ -80,5 +81,27 @@ describe('start-up', () => {
     expect(edited.fromBundle).toBe(false);
     expect(edited.fromSources).toBe(true);
     expect(edited.stdout.trim()).toMatch(/-edited$/);
+  });
+
+  it("keeps the bundle's compiled code in agentdevel's cache folder (0700) where Node has a compile cache, and nowhere where it has none or it is turned off", () => {
+    const version = (env: Record<string, string>) => {
+      const { NODE_COMPILE_CACHE: _set, NODE_DISABLE_COMPILE_CACHE: _off, ...rest } = process.env;
+      const result = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'agentdevel.mjs'), '--version'], { encoding: 'utf8', env: { ...rest, CI: 'true', ...env }, timeout: 60_000 });
+      expect(result.status).toBe(0);
+    };
+    const cacheHome = tempDir('agentdevel-xdg-');
+    const folder = path.join(cacheHome, 'agentdevel', 'node-compile-cache');
+    version({ XDG_CACHE_HOME: cacheHome });
+    // Node 22.1 and later have one (users run 22 and 24); Node 20 has none.
+    if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function') {
+      expect(statSync(folder).mode & 0o777).toBe(0o700);
+      const entries = readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+      expect(entries.length).toBeGreaterThan(0);
+    } else {
+      expect(existsSync(folder)).toBe(false);
+    }
+    const offHome = tempDir('agentdevel-xdg-');
+    version({ XDG_CACHE_HOME: offHome, NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(existsSync(path.join(offHome, 'agentdevel'))).toBe(false);
   });
 });
