@@ -1,10 +1,11 @@
 // The process runner's short processes (git, scorer and diagnosis scripts, probes): real
 // processes, their output, their input, their ends, and the bounds on time and output.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/adapters/process/runner.ts';
-import { tempDir } from '../helpers/workspace.ts';
+import { repoRoot, tempDir } from '../helpers/workspace.ts';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const sh = (script: string, extra: Partial<Parameters<typeof runProcess>[0]> = {}) => runProcess({ command: 'sh', args: ['-c', script], env, ...extra });
@@ -50,6 +51,32 @@ describe('runProcess', () => {
     expect(outcome.stdout.startsWith('agentdevel\nagentdevel\n')).toBe(true);
     expect(outcome.signal).toBe('SIGKILL');
     expect(outcome.stderr).toContain('its output passed 1000 bytes');
+  });
+
+  it('reports output cut at its bound as no success, also from a process that exited 0 before the kill', async () => {
+    // 5000 bytes at once, then exit 0: the chunk that passes the bound may come after the exit.
+    const outcome = await sh('printf "%05000d" 0', { maxOutputBytes: 1000 });
+    expect(outcome.stdout).toBe('0'.repeat(1000));
+    expect(outcome.exitCode).toBeNull();
+    expect(outcome.stderr).toContain('its output passed 1000 bytes');
+  });
+
+  it('says a start failed for want of file descriptors, instead of ending agentdevel (a process run to completion, and a pipe process)', () => {
+    const script = path.join(tempDir('agentdevel-runner-'), 'emfile.mts');
+    writeFileSync(
+      script,
+      `import { openSync } from 'node:fs';
+const { runProcess, startPipeProcess } = await import(${JSON.stringify(path.join(repoRoot, 'src', 'adapters', 'process', 'runner.ts'))});
+try { for (;;) openSync('/dev/null', 'r'); } catch {}
+const outcome = await runProcess({ command: 'true', args: [], env: {} });
+const piped = await startPipeProcess({ command: 'cat', args: [], env: {} }).exited;
+console.log(JSON.stringify({ outcome: outcome.spawnError, piped: piped.spawnError }));
+`,
+    );
+    const run = spawnSync('sh', ['-c', `ulimit -n 256; exec "${process.execPath}" --import tsx "${script}"`], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ outcome: expect.stringMatching(/EMFILE/), piped: expect.stringMatching(/EMFILE/) });
   });
 
   it('is not held by a process it started that left its group and keeps the output open', async () => {

@@ -116,6 +116,22 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
     return { exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError: error instanceof Error ? error.message : String(error) };
   }
   let spawnError: string | null = null;
+  // Heard at once: a start that fails emits it on the next tick (no such program, no file
+  // descriptor left), and an 'error' without a listener would end agentdevel.
+  const failedStart = new Promise<void>((resolve) => {
+    child.on('error', (error) => {
+      // Only a process that never started: it emits no 'close' of its own. (agentdevel never
+      // signals it through the child object nor talks to it over IPC, the other sources of 'error'.)
+      if (child.pid !== undefined) return;
+      spawnError ??= error.message;
+      resolve();
+    });
+  });
+  // Out of file descriptors, Node makes no pipes at all: the start failed.
+  if (!child.stdout || !child.stderr || !child.stdin) {
+    await failedStart;
+    return { exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, spawnError };
+  }
   let overflowed = false;
   const collect = (stream: NodeJS.ReadableStream) => {
     const chunks: Buffer[] = [];
@@ -139,13 +155,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
   const stdout = collect(child.stdout);
   const stderr = collect(child.stderr);
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('error', (error) => {
-      // Only a process that never started: it emits no 'close' of its own. (agentdevel never
-      // signals it through the child object nor talks to it over IPC, the other sources of 'error'.)
-      if (child.pid !== undefined) return;
-      spawnError ??= error.message;
-      resolve({ code: null, signal: null });
-    });
+    void failedStart.then(() => resolve({ code: null, signal: null }));
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
   const supervision = supervise(child, request.timeoutMs);
@@ -157,7 +167,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
   if (descendants) descendants.stop();
   else if (marker) killMarked(marker);
   return {
-    exitCode: spawnError === null ? code : null,
+    // Output cut at the bound is no success, even from a process that exited 0 before the kill.
+    exitCode: spawnError === null && !overflowed ? code : null,
     signal: spawnError === null ? signal : null,
     stdout: stdout(),
     // Killed for its output: said where its own words are read.
@@ -265,20 +276,13 @@ export interface PipeProcess {
  * itself, and what it started, when its stdin closes, which also happens when agentdevel dies.
  */
 export function startPipeProcess(request: ProcessRequest, options: { readonly endsWithParent?: boolean } = {}): PipeProcess {
-  const child = spawn(request.command, [...request.args], { cwd: request.cwd, env: { ...request.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(request.command, [...request.args], { cwd: request.cwd, env: { ...request.env }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   const pid = child.pid;
   const untrack = pid !== undefined && options.endsWithParent !== true ? trackChild(pid) : () => undefined;
   let stderr = '';
   const MAX_STDERR = 256 * 1024;
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => {
-    // The tail says why it died: keep the last part.
-    stderr = (stderr + chunk).slice(-MAX_STDERR);
-  });
-  // A child gone before reading all its input: its exit says so, the write error adds nothing.
-  child.stdin.on('error', () => undefined);
-  child.stdout.on('error', () => undefined);
-  child.stdout.setEncoding('utf8');
+  // Heard before anything else: a start that fails (no such program, no file descriptor left:
+  // then there are no pipes either) emits it on the next tick, and unheard it would end agentdevel.
   const exited = new Promise<ProcessOutcome>((resolve) => {
     let spawnError: string | null = null;
     child.once('error', (error) => {
@@ -292,8 +296,8 @@ export function startPipeProcess(request: ProcessRequest, options: { readonly en
       // still holds the pipes cannot hold them past the grace.
       if (pid !== undefined) killGroup(pid);
       grace = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
       }, OUTPUT_GRACE_MS);
     });
     child.once('close', (exitCode, signal) => {
@@ -302,17 +306,29 @@ export function startPipeProcess(request: ProcessRequest, options: { readonly en
       resolve({ exitCode, signal, stdout: '', stderr, timedOut: false, spawnError: pid === undefined ? spawnError : null });
     });
   });
+  const { stdin, stdout, stderr: errors } = child;
+  if (errors) {
+    errors.setEncoding('utf8');
+    errors.on('data', (chunk: string) => {
+      // The tail says why it died: keep the last part.
+      stderr = (stderr + chunk).slice(-MAX_STDERR);
+    });
+  }
+  // A child gone before reading all its input: its exit says so, the write error adds nothing.
+  stdin?.on('error', () => undefined);
+  stdout?.on('error', () => undefined);
+  stdout?.setEncoding('utf8');
   return {
     write: (text) => {
-      if (child.stdin.destroyed || child.stdin.writableEnded) return false;
-      child.stdin.write(text);
+      if (!stdin || stdin.destroyed || stdin.writableEnded) return false;
+      stdin.write(text);
       return true;
     },
     onText: (listener) => {
-      child.stdout.on('data', listener);
+      stdout?.on('data', listener);
     },
     endInput: () => {
-      child.stdin.end();
+      stdin?.end();
     },
     exited,
     kill: () => {
