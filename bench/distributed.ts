@@ -102,6 +102,9 @@ function freshClone(origin: string): string {
 
 interface CoordinatorCost {
   readonly wallS: number;
+  /** When the command was started and when it exited, ms since the epoch (the clock BullMQ stamps jobs with). */
+  readonly startedAtMs: number;
+  readonly endedAtMs: number;
   /** The process and its descendants. */
   readonly treeMs: number;
   readonly mainThreadMs: number;
@@ -111,6 +114,7 @@ interface CoordinatorCost {
 async function coordinatorRun(dir: string, extra: string[], cases = CASES): Promise<CoordinatorCost> {
   const report = path.join(scratch, `cpu-${clones}-${extra.length}.jsonl`);
   const before = reapedChildrenMs();
+  const startedAtMs = Date.now();
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [agentdevelBin, 'run', '-C', dir, '--json', ...extra], { env: { ...env, AGENTDEVEL_CPU_REPORT: report }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -119,11 +123,12 @@ async function coordinatorRun(dir: string, extra: string[], cases = CASES): Prom
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
+  const endedAtMs = Date.now();
   if (code !== 0) throw new Error(`run failed (exit ${code}): ${stderr.slice(-2000)}`);
   const output = JSON.parse(stdout) as { graded: number; passed: number; reused: boolean };
   if (output.graded !== cases || output.passed !== cases || output.reused) throw new Error(`unexpected run: ${stdout}`);
   const reported = JSON.parse(readFileSync(report, 'utf8').trim().split('\n').at(-1) as string) as { mainThreadMs: number | null };
-  return { wallS, treeMs: reapedChildrenMs() - before, mainThreadMs: reported.mainThreadMs ?? Number.NaN };
+  return { wallS, startedAtMs, endedAtMs, treeMs: reapedChildrenMs() - before, mainThreadMs: reported.mainThreadMs ?? Number.NaN };
 }
 
 /** A worker's CPU, ms: its tree, and the parts of it. */
@@ -261,6 +266,28 @@ function printRow(m: Measured, localWallS: number): void {
   console.log(`| ${cells.join(' | ')} |`);
 }
 
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted.length % 2 === 1 ? (sorted[(sorted.length - 1) / 2] as number) : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2;
+};
+
+/**
+ * Where a queued run's wall time went, from the times BullMQ stamps on each job (a worker's
+ * clock; here, the same machine's): from the command's start to the first job taken; how long a
+ * job of the first round took (the run's every slot starting at once) and a later one; and from
+ * the last job done to the command's exit.
+ */
+function wallTimeline(jobs: ReadonlyArray<{ readonly processedOn: number; readonly finishedOn: number }>, run: CoordinatorCost, slots: number): string {
+  const byStart = [...jobs].sort((a, b) => a.processedOn - b.processedOn);
+  const took = (list: typeof jobs) => median(list.map((job) => job.finishedOn - job.processedOn));
+  const firstTaken = (byStart[0]?.processedOn ?? Number.NaN) - run.startedAtMs;
+  const lastDone = Math.max(...jobs.map((job) => job.finishedOn));
+  return (
+    `  (wall time: the first job taken ${ms(firstTaken)} after the command started; a job of the first round (${slots} slots at once) took ` +
+    `${ms(took(byStart.slice(0, slots)))}, a later one ${ms(took(byStart.slice(slots)))} (medians); the command exited ${ms(run.endedAtMs - lastDone)} after the last job was done)`
+  );
+}
+
 const sumCpu = (all: readonly WorkerCpu[]): WorkerCpu =>
   all.reduce((sum, s) => ({
     treeMs: sum.treeMs + s.treeMs,
@@ -300,6 +327,8 @@ try {
     const local = await coordinatorRun(freshClone(origin), []);
     const localMeasured: Measured = { setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, short: CONCURRENCY, coordinatorShort: localShort, coordinator: local, workersShort: null, workers: null, redisMs: null };
     printRow(localMeasured, local.wallS);
+    // Its start-up, as near as the wall clock tells it: a run of one round, less the agent's sleep.
+    console.log(`  (wall time: a local run of one round, ${CONCURRENCY} case-trials, took ${ms(localShort.wallS * 1000)}: its start-up and end are about ${ms(localShort.wallS * 1000 - sleepMs)})`);
     const localCost = costs(localMeasured);
     for (const count of WORKER_COUNTS) {
       // The queue is emptied, but the version published last (and its bundle) stays, as it does
@@ -317,6 +346,15 @@ try {
       const coordinator = await coordinatorRun(freshClone(origin), ['--queue', url]);
       const redisMs = redisNow() - redisBefore;
       const after = workers.map((w) => workerCpu(w.pid));
+      const stamps = cli(
+        'eval',
+        "local out = {} for _, k in ipairs(redis.call('keys', 'bull:*')) do if string.match(k, ':%x+$') and string.len(k) > 64 then local v = redis.call('hmget', k, 'processedOn', 'finishedOn') if v[1] and v[2] then table.insert(out, v[1] .. ' ' .. v[2]) end end end return out",
+        '0',
+      );
+      const jobs = stamps.split('\n').filter((line) => /^\d+ \d+$/.test(line)).map((line) => {
+        const [processedOn, finishedOn] = line.split(' ').map(Number) as [number, number];
+        return { processedOn, finishedOn };
+      });
       const measured: Measured = {
         setup: `${count} worker${count === 1 ? '' : 's'} × ${CONCURRENCY}`,
         wallS: coordinator.wallS,
@@ -331,6 +369,7 @@ try {
       // Outside the figures above (a worker serves many runs): its start, with what it prepared before taking case-trials.
       const started = workers.map((w) => w.ready.treeMs);
       console.log(`  (each worker's start-up, before it took case-trials: ${started.map(ms).join(', ')} of CPU, its own tree)`);
+      console.log(wallTimeline(jobs, coordinator, count * CONCURRENCY));
       await Promise.all(workers.map((w) => stop(w.child)));
       if (count === Math.max(...WORKER_COUNTS)) {
         const cost = costs(measured);
@@ -346,7 +385,7 @@ try {
     // The median and the range over the repeats (one value when there is one repeat).
     const spread = (pick: (run: (typeof runs)[number]) => number, digits = 2) => {
       const sorted = runs.map(pick).sort((a, b) => a - b);
-      const middle = sorted.length % 2 === 1 ? (sorted[(sorted.length - 1) / 2] as number) : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2;
+      const middle = median(sorted);
       return sorted.length === 1 ? middle.toFixed(digits) : `${middle.toFixed(digits)} [${(sorted[0] as number).toFixed(digits)}, ${(sorted.at(-1) as number).toFixed(digits)}]`;
     };
     console.log(
