@@ -8,7 +8,7 @@ import v8 from 'node:v8';
 import { enableCompileCache } from '../lib/compile-cache.mjs';
 import { loadEntry } from '../lib/load-entry.mjs';
 
-// Node 22.1 and later keep the bundle's compiled code between starts (lib/compile-cache.mjs).
+// Node 22.8 and later keep the bundle's compiled code between starts (lib/compile-cache.mjs).
 enableCompileCache();
 
 // A run of many cases allocates fast and keeps little (per-case counters; records and traces go

@@ -1,16 +1,17 @@
-// Node 22.1 and later can keep V8's compiled code of the modules a process loads on disk, and
+// Node 22.8 and later can keep V8's compiled code of the modules a process loads on disk, and
 // read it back at the next start instead of compiling them again (the module compile cache).
 // The CLI turns it on before it loads its bundle: most of a short command's start-up, and the
 // load of bullmq and ioredis on a queue, is compiling the bundle's code. Node 20 has no such
-// cache; there this does nothing.
+// call; there this does nothing.
 //
 // The cache is kept in agentdevel's cache folder (`$XDG_CACHE_HOME/agentdevel`, else
 // `~/.cache/agentdevel`, where the containment launcher is built), not in Node's default of the
 // shared temporary folder: whoever can write the cache decides what code agentdevel runs, so it
-// lives in a folder of the user's own, created 0700. NODE_COMPILE_CACHE names another folder
+// lives in a folder of the user's own, created 0700, and is not used when that folder (or
+// agentdevel's above it) belongs to someone else or others may write it. NODE_COMPILE_CACHE names another folder
 // (Node then enables it itself), and NODE_DISABLE_COMPILE_CACHE=1 turns it off. The cache is an
 // optimization: a folder that cannot be made or written leaves it off, silently.
-import { mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,12 @@ import path from 'node:path';
 export function compileCacheDir(env = process.env) {
   const base = env.XDG_CACHE_HOME || path.join(env.HOME || homedir(), '.cache');
   return path.join(base, 'agentdevel', 'node-compile-cache');
+}
+
+/** A real folder (not a link) of this user's, that no one else may write. */
+function ownFolder(folder) {
+  const stat = lstatSync(folder);
+  return stat.isDirectory() && (process.getuid === undefined || stat.uid === process.getuid()) && (stat.mode & 0o022) === 0;
 }
 
 /**
@@ -32,6 +39,7 @@ export function enableCompileCache(env = process.env) {
   const directory = compileCacheDir(env);
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
+    if (![directory, path.dirname(directory)].every(ownFolder)) return null;
   } catch {
     return null;
   }

@@ -2,7 +2,7 @@
 // builds it on install), loads only what the command needs, and runs the sources instead when
 // they differ from what the bundle was built from.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -92,7 +92,7 @@ describe('start-up', () => {
     const cacheHome = tempDir('agentdevel-xdg-');
     const folder = path.join(cacheHome, 'agentdevel', 'node-compile-cache');
     version({ XDG_CACHE_HOME: cacheHome });
-    // Node 22.1 and later have one (users run 22 and 24); Node 20 has none.
+    // Node 22.8 and later have one (users run 22 and 24); Node 20 has none.
     if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function') {
       expect(statSync(folder).mode & 0o777).toBe(0o700);
       const entries = readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
@@ -103,5 +103,12 @@ describe('start-up', () => {
     const offHome = tempDir('agentdevel-xdg-');
     version({ XDG_CACHE_HOME: offHome, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(existsSync(path.join(offHome, 'agentdevel'))).toBe(false);
+    // A folder others may write is never used: whoever writes the cache decides what code runs.
+    const sharedHome = tempDir('agentdevel-xdg-');
+    const shared = path.join(sharedHome, 'agentdevel', 'node-compile-cache');
+    mkdirSync(shared, { recursive: true });
+    chmodSync(shared, 0o777);
+    version({ XDG_CACHE_HOME: sharedHome });
+    expect(readdirSync(shared)).toEqual([]);
   });
 });
