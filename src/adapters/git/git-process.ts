@@ -18,11 +18,32 @@ export const GIT_TIMEOUT_MS = 10 * 60_000;
 /** A bound on what one git command may print (the listing of a large repository's tree is tens of MB). */
 const GIT_OUTPUT_MAX_BYTES = 256 * 1024 * 1024;
 
-/** The environment of git plumbing: enough to find git and the user's git config, nothing else. */
+/**
+ * What git may need of agentdevel's environment, and nothing else: where git, the user's config
+ * and the user's signing agent are. A user who signs commits or tags (`commit.gpgSign`, with
+ * gpg or with an SSH key in ssh-agent) gets signed RC commits and release tags as from any git:
+ * these name sockets and folders, not secrets, and a process of the same user could find them
+ * anyway. No API key or token is among them.
+ */
+const GIT_VARIABLES = [
+  'HOME',
+  'GIT_CONFIG_NOSYSTEM',
+  'GIT_CONFIG_GLOBAL',
+  'XDG_CONFIG_HOME',
+  // Signing: ssh-agent, gpg-agent (its socket under XDG_RUNTIME_DIR or GNUPGHOME) and the pinentry's display.
+  'SSH_AUTH_SOCK',
+  'GNUPGHOME',
+  'GPG_TTY',
+  'XDG_RUNTIME_DIR',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+];
+
+/** The environment of every git command but fetches and pushes: enough to find git, the user's git config and signing agent, nothing else. */
 export function gitEnvironment(): Record<string, string> {
   const ambient = ambientEnvironment();
   const env: Record<string, string> = { PATH: ambient.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0' };
-  for (const name of ['HOME', 'GIT_CONFIG_NOSYSTEM', 'GIT_CONFIG_GLOBAL', 'XDG_CONFIG_HOME']) {
+  for (const name of GIT_VARIABLES) {
     const value = ambient[name];
     if (value !== undefined) env[name] = value;
   }

@@ -45,7 +45,9 @@ export async function bundleSnapshot(dir: string, paths: readonly string[], scra
     // The workspace's .gitignore applies (git reads it from the work tree): ignored files stay home.
     await git(['add', '-A', '--', ...paths], env, dir);
     const tree = await git(['write-tree'], env, dir);
-    const commit = await git(['commit-tree', tree, '-m', 'agentdevel snapshot'], { ...env, ...FIXED_IDENTITY }, dir);
+    // Never signed, whatever the user's commit.gpgSign: a signature (a gpg one carries its time)
+    // would make the same files give another commit.
+    const commit = await git(['commit-tree', '--no-gpg-sign', tree, '-m', 'agentdevel snapshot'], { ...env, ...FIXED_IDENTITY }, dir);
     await git(['update-ref', 'refs/heads/snapshot', commit], env, dir);
     const file = path.join(scratch, 'snapshot.bundle');
     await git(['bundle', 'create', '-q', file, 'refs/heads/snapshot'], env, dir);
