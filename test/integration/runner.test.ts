@@ -79,6 +79,25 @@ console.log(JSON.stringify({ outcome: outcome.spawnError, piped: piped.spawnErro
     expect(JSON.parse(run.stdout)).toEqual({ outcome: expect.stringMatching(/EMFILE/), piped: expect.stringMatching(/EMFILE/) });
   });
 
+  it("at agentdevel's exit asks a process run with atExit 'terminate' to end (git then removes its locks) before it kills it; others are killed outright", () => {
+    const dir = tempDir('agentdevel-runner-');
+    const script = path.join(dir, 'exit.mts');
+    const child = (name: string) => `trap 'echo cleaned > ${path.join(dir, name)}; exit 0' TERM; sleep 30 & wait`;
+    writeFileSync(
+      script,
+      `const { runProcess } = await import(${JSON.stringify(path.join(repoRoot, 'src', 'adapters', 'process', 'runner.ts'))});
+const env = { PATH: process.env.PATH };
+void runProcess({ command: 'sh', args: ['-c', ${JSON.stringify(child('asked'))}], env, atExit: 'terminate' });
+void runProcess({ command: 'sh', args: ['-c', ${JSON.stringify(child('killed'))}], env });
+setTimeout(() => process.exit(0), 500);
+`,
+    );
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+    expect(run.status).toBe(0);
+    expect(readFileSync(path.join(dir, 'asked'), 'utf8')).toBe('cleaned\n');
+    expect(() => readFileSync(path.join(dir, 'killed'))).toThrow(/ENOENT/);
+  });
+
   it('is not held by a process it started that left its group and keeps the output open', async () => {
     const dir = tempDir('agentdevel-runner-');
     const pidFile = path.join(dir, 'pid');

@@ -62,7 +62,8 @@ export type { WorktreeEntry };
 /** Runs git with the plumbing environment, bounded; the outcome, whatever the exit. */
 export function execGit(args: readonly string[], dir: string, identity: readonly string[], input?: string): Promise<ProcessOutcome> {
   const config = identity.flatMap((c) => ['-c', c]);
-  return runProcess({ command: 'git', args: [...config, ...args], cwd: dir, env: gitEnvironment(), ...(input === undefined ? {} : { input }), timeoutMs: GIT_TIMEOUT_MS, maxOutputBytes: GIT_OUTPUT_MAX_BYTES });
+  // At an interrupt git is asked to end, not killed: it removes its lock files (index.lock) first.
+  return runProcess({ command: 'git', args: [...config, ...args], cwd: dir, env: gitEnvironment(), ...(input === undefined ? {} : { input }), timeoutMs: GIT_TIMEOUT_MS, maxOutputBytes: GIT_OUTPUT_MAX_BYTES, atExit: 'terminate' });
 }
 
 /** Why a git command did not succeed, in git's own words where it gave some. */

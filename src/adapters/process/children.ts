@@ -5,18 +5,42 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { atExit } from './exit-hooks.ts';
 
-const running = new Set<number>();
+/** How a child still running at exit is stopped: killed, or asked to end first (git, which then removes its lock files). */
+export type AtExit = 'kill' | 'terminate';
+
+const running = new Map<number, AtExit>();
 let hooked = false;
+/** How long children asked to end at exit are given before they are killed. */
+const TERMINATE_GRACE_MS = 500;
+
+/** The process `pid` is running (not gone, not a zombie). Without /proc, it is taken as running. */
+function runningProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') !== true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
 
 function killAll(): void {
-  for (const group of running) killGroup(group);
+  const asked = [...running].filter(([, how]) => how === 'terminate').map(([group]) => group);
+  for (const group of asked) signalGroup(group, 'SIGTERM');
+  // A synchronous wait (this runs at exit), bounded: each is killed below anyway.
+  const until = performance.now() + TERMINATE_GRACE_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (asked.some(runningProcess) && performance.now() < until) Atomics.wait(pause, 0, 0, 10);
+  for (const group of running.keys()) killGroup(group);
   running.clear();
 }
 
 /** Sends SIGKILL to a child's whole process group; a group that is already gone is fine. */
 export function killGroup(group: number): void {
+  signalGroup(group, 'SIGKILL');
+}
+
+function signalGroup(group: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-group, 'SIGKILL');
+    process.kill(-group, signal);
   } catch (error) {
     // ESRCH: the group has no process left. EPERM: its last member is a zombie being reaped.
     const code = (error as NodeJS.ErrnoException).code;
@@ -25,12 +49,12 @@ export function killGroup(group: number): void {
 }
 
 /** Tracks a started child (the leader of its own group); returns the call that forgets it. */
-export function trackChild(group: number): () => void {
+export function trackChild(group: number, how: AtExit = 'kill'): () => void {
   if (!hooked) {
     hooked = true;
     atExit(killAll);
   }
-  running.add(group);
+  running.set(group, how);
   return () => {
     running.delete(group);
   };

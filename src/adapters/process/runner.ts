@@ -11,7 +11,7 @@
 import { execa, type ResultPromise } from 'execa';
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { CONTAINMENT_VARIABLE, killGroup, killMarked, trackChild } from './children.ts';
+import { CONTAINMENT_VARIABLE, killGroup, killMarked, trackChild, type AtExit } from './children.ts';
 import { watchDescendants } from './descendants.ts';
 
 /**
@@ -36,6 +36,11 @@ export interface ProcessRequest {
    * exited, every one still running is killed, also one that left the process group (setsid).
    */
   readonly contain?: Containment;
+  /**
+   * Still running when agentdevel exits: killed (the default), or asked to end first and killed
+   * half a second later ('terminate': git, which removes its lock files when asked to end).
+   */
+  readonly atExit?: AtExit;
 }
 
 export interface ProcessOutcome {
@@ -70,11 +75,11 @@ interface Supervision {
  * Applies the kill rules to a started child: the time limit, the group kill once the child
  * exits, the bounded wait for its output, and the kill at agentdevel's exit.
  */
-function supervise(subprocess: ChildProcess, timeoutMs: number | undefined, killAtExit = true): Supervision {
+function supervise(subprocess: ChildProcess, timeoutMs: number | undefined, atExit: AtExit | null = 'kill'): Supervision {
   const pid = subprocess.pid;
   let timedOut = false;
   if (pid === undefined) return { timedOut: () => false };
-  const untrack = killAtExit ? trackChild(pid) : () => undefined;
+  const untrack = atExit ? trackChild(pid, atExit) : () => undefined;
   const timer =
     timeoutMs === undefined
       ? null
@@ -158,7 +163,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
     void failedStart.then(() => resolve({ code: null, signal: null }));
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
-  const supervision = supervise(child, request.timeoutMs);
+  const supervision = supervise(child, request.timeoutMs, request.atExit ?? 'kill');
   const descendants = request.contain === 'process-table' && child.pid !== undefined ? watchDescendants(child.pid, marker) : null;
   // Its input, whole, then closed (a process that does not read it may close it first: EPIPE is fine).
   child.stdin.on('error', () => undefined);
@@ -229,7 +234,7 @@ export function startIpcProcess(request: ProcessRequest, options: { readonly end
     buffer: { stderr: true, ipc: false },
     maxBuffer: { stderr: 256 * 1024 },
   });
-  const supervision = supervise(subprocess, request.timeoutMs, options.endsWithParent !== true);
+  const supervision = supervise(subprocess, request.timeoutMs, options.endsWithParent === true ? null : 'kill');
   const listeners: Array<(message: unknown) => void> = [];
   subprocess.on('message', (message: unknown) => {
     for (const listener of listeners) listener(message);
