@@ -8,9 +8,10 @@
 // `~/.cache/agentdevel`, where the containment launcher is built), not in Node's default of the
 // shared temporary folder: whoever can write the cache decides what code agentdevel runs, so it
 // lives in a folder of the user's own, created 0700, and is not used when that folder (or
-// agentdevel's above it) belongs to someone else or others may write it. NODE_COMPILE_CACHE names another folder
-// (Node then enables it itself), and NODE_DISABLE_COMPILE_CACHE=1 turns it off. The cache is an
-// optimization: a folder that cannot be made or written leaves it off, silently.
+// agentdevel's above it) belongs to someone else or others may write it. NODE_COMPILE_CACHE
+// names another folder (Node then enables it itself), and NODE_DISABLE_COMPILE_CACHE=1 turns
+// it off. The cache is an optimization: a folder that cannot be made or written leaves it off,
+// silently.
 import { lstatSync, mkdirSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';

@@ -4,6 +4,7 @@
 // then: untrusted code never outlives the command that started it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { atExit } from './exit-hooks.ts';
+import { stillRunning } from './liveness.ts';
 
 /** How a child still running at exit is stopped: killed, or asked to end first (git, which then removes its lock files). */
 export type AtExit = 'kill' | 'terminate';
@@ -13,22 +14,13 @@ let hooked = false;
 /** How long children asked to end at exit are given before they are killed. */
 const TERMINATE_GRACE_MS = 500;
 
-/** The process `pid` is running (not gone, not a zombie). Without /proc, it is taken as running. */
-function runningProcess(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') !== true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
-}
-
 function killAll(): void {
   const asked = [...running].filter(([, how]) => how === 'terminate').map(([group]) => group);
   for (const group of asked) signalGroup(group, 'SIGTERM');
   // A synchronous wait (this runs at exit), bounded: each is killed below anyway.
   const until = performance.now() + TERMINATE_GRACE_MS;
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  while (asked.some(runningProcess) && performance.now() < until) Atomics.wait(pause, 0, 0, 10);
+  while (asked.some((pid) => stillRunning({ pid, startTime: null, boot: null })) && performance.now() < until) Atomics.wait(pause, 0, 0, 10);
   for (const group of running.keys()) killGroup(group);
   running.clear();
 }
