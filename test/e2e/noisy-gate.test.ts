@@ -1,32 +1,26 @@
-// The gate end to end on a noisy agent: a `command` blueprint that answers each case right with
-// a fixed per-case chance, moved by AGENT_DRIFT (a provider that got better or worse). Its
-// randomness is seeded from AGENT_SEED, the trial number and its own source, so a comment-only
-// edit draws afresh while the suite stays deterministic.
+// The gate end to end on a noisy agent: a `command` blueprint (a shell script) that answers each
+// case right with a fixed per-case chance, moved by AGENT_DRIFT (a provider that got better or
+// worse). Its randomness is seeded from AGENT_SEED, the trial number and its own source, so a
+// comment-only edit draws afresh while the suite stays deterministic.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DRIFTING_SHELL_AGENT } from '../helpers/shell-agent.ts';
 import { git, lineState, runMain, tempDir, writeFileIn } from '../helpers/workspace.ts';
 
-const AGENT = `import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-// Cases this version answers with another chance than the case's own (none in the release).
-const chances = {};
-const input = JSON.parse(readFileSync(0, 'utf8'));
-const self = createHash('sha256').update(readFileSync(new URL(import.meta.url))).digest('hex');
-const draw = createHash('sha256').update([process.env.AGENT_SEED, process.env.AGENTDEVEL_TRIAL, input.id, self].join(':')).digest();
-const chance = Math.min(1, Math.max(0, (chances[input.id] ?? input.chance) + Number(process.env.AGENT_DRIFT ?? 0)));
-const right = draw.readUInt32BE(0) / 2 ** 32 < chance;
-console.log(JSON.stringify({ type: 'final', output: { answer: input.a + input.b + (right ? 0 : 1) } }));
-`;
+const AGENT = DRIFTING_SHELL_AGENT;
 
-/** 20 cases: three that pass 90% of the time, three 20%, eight always, three never, three between. */
-const CHANCES = [0.9, 0.9, 0.9, 0.2, 0.2, 0.2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0.35, 0.5, 0.65];
+/** 20 cases: three that pass 90% of the time, three 20%, eight always, three never, three between (in thousandths). */
+const CHANCES = [900, 900, 900, 200, 200, 200, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 0, 0, 0, 350, 500, 650];
 const id = (i: number) => `c${String(i).padStart(2, '0')}`;
 const softBreaks = [id(0), id(1), id(2)];
 const softFixes = [id(3), id(4), id(5)];
-const alwaysRight = CHANCES.flatMap((chance, i) => (chance === 1 ? [id(i)] : []));
+const alwaysRight = CHANCES.flatMap((chance, i) => (chance === 1000 ? [id(i)] : []));
+/** A version's own chances for some cases, after the script's marker line. */
+const withChances = (line: string) => AGENT.replace('# chances\n', `# chances\n${line}\n`);
 
+/** `drift`: how many thousandths more often every trial passes (fewer, when negative). */
 const agentdevel = (dir: string, args: string[], env: { seed: number; drift: number }) =>
   runMain([...args, '-C', dir], { cwd: dir, env: { AGENT_SEED: String(env.seed), AGENT_DRIFT: String(env.drift) } });
 
@@ -45,34 +39,28 @@ let dir: string;
 beforeAll(() => {
   dir = path.join(tempDir('agentdevel-noisy-'), 'ws');
   writeFileIn(dir, 'agentdevel.config.json', JSON.stringify({ blueprint: 'adder', task: 'sums', models: { agent: 'mock', critic: 'mock', diagnostician: 'mock', synthesizer: 'mock' }, command: { passEnv: ['AGENT_SEED', 'AGENT_DRIFT'] } }, null, 2));
-  writeFileIn(dir, 'blueprints/adder/blueprint.json', JSON.stringify({ runtime: 'command', command: ['node', 'agent.mjs'], timeoutMs: 20_000 }));
-  writeFileIn(dir, 'blueprints/adder/agent.mjs', AGENT);
+  writeFileIn(dir, 'blueprints/adder/blueprint.json', JSON.stringify({ runtime: 'command', command: ['sh', 'agent.sh'], timeoutMs: 20_000 }));
+  writeFileIn(dir, 'blueprints/adder/agent.sh', AGENT);
   writeFileIn(dir, 'rubrics/sums/task.json', JSON.stringify({ rubric: 'rubric.md', scorers: [{ kind: 'numeric', path: 'answer', expectedFromCase: 'expected.answer' }] }));
   writeFileIn(dir, 'rubrics/sums/rubric.md', 'Answer with the sum of a and b.\n');
-  writeFileIn(dir, 'rubrics/sums/train.jsonl', CHANCES.map((chance, i) => JSON.stringify({ id: id(i), a: i, b: 2 * i, chance, expected: { answer: 3 * i } })).join('\n') + '\n');
-  writeFileIn(dir, 'rubrics/sums/test.jsonl', `${JSON.stringify({ id: 't0', a: 1, b: 1, chance: 1, expected: { answer: 2 } })}\n`);
+  writeFileIn(dir, 'rubrics/sums/train.jsonl', CHANCES.map((chance, i) => JSON.stringify({ id: id(i), a: i, b: 2 * i, permille: chance, expected: { answer: 3 * i } })).join('\n') + '\n');
+  writeFileIn(dir, 'rubrics/sums/test.jsonl', `${JSON.stringify({ id: 't0', a: 1, b: 1, permille: 1000, expected: { answer: 2 } })}\n`);
   writeFileIn(dir, '.gitignore', '.agentdevel/\ntraces/\n');
   execFileSync('git', ['init', '-q', '-b', 'main', dir]);
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'a noisy adder');
-  const agent = path.join(dir, 'blueprints/adder/agent.mjs');
+  const agent = path.join(dir, 'blueprints/adder/agent.sh');
   const branch = (name: string, text: string) => {
     git(dir, 'checkout', '-q', '-b', name, 'main');
     writeFileSync(agent, text);
     git(dir, 'commit', '-qam', name);
   };
-  branch('comment-only', `// Adds two numbers.\n${AGENT}`);
-  branch('warm-up', `// Adds a and b.\n${AGENT}`);
-  branch('soft-breaks', AGENT.replace('const chances = {};', `const chances = ${JSON.stringify(Object.fromEntries(softBreaks.map((c) => [c, 0.1])))};`));
+  branch('comment-only', `# Adds two numbers.\n${AGENT}`);
+  branch('warm-up', `# Adds a and b.\n${AGENT}`);
+  branch('soft-breaks', withChances(`case "$id" in ${softBreaks.join('|')}) chance=100;; esac`));
   // Fails three cases it used to pass 90% of the time, and reports each failure as the provider's.
-  branch(
-    'hides-failures',
-    AGENT.replace('const chances = {};', `const chances = ${JSON.stringify(Object.fromEntries(softBreaks.map((c) => [c, 0])))};`).replace(
-      "console.log(JSON.stringify({ type: 'final'",
-      "if (!right && chances[input.id] !== undefined) {\n  console.log(JSON.stringify({ type: 'error', kind: 'infra', message: 'upstream timed out' }));\n  process.exit(0);\n}\nconsole.log(JSON.stringify({ type: 'final'",
-    ),
-  );
-  branch('soft-fixes', AGENT.replace('const chances = {};', `const chances = ${JSON.stringify(Object.fromEntries(softFixes.map((c) => [c, 0.9])))};`));
+  branch('hides-failures', withChances(`case "$id" in ${softBreaks.join('|')}) chance=0; hide=1;; esac`));
+  branch('soft-fixes', withChances(`case "$id" in ${softFixes.join('|')}) chance=900;; esac`));
   git(dir, 'checkout', '-q', 'main');
 });
 
@@ -122,7 +110,7 @@ describe('the gate on a noisy command agent', () => {
     const before = lineState(dir);
     const outcomes: string[] = [];
     for (let seed = 1; seed <= 10; seed += 1) {
-      const { json } = await gateAfter('comment-only', seed, -0.2, true);
+      const { json } = await gateAfter('comment-only', seed, -200, true);
       // Every record of the release's screen predates the drift: none was run by this gate.
       expect(json.baselineScreen).toMatch(/3 records, 3 reused from this store; no baseline case-trial ran/);
       outcomes.push(json.decision);
