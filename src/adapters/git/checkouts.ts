@@ -112,9 +112,14 @@ export class CheckoutWorks implements Checkouts {
   }
 
   async folderFingerprint(dir: string, folder: string): Promise<string> {
-    // Files git would track under `folder` (committed or not, ignored excluded).
-    const out = await this.git.raw(['ls-files', '--cached', '--others', '--exclude-standard', '--', folder], 'ls-files', dir);
-    return folderFingerprint(dir, [...new Set(out.split('\n').filter((l) => l.trim() !== ''))].sort());
+    return (await this.folderFingerprints(dir, [folder]))[0] as string;
+  }
+
+  async folderFingerprints(dir: string, folders: readonly string[]): Promise<string[]> {
+    // Files git would track under the folders (committed or not, ignored excluded): one git process for all.
+    const out = await this.git.raw(['ls-files', '--cached', '--others', '--exclude-standard', '--', ...folders], 'ls-files', dir);
+    const files = [...new Set(out.split('\n').filter((l) => l.trim() !== ''))].sort();
+    return Promise.all(folders.map((folder) => folderFingerprint(dir, files.filter((file) => file === folder || file.startsWith(`${folder}/`)))));
   }
 
   /** Stages everything in a worktree and commits it; returns the new commit. */

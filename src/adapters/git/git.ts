@@ -172,6 +172,9 @@ export class GitRepo implements Repository {
   folderFingerprint(dir: string, folder: string): Promise<string> {
     return this.checkouts.folderFingerprint(dir, folder);
   }
+  folderFingerprints(dir: string, folders: readonly string[]): Promise<string[]> {
+    return this.checkouts.folderFingerprints(dir, folders);
+  }
 
   // The line's checkout, moved by a promotion (line-checkout.ts).
   indexTree(): Promise<string> {

@@ -126,6 +126,8 @@ export interface Checkouts {
    * ignored files left out): equal content gives an equal fingerprint in any checkout.
    */
   folderFingerprint(dir: string, folder: string): Promise<string>;
+  /** The same for several folders at once (one listing of the checkout), in their order. */
+  folderFingerprints(dir: string, folders: readonly string[]): Promise<string[]>;
 }
 
 /** Fetching and pushing. */

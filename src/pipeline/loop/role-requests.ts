@@ -37,8 +37,7 @@ export interface RoleRequestPreview {
 /** The newest recorded train run of the blueprint and task as they are in the working tree. */
 async function latestRecords(workspace: Workspace): Promise<{ runId: string | null; records: CaseRecord[] }> {
   const { root, config, store } = workspace;
-  const blueprintTree = await workspace.repo.folderFingerprint(root, `blueprints/${config.blueprint}`);
-  const taskTree = await workspace.repo.folderFingerprint(root, `rubrics/${config.task}`);
+  const [blueprintTree, taskTree] = (await workspace.repo.folderFingerprints(root, [`blueprints/${config.blueprint}`, `rubrics/${config.task}`])) as [string, string];
   const run = store.latestRun(blueprintTree, taskTree, 'train');
   return run ? { runId: run.id, records: store.records(run.id) } : { runId: null, records: [] };
 }
@@ -69,8 +68,7 @@ const TRACES_TRIED = 3;
  */
 async function criticRecord(workspace: Workspace, caseId: string | null): Promise<{ runId: string | null; record: CaseRecord | null; read: TraceEvent[] | null | { damaged: string } }> {
   const { root, config, store } = workspace;
-  const blueprintTree = await workspace.repo.folderFingerprint(root, `blueprints/${config.blueprint}`);
-  const taskTree = await workspace.repo.folderFingerprint(root, `rubrics/${config.task}`);
+  const [blueprintTree, taskTree] = (await workspace.repo.folderFingerprints(root, [`blueprints/${config.blueprint}`, `rubrics/${config.task}`])) as [string, string];
   const runs = store.latestRuns(blueprintTree, taskTree, 'train', CRITIC_RUNS_SCANNED);
   let fallback: { runId: string; record: CaseRecord; read: null | { damaged: string } } | null = null;
   for (const run of runs) {

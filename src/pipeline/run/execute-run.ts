@@ -149,11 +149,12 @@ export function openVersion(context: PipelineContext, source: VersionSource, loa
     }
     const manifest = await workspace.files.blueprints.readManifest(dir, config.blueprint);
     const provenance = provenanceOf(config.models, manifest.runtime !== 'command');
+    const [blueprintTree, taskTree] = (await workspace.repo.folderFingerprints(dir, [blueprintFolder, `rubrics/${config.task}`])) as [string, string];
     const identity = {
       blueprint: config.blueprint,
       commit: source.commit,
-      blueprintTree: await workspace.repo.folderFingerprint(dir, blueprintFolder),
-      taskTree: await workspace.repo.folderFingerprint(dir, `rubrics/${config.task}`),
+      blueprintTree,
+      taskTree,
       split: request.split,
       trials: request.trials,
       agentModel: config.models.agent,

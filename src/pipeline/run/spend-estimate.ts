@@ -78,8 +78,7 @@ function confirmationHistory(history: SpendHistory): Range | null {
 /** How many of the release's screen records (the working tree's blueprint, the whole train split) are recorded complete. */
 async function recordedBaselineRecords(workspace: Workspace, records: number): Promise<number> {
   const { config, root, store } = workspace;
-  const blueprintTree = await workspace.repo.folderFingerprint(root, `blueprints/${config.blueprint}`);
-  const taskTree = await workspace.repo.folderFingerprint(root, `rubrics/${config.task}`);
+  const [blueprintTree, taskTree] = (await workspace.repo.folderFingerprints(root, [`blueprints/${config.blueprint}`, `rubrics/${config.task}`])) as [string, string];
   const firstTrials = new Set<number>();
   for (const run of store.latestRuns(blueprintTree, taskTree, 'train', 50)) {
     if (run.status !== 'complete' || run.trials !== config.trials || run.keyParts?.cases || run.commit.endsWith('+dirty')) continue;
