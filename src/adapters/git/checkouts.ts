@@ -116,9 +116,11 @@ export class CheckoutWorks implements Checkouts {
   }
 
   async folderFingerprints(dir: string, folders: readonly string[]): Promise<string[]> {
-    // Files git would track under the folders (committed or not, ignored excluded): one git process for all.
-    const out = await this.git.raw(['ls-files', '--cached', '--others', '--exclude-standard', '--', ...folders], 'ls-files', dir);
-    const files = [...new Set(out.split('\n').filter((l) => l.trim() !== ''))].sort();
+    // Files git would track under the folders (committed or not, ignored excluded): one git process
+    // for all. Names end with NUL, unquoted: a name git would quote (non-ASCII, a quote, a tab) is
+    // the file's own, so a change to that file changes the fingerprint.
+    const out = await this.git.raw(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...folders], 'ls-files', dir);
+    const files = [...new Set(out.split('\0').filter((name) => name !== ''))].sort();
     return Promise.all(folders.map((folder) => folderFingerprint(dir, files.filter((file) => file === folder || file.startsWith(`${folder}/`)))));
   }
 

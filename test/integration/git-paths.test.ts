@@ -1,0 +1,88 @@
+// Paths as agentdevel reads them from git. A version's fingerprints (its blueprint's folder and
+// its task's) are read in one listing of the checkout: each must be the folder's own, as if read
+// alone, and the value existing stores hold (records are reused by it). A file whose name git
+// would quote is a file of its folder, in the fingerprint and in what a candidate changed.
+// Real git, a real checkout.
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GitRepo } from '../../src/adapters/git/git.ts';
+import { git, tempDir, writeFileIn } from '../helpers/workspace.ts';
+
+/** The fingerprint as stores hold it: sha256 over each file's path and content, by path, each followed by NUL. */
+function expected(files: Record<string, string>): string {
+  const hash = createHash('sha256');
+  for (const file of Object.keys(files).sort()) hash.update(file).update('\0').update(files[file] as string).update('\0');
+  return hash.digest('hex');
+}
+
+describe('folder fingerprints read together', () => {
+  it('give each folder what it gives alone, with nothing of a neighbour whose name it begins', async () => {
+    const dir = tempDir('agentdevel-fingerprints-');
+    git(dir, 'init', '-q', '-b', 'main');
+    writeFileIn(dir, 'blueprints/agent/prompt.hbs', 'Answer.\n');
+    writeFileIn(dir, 'rubrics/orders/task.json', '{}\n');
+    writeFileIn(dir, 'rubrics/orders2/task.json', '{"other":true}\n');
+    writeFileIn(dir, 'rubrics/orders/ignored.log', 'noise\n');
+    writeFileIn(dir, '.gitignore', '*.log\n');
+    git(dir, 'add', '-A');
+    git(dir, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-qm', 'start');
+    // Uncommitted and untracked files count, as a run would see them.
+    writeFileSync(path.join(dir, 'blueprints/agent/prompt.hbs'), 'Answer briefly.\n');
+    writeFileIn(dir, 'rubrics/orders/train.jsonl', '{"id":"a"}\n');
+    const repo = await GitRepo.open(dir);
+
+    const [blueprint, task] = await repo.folderFingerprints(dir, ['blueprints/agent', 'rubrics/orders']);
+    expect(blueprint).toBe(expected({ 'blueprints/agent/prompt.hbs': 'Answer briefly.\n' }));
+    expect(task).toBe(expected({ 'rubrics/orders/task.json': '{}\n', 'rubrics/orders/train.jsonl': '{"id":"a"}\n' }));
+    expect(blueprint).toBe(await repo.folderFingerprint(dir, 'blueprints/agent'));
+    expect(task).toBe(await repo.folderFingerprint(dir, 'rubrics/orders'));
+    expect(blueprint).not.toBe(task);
+
+    // A folder whose name begins another's, asked for in the same listing, keeps to its own files.
+    expect(await repo.folderFingerprints(dir, ['rubrics/orders', 'rubrics/orders2'])).toEqual([task, await repo.folderFingerprint(dir, 'rubrics/orders2')]);
+
+    // The neighbour `rubrics/orders2` and the ignored file are not part of `rubrics/orders`.
+    writeFileSync(path.join(dir, 'rubrics/orders2/task.json'), '{"other":false}\n');
+    writeFileSync(path.join(dir, 'rubrics/orders/ignored.log'), 'more noise\n');
+    expect((await repo.folderFingerprints(dir, ['blueprints/agent', 'rubrics/orders']))[1]).toBe(task);
+    // A change in the folder is.
+    writeFileIn(dir, 'rubrics/orders/test.jsonl', '{"id":"b"}\n');
+    const [sameBlueprint, changedTask] = await repo.folderFingerprints(dir, ['blueprints/agent', 'rubrics/orders']);
+    expect(sameBlueprint).toBe(blueprint);
+    expect(changedTask).not.toBe(task);
+  });
+
+  it('count a file whose name git would quote (non-ASCII, a quote, a tab): a change to it is a new version', async () => {
+    const dir = tempDir('agentdevel-fingerprints-');
+    git(dir, 'init', '-q', '-b', 'main');
+    const names = ['blueprints/agent/prompt-\u00e9t\u00e9.md', 'blueprints/agent/say "hi".txt', 'blueprints/agent/tab\there.txt'];
+    for (const name of names) writeFileIn(dir, name, 'one\n');
+    const repo = await GitRepo.open(dir);
+    const [before] = await repo.folderFingerprints(dir, ['blueprints/agent']);
+    expect(before).toBe(expected(Object.fromEntries(names.map((name) => [name, 'one\n']))));
+    for (const name of names) {
+      writeFileIn(dir, name, 'two\n');
+      const [after] = await repo.folderFingerprints(dir, ['blueprints/agent']);
+      expect(after, name).not.toBe(before);
+      writeFileIn(dir, name, 'one\n');
+    }
+  });
+
+  it("name a changed or uncommitted file with an accented name as it is, so it counts as its folder's", async () => {
+    const dir = tempDir('agentdevel-paths-');
+    git(dir, 'init', '-q', '-b', 'main');
+    const name = 'blueprints/agent/prompt-\u00e9t\u00e9.md';
+    writeFileIn(dir, name, 'one\n');
+    git(dir, 'add', '-A');
+    git(dir, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-qm', 'one');
+    const before = git(dir, 'rev-parse', 'HEAD').trim();
+    writeFileIn(dir, name, 'two\n');
+    const repo = await GitRepo.open(dir);
+    expect(await repo.uncommittedPaths()).toEqual([name]);
+    git(dir, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-qam', 'two');
+    expect(await repo.changedPaths(before, 'HEAD')).toEqual([{ status: 'M', path: name }]);
+    expect((await repo.changedPathsOfCommits([git(dir, 'rev-parse', 'HEAD').trim()])).get(git(dir, 'rev-parse', 'HEAD').trim())).toEqual([{ status: 'M', path: name }]);
+  });
+});
