@@ -70,19 +70,33 @@ describe('folder fingerprints read together', () => {
     }
   });
 
-  it("name a changed or uncommitted file with an accented name as it is, so it counts as its folder's", async () => {
+  it('name changed and uncommitted files as they are, whatever git would quote, so each counts as its folder\'s', async () => {
     const dir = tempDir('agentdevel-paths-');
     git(dir, 'init', '-q', '-b', 'main');
-    const name = 'blueprints/agent/prompt-\u00e9t\u00e9.md';
-    writeFileIn(dir, name, 'one\n');
+    const names = ['blueprints/agent/prompt-\u00e9t\u00e9.md', 'blueprints/agent/say "hi".txt', 'blueprints/agent/tab\there.txt'];
+    for (const name of names) writeFileIn(dir, name, 'one\n');
+    writeFileIn(dir, 'blueprints/agent/old-name.md', 'same\n');
+    const commit = (message: string) => git(dir, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-qam', message);
     git(dir, 'add', '-A');
-    git(dir, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-qm', 'one');
+    commit('one');
     const before = git(dir, 'rev-parse', 'HEAD').trim();
-    writeFileIn(dir, name, 'two\n');
+    for (const name of names) writeFileIn(dir, name, 'two\n');
+    git(dir, 'mv', 'blueprints/agent/old-name.md', 'blueprints/agent/new name.md');
     const repo = await GitRepo.open(dir);
-    expect(await repo.uncommittedPaths()).toEqual([name]);
-    git(dir, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-qam', 'two');
-    expect(await repo.changedPaths(before, 'HEAD')).toEqual([{ status: 'M', path: name }]);
-    expect((await repo.changedPathsOfCommits([git(dir, 'rev-parse', 'HEAD').trim()])).get(git(dir, 'rev-parse', 'HEAD').trim())).toEqual([{ status: 'M', path: name }]);
+    // A staged rename is named by its new path.
+    expect((await repo.uncommittedPaths()).sort()).toEqual(['blueprints/agent/new name.md', ...names].sort());
+    commit('two');
+    const after = git(dir, 'rev-parse', 'HEAD').trim();
+    const expectedChanges = [
+      { status: 'A', path: 'blueprints/agent/new name.md' },
+      { status: 'D', path: 'blueprints/agent/old-name.md' },
+      ...names.map((path) => ({ status: 'M', path })),
+    ];
+    const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+    expect((await repo.changedPaths(before, after)).sort(byPath)).toEqual([...expectedChanges].sort(byPath));
+    const ofCommits = await repo.changedPathsOfCommits([after, before]);
+    expect(ofCommits.get(after)?.sort(byPath)).toEqual([...expectedChanges].sort(byPath));
+    // The first commit has no parent: nothing is listed for it.
+    expect(ofCommits.get(before)).toEqual([]);
   });
 });

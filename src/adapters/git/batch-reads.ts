@@ -110,30 +110,47 @@ export function parseCommitDates(out: string): Map<string, string> {
   return dates;
 }
 
-/** `diff-tree --stdin` over commits: a line naming each commit, then its changes against its parent(s). */
+/**
+ * `diff-tree --stdin -r --name-status -z` output: the id of each commit read, then a status and a
+ * path for each file it changed, every field ending with NUL (paths as they are, never quoted).
+ */
 export function parseChangedPathsOfCommits(out: string, commits: readonly string[]): Map<string, ChangedPath[]> {
   const changes = new Map(commits.map((commit) => [commit, [] as ChangedPath[]]));
+  const fields = out.split('\0');
   let current: ChangedPath[] | undefined;
-  for (const line of out.split('\n')) {
-    if (line.trim() === '') continue;
-    const [status, ...rest] = line.split('\t');
-    // A line without a tab names the commit whose changes follow.
-    if (rest.length === 0) current = changes.get(line.trim());
-    else current?.push({ status: status ?? '', path: rest.join('\t') });
+  for (let i = 0; i < fields.length; i += 1) {
+    const field = fields[i] as string;
+    if (field === '') continue;
+    // A status is a letter (and a score, for a copy or a rename); what follows it is its path.
+    if (STATUS.test(field)) current?.push({ status: field, path: fields[(i += 1)] ?? '' });
+    else current = changes.get(field);
   }
   return changes;
 }
 
-/** `diff --name-status` output: a status and a path per line. */
+/** `diff --name-status -z` output: a status and a path for each file, every field ending with NUL. */
 export function parseNameStatus(out: string): ChangedPath[] {
-  return out
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const [status, ...rest] = line.split('\t');
-      return { status: status ?? '', path: rest.join('\t') };
-    });
+  const fields = out.split('\0');
+  const changed: ChangedPath[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) changed.push({ status: fields[i] as string, path: fields[i + 1] as string });
+  return changed;
 }
+
+/** `status --porcelain -z` output: the paths with changes (a rename's or a copy's new path; its old one, which follows it, is skipped). */
+export function parseStatusPaths(out: string): string[] {
+  const fields = out.split('\0');
+  const paths: string[] = [];
+  for (let i = 0; i < fields.length; i += 1) {
+    const field = fields[i] as string;
+    if (field.length < 4) continue;
+    paths.push(field.slice(3));
+    if (/[RC]/.test(field.slice(0, 2))) i += 1;
+  }
+  return paths;
+}
+
+/** A file's status in `--name-status` output: M, A, D, T, U, X, or R/C with a score. */
+const STATUS = /^[ACDMRTUX][0-9]*$/;
 
 /** `for-each-ref --format='%(refname) %(objectname) %(objecttype)'` output. */
 export function parseRefs(out: string): Array<{ ref: string; sha: string; type: string }> {

@@ -8,6 +8,7 @@ import type { Checkouts, WorktreeEntry } from '../../domain/ports/repository.ts'
 import { atExit } from '../process/exit-hooks.ts';
 import { comparablePath, gitEnvironment, gitFailure, parseWorktrees, pathExists } from './git-process.ts';
 import type { GitRunner } from './git-runner.ts';
+import { parseStatusPaths } from './batch-reads.ts';
 import { folderFingerprint } from './fingerprint.ts';
 
 export class CheckoutWorks implements Checkouts {
@@ -21,11 +22,7 @@ export class CheckoutWorks implements Checkouts {
 
   /** Paths with uncommitted changes (tracked or untracked, ignored files excluded). */
   async uncommittedPaths(dir = this.git.root): Promise<string[]> {
-    const out = await this.git.raw(['status', '--porcelain', '--untracked-files=all'], 'status', dir);
-    return out
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => line.slice(3));
+    return parseStatusPaths(await this.git.raw(['status', '--porcelain', '-z', '--untracked-files=all'], 'status', dir));
   }
 
   /** Keeps agentdevel's own state out of `git status` even when .gitignore does not mention it. */

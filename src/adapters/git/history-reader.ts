@@ -64,7 +64,7 @@ export class HistoryReads implements HistoryReader {
   }
 
   async changedPaths(from: string, to: string): Promise<ChangedPath[]> {
-    return parseNameStatus(await this.git.raw(['diff', '--name-status', '--no-renames', from, to], 'diff'));
+    return parseNameStatus(await this.git.raw(['diff', '--name-status', '--no-renames', '-z', from, to], 'diff'));
   }
 
   /**
@@ -74,7 +74,7 @@ export class HistoryReads implements HistoryReader {
    */
   async changedPathsOfCommits(commits: readonly string[]): Promise<Map<string, ChangedPath[]>> {
     if (commits.length === 0) return new Map();
-    return parseChangedPathsOfCommits(await this.git.plumbing(['diff-tree', '--stdin', '-m', '-r', '--name-status', '--no-renames'], `${commits.join('\n')}\n`), commits);
+    return parseChangedPathsOfCommits(await this.git.plumbing(['diff-tree', '--stdin', '-m', '-r', '--name-status', '--no-renames', '-z'], `${commits.join('\n')}\n`), commits);
   }
 
   /** The patch from one commit to another, limited to `paths` (plain text, no colour). */
