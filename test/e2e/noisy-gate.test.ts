@@ -106,11 +106,14 @@ function reportCountsDisagree(reports: readonly string[]): string[] {
 }
 
 describe('the gate on a noisy command agent', () => {
-  it('accepts a comment-only change gated after every pass chance fell by 0.2 since all three baseline records were taken, in at least 9 of 10 gates', async () => {
+  it('accepts a comment-only change gated after every pass chance fell by 0.4 since all three baseline records were taken, in at least 9 of 10 gates', async () => {
+    // The drift is large enough to matter: when only the candidate's side feels it (the baseline's
+    // script ignores AGENT_DRIFT, as if the gate compared against the records alone), 9 of these 10
+    // gates reject. At a fall of 0.2 that broken gate still accepted 9 of 10.
     const before = lineState(dir);
     const outcomes: string[] = [];
     for (let seed = 1; seed <= 10; seed += 1) {
-      const { json } = await gateAfter('comment-only', seed, -200, true);
+      const { json } = await gateAfter('comment-only', seed, -400, true);
       // Every record of the release's screen predates the drift: none was run by this gate.
       expect(json.baselineScreen).toMatch(/3 records, 3 reused from this store; no baseline case-trial ran/);
       outcomes.push(json.decision);
