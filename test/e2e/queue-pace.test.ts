@@ -70,7 +70,7 @@ describe('four workers on one API key', () => {
       writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
       spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qam', 'the agent on Claude'], { cwd: dir });
 
-      const result = await cliAsync(['run', '-C', dir, '--queue', url, '--trials', '2', '--json'], {
+      const result = await cliAsync(['run', '-C', dir, '--queue', url, '--json'], {
         env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'sk-ant-coordinator-0123456789', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY },
       });
       expect(result.code, result.stderr + workers.map((w) => w.log()).join('\n')).toBe(0);
