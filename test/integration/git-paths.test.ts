@@ -17,8 +17,8 @@ function expected(files: Record<string, string>): string {
   return hash.digest('hex');
 }
 
-describe('folder fingerprints read together', () => {
-  it('give each folder what it gives alone, with nothing of a neighbour whose name it begins', async () => {
+describe('paths read from git', () => {
+  it('folder fingerprints read together give each folder what it gives alone, with nothing of a neighbour whose name it begins', async () => {
     const dir = tempDir('agentdevel-fingerprints-');
     git(dir, 'init', '-q', '-b', 'main');
     writeFileIn(dir, 'blueprints/agent/prompt.hbs', 'Answer.\n');
@@ -54,7 +54,7 @@ describe('folder fingerprints read together', () => {
     expect(changedTask).not.toBe(task);
   });
 
-  it('count a file whose name git would quote (non-ASCII, a quote, a tab): a change to it is a new version', async () => {
+  it('a fingerprint counts a file whose name git would quote (non-ASCII, a quote, a tab): a change to it is a new version', async () => {
     const dir = tempDir('agentdevel-fingerprints-');
     git(dir, 'init', '-q', '-b', 'main');
     const names = ['blueprints/agent/prompt-\u00e9t\u00e9.md', 'blueprints/agent/say "hi".txt', 'blueprints/agent/tab\there.txt'];
@@ -70,9 +70,11 @@ describe('folder fingerprints read together', () => {
     }
   });
 
-  it('name changed and uncommitted files as they are, whatever git would quote, so each counts as its folder\'s', async () => {
+  it('changed and uncommitted files are named as they are, whatever git would quote, so each counts as its folder\'s', async () => {
     const dir = tempDir('agentdevel-paths-');
     git(dir, 'init', '-q', '-b', 'main');
+    // The staged rename below is listed as one, whatever the machine's git config says.
+    git(dir, 'config', 'status.renames', 'true');
     const names = ['blueprints/agent/prompt-\u00e9t\u00e9.md', 'blueprints/agent/say "hi".txt', 'blueprints/agent/tab\there.txt'];
     for (const name of names) writeFileIn(dir, name, 'one\n');
     writeFileIn(dir, 'blueprints/agent/old-name.md', 'same\n');
@@ -98,5 +100,17 @@ describe('folder fingerprints read together', () => {
     expect(ofCommits.get(after)?.sort(byPath)).toEqual([...expectedChanges].sort(byPath));
     // The first commit has no parent: nothing is listed for it.
     expect(ofCommits.get(before)).toEqual([]);
+
+    // A merge lists its changes against each parent, the first parent's first.
+    git(dir, 'switch', '-q', '-c', 'side', before);
+    writeFileIn(dir, 'blueprints/agent/side \u00e9.md', 'side\n');
+    git(dir, 'add', '-A');
+    commit('side');
+    git(dir, 'switch', '-q', 'main');
+    git(dir, '-c', 'user.name=A', '-c', 'user.email=a@example.com', 'merge', '-q', '--no-ff', '-m', 'merge', 'side');
+    const merge = git(dir, 'rev-parse', 'HEAD').trim();
+    const ofMerge = (await repo.changedPathsOfCommits([merge])).get(merge) ?? [];
+    expect(ofMerge[0]).toEqual({ status: 'A', path: 'blueprints/agent/side \u00e9.md' });
+    expect(ofMerge.slice(1).sort(byPath)).toEqual([...expectedChanges].sort(byPath));
   });
 });

@@ -61,9 +61,9 @@ export type { WorktreeEntry };
 
 /** Runs git with the plumbing environment, bounded; the outcome, whatever the exit. */
 export function execGit(args: readonly string[], dir: string, identity: readonly string[], input?: string): Promise<ProcessOutcome> {
-  // Paths come out as they are named (UTF-8), not quoted with octal escapes: a changed file whose
-  // name has an accent is read as a path of its folder. (A name with a tab, a quote, a backslash
-  // or a line break is still quoted; the reads that must see every name use -z.)
+  // Paths in git's text come out as they are named (UTF-8), not quoted with octal escapes: the
+  // patches kept as evidence and git's own messages show a name with an accent as it is. (The
+  // reads that parse paths use -z, where git never quotes.)
   const config = ['core.quotePath=false', ...identity].flatMap((c) => ['-c', c]);
   // At an interrupt git is asked to end, not killed: it removes its lock files (index.lock) first.
   return runProcess({ command: 'git', args: [...config, ...args], cwd: dir, env: gitEnvironment(), ...(input === undefined ? {} : { input }), timeoutMs: GIT_TIMEOUT_MS, maxOutputBytes: GIT_OUTPUT_MAX_BYTES, atExit: 'terminate' });
