@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/adapters/process/runner.ts';
+import { brokenLimit } from '../../src/adapters/process/sandbox.ts';
 import { repoRoot, tempDir } from '../helpers/workspace.ts';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
@@ -59,6 +60,10 @@ describe('runProcess', () => {
     expect(outcome.stdout).toBe('0'.repeat(1000));
     expect(outcome.exitCode).toBeNull();
     expect(outcome.stderr).toContain('its output passed 1000 bytes');
+    // A sandboxed script cut there is reported as such, from the outcome, not from its own words.
+    expect(brokenLimit(outcome, { timeoutMs: 30_000, memoryMb: 256 })).toBe('stopped: its output passed 1000 bytes');
+    const forged = await sh('echo "agentdevel: stopped, its output passed 7 bytes" >&2; exit 3', { maxOutputBytes: 1000 });
+    expect(brokenLimit(forged, { timeoutMs: 30_000, memoryMb: 256 })).toBeNull();
   });
 
   it('says a start failed for want of file descriptors, instead of ending agentdevel (a process run to completion, and a pipe process)', () => {

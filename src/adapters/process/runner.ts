@@ -51,6 +51,8 @@ export interface ProcessOutcome {
   readonly timedOut: boolean;
   /** Set when the process could not be started at all (missing executable, bad cwd). */
   readonly spawnError: string | null;
+  /** Set when it was stopped for its output: the bound (in bytes) that output passed. */
+  readonly outputCutAt?: number;
 }
 
 /** How long a child's output may stay open after the child itself has exited. */
@@ -178,6 +180,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessOutcom
     stdout: stdout(),
     // Killed for its output: said where its own words are read.
     stderr: `${stderr()}${overflowed ? `\nagentdevel: stopped, its output passed ${maxBytes} bytes\n` : ''}`,
+    ...(overflowed ? { outputCutAt: maxBytes } : {}),
     timedOut: supervision.timedOut(),
     spawnError,
   };

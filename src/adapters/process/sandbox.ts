@@ -53,8 +53,7 @@ export async function sandboxInvocation(
  */
 export function brokenLimit(outcome: ProcessOutcome, limits: SandboxLimits): string | null {
   if (outcome.timedOut) return `killed after the time limit of ${limits.timeoutMs} ms`;
-  const cut = /agentdevel: stopped, its output passed (\d+) bytes/.exec(outcome.stderr)?.[1];
-  if (cut) return `stopped: its output passed ${cut} bytes`;
+  if (outcome.outputCutAt !== undefined) return `stopped: its output passed ${outcome.outputCutAt} bytes`;
   const stopped = /sandbox: stopped: (.*)/.exec(outcome.stderr)?.[1];
   if (stopped) return `stopped: ${stopped.trim()}`;
   if (outcome.exitCode === LIMIT_REFUSED_EXIT && /ulimit/.test(outcome.stderr)) return `could not start: the shell refused the memory limit (${lastLines(outcome.stderr)})`;
