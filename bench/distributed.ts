@@ -37,7 +37,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../test/helpers/free-port.ts';
-import { agentdevelBin, load } from './lib/measure.ts';
+import { agentdevelBin, load, median } from './lib/measure.ts';
 import { mainThreadMs, reapedChildrenMs, redisCpuMs, treeCpu } from './lib/process-cpu.ts';
 
 const { values } = parseArgs({
@@ -265,11 +265,6 @@ function printRow(m: Measured, localWallS: number): void {
   ];
   console.log(`| ${cells.join(' | ')} |`);
 }
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : sorted.length % 2 === 1 ? (sorted[(sorted.length - 1) / 2] as number) : ((sorted[sorted.length / 2 - 1] as number) + (sorted[sorted.length / 2] as number)) / 2;
-};
 
 /**
  * Where a queued run's wall time went, from the times BullMQ stamps on each job (a worker's

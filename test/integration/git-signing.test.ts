@@ -1,7 +1,7 @@
 // Commits agentdevel makes are signed where the user's git signs them: git gets the signing
 // agent's socket (here ssh-agent, with `gpg.format ssh`), never agentdevel's secrets.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRepo } from '../../src/adapters/git/git.ts';
@@ -48,7 +48,7 @@ describe('signed commits', () => {
     const repo = await GitRepo.open(dir);
     const commit = await repo.commitAll(dir, 'rc: a signed candidate');
     expect(git('cat-file', 'commit', commit)).toContain('-----BEGIN SSH SIGNATURE-----');
-    const hookEnv = execFileSync('cat', [seen], { encoding: 'utf8' });
+    const hookEnv = readFileSync(seen, 'utf8');
     expect(hookEnv).toContain(`SSH_AUTH_SOCK=${agent.sock}`);
     expect(hookEnv).not.toContain('sk-ant-signing-test-secret');
   });

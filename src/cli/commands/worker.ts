@@ -29,7 +29,8 @@ export function workerSettings(options: WorkerOptions): WorkerSettings {
 /** Where a worker keeps its checkouts: --cache, else the user's cache folder. */
 function cacheDir(io: Io, options: WorkerOptions): string {
   if (options.cache) return path.resolve(io.cwd, options.cache);
-  const base = io.env.XDG_CACHE_HOME ?? path.join(io.env.HOME ?? homedir(), '.cache');
+  // An empty XDG_CACHE_HOME counts as unset (as the XDG spec says, and as the launcher's cache reads it).
+  const base = io.env.XDG_CACHE_HOME || path.join(io.env.HOME || homedir(), '.cache');
   return path.join(base, 'agentdevel', 'worker');
 }
 
