@@ -20,7 +20,13 @@
 //   every setup after the first start warm), then the full run. The difference tells the
 //   fixed costs (the coordinator's start-up, the workers' set-up) from the cost per case-trial;
 //   "all in" is what one run of --cases costs on fresh workers, "per more" what each further
-//   case-trial adds;
+//   case-trial adds; "warm": one run on workers that prepared the version before it (a worker
+//   that starts prepares the version published last), the full run's own cost;
+// - without agents: the same, less the agents' own CPU (every sh and sleep) on both sides. They
+//   are the same work in a local run and on a worker, and most of the difference between two
+//   identical runs (their CPU moves by a few tenths of a millisecond per case-trial from one run
+//   to the next): what is left is what runs them. A worker's agents are read below its live
+//   spawners; a local run's, below its spawners, sampled while it runs (AGENT_SAMPLE_MS);
 // - Redis: `INFO cpu` (user + sys) over the run;
 // - the queue's own work: the main threads of the coordinator (reported at its exit through
 //   AGENTDEVEL_CPU_REPORT) and of the workers (their schedstat over the run): what runs the
@@ -38,7 +44,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../test/helpers/free-port.ts';
 import { agentdevelBin, load, median } from './lib/measure.ts';
-import { mainThreadMs, reapedChildrenMs, redisCpuMs, treeCpu } from './lib/process-cpu.ts';
+import { belowLiveChildren, mainThreadMs, reapedChildrenMs, redisCpuMs, treeCpu } from './lib/process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -108,7 +114,20 @@ interface CoordinatorCost {
   /** The process and its descendants. */
   readonly treeMs: number;
   readonly mainThreadMs: number;
+  /**
+   * Of the tree, what ran below its spawners: the agents (sh and sleep). Sampled while a local
+   * run goes on (every AGENT_SAMPLE_MS); 0 for a run on the queue, whose agents run on the workers.
+   */
+  readonly agentsMs: number;
 }
+
+/**
+ * How often a local run's spawners are read for the agents below them. The agents a spawner
+ * reaps in its last moments, after the last reading, are missed: at most a round of
+ * --concurrency agents, some 20 ms, which would lower the local figure without its agents (and
+ * raise the figure beyond it) by 0.05 ms per case-trial.
+ */
+const AGENT_SAMPLE_MS = 20;
 
 /** Runs `agentdevel run` to its end; its CPU is this process's reaped children's, before and after. */
 async function coordinatorRun(dir: string, extra: string[], cases = CASES): Promise<CoordinatorCost> {
@@ -117,18 +136,27 @@ async function coordinatorRun(dir: string, extra: string[], cases = CASES): Prom
   const startedAtMs = Date.now();
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [agentdevelBin, 'run', '-C', dir, '--json', ...extra], { env: { ...env, AGENTDEVEL_CPU_REPORT: report }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A local run's agents, below its spawners (git processes, the only other children, left out).
+  const agents = new Map<number, number>();
+  const sampler = extra.includes('--queue')
+    ? null
+    : setInterval(() => {
+        for (const [pid, below] of belowLiveChildren(child.pid as number)) if (below.name !== 'git') agents.set(pid, Math.max(agents.get(pid) ?? 0, below.ms));
+      }, AGENT_SAMPLE_MS);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (sampler) clearInterval(sampler);
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
   const endedAtMs = Date.now();
   if (code !== 0) throw new Error(`run failed (exit ${code}): ${stderr.slice(-2000)}`);
   const output = JSON.parse(stdout) as { graded: number; passed: number; reused: boolean };
   if (output.graded !== cases || output.passed !== cases || output.reused) throw new Error(`unexpected run: ${stdout}`);
   const reported = JSON.parse(readFileSync(report, 'utf8').trim().split('\n').at(-1) as string) as { mainThreadMs: number | null };
-  return { wallS, startedAtMs, endedAtMs, treeMs: reapedChildrenMs() - before, mainThreadMs: reported.mainThreadMs ?? Number.NaN };
+  const agentsMs = [...agents.values()].reduce((sum, ms) => sum + ms, 0);
+  return { wallS, startedAtMs, endedAtMs, treeMs: reapedChildrenMs() - before, mainThreadMs: reported.mainThreadMs ?? Number.NaN, agentsMs };
 }
 
 /** A worker's CPU, ms: its tree, and the parts of it. */
@@ -236,6 +264,12 @@ function costs(m: Measured) {
   const startUpMs = m.coordinator.treeMs - CASES * coordinatorPer;
   const setUpMs = (m.workersShort?.treeMs ?? 0) - m.short * workersPer;
   const setUpMainMs = (m.workersShort?.mainMs ?? 0) - m.short * workersMainPer;
+  // The same with the agents' own CPU left out (sh and sleep: the same work wherever they run,
+  // and most of the noise between runs), so what is left is what runs them.
+  const bareCoordinatorPer = (m.coordinator.treeMs - m.coordinator.agentsMs - (m.coordinatorShort.treeMs - m.coordinatorShort.agentsMs)) / more;
+  const bareWorkersPer = m.workers ? (m.workers.treeMs - m.workers.agentsMs) / CASES : 0;
+  const bareSetUpMs = m.workersShort ? m.workersShort.treeMs - m.workersShort.agentsMs - m.short * bareWorkersPer : 0;
+  const bareAllInWarm = (m.coordinator.treeMs - m.coordinator.agentsMs) / CASES + bareWorkersPer;
   return {
     coordinatorPer,
     coordinatorMainPer,
@@ -243,6 +277,9 @@ function costs(m: Measured) {
     setUpMs,
     perMore: coordinatorPer + workersPer,
     allIn: (m.coordinator.treeMs + setUpMs) / CASES + workersPer,
+    // Workers that prepared the version before the run (as warm workers do): no set-up in the run.
+    allInWarm: m.coordinator.treeMs / CASES + workersPer,
+    bare: { perMore: bareCoordinatorPer + bareWorkersPer, allIn: bareAllInWarm + bareSetUpMs / CASES, allInWarm: bareAllInWarm },
     ownPerMore: coordinatorMainPer + workersMainPer,
     ownAllIn: (m.coordinator.mainThreadMs + setUpMainMs) / CASES + workersMainPer,
   };
@@ -255,8 +292,9 @@ function printRow(m: Measured, localWallS: number): void {
     m.setup,
     `${m.wallS.toFixed(1)} s`,
     `${(localWallS / m.wallS).toFixed(2)}×`,
-    cost.allIn.toFixed(2),
+    `${cost.allIn.toFixed(2)} (${cost.allInWarm.toFixed(2)})`,
     cost.perMore.toFixed(2),
+    `${cost.bare.allIn.toFixed(2)} (${cost.bare.allInWarm.toFixed(2)}); ${cost.bare.perMore.toFixed(2)}`,
     `${ms(cost.startUpMs)}; ${cost.coordinatorPer.toFixed(2)} (${cost.coordinatorMainPer.toFixed(2)})`,
     w ? `${ms(cost.setUpMs)}; ${perJob(w.treeMs)} (${perJob(w.mainMs)}; ${perJob(w.rootMs - w.mainMs)}; ${perJob(w.spawnersMs)}; ${perJob(w.agentsMs)}; ${perJob(w.treeMs - w.rootMs - w.spawnersMs - w.agentsMs)})` : '–',
     m.redisMs === null ? '–' : perJob(m.redisMs),
@@ -308,16 +346,17 @@ try {
   console.log('coordinator: its start-up; per case-trial (its main thread). workers: their set-up (checkout, runtime, spawners);');
   console.log('per case-trial (main threads; other threads: V8\'s helpers, the thread pool; spawners; agents: sh and sleep;');
   console.log('other processes: git). queue\'s own work: the main threads of the coordinator and the workers (all in; per more).');
+  console.log('warm: one run on workers that prepared the version before it. without agents: less every sh and sleep, on both sides.');
   /** The most workers' figures against their repeat's local run, by sleep. */
-  const summary = new Map<number, Array<{ speedUp: number; allIn: number; perMore: number; ownAllIn: number; ownPerMore: number; redis: number }>>();
+  const summary = new Map<number, Array<{ speedUp: number; allIn: number; allInWarm: number; perMore: number; bareAllIn: number; bareAllInWarm: number; barePerMore: number; ownAllIn: number; ownPerMore: number; redis: number }>>();
   const origins = new Map<number, string>();
   for (let repeat = 0; repeat < REPEATS; repeat += 1)
   for (const sleepMs of SLEEPS_MS) {
     const origin = origins.get(sleepMs) ?? workspace(sleepMs);
     origins.set(sleepMs, origin);
     console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}${REPEATS > 1 ? ` (repeat ${repeat + 1} of ${REPEATS})` : ''}`);
-    console.log('| setup | wall | speed-up | CPU/job all in | per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('| setup | wall | speed-up | CPU/job all in (warm) | per more | without agents: all in (warm); per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     const localShort = await coordinatorRun(freshClone(origin), firstCases(CONCURRENCY), CONCURRENCY);
     const local = await coordinatorRun(freshClone(origin), []);
     const localMeasured: Measured = { setup: `local, concurrency ${CONCURRENCY}`, wallS: local.wallS, short: CONCURRENCY, coordinatorShort: localShort, coordinator: local, workersShort: null, workers: null, redisMs: null };
@@ -369,7 +408,15 @@ try {
       if (count === Math.max(...WORKER_COUNTS)) {
         const cost = costs(measured);
         const runs = summary.get(sleepMs) ?? [];
-        runs.push({ speedUp: local.wallS / coordinator.wallS, allIn: cost.allIn - localCost.allIn, perMore: cost.perMore - localCost.perMore, ownAllIn: cost.ownAllIn, ownPerMore: cost.ownPerMore, redis: redisMs / CASES });
+        runs.push({
+          speedUp: local.wallS / coordinator.wallS,
+          allIn: cost.allIn - localCost.allIn,
+          allInWarm: cost.allInWarm - localCost.allInWarm,
+          perMore: cost.perMore - localCost.perMore,
+          bareAllIn: cost.bare.allIn - localCost.bare.allIn,
+          bareAllInWarm: cost.bare.allInWarm - localCost.bare.allInWarm,
+          barePerMore: cost.bare.perMore - localCost.bare.perMore,
+          ownAllIn: cost.ownAllIn, ownPerMore: cost.ownPerMore, redis: redisMs / CASES });
         summary.set(sleepMs, runs);
       }
     }
@@ -385,7 +432,8 @@ try {
     };
     console.log(
       `summary: sleep ${sleepMs} ms, ${count} workers${runs.length > 1 ? ` (median [range] of ${runs.length} repeats)` : ''}: speed-up ${spread((r) => r.speedUp)}×; ` +
-        `CPU per case-trial beyond the local run's ${spread((r) => r.allIn)} ms all in, ${spread((r) => r.perMore)} ms per more; ` +
+        `CPU per case-trial beyond the local run's ${spread((r) => r.allIn)} ms all in (${spread((r) => r.allInWarm)} on warm workers), ${spread((r) => r.perMore)} ms per more; ` +
+        `the same with the agents' own CPU left out on both sides ${spread((r) => r.bareAllIn)} ms all in (${spread((r) => r.bareAllInWarm)} on warm workers), ${spread((r) => r.barePerMore)} ms per more; ` +
         `queue's own work ${spread((r) => r.ownAllIn)} ms all in, ${spread((r) => r.ownPerMore)} ms per more; Redis ${spread((r) => r.redis)} ms`,
     );
   }

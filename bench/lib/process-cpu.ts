@@ -104,3 +104,51 @@ export function redisCpuMs(info: string): number {
   const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
 }
+
+/** The live children of `pid` (every thread's), from /proc/<pid>/task/<tid>/children; empty when it is gone. */
+function liveChildren(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const task of tasks) {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim() !== '') found.push(Number(child));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return found;
+}
+
+/** A process's own CPU and everything below it, live or reaped, ms (0 when it is gone). */
+function subtreeMs(pid: number): number {
+  const stat = readStat(pid);
+  if (!stat) return 0;
+  return stat.selfMs + stat.reapedMs + liveChildren(pid).reduce((sum, child) => sum + subtreeMs(child), 0);
+}
+
+/**
+ * For each live child of `root` (a spawner, or a git process), by pid: its name and the CPU of
+ * what lives or lived below it (for a spawner, the agents it started), ms. Reads only the tree
+ * of `root`, so it can be sampled often while a run goes on: a child's agents are counted once
+ * it is gone only through the last sample taken while it lived.
+ */
+export function belowLiveChildren(root: number): Map<number, { readonly name: string; readonly ms: number }> {
+  const below = new Map<number, { name: string; ms: number }>();
+  for (const child of liveChildren(root)) {
+    const stat = readStat(child);
+    if (!stat) continue;
+    let name = '';
+    try {
+      name = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    below.set(child, { name, ms: stat.reapedMs + liveChildren(child).reduce((sum, grandchild) => sum + subtreeMs(grandchild), 0) });
+  }
+  return below;
+}
