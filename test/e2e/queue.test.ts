@@ -132,6 +132,9 @@ describe('snapshots from the workspace\'s git remote', () => {
     expect(await checkoutFromRemote({ url: remote, commit: head }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), path.join(cache, 'snapshot'))).toBe(true);
     expect(readFileSync(path.join(cache, 'snapshot', 'rubrics', 'orders', 'rubric.md'), 'utf8')).toBe(readFileSync(path.join(dir, 'rubrics', 'orders', 'rubric.md'), 'utf8'));
     expect(spawnSync('find', [path.join(cache, 'snapshot'), '-name', '*.jsonl'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+    // The remote's folders must give exactly the snapshot's tree: other contents are never used.
+    expect(await checkoutFromRemote({ url: remote, commit: head }, folders, splits, 'a'.repeat(40), path.join(cache, 'remote.git'), path.join(cache, 'mismatch'))).toBe(false);
+    expect(existsSync(path.join(cache, 'mismatch'))).toBe(false);
     const unpushed = 'f'.repeat(40);
     expect(await checkoutFromRemote({ url: remote, commit: unpushed }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), path.join(cache, 'other'))).toBe(false);
 

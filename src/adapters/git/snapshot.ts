@@ -8,6 +8,7 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runProcess } from '../process/runner.ts';
 import { gitEnvironment, GIT_TIMEOUT_MS, pathExists } from './git-process.ts';
+import { holdsTree } from './tree-id.ts';
 
 export interface SnapshotBundle {
   readonly commit: string;
@@ -74,8 +75,8 @@ export async function checkoutSnapshot(bytes: Buffer, commit: string, target: st
     await writeFile(bundle, bytes);
     await git(['bundle', 'unbundle', bundle], { GIT_DIR: gitDir }, scratch);
     const env = { GIT_DIR: gitDir, GIT_WORK_TREE: files, GIT_INDEX_FILE: path.join(scratch, 'index') };
-    await git(['read-tree', commit], env, files);
-    await git(['checkout-index', '-a', '-f'], env, files);
+    // Into an empty index and an empty folder: every file of the commit is written, in one process.
+    await git(['read-tree', '--reset', '-u', commit], env, files);
     try {
       await rename(files, target);
     } catch (error) {
@@ -111,10 +112,11 @@ export async function remoteOf(dir: string): Promise<string | null> {
 /**
  * Checks a snapshot out from the workspace's remote instead of its bundle: fetches `commit`
  * (the workspace commit the snapshot was taken from) into `gitDir`, a bare repository kept
- * between jobs, rebuilds the snapshot's folders from it (the splits left out, as the bundle
- * leaves them out) and checks them out into `target` only when the result is exactly the
- * snapshot's tree. False when the remote cannot serve it (unreachable, the commit not pushed,
- * other contents): the caller then uses the bundle.
+ * between jobs, checks the snapshot's folders out from it (the splits left out, as the bundle
+ * leaves them out: never written) and moves them into `target` only when the folder holds
+ * exactly the snapshot's tree, as computed in this process. False when the remote cannot serve
+ * it (unreachable, the commit not pushed, other contents): the caller then uses the bundle.
+ * Two git processes (the fetch and the checkout), besides the fetch's own.
  */
 export async function checkoutFromRemote(
   remote: { readonly url: string; readonly commit: string },
@@ -131,18 +133,17 @@ export async function checkoutFromRemote(
   try {
     const files = path.join(scratch, 'files');
     await mkdir(files);
-    // The index is built in memory of the scratch folder; the work tree is written only once it matches.
+    // The index and the files are the scratch folder's; `target` gets them only once they match.
     const env = { GIT_DIR: gitDir, GIT_INDEX_FILE: path.join(scratch, 'index'), GIT_WORK_TREE: files };
+    // Names as they are (`literal`: a folder named with `*` or `[` is no pattern); the splits excluded.
+    const pathspecs = [...folders.map((folder) => `:(literal)${folder}`), ...excluded.map((file) => `:(exclude,literal)${file}`)];
     try {
       await git(['fetch', '-q', '--depth', '1', '--no-tags', '--', remote.url, remote.commit], env, scratch);
-      await git(['read-tree', '--empty'], env, scratch);
-      for (const folder of folders) await git(['read-tree', `--prefix=${folder}/`, `${remote.commit}:${folder}`], env, scratch);
-      if (excluded.length > 0) await git(['update-index', '--force-remove', '--', ...excluded], env, scratch);
-      if ((await git(['write-tree'], env, scratch)) !== tree) return false;
+      await git(['checkout', '-q', remote.commit, '--', ...pathspecs], env, files);
     } catch {
       return false;
     }
-    await git(['checkout-index', '-a', '-f'], env, files);
+    if (!(await holdsTree(files, tree))) return false;
     try {
       await rename(files, target);
     } catch (error) {
