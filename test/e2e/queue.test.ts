@@ -1,7 +1,7 @@
 // Case-trials on BullMQ workers over a real Redis: a real redis-server on 127.0.0.1 (with a
 // password, so every output is checked for it), real `agentdevel worker` processes, the real CLI.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '../helpers/free-port.ts';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +132,19 @@ describe('snapshots from the workspace\'s git remote', () => {
     expect(await checkoutFromRemote({ url: remote, commit: head }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), path.join(cache, 'snapshot'))).toBe(true);
     expect(readFileSync(path.join(cache, 'snapshot', 'rubrics', 'orders', 'rubric.md'), 'utf8')).toBe(readFileSync(path.join(dir, 'rubrics', 'orders', 'rubric.md'), 'utf8'));
     expect(spawnSync('find', [path.join(cache, 'snapshot'), '-name', '*.jsonl'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+    // A user's hooks never run on a worker's checkout (a post-checkout hook that fails, here).
+    const hooks = path.join(scratch, 'user-hooks');
+    mkdirSync(hooks, { recursive: true });
+    writeFileSync(path.join(hooks, 'post-checkout'), '#!/bin/sh\necho hook ran >&2\nexit 1\n', { mode: 0o755 });
+    writeFileSync(path.join(scratch, 'user.gitconfig'), `[core]\n\thooksPath = ${hooks}\n`);
+    const globalConfig = process.env.GIT_CONFIG_GLOBAL;
+    process.env.GIT_CONFIG_GLOBAL = path.join(scratch, 'user.gitconfig');
+    try {
+      expect(await checkoutFromRemote({ url: remote, commit: head }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), path.join(cache, 'with-hooks'))).toBe(true);
+    } finally {
+      if (globalConfig === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+      else process.env.GIT_CONFIG_GLOBAL = globalConfig;
+    }
     // The remote's folders must give exactly the snapshot's tree: other contents are never used.
     expect(await checkoutFromRemote({ url: remote, commit: head }, folders, splits, 'a'.repeat(40), path.join(cache, 'remote.git'), path.join(cache, 'mismatch'))).toBe(false);
     expect(existsSync(path.join(cache, 'mismatch'))).toBe(false);

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runProcess } from '../process/runner.ts';
 import { gitEnvironment, GIT_TIMEOUT_MS, pathExists } from './git-process.ts';
-import { holdsTree } from './tree-id.ts';
 
 export interface SnapshotBundle {
   readonly commit: string;
@@ -113,10 +112,11 @@ export async function remoteOf(dir: string): Promise<string | null> {
  * Checks a snapshot out from the workspace's remote instead of its bundle: fetches `commit`
  * (the workspace commit the snapshot was taken from) into `gitDir`, a bare repository kept
  * between jobs, checks the snapshot's folders out from it (the splits left out, as the bundle
- * leaves them out: never written) and moves them into `target` only when the folder holds
- * exactly the snapshot's tree, as computed in this process. False when the remote cannot serve
- * it (unreachable, the commit not pushed, other contents): the caller then uses the bundle.
- * Two git processes (the fetch and the checkout), besides the fetch's own.
+ * leaves them out: never written) and moves them into `target` only when what was checked out
+ * is exactly the snapshot's tree (compared as git objects, so a checkout that filters or converts
+ * line endings still matches). False when the remote cannot serve it (unreachable, the commit
+ * not pushed, other contents): the caller then uses the bundle. Three git processes (the fetch,
+ * the checkout, the tree), besides the fetch's own.
  */
 export async function checkoutFromRemote(
   remote: { readonly url: string; readonly commit: string },
@@ -139,11 +139,12 @@ export async function checkoutFromRemote(
     const pathspecs = [...folders.map((folder) => `:(literal)${folder}`), ...excluded.map((file) => `:(exclude,literal)${file}`)];
     try {
       await git(['fetch', '-q', '--depth', '1', '--no-tags', '--', remote.url, remote.commit], env, scratch);
-      await git(['checkout', '-q', remote.commit, '--', ...pathspecs], env, files);
+      // No hook runs (a user's core.hooksPath included): plumbing never ran one either.
+      await git(['-c', 'core.hooksPath=/dev/null', 'checkout', '-q', remote.commit, '--', ...pathspecs], env, files);
+      if ((await git(['write-tree'], env, scratch)) !== tree) return false;
     } catch {
       return false;
     }
-    if (!(await holdsTree(files, tree))) return false;
     try {
       await rename(files, target);
     } catch (error) {
