@@ -43,6 +43,8 @@ export interface LineRunner {
    * non-zero exit is an outcome; a handler that throws stops the process and rethrows.
    */
   run(request: ProcessRequest, onLine: (line: string) => void): Promise<ProcessOutcome>;
+  /** Starts every spawner now (they start with the runs otherwise) and waits until each is ready, bounded. */
+  prepare(): Promise<void>;
   /** Stops the spawners and everything they still run; settles once they have exited (bounded). */
   close(): Promise<void>;
 }
@@ -270,6 +272,10 @@ export function startLineRunner(spawners = 1, options: LineRunnerOptions = {}): 
       if (current.outgoing.length === 0) setImmediate(() => flush(current));
       current.outgoing.push(message);
       return outcome;
+    },
+    async prepare() {
+      while (helpers.length < spawners) helpers.push(start());
+      await Promise.all(helpers.map(ready));
     },
     async close() {
       const closing = helpers.splice(0);

@@ -189,7 +189,8 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
 
   /**
    * Before the first job: the containment probes this process makes once, and the version the
-   * coordinator published last (most often the line's tip), checked out with its runtime started.
+   * coordinator published last (most often the line's tip), checked out with its runtime and
+   * that runtime's spawners started.
    * A failure here is said and left to the jobs, which prepare what they need anyway.
    */
   async function prepare(source: PrepareSource): Promise<void> {
@@ -198,7 +199,8 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     if (version.success) {
       const lease = await checkouts.take(version.data, (key) => source.bundle(key));
       try {
-        await (await runtimeFor(version.data, lease.dir)).started;
+        // Its spawners too: the first job starts nothing.
+        await (await (await runtimeFor(version.data, lease.dir)).started).prepare?.();
         deps.note(`prepared ${version.data.snapshot.tree.slice(0, 12)} (${version.data.snapshot.source.slice(0, 12)}), the version published last`);
       } finally {
         lease.release();

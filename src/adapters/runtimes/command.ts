@@ -45,12 +45,16 @@ export function startCommand(options: CommandOptions): Runtime {
   // Made with the first launch: where the containment launcher is, it serves as the spawner.
   let processes: LineRunner | null = null;
   let launching: Promise<UntrustedLaunch> | null = null;
-  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
-    let output: unknown = null;
-    let lineNumber = 0;
+  async function ready(): Promise<{ readonly launch: UntrustedLaunch; readonly processes: LineRunner }> {
     launching ??= untrustedCommand(options.manifest.command, options.memoryMb, { parentEnv: options.parentEnv, passed: options.passEnv });
     const launch = await launching;
     processes ??= startLineRunner(spawners, { launcher: launch.launcher });
+    return { launch, processes };
+  }
+  async function runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome> {
+    let output: unknown = null;
+    let lineNumber = 0;
+    const { launch, processes } = await ready();
     const outcome = await processes.run(
       {
         ...launch,
@@ -101,5 +105,11 @@ export function startCommand(options: CommandOptions): Runtime {
     }
     return { output, observation: null };
   }
-  return { runCase, close: async () => processes?.close() };
+  return {
+    runCase,
+    prepare: async () => {
+      await (await ready()).processes.prepare();
+    },
+    close: async () => processes?.close(),
+  };
 }

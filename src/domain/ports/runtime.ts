@@ -25,6 +25,12 @@ export interface CaseOutcome {
  */
 export interface Runtime {
   runCase(testCase: Case, trial: number, sink: TraceSink): Promise<CaseOutcome>;
+  /**
+   * Starts now what the first case-trial would start (a `command` agent's spawners), so a worker
+   * that prepares a version before its first job leaves nothing of it to that job. Optional: a
+   * runtime that starts everything as it starts has none.
+   */
+  prepare?(): Promise<void>;
   close(): Promise<void>;
 }
 
