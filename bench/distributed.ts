@@ -20,13 +20,14 @@
 //   every setup after the first start warm), then the full run. The difference tells the
 //   fixed costs (the coordinator's start-up, the workers' set-up) from the cost per case-trial;
 //   "all in" is what one run of --cases costs on fresh workers, "per more" what each further
-//   case-trial adds; "warm": one run on workers that prepared the version before it (a worker
-//   that starts prepares the version published last), the full run's own cost;
+//   case-trial adds. Workers of a setup after the first prepared the version before their first
+//   job (checkout, runtime, spawners: the version published last, that of the setup before), as
+//   warm workers do; those of the first setup started fresh. The summary says which;
 // - without agents: the same, less the agents' own CPU (every sh and sleep) on both sides. They
 //   are the same work in a local run and on a worker, and most of the difference between two
 //   identical runs (their CPU moves by a few tenths of a millisecond per case-trial from one run
 //   to the next): what is left is what runs them. A worker's agents are read below its live
-//   spawners; a local run's, below its spawners, sampled while it runs (AGENT_SAMPLE_MS);
+//   spawners, exactly; a local run's, below its spawners, sampled while it runs (AGENT_SAMPLE_MS);
 // - Redis: `INFO cpu` (user + sys) over the run;
 // - the queue's own work: the main threads of the coordinator (reported at its exit through
 //   AGENTDEVEL_CPU_REPORT) and of the workers (their schedstat over the run): what runs the
@@ -123,9 +124,11 @@ interface CoordinatorCost {
 
 /**
  * How often a local run's spawners are read for the agents below them. The agents a spawner
- * reaps in its last moments, after the last reading, are missed: at most a round of
- * --concurrency agents, some 20 ms, which would lower the local figure without its agents (and
- * raise the figure beyond it) by 0.05 ms per case-trial.
+ * reaps after the last reading, in its last moments, are missed: at most a round of --concurrency
+ * agents, some 20 ms. Missed agents raise the local figure without agents, so they would lower
+ * the figure beyond it, by at most 0.05 ms per case-trial: in the product's favour, and said
+ * beside the figure. A reading never misses a process it has seen live (belowLiveChildren reads
+ * a process's children before its own counters); it may count one twice, against the product.
  */
 const AGENT_SAMPLE_MS = 20;
 
@@ -269,7 +272,6 @@ function costs(m: Measured) {
   const bareCoordinatorPer = (m.coordinator.treeMs - m.coordinator.agentsMs - (m.coordinatorShort.treeMs - m.coordinatorShort.agentsMs)) / more;
   const bareWorkersPer = m.workers ? (m.workers.treeMs - m.workers.agentsMs) / CASES : 0;
   const bareSetUpMs = m.workersShort ? m.workersShort.treeMs - m.workersShort.agentsMs - m.short * bareWorkersPer : 0;
-  const bareAllInWarm = (m.coordinator.treeMs - m.coordinator.agentsMs) / CASES + bareWorkersPer;
   return {
     coordinatorPer,
     coordinatorMainPer,
@@ -277,9 +279,7 @@ function costs(m: Measured) {
     setUpMs,
     perMore: coordinatorPer + workersPer,
     allIn: (m.coordinator.treeMs + setUpMs) / CASES + workersPer,
-    // Workers that prepared the version before the run (as warm workers do): no set-up in the run.
-    allInWarm: m.coordinator.treeMs / CASES + workersPer,
-    bare: { perMore: bareCoordinatorPer + bareWorkersPer, allIn: bareAllInWarm + bareSetUpMs / CASES, allInWarm: bareAllInWarm },
+    bare: { perMore: bareCoordinatorPer + bareWorkersPer, allIn: (m.coordinator.treeMs - m.coordinator.agentsMs + bareSetUpMs) / CASES + bareWorkersPer },
     ownPerMore: coordinatorMainPer + workersMainPer,
     ownAllIn: (m.coordinator.mainThreadMs + setUpMainMs) / CASES + workersMainPer,
   };
@@ -292,9 +292,9 @@ function printRow(m: Measured, localWallS: number): void {
     m.setup,
     `${m.wallS.toFixed(1)} s`,
     `${(localWallS / m.wallS).toFixed(2)}×`,
-    `${cost.allIn.toFixed(2)} (${cost.allInWarm.toFixed(2)})`,
+    cost.allIn.toFixed(2),
     cost.perMore.toFixed(2),
-    `${cost.bare.allIn.toFixed(2)} (${cost.bare.allInWarm.toFixed(2)}); ${cost.bare.perMore.toFixed(2)}`,
+    `${cost.bare.allIn.toFixed(2)}; ${cost.bare.perMore.toFixed(2)}`,
     `${ms(cost.startUpMs)}; ${cost.coordinatorPer.toFixed(2)} (${cost.coordinatorMainPer.toFixed(2)})`,
     w ? `${ms(cost.setUpMs)}; ${perJob(w.treeMs)} (${perJob(w.mainMs)}; ${perJob(w.rootMs - w.mainMs)}; ${perJob(w.spawnersMs)}; ${perJob(w.agentsMs)}; ${perJob(w.treeMs - w.rootMs - w.spawnersMs - w.agentsMs)})` : '–',
     m.redisMs === null ? '–' : perJob(m.redisMs),
@@ -346,16 +346,16 @@ try {
   console.log('coordinator: its start-up; per case-trial (its main thread). workers: their set-up (checkout, runtime, spawners);');
   console.log('per case-trial (main threads; other threads: V8\'s helpers, the thread pool; spawners; agents: sh and sleep;');
   console.log('other processes: git). queue\'s own work: the main threads of the coordinator and the workers (all in; per more).');
-  console.log('warm: one run on workers that prepared the version before it. without agents: less every sh and sleep, on both sides.');
+  console.log('without agents: less the CPU of every process below the spawners (each agent\'s sh and sleep, and its containment), on both sides.');
   /** The most workers' figures against their repeat's local run, by sleep. */
-  const summary = new Map<number, Array<{ speedUp: number; allIn: number; allInWarm: number; perMore: number; bareAllIn: number; bareAllInWarm: number; barePerMore: number; ownAllIn: number; ownPerMore: number; redis: number }>>();
+  const summary = new Map<number, Array<{ speedUp: number; prepared: boolean; allIn: number; perMore: number; bareAllIn: number; barePerMore: number; ownAllIn: number; ownPerMore: number; redis: number }>>();
   const origins = new Map<number, string>();
   for (let repeat = 0; repeat < REPEATS; repeat += 1)
   for (const sleepMs of SLEEPS_MS) {
     const origin = origins.get(sleepMs) ?? workspace(sleepMs);
     origins.set(sleepMs, origin);
     console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}${REPEATS > 1 ? ` (repeat ${repeat + 1} of ${REPEATS})` : ''}`);
-    console.log('| setup | wall | speed-up | CPU/job all in (warm) | per more | without agents: all in (warm); per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
+    console.log('| setup | wall | speed-up | CPU/job all in | per more | without agents: all in; per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     const localShort = await coordinatorRun(freshClone(origin), firstCases(CONCURRENCY), CONCURRENCY);
     const local = await coordinatorRun(freshClone(origin), []);
@@ -364,9 +364,10 @@ try {
     // Its start-up, as near as the wall clock tells it: a run of one round, less the agent's sleep.
     console.log(`  (wall time: a local run of one round, ${CONCURRENCY} case-trials, took ${ms(localShort.wallS * 1000)}: its start-up and end are about ${ms(localShort.wallS * 1000 - sleepMs)})`);
     const localCost = costs(localMeasured);
-    for (const count of WORKER_COUNTS) {
+    for (const [setupIndex, count] of WORKER_COUNTS.entries()) {
       // The queue is emptied, but the version published last (and its bundle) stays, as it does
       // between runs: workers that start after the first setup prepare it before their first job.
+      const prepared = setupIndex > 0;
       cli('eval', "for _, k in ipairs(redis.call('keys', 'bull:*')) do redis.call('del', k) end", '0');
       const workers = await Promise.all(Array.from({ length: count }, (_, i) => startWorker(url, i)));
       // One case-trial per slot, so every worker takes some and sets itself up.
@@ -411,10 +412,9 @@ try {
         runs.push({
           speedUp: local.wallS / coordinator.wallS,
           allIn: cost.allIn - localCost.allIn,
-          allInWarm: cost.allInWarm - localCost.allInWarm,
+          prepared,
           perMore: cost.perMore - localCost.perMore,
           bareAllIn: cost.bare.allIn - localCost.bare.allIn,
-          bareAllInWarm: cost.bare.allInWarm - localCost.bare.allInWarm,
           barePerMore: cost.bare.perMore - localCost.bare.perMore,
           ownAllIn: cost.ownAllIn, ownPerMore: cost.ownPerMore, redis: redisMs / CASES });
         summary.set(sleepMs, runs);
@@ -431,9 +431,9 @@ try {
       return sorted.length === 1 ? middle.toFixed(digits) : `${middle.toFixed(digits)} [${(sorted[0] as number).toFixed(digits)}, ${(sorted.at(-1) as number).toFixed(digits)}]`;
     };
     console.log(
-      `summary: sleep ${sleepMs} ms, ${count} workers${runs.length > 1 ? ` (median [range] of ${runs.length} repeats)` : ''}: speed-up ${spread((r) => r.speedUp)}×; ` +
-        `CPU per case-trial beyond the local run's ${spread((r) => r.allIn)} ms all in (${spread((r) => r.allInWarm)} on warm workers), ${spread((r) => r.perMore)} ms per more; ` +
-        `the same with the agents' own CPU left out on both sides ${spread((r) => r.bareAllIn)} ms all in (${spread((r) => r.bareAllInWarm)} on warm workers), ${spread((r) => r.barePerMore)} ms per more; ` +
+      `summary: sleep ${sleepMs} ms, ${count} workers ${runs.every((r) => r.prepared) ? 'that prepared the version before their first job' : runs.some((r) => r.prepared) ? '(some fresh, some prepared)' : 'started fresh'}${runs.length > 1 ? ` (median [range] of ${runs.length} repeats)` : ''}: speed-up ${spread((r) => r.speedUp)}×; ` +
+        `CPU per case-trial beyond the local run's ${spread((r) => r.allIn)} ms all in, ${spread((r) => r.perMore)} ms per more; ` +
+        `the same with the agents' own CPU left out on both sides ${spread((r) => r.bareAllIn)} ms all in, ${spread((r) => r.barePerMore)} ms per more; ` +
         `queue's own work ${spread((r) => r.ownAllIn)} ms all in, ${spread((r) => r.ownPerMore)} ms per more; Redis ${spread((r) => r.redis)} ms`,
     );
   }

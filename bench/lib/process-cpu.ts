@@ -124,31 +124,37 @@ function liveChildren(pid: number): number[] {
   return found;
 }
 
-/** A process's own CPU and everything below it, live or reaped, ms (0 when it is gone). */
+/**
+ * A process's own CPU and everything below it, live or reaped, ms (0 when it is gone: its
+ * parent has it then). Its children are read before its own counters, so a child reaped
+ * meanwhile is counted (twice at worst), never missed.
+ */
 function subtreeMs(pid: number): number {
+  const below = liveChildren(pid).reduce((sum, child) => sum + subtreeMs(child), 0);
   const stat = readStat(pid);
-  if (!stat) return 0;
-  return stat.selfMs + stat.reapedMs + liveChildren(pid).reduce((sum, child) => sum + subtreeMs(child), 0);
+  return stat ? stat.selfMs + stat.reapedMs + below : 0;
 }
 
 /**
  * For each live child of `root` (a spawner, or a git process), by pid: its name and the CPU of
  * what lives or lived below it (for a spawner, the agents it started), ms. Reads only the tree
- * of `root`, so it can be sampled often while a run goes on: a child's agents are counted once
- * it is gone only through the last sample taken while it lived.
+ * of `root`, so it can be sampled often while a run goes on: a child's agents are counted, once
+ * it is gone, only through the last sample taken while it lived.
  */
 export function belowLiveChildren(root: number): Map<number, { readonly name: string; readonly ms: number }> {
   const below = new Map<number, { name: string; ms: number }>();
   for (const child of liveChildren(root)) {
-    const stat = readStat(child);
-    if (!stat) continue;
     let name = '';
     try {
       name = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
     } catch {
       continue;
     }
-    below.set(child, { name, ms: stat.reapedMs + liveChildren(child).reduce((sum, grandchild) => sum + subtreeMs(grandchild), 0) });
+    // Below first, then the child's reaped counters (as in subtreeMs).
+    const live = liveChildren(child).reduce((sum, grandchild) => sum + subtreeMs(grandchild), 0);
+    const stat = readStat(child);
+    if (!stat) continue;
+    below.set(child, { name, ms: stat.reapedMs + live });
   }
   return below;
 }
