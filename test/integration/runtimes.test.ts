@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleEnvironment, loadBlueprint } from '../../src/adapters/blueprint/load.ts';
@@ -12,6 +12,7 @@ import { loadSplit, loadTask } from '../../src/adapters/task/load.ts';
 import { runCollected } from '../helpers/run-cases.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
 import { exampleWorkspace, tempDir } from '../helpers/workspace.ts';
+import { until } from '../helpers/waits.ts';
 
 let workspace: string;
 const runtimes: Runtime[] = [];
@@ -182,6 +183,38 @@ describe('the command runtime', () => {
       expect.stringMatching(/^stdout line 4 is not a trace event: a "message" event: "text": .*expected string/),
       expect.stringMatching(/^stdout line 5 is not a trace event: "type" is "thought"; expected one of start, message, tool_call/),
     ]);
+  });
+
+  it('prepare starts its spawner before any case-trial; close stops it, and a close that comes while prepare probes leaves none', async () => {
+    const dir = tempDir('agentdevel-cmd-');
+    mkdirSync(path.join(dir, 'blueprints/sleeper'), { recursive: true });
+    writeFileSync(path.join(dir, 'blueprints/sleeper/blueprint.json'), JSON.stringify({ runtime: 'command', command: ['sh', '-c', 'cat >/dev/null; echo {}'] }));
+    const blueprint = await loadBlueprint(dir, 'sleeper', tempDir('agentdevel-build-'));
+    const start = () => startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], gradingPaths: ['expected'], parentEnv: { PATH: process.env.PATH } });
+    // This process's spawners: the containment launcher serving, or agentdevel's node spawner.
+    const spawners = () =>
+      readdirSync(`/proc/${process.pid}/task`)
+        .flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' ').filter((pid) => pid.trim() !== ''))
+        .filter((pid) => {
+          try {
+            return /\bserve\b|spawner-entry/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
+          } catch {
+            return false;
+          }
+        });
+    const before = spawners().length;
+    const runtime = await start();
+    await runtime.prepare?.();
+    expect(spawners().length).toBe(before + 1);
+    await runtime.close();
+    await until(() => spawners().length === before, 5000, 'the spawner to stop');
+    // Closed while its probes are still pending: nothing is left running.
+    const raced = await start();
+    const preparing = raced.prepare?.();
+    await raced.close();
+    await expect(preparing).rejects.toThrow(/closed/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(spawners().length).toBe(before);
   });
 });
 

@@ -45,9 +45,12 @@ export function startCommand(options: CommandOptions): Runtime {
   // Made with the first launch: where the containment launcher is, it serves as the spawner.
   let processes: LineRunner | null = null;
   let launching: Promise<UntrustedLaunch> | null = null;
+  let closed = false;
   async function ready(): Promise<{ readonly launch: UntrustedLaunch; readonly processes: LineRunner }> {
     launching ??= untrustedCommand(options.manifest.command, options.memoryMb, { parentEnv: options.parentEnv, passed: options.passEnv });
     const launch = await launching;
+    // Closed while the probes ran: no spawner is started that nothing would stop.
+    if (closed) throw new InfraError('agent', 'the agent\'s runtime was closed');
     processes ??= startLineRunner(spawners, { launcher: launch.launcher });
     return { launch, processes };
   }
@@ -110,6 +113,9 @@ export function startCommand(options: CommandOptions): Runtime {
     prepare: async () => {
       await (await ready()).processes.prepare();
     },
-    close: async () => processes?.close(),
+    close: async () => {
+      closed = true;
+      await processes?.close();
+    },
   };
 }
