@@ -18,11 +18,12 @@ const tempDir = () => {
 };
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-async function version(): Promise<{ version: JobVersion; bytes: Buffer }> {
+async function version(files: Record<string, string> = {}): Promise<{ version: JobVersion; bytes: Buffer }> {
   const workspace = tempDir();
   mkdirSync(path.join(workspace, 'blueprints/bp'), { recursive: true });
   mkdirSync(path.join(workspace, 'rubrics/task'), { recursive: true });
   writeFileSync(path.join(workspace, 'blueprints/bp/agent.sh'), 'echo hi\n');
+  for (const [file, text] of Object.entries(files)) writeFileSync(path.join(workspace, file), text);
   writeFileSync(path.join(workspace, 'rubrics/task/task.json'), '{}\n');
   execFileSync('git', ['init', '-q', workspace]);
   const bundle = await bundleSnapshot(workspace, ['blueprints/bp', 'rubrics/task'], path.join(tempDir(), 'scratch'));
@@ -71,5 +72,28 @@ describe('warm checkouts', () => {
     expect(existsSync(written)).toBe(false);
     expect(first.counts).toEqual({ made: 2, reset: 1 });
     next.release();
+  });
+
+  it('keeps a checkout that git converted as it wrote it (.gitattributes eol=crlf) run after run, and still makes it afresh after a run changed it', async () => {
+    const cache = tempDir();
+    const { version: v, bytes } = await version({ 'blueprints/bp/.gitattributes': '*.txt text eol=crlf\n', 'blueprints/bp/notes.txt': 'one\ntwo\n' });
+    const bundle = async () => bytes;
+    const worker = warmCheckouts(cache, async () => undefined, () => undefined);
+    const first = await worker.take(v, bundle);
+    // Git wrote the file with CRLF: the folder on disk is not the snapshot's tree, byte for byte.
+    expect(readFileSync(path.join(first.dir, 'blueprints/bp/notes.txt'), 'utf8')).toBe('one\r\ntwo\r\n');
+    first.release();
+    // The next runs find it as it was written: no checkout again.
+    (await worker.take(v, bundle)).release();
+    (await worker.take(v, bundle)).release();
+    expect(worker.counts).toEqual({ made: 1, reset: 0 });
+    // A run that writes into it still gets it made afresh at the next.
+    const writing = await worker.take(v, bundle);
+    writeFileSync(path.join(writing.dir, 'blueprints/bp/notes.txt'), 'changed\n');
+    writing.release();
+    const after = await worker.take(v, bundle);
+    expect(readFileSync(path.join(after.dir, 'blueprints/bp/notes.txt'), 'utf8')).toBe('one\r\ntwo\r\n');
+    expect(worker.counts).toEqual({ made: 2, reset: 1 });
+    after.release();
   });
 });

@@ -42,9 +42,18 @@ async function treeOf(dir: string, format: Format): Promise<Buffer> {
 
 /** Whether `dir` holds exactly the tree `tree` (a 40- or 64-digit id); false when it is missing. */
 export async function holdsTree(dir: string, tree: string): Promise<boolean> {
+  return (await treeIdOf(dir, tree)) === tree;
+}
+
+/**
+ * The tree id of `dir` as it is on disk, in the object format of `like` (a 40- or 64-digit id);
+ * null when it is missing. It differs from the tree git checked out only where git converted
+ * files as it wrote them (line endings, `ident`, a filter of `.gitattributes`).
+ */
+export async function treeIdOf(dir: string, like: string): Promise<string | null> {
   try {
-    return (await treeOf(dir, tree.length === 64 ? 'sha256' : 'sha1')).toString('hex') === tree;
+    return (await treeOf(dir, like.length === 64 ? 'sha256' : 'sha1')).toString('hex');
   } catch {
-    return false;
+    return null;
   }
 }

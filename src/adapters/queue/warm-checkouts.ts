@@ -5,8 +5,9 @@
 // agents run in it. An agent runs
 // in its blueprint's folder and may write there, as it may in a local run: between the jobs of
 // one run that stays as it is, but a job that comes to a checkout with none in flight on it
-// (the next run, most often) first has it checked against its tree, in this process (tree-id.ts),
-// and a checkout that differs is made afresh, so one run's writes never reach the next. At most
+// (the next run, most often) first has it checked, in this process (tree-id.ts), against what its
+// checkout wrote (the snapshot's tree, unless .gitattributes had git convert files as it wrote
+// them), and a checkout that differs is made afresh, so one run's writes never reach the next. At most
 // KEPT_CHECKOUTS are kept by this worker, the least recently used idle one going first, and the
 // cache folder (maybe shared by the workers of a machine) keeps the KEPT_ON_DISK most recent,
 // never removing one that a worker touched within IN_USE_MS.
@@ -16,7 +17,7 @@ import path from 'node:path';
 import { systemClock } from '../../domain/ports/clock.ts';
 import { splitNames } from '../../domain/case.ts';
 import { checkoutFromRemote, checkoutSnapshot } from '../git/snapshot.ts';
-import { holdsTree } from '../git/tree-id.ts';
+import { holdsTree, treeIdOf } from '../git/tree-id.ts';
 import type { JobVersion } from './job.ts';
 
 const KEPT_CHECKOUTS = 4;
@@ -45,6 +46,12 @@ interface Kept {
   touched: number;
   /** The check (and checkout) a job waits for before it runs: null once the checkout went idle, so the next job checks again. */
   checked: Promise<void> | null;
+  /**
+   * The folder's tree id on disk right after its checkout: the snapshot's tree, unless git
+   * converted files as it wrote them (`.gitattributes`: line endings, `ident`, filters). An idle
+   * checkout is checked against it, so such a version is not checked out again at every run.
+   */
+  written: string | null;
 }
 
 export interface WarmCheckouts {
@@ -81,12 +88,13 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     note(`checked out ${snapshot.tree.slice(0, 12)} from ${from}${why === 'reset' ? ' afresh (a run had changed its files)' : ''}; checkouts made: ${counts.made}, afresh: ${counts.reset}`);
   }
 
-  /** The checkout holds its tree, or is made (again). */
-  async function ensure(version: JobVersion, dir: string, bundle: (key: string) => Promise<Buffer | null>, first: boolean): Promise<void> {
-    if (await holdsTree(dir, version.snapshot.tree)) return;
+  /** The checkout holds what its checkout wrote, or is made (again). */
+  async function ensure(version: JobVersion, entry: Kept, bundle: (key: string) => Promise<Buffer | null>, first: boolean): Promise<void> {
+    if (await holdsTree(entry.dir, entry.written ?? version.snapshot.tree)) return;
     // A folder left by an earlier worker process, or changed by a run: made again. None: made.
-    const existed = await stat(dir).then(() => true, () => false);
-    await checkOut(version, dir, bundle, existed || !first ? 'reset' : 'new');
+    const existed = await stat(entry.dir).then(() => true, () => false);
+    await checkOut(version, entry.dir, bundle, existed || !first ? 'reset' : 'new');
+    entry.written = await treeIdOf(entry.dir, version.snapshot.tree);
   }
 
   async function evict(current: string): Promise<void> {
@@ -112,9 +120,9 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     const { tree } = version.snapshot;
     let entry = kept.get(tree);
     if (!entry) {
-      const fresh: Kept = { tree, dir: path.join(root, `${tree}-${owner}`), inFlight: 0, lastUsed: systemClock.now().getTime(), touched: systemClock.now().getTime(), checked: null };
+      const fresh: Kept = { tree, dir: path.join(root, `${tree}-${owner}`), inFlight: 0, lastUsed: systemClock.now().getTime(), touched: systemClock.now().getTime(), checked: null, written: null };
       fresh.checked = (async () => {
-        await ensure(version, fresh.dir, bundle, true);
+        await ensure(version, fresh, bundle, true);
         const now = systemClock.now();
         await utimes(fresh.dir, now, now).catch(() => undefined);
         await evict(tree);
@@ -127,7 +135,7 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
       entry = fresh;
     } else if (entry.checked === null) {
       // No job in flight on it: whatever the last ones wrote is undone before this one runs.
-      entry.checked = ensure(version, entry.dir, bundle, false);
+      entry.checked = ensure(version, entry, bundle, false);
       const checking = entry;
       entry.checked.catch(() => {
         if (checking.inFlight === 0) checking.checked = null;
