@@ -44,6 +44,18 @@ describe.each([
   ['the launcher', launcher],
 ])('the spawner (%s)', (kind, server) => {
   const options = { launcher: server };
+  it.skipIf(kind === 'the launcher' && server === null)('prepare starts every spawner before any run; once closed, neither a run nor a prepare starts another', async () => {
+    const before = spawnerPids();
+    const runner = startLineRunner(2, options);
+    await runner.prepare();
+    const started = spawnerPids().filter((pid) => !before.includes(pid));
+    expect(started).toHaveLength(2);
+    await runner.close();
+    expect(started.filter(alive)).toEqual([]);
+    await expect(runner.run({ command: 'sh', args: ['-c', 'true'], env, timeoutMs: 20_000 }, () => undefined)).rejects.toBeInstanceOf(SpawnerLost);
+    await expect(runner.prepare()).rejects.toBeInstanceOf(SpawnerLost);
+    expect(spawnerPids().filter((pid) => !before.includes(pid))).toEqual([]);
+  });
   it.skipIf(kind === 'the launcher' && server === null)('says why a run could not start or was stopped: a missing program, a missing folder, the time limit; keeps stderr', async () => {
     const runner = startLineRunner(1, options);
     try {

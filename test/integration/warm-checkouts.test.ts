@@ -74,6 +74,29 @@ describe('warm checkouts', () => {
     next.release();
   });
 
+  it('never checks a checkout again under a job that took it while the last one was being released', async () => {
+    const cache = tempDir();
+    const { version: v, bytes } = await version();
+    const bundle = async () => bytes;
+    const worker = warmCheckouts(cache, async () => undefined, () => undefined);
+    const first = await worker.take(v, bundle);
+    // A second job takes it, and the first lets it go before the second has its lease.
+    const taking = worker.take(v, bundle);
+    first.release();
+    const second = await taking;
+    writeFileSync(path.join(second.dir, 'blueprints/bp/in-use.txt'), 'the second job writes here');
+    // A third job comes while the second runs: the folder is left as the second has it.
+    const third = await worker.take(v, bundle);
+    expect(readFileSync(path.join(second.dir, 'blueprints/bp/in-use.txt'), 'utf8')).toBe('the second job writes here');
+    expect(worker.counts).toEqual({ made: 1, reset: 0 });
+    second.release();
+    third.release();
+    // The next run, with none in flight, gets it clean.
+    const next = await worker.take(v, bundle);
+    expect(existsSync(path.join(next.dir, 'blueprints/bp/in-use.txt'))).toBe(false);
+    next.release();
+  });
+
   it('keeps a checkout that git converted as it wrote it (.gitattributes eol=crlf) run after run, and still makes it afresh after a run changed it', async () => {
     const cache = tempDir();
     const { version: v, bytes } = await version({ 'blueprints/bp/.gitattributes': '*.txt text eol=crlf\n', 'blueprints/bp/notes.txt': 'one\ntwo\n' });

@@ -1,6 +1,7 @@
 // The git tree id of a folder as it is on disk, computed in this process (no git process): a
-// worker's cached checkout is clean exactly when it still has the id of the snapshot it was
-// checked out from, whatever an agent wrote, deleted or chmodded in it since.
+// worker's cached checkout is clean exactly when it still has the id it had right after its
+// checkout (the snapshot's tree, unless git converted files as it wrote them), whatever an agent
+// wrote, deleted or chmodded in it since.
 import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';

@@ -115,6 +115,8 @@ function launcherRequest(id: number, request: ProcessRequest, env: Readonly<Reco
 export function startLineRunner(spawners = 1, options: LineRunnerOptions = {}): LineRunner {
   let nextId = 1;
   const helpers: Helper[] = [];
+  /** Once closed, no spawner is started again: one would outlive the close. */
+  let closed = false;
 
   const lose = (current: Helper, reason: string) => {
     current.dead = reason;
@@ -245,6 +247,7 @@ export function startLineRunner(spawners = 1, options: LineRunnerOptions = {}): 
 
   return {
     async run(request, onLine) {
+      if (closed) throw new SpawnerLost('the process spawners were closed');
       const current = pick();
       // The run counts against its spawner from now on, so runs started together spread out.
       current.waiting += 1;
@@ -274,10 +277,12 @@ export function startLineRunner(spawners = 1, options: LineRunnerOptions = {}): 
       return outcome;
     },
     async prepare() {
+      if (closed) throw new SpawnerLost('the process spawners were closed');
       while (helpers.length < spawners) helpers.push(start());
       await Promise.all(helpers.map(ready));
     },
     async close() {
+      closed = true;
       const closing = helpers.splice(0);
       await Promise.all(
         closing.map(async (helper) => {

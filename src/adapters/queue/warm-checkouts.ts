@@ -29,7 +29,7 @@ const IN_USE_MS = 10 * TOUCH_MS;
 export interface CheckoutCounts {
   /** Checkouts made through git (a fresh one, or one made afresh after an agent changed it). */
   made: number;
-  /** Of those, checkouts made afresh because the folder no longer held its tree. */
+  /** Of those, checkouts made afresh because the folder no longer held what its checkout wrote. */
   reset: number;
 }
 
@@ -136,14 +136,20 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     } else if (entry.checked === null) {
       // No job in flight on it: whatever the last ones wrote is undone before this one runs.
       entry.checked = ensure(version, entry, bundle, false);
-      const checking = entry;
-      entry.checked.catch(() => {
-        if (checking.inFlight === 0) checking.checked = null;
-      });
     }
-    await entry.checked;
+    // In flight from before it waits: a job released meanwhile never sets the check to be made
+    // again (and a folder made afresh) under this one, nor is the checkout evicted while it waits.
     const leased = entry;
     leased.inFlight += 1;
+    const checked = leased.checked;
+    try {
+      await checked;
+    } catch (error) {
+      leased.inFlight -= 1;
+      // The last job that waited on a failed check leaves the next one to check again.
+      if (leased.inFlight === 0 && leased.checked === checked) leased.checked = null;
+      throw error;
+    }
     leased.lastUsed = systemClock.now().getTime();
     if (leased.lastUsed - leased.touched > TOUCH_MS) {
       leased.touched = leased.lastUsed;

@@ -93,6 +93,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     deps.note,
   );
 
+  /** The runtime of a job's version, counted in flight from the start (the caller lets it go): an eviction never closes it under a job. */
   async function runtimeFor(job: JobVersion, dir: string): Promise<KeptRuntime> {
     const key = JSON.stringify([job.snapshot.tree, job.blueprint, job.task, job.agentModel, job.callTimeoutMs, job.memoryMb, job.isolation, job.passEnv]);
     let kept = runtimes.get(key);
@@ -119,11 +120,18 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
           gradesHere: false,
         });
       })();
-      kept = { started, tree: job.snapshot.tree, buildDir, inFlight: 0, lastUsed: systemClock.now().getTime() };
-      runtimes.set(key, kept);
+      const fresh: KeptRuntime = { started, tree: job.snapshot.tree, buildDir, inFlight: 1, lastUsed: systemClock.now().getTime() };
+      runtimes.set(key, fresh);
       started.catch(() => runtimes.delete(key));
-      await evictIdle();
+      try {
+        await evictIdle();
+      } catch (error) {
+        fresh.inFlight -= 1;
+        throw error;
+      }
+      return fresh;
     }
+    kept.inFlight += 1;
     kept.lastUsed = systemClock.now().getTime();
     return kept;
   }
@@ -156,12 +164,13 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     }
     await deps.checkpoint('worker-took-job');
     const lease = await checkouts.take(job, (key) => context.bundle(key));
-    let kept: KeptRuntime;
+    let kept: KeptRuntime | null = null;
     let runtime: Runtime;
     try {
       kept = await runtimeFor(job, lease.dir);
       runtime = await kept.started;
     } catch (error) {
+      if (kept) kept.inFlight -= 1;
       lease.release();
       // A blueprint or task that does not load fails on every worker alike: retrying cannot help.
       if (isAgentdevelError(error) && error.exitCode === 2) throw new JobRefused(error.message, { cause: error });
@@ -169,7 +178,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     }
     const events: TraceEvent[] = [];
     const usage: ModelCallUsage[] = [];
-    kept.inFlight += 1;
+    const held = kept;
     const sink = { emit: (event: TraceEvent) => events.push(event) };
     try {
       // Only an agent on a model makes calls to charge to this job: the others run without the
@@ -182,7 +191,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
       if (!(error instanceof InfraError)) throw error;
       return redacted({ kind: 'infra_error', events, message: error.message, usage, worker: deps.name });
     } finally {
-      kept.inFlight -= 1;
+      held.inFlight -= 1;
       lease.release();
     }
   }
@@ -199,8 +208,13 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     if (version.success) {
       const lease = await checkouts.take(version.data, (key) => source.bundle(key));
       try {
-        // Its spawners too: the first job starts nothing.
-        await (await (await runtimeFor(version.data, lease.dir)).started).prepare?.();
+        const kept = await runtimeFor(version.data, lease.dir);
+        try {
+          // Its spawners too: the first job starts nothing.
+          await (await kept.started).prepare?.();
+        } finally {
+          kept.inFlight -= 1;
+        }
         deps.note(`prepared ${version.data.snapshot.tree.slice(0, 12)} (${version.data.snapshot.source.slice(0, 12)}), the version published last`);
       } finally {
         lease.release();
