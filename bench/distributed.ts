@@ -20,9 +20,10 @@
 //   every setup after the first start warm), then the full run. The difference tells the
 //   fixed costs (the coordinator's start-up, the workers' set-up) from the cost per case-trial;
 //   "all in" is what one run of --cases costs on fresh workers, "per more" what each further
-//   case-trial adds. Workers of a setup after the first prepared the version before their first
-//   job (checkout, runtime, spawners: the version published last, that of the setup before), as
-//   warm workers do; those of the first setup started fresh. The summary says which;
+//   case-trial adds. Workers that start after a run of the same version (a later setup, or a
+//   later repeat of a single sleep) prepared it before their first job (checkout, runtime,
+//   spawners: the version published last), as warm workers do; the others started fresh. The
+//   summary says which;
 // - without agents: the same, less the agents' own CPU (every sh and sleep) on both sides. They
 //   are the same work in a local run and on a worker, and most of the difference between two
 //   identical runs (their CPU moves by a few tenths of a millisecond per case-trial from one run
@@ -350,6 +351,8 @@ try {
   /** The most workers' figures against their repeat's local run, by sleep. */
   const summary = new Map<number, Array<{ speedUp: number; prepared: boolean; allIn: number; perMore: number; bareAllIn: number; barePerMore: number; ownAllIn: number; ownPerMore: number; redis: number }>>();
   const origins = new Map<number, string>();
+  /** The sleep whose version a run on the queue published last (what workers that start now prepare). */
+  let publishedLast: number | null = null;
   for (let repeat = 0; repeat < REPEATS; repeat += 1)
   for (const sleepMs of SLEEPS_MS) {
     const origin = origins.get(sleepMs) ?? workspace(sleepMs);
@@ -364,10 +367,11 @@ try {
     // Its start-up, as near as the wall clock tells it: a run of one round, less the agent's sleep.
     console.log(`  (wall time: a local run of one round, ${CONCURRENCY} case-trials, took ${ms(localShort.wallS * 1000)}: its start-up and end are about ${ms(localShort.wallS * 1000 - sleepMs)})`);
     const localCost = costs(localMeasured);
-    for (const [setupIndex, count] of WORKER_COUNTS.entries()) {
+    for (const count of WORKER_COUNTS) {
       // The queue is emptied, but the version published last (and its bundle) stays, as it does
-      // between runs: workers that start after the first setup prepare it before their first job.
-      const prepared = setupIndex > 0;
+      // between runs: workers that start after a run of this same version prepare it before
+      // their first job (a later setup, or a later repeat of a single sleep).
+      const prepared = publishedLast === sleepMs;
       cli('eval', "for _, k in ipairs(redis.call('keys', 'bull:*')) do redis.call('del', k) end", '0');
       const workers = await Promise.all(Array.from({ length: count }, (_, i) => startWorker(url, i)));
       // One case-trial per slot, so every worker takes some and sets itself up.
@@ -379,6 +383,7 @@ try {
       cli('eval', "for _, k in ipairs(redis.call('keys', 'bull:*')) do redis.call('del', k) end", '0');
       const redisBefore = redisNow();
       const coordinator = await coordinatorRun(freshClone(origin), ['--queue', url]);
+      publishedLast = sleepMs;
       const redisMs = redisNow() - redisBefore;
       const after = workers.map((w) => workerCpu(w.pid));
       const stamps = cli(
