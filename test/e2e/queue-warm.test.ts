@@ -3,13 +3,14 @@
 // run after run while the version is the same, undoes what a run wrote into it, and still checks
 // out another version when a job names one. The worker's log counts the checkouts it made.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.ts';
 import { redisCommand, startRedisServer, stopAll } from '../helpers/redis.ts';
 import { cliAsync, git, removeDir, repoRoot, tempDir } from '../helpers/workspace.ts';
 import { stopped, until } from '../helpers/waits.ts';
+import { spawnersOf } from '../helpers/processes.ts';
 
 const PASSWORD = 'warm-pw-61c0e2d9';
 const QUEUE_KEY = 'warm-key-0d3b8e41a9c7f25e';
@@ -70,24 +71,6 @@ async function runCase(dir: string, id: string): Promise<{ graded: number; passe
   return JSON.parse(result.stdout) as { graded: number; passed: number };
 }
 
-/** A process's live children, from /proc (every thread's). */
-function liveChildren(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
-      .split(' ')
-      .filter((child) => child.trim() !== '')
-      .map(Number),
-  );
-}
-
-const commandLine = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-  } catch {
-    return '';
-  }
-};
-
 const checkouts = (log: string) => [...log.matchAll(/checked out ([0-9a-f]{12})/g)].map((m) => m[1]);
 
 beforeAll(async () => {
@@ -118,8 +101,7 @@ it('a worker prepares the version published last before its first job, keeps its
   const second = startWorker('cache-second');
   await until(() => second.log().includes('taking case-trials'), 30_000, 'the second worker');
   // Its spawner is running already (the agent's launcher, or agentdevel's spawner where no launcher is built).
-  const spawners = liveChildren(second.child.pid as number).filter((pid) => /\bserve\b|spawner-entry/.test(commandLine(pid)));
-  expect(spawners.length, `children: ${liveChildren(second.child.pid as number).map(commandLine).join(' | ')}`).toBeGreaterThan(0);
+  expect(spawnersOf(second.child.pid as number).length).toBeGreaterThan(0);
   const [tree] = checkouts(first.log());
   const startLog = second.log();
   expect(startLog.indexOf(`checked out ${tree}`)).toBeGreaterThanOrEqual(0);

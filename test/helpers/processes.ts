@@ -1,6 +1,7 @@
 // Watches the process table while a CLI command runs, to prove it leaves nothing behind: every
 // process seen descending from the command while it ran must be gone once it has exited.
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { CliResult } from './workspace.ts';
 import { startCli } from './workspace.ts';
@@ -62,4 +63,24 @@ export async function cliWatched(args: readonly string[], options: { env?: Recor
     .map(([pid, command]) => ({ pid, command }));
   const { stdout, stderr } = await finished;
   return { code, stdout, stderr, seen: [...seen].map(([pid, command]) => ({ pid, command })), survivors };
+}
+
+/**
+ * The live spawners `parent` started, by pid: its children whose command line is agentdevel's
+ * Node spawner (spawner-entry.mjs) or the containment launcher serving (`contain-… serve`),
+ * read from /proc.
+ */
+export function spawnersOf(parent: number): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent && /spawner-entry\.mjs|contain-[0-9a-f]+\0serve/.test(readFileSync(`/proc/${name}/cmdline`, 'utf8'))) pids.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleEnvironment, loadBlueprint } from '../../src/adapters/blueprint/load.ts';
@@ -13,6 +13,7 @@ import { runCollected } from '../helpers/run-cases.ts';
 import { scriptedModel } from '../helpers/scripted-model.ts';
 import { exampleWorkspace, tempDir } from '../helpers/workspace.ts';
 import { until } from '../helpers/waits.ts';
+import { spawnersOf } from '../helpers/processes.ts';
 
 let workspace: string;
 const runtimes: Runtime[] = [];
@@ -191,17 +192,7 @@ describe('the command runtime', () => {
     writeFileSync(path.join(dir, 'blueprints/sleeper/blueprint.json'), JSON.stringify({ runtime: 'command', command: ['sh', '-c', 'cat >/dev/null; echo {}'] }));
     const blueprint = await loadBlueprint(dir, 'sleeper', tempDir('agentdevel-build-'));
     const start = () => startRuntime({ blueprint, environmentBundle: null, model: createMockEngine(), agentModel: 'mock', callTimeoutMs: 5000, memoryMb: 128, passEnv: [], gradingPaths: ['expected'], parentEnv: { PATH: process.env.PATH } });
-    // This process's spawners: the containment launcher serving, or agentdevel's node spawner.
-    const spawners = () =>
-      readdirSync(`/proc/${process.pid}/task`)
-        .flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' ').filter((pid) => pid.trim() !== ''))
-        .filter((pid) => {
-          try {
-            return /\bserve\b|spawner-entry/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
-          } catch {
-            return false;
-          }
-        });
+    const spawners = () => spawnersOf(process.pid);
     const before = spawners().length;
     const runtime = await start();
     await runtime.prepare?.();

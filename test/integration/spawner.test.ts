@@ -2,11 +2,11 @@
 // of the event loop each way): real spawners, real `sh` children. Both spawners: Node's
 // (spawner-entry.mjs) and the containment launcher's `serve` (built here with the machine's C
 // compiler; skipped without one).
-import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildLauncher } from '../../src/adapters/process/containment-launcher.ts';
 import { SpawnerLost, startLineRunner } from '../../src/adapters/process/spawner.ts';
+import { spawnersOf } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/workspace.ts';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
@@ -14,21 +14,7 @@ const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const built = await buildLauncher(process.env);
 const launcher = 'binary' in built ? built.binary : null;
 
-/** This process's children whose command line names the spawner, by pid. */
-function spawnerPids(): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && /spawner-entry\.mjs|contain-[0-9a-f]+\0serve/.test(readFileSync(`/proc/${name}/cmdline`, 'utf8'))) pids.push(Number(name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
+const spawnerPids = () => spawnersOf(process.pid);
 
 const alive = (pid: number): boolean => {
   try {
