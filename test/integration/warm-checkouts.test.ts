@@ -119,4 +119,38 @@ describe('warm checkouts', () => {
     expect(worker.counts).toEqual({ made: 2, reset: 1 });
     after.release();
   });
+
+  it('lets a job of a version being evicted wait for the eviction, then check it out again: the eviction never removes the new checkout', async () => {
+    const cache = tempDir();
+    const versions = await Promise.all([1, 2, 3, 4, 5].map((n) => version({ [`blueprints/bp/v${n}.txt`]: `${n}\n` })));
+    const bundleOf = (bytes: Buffer) => async () => bytes;
+    // The first eviction's runtimes take a while to close.
+    let evictionStarted!: (tree: string) => void;
+    const evicted = new Promise<string>((resolve) => (evictionStarted = resolve));
+    let finishEviction!: () => void;
+    const gate = new Promise<void>((resolve) => (finishEviction = resolve));
+    let evictions = 0;
+    const worker = warmCheckouts(cache, async (tree) => {
+      evictions += 1;
+      if (evictions > 1) return;
+      evictionStarted(tree);
+      await gate;
+    }, () => undefined);
+    const [first] = versions as [(typeof versions)[number]];
+    for (const { version: v, bytes } of versions.slice(0, 4)) (await worker.take(v, bundleOf(bytes))).release();
+    // A fifth version: the oldest idle checkout (the first) is evicted, its runtimes closing...
+    const fifth = worker.take(versions[4]!.version, bundleOf(versions[4]!.bytes));
+    expect(await evicted).toBe(first.version.snapshot.tree);
+    // ...when a job of the first version comes again.
+    const again = worker.take(first.version, bundleOf(first.bytes));
+    // The eviction ends only after that job had the time to get its checkout (it waits for the eviction).
+    await Promise.race([again, new Promise((resolve) => setTimeout(resolve, 300))]);
+    finishEviction();
+    const [lease] = await Promise.all([again, fifth.then((l) => l.release())]);
+    // Its folder is there, as the version holds it, once the eviction is over.
+    expect(readFileSync(path.join(lease.dir, 'blueprints/bp/v1.txt'), 'utf8')).toBe('1\n');
+    expect(existsSync(path.join(lease.dir, 'blueprints/bp/agent.sh'))).toBe(true);
+    expect(worker.counts.made).toBe(6);
+    lease.release();
+  });
 });

@@ -68,6 +68,8 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
   // This process's own folders: <tree>-<owner>. Random, not the pid: containers sharing a cache have the same pids.
   const owner = randomBytes(6).toString('hex');
   const kept = new Map<string, Kept>();
+  /** Checkouts being evicted (their runtimes closed, their folder removed): a job of that version waits for it, then checks the version out again. */
+  const evicting = new Map<string, Promise<void>>();
   const counts: CheckoutCounts = { made: 0, reset: 0 };
 
   async function checkOut(version: JobVersion, dir: string, bundle: (key: string) => Promise<Buffer | null>, why: 'new' | 'reset'): Promise<void> {
@@ -102,8 +104,19 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     while (kept.size > KEPT_CHECKOUTS && idle.length > 0) {
       const old = idle.shift() as Kept;
       kept.delete(old.tree);
-      await onEvict(old.tree);
-      await rm(old.dir, { recursive: true, force: true });
+      const removing = (async () => {
+        try {
+          await onEvict(old.tree);
+        } finally {
+          await rm(old.dir, { recursive: true, force: true });
+        }
+      })();
+      evicting.set(old.tree, removing);
+      try {
+        await removing;
+      } finally {
+        if (evicting.get(old.tree) === removing) evicting.delete(old.tree);
+      }
     }
     // The cache folder: the most recently used stay, the others go (never one this worker keeps).
     const names = await readdir(root).catch(() => [] as string[]);
@@ -121,7 +134,10 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     let entry = kept.get(tree);
     if (!entry) {
       const fresh: Kept = { tree, dir: path.join(root, `${tree}-${owner}`), inFlight: 0, lastUsed: systemClock.now().getTime(), touched: systemClock.now().getTime(), checked: null, written: null };
+      // Its folder (the same path) may be being removed by an eviction: that ends first.
+      const removing = evicting.get(tree);
       fresh.checked = (async () => {
+        await removing?.catch(() => undefined);
         await ensure(version, fresh, bundle, true);
         const now = systemClock.now();
         await utimes(fresh.dir, now, now).catch(() => undefined);
