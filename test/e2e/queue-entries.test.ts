@@ -7,6 +7,8 @@ import { Queue } from 'bullmq';
 import { JobRefused, openCaseTrialQueue, QUEUE_NAME, startCaseTrialWorker } from '../../src/adapters/queue/bullmq.ts';
 import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/adapters/queue/executor.ts';
 import type { CaseTrialJob } from '../../src/adapters/queue/job.ts';
+import { CHUNK_FROM, CHUNK_SIZE } from '../../src/adapters/queue/chunks.ts';
+import { FIRST_BATCH_MAX } from '../../src/adapters/queue/collector.ts';
 import { parseQueueUrl } from '../../src/domain/queue-address.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { redisCommand, startRedisServer, stopAll } from '../helpers/redis.ts';
@@ -193,7 +195,11 @@ describe('the queue trusts only what the shared key tags', () => {
 describe('case-trials that go out together share a job (chunks)', () => {
   it('runs each member within the worker\'s slots and answers it alone; a coordinator that restarts reuses the members\' results; a forged member is run again', async () => {
     const address = parseQueueUrl(`${queueUrl()}/9`, 'test');
-    const settings = { concurrency: 2, lockDurationMs: 5000, stalledIntervalMs: 2500, maxStalledCount: 1 };
+    const settings = { concurrency: 4, lockDurationMs: 5000, stalledIntervalMs: 2500, maxStalledCount: 1 };
+    // A run's first batch goes one to a job; the batch after it, more than CHUNK_FROM, in chunks of four and the last one alone.
+    const ids = Array.from({ length: FIRST_BATCH_MAX + CHUNK_FROM + 4 }, (_, i) => `c${i}`);
+    const chunked = (n: number) => ids[FIRST_BATCH_MAX + n] as string;
+    const [reused, forgedId, infra, refused] = [chunked(0), chunked(1), chunked(3), chunked(5)];
     const runs = new Map<string, number>();
     let running = 0;
     let mostAtOnce = 0;
@@ -202,56 +208,58 @@ describe('case-trials that go out together share a job (chunks)', () => {
       runs.set(caseId, (runs.get(caseId) ?? 0) + 1);
       running += 1;
       mostAtOnce = Math.max(mostAtOnce, running);
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await new Promise((resolve) => setTimeout(resolve, 10));
       running -= 1;
-      if (caseId === 'c5') throw new JobRefused('c5 does not load');
-      if (caseId === 'c3' && runs.get(caseId) === 1) return { kind: 'infra_error', events: [], message: 'the model API is down', usage: [], worker: 'scripted' };
+      if (caseId === refused) throw new JobRefused(`${refused} does not load`);
+      if (caseId === infra && runs.get(caseId) === 1) return { kind: 'infra_error', events: [], message: 'the model API is down', usage: [], worker: 'scripted' };
       return { kind: 'ran', events: [], output: { pass: false, answer: caseId, run: runs.get(caseId) }, observation: null, usage: [], worker: 'scripted' };
     }, () => undefined);
-    const ids = Array.from({ length: 9 }, (_, i) => `c${i}`);
     const jobOf = (caseId: string) => ({ schema: 9, caseId, trial: 0 }) as unknown as CaseTrialJob;
-    /** A coordinator submits all nine at once (one batch: two chunks of four and one job of its own). */
     const collectAll = async () => {
       const queue = await openCaseTrialQueue(address, defaultCoordinatorSettings, key);
       try {
-        return await Promise.all(ids.map((id) => collectCaseTrial(queue, jobOf(id)).then((got) => got, (error: unknown) => error as Error)));
+        const got = await Promise.all(ids.map((id) => collectCaseTrial(queue, jobOf(id)).then((collected) => collected, (error: unknown) => error as Error)));
+        return new Map(ids.map((id, i) => [id, got[i]]));
       } finally {
         await queue.close();
       }
     };
     try {
       const first = await collectAll();
-      const chunkKeys = redisCli('-n', '9', '--scan', '--pattern', `bull:${QUEUE_NAME}:chunk-*`).split('\n').filter((k) => /:chunk-[0-9a-f]{32}$/.test(k));
-      expect(chunkKeys).toHaveLength(2);
-      // Each member got its own answer; at most the worker's two slots ran at once.
-      first.forEach((got, i) => {
-        if (ids[i] === 'c5') expect((got as Error).message).toMatch(/on the workers: c5 does not load/);
-        else if (ids[i] === 'c3') expect(got).toMatchObject({ result: { kind: 'infra_error' }, paidHere: true });
-        else expect(got).toMatchObject({ result: { output: { answer: ids[i], run: 1 } }, paidHere: true });
-      });
-      expect(mostAtOnce).toBe(2);
+      const keys = redisCli('-n', '9', '--scan', '--pattern', `bull:${QUEUE_NAME}:*`).split('\n');
+      const chunkKeys = keys.filter((k) => /:chunk-[0-9a-f]{32}$/.test(k));
+      expect(chunkKeys).toHaveLength(Math.floor(CHUNK_FROM / CHUNK_SIZE) + 1);
+      expect(keys.filter((k) => /:[0-9a-f]{64}$/.test(k))).toHaveLength(FIRST_BATCH_MAX + 1);
+      // Each member got its own answer; at most the worker's four slots ran at once.
+      for (const [id, got] of first) {
+        if (id === refused) expect((got as Error).message).toMatch(new RegExp(`on the workers: ${refused} does not load`));
+        else if (id === infra) expect(got).toMatchObject({ result: { kind: 'infra_error' }, paidHere: true });
+        else expect(got).toMatchObject({ result: { output: { answer: id, run: 1 } }, paidHere: true });
+      }
+      expect(mostAtOnce).toBe(4);
       // A coordinator that restarts finds every member's result by its own id: reused, not paid
       // again; the infrastructure error runs again, once; the refused one is refused again.
       const second = await collectAll();
-      second.forEach((got, i) => {
-        if (ids[i] === 'c5') expect((got as Error).message).toMatch(/c5 does not load/);
-        else if (ids[i] === 'c3') expect(got).toMatchObject({ result: { kind: 'ran', output: { run: 2 } }, paidHere: true });
-        else expect(got).toMatchObject({ result: { output: { answer: ids[i], run: 1 } }, paidHere: false });
-      });
-      expect(runs.get('c0')).toBe(1);
-      expect(runs.get('c3')).toBe(2);
-      // Someone with write access to Redis turns c1's failing result into a passing one, inside its chunk.
-      const chunkOfC1 = chunkKeys.find((k) => redisCli('-n', '9', 'HGET', k, 'returnvalue').includes('\\"answer\\":\\"c1\\"')) as string;
-      const stored = redisCli('-n', '9', 'HGET', chunkOfC1, 'returnvalue');
-      const forged = stored.replace('{\\"value\\":{\\"kind\\":\\"ran\\",\\"events\\":[],\\"output\\":{\\"pass\\":false,\\"answer\\":\\"c1\\"', '{\\"value\\":{\\"kind\\":\\"ran\\",\\"events\\":[],\\"output\\":{\\"pass\\":true,\\"answer\\":\\"c1\\"');
+      for (const [id, got] of second) {
+        if (id === refused) expect((got as Error).message).toMatch(/does not load/);
+        else if (id === infra) expect(got).toMatchObject({ result: { kind: 'ran', output: { run: 2 } }, paidHere: true });
+        else expect(got).toMatchObject({ result: { output: { answer: id, run: 1 } }, paidHere: false });
+      }
+      expect(runs.get(reused)).toBe(1);
+      expect(runs.get(infra)).toBe(2);
+      // Someone with write access to Redis turns a member's failing result into a passing one, inside its chunk.
+      const needle = (pass: boolean) => `{\\"value\\":{\\"kind\\":\\"ran\\",\\"events\\":[],\\"output\\":{\\"pass\\":${pass},\\"answer\\":\\"${forgedId}\\"`;
+      const holder = chunkKeys.find((k) => redisCli('-n', '9', 'HGET', k, 'returnvalue').includes(needle(false))) as string;
+      const stored = redisCli('-n', '9', 'HGET', holder, 'returnvalue');
+      const forged = stored.replace(needle(false), needle(true));
       expect(forged).not.toBe(stored);
-      redisCli('-n', '9', 'HSET', chunkOfC1, 'returnvalue', forged);
+      redisCli('-n', '9', 'HSET', holder, 'returnvalue', forged);
       const third = await collectAll();
       // The forged member is refused and runs again; its chunk's other members are still reused.
-      expect(third[1]).toMatchObject({ result: { output: { pass: false, answer: 'c1', run: 2 } }, paidHere: true });
-      expect(third[0]).toMatchObject({ paidHere: false });
-      expect(runs.get('c1')).toBe(2);
-      expect(runs.get('c0')).toBe(1);
+      expect(third.get(forgedId)).toMatchObject({ result: { output: { pass: false, answer: forgedId, run: 2 } }, paidHere: true });
+      expect(third.get(reused)).toMatchObject({ paidHere: false });
+      expect(runs.get(forgedId)).toBe(2);
+      expect(runs.get(reused)).toBe(1);
     } finally {
       await worker.close();
     }

@@ -214,9 +214,16 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
         chunksAdded.set(chunkId, members.map((member) => member.id));
         bulk.push({ name: 'case-trials', data: { chunk: members }, opts: { ...jobOptions, jobId: chunkId } });
       }
-      const written = bulk.length < jobs.length ? chunkOf.exec() : Promise.resolve([]);
-      const [replies] = await Promise.all([written, queue.addBulk(bulk)]);
-      for (const [error] of replies ?? []) if (error) throw error;
+      const added = bulk.filter((job) => isChunkId(job.opts.jobId)).map((job) => job.opts.jobId);
+      try {
+        const written = added.length > 0 ? chunkOf.exec() : Promise.resolve([]);
+        const [replies] = await Promise.all([written, queue.addBulk(bulk)]);
+        for (const [error] of replies ?? []) if (error) throw error;
+      } catch (error) {
+        // The collector sends these case-trials again, in chunks of their own.
+        for (const chunkId of added) chunksAdded.delete(chunkId);
+        throw error;
+      }
     },
     remove: async (id) => {
       await queue.remove(id);

@@ -1,20 +1,23 @@
 // Case-trials that go out together share a BullMQ job (a chunk). On a worker, each BullMQ job
 // costs a round trip to Redis and BullMQ's handling whatever it carries: about 0.6–0.8 ms of CPU
 // on a small VM (bench/bullmq-floor.ts), as much as the rest of a case-trial's overhead. So when
-// a coordinator adds many at once (a run's start: up to QUEUE_IN_FLIGHT), they go CHUNK_SIZE to a
-// job; a few at a time (the case-trials that follow, one per result) go one to a job, as before.
+// a coordinator adds many at once, they go CHUNK_SIZE to a job. A run's first batch (at most
+// FIRST_BATCH_MAX) still goes one to a job, and so do the case-trials that follow one result at a
+// time: a worker takes a chunk into one of its slots and runs its members as its slots free up, so
+// chunks taken first would let one worker hold the work of a small run while others wait. Only the
+// batch queued behind the first, which waits for free slots anyway, goes in chunks.
 //
 // Each member keeps its own content-addressed id and its own tag, and its answer comes back
 // tagged for its id: a chunk changes how case-trials travel, not what proves them. A member's
 // chunk is written beside it in Redis (agentdevel:chunk-of:<id>), so a coordinator that restarts
 // finds a member's result, or its chunk still running, by the member's id alone.
-import type { QueueEvent } from './collector.ts';
+import { FIRST_BATCH_MAX, type QueueEvent } from './collector.ts';
 import { isTagged, type Tagged } from './queue-key.ts';
 
 /** Case-trials to a chunk. */
 export const CHUNK_SIZE = 4;
-/** Fewer than this added at once go one to a job: a worker's slots are not held by a few chunks. */
-export const CHUNK_FROM = 2 * CHUNK_SIZE;
+/** Fewer than this added at once go one to a job: a run's first batch, and the case-trials that follow results. */
+export const CHUNK_FROM = FIRST_BATCH_MAX + 1;
 /** Where a member's chunk id is kept, by the member's id. */
 export const CHUNK_OF_PREFIX = 'agentdevel:chunk-of:';
 const CHUNK_ID = /^chunk-[0-9a-f]{32}$/;
