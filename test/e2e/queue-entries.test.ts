@@ -4,11 +4,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
-import { JobRefused, openCaseTrialQueue, QUEUE_NAME, startCaseTrialWorker } from '../../src/adapters/queue/bullmq.ts';
+import { openCaseTrialQueue, QUEUE_NAME, startCaseTrialWorker } from '../../src/adapters/queue/bullmq.ts';
 import { collectCaseTrial, defaultCoordinatorSettings } from '../../src/adapters/queue/executor.ts';
 import type { CaseTrialJob } from '../../src/adapters/queue/job.ts';
-import { CHUNK_FROM, CHUNK_SIZE } from '../../src/adapters/queue/chunks.ts';
-import { FIRST_BATCH_MAX } from '../../src/adapters/queue/collector.ts';
 import { parseQueueUrl } from '../../src/domain/queue-address.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { redisCommand, startRedisServer, stopAll } from '../helpers/redis.ts';
@@ -186,80 +184,6 @@ describe('the queue trusts only what the shared key tags', () => {
         expect(field(id, 'stc') || '0', id).toBe('0');
       }
       expect(ran).toBe(0);
-    } finally {
-      await worker.close();
-    }
-  }, 60_000);
-});
-
-describe('case-trials that go out together share a job (chunks)', () => {
-  it('runs each member within the worker\'s slots and answers it alone; a coordinator that restarts reuses the members\' results; a forged member is run again', async () => {
-    const address = parseQueueUrl(`${queueUrl()}/9`, 'test');
-    const settings = { concurrency: 4, lockDurationMs: 5000, stalledIntervalMs: 2500, maxStalledCount: 1 };
-    // A run's first batch goes one to a job; the batch after it, more than CHUNK_FROM, in chunks of four and the last one alone.
-    const ids = Array.from({ length: FIRST_BATCH_MAX + CHUNK_FROM + 4 }, (_, i) => `c${i}`);
-    const chunked = (n: number) => ids[FIRST_BATCH_MAX + n] as string;
-    const [reused, forgedId, infra, refused] = [chunked(0), chunked(1), chunked(3), chunked(5)];
-    const runs = new Map<string, number>();
-    let running = 0;
-    let mostAtOnce = 0;
-    const worker = await startCaseTrialWorker(address, settings, key, async (data) => {
-      const { caseId } = data as { caseId: string };
-      runs.set(caseId, (runs.get(caseId) ?? 0) + 1);
-      running += 1;
-      mostAtOnce = Math.max(mostAtOnce, running);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      running -= 1;
-      if (caseId === refused) throw new JobRefused(`${refused} does not load`);
-      if (caseId === infra && runs.get(caseId) === 1) return { kind: 'infra_error', events: [], message: 'the model API is down', usage: [], worker: 'scripted' };
-      return { kind: 'ran', events: [], output: { pass: false, answer: caseId, run: runs.get(caseId) }, observation: null, usage: [], worker: 'scripted' };
-    }, () => undefined);
-    const jobOf = (caseId: string) => ({ schema: 9, caseId, trial: 0 }) as unknown as CaseTrialJob;
-    const collectAll = async () => {
-      const queue = await openCaseTrialQueue(address, defaultCoordinatorSettings, key);
-      try {
-        const got = await Promise.all(ids.map((id) => collectCaseTrial(queue, jobOf(id)).then((collected) => collected, (error: unknown) => error as Error)));
-        return new Map(ids.map((id, i) => [id, got[i]]));
-      } finally {
-        await queue.close();
-      }
-    };
-    try {
-      const first = await collectAll();
-      const keys = redisCli('-n', '9', '--scan', '--pattern', `bull:${QUEUE_NAME}:*`).split('\n');
-      const chunkKeys = keys.filter((k) => /:chunk-[0-9a-f]{32}$/.test(k));
-      expect(chunkKeys).toHaveLength(Math.floor(CHUNK_FROM / CHUNK_SIZE) + 1);
-      expect(keys.filter((k) => /:[0-9a-f]{64}$/.test(k))).toHaveLength(FIRST_BATCH_MAX + 1);
-      // Each member got its own answer; at most the worker's four slots ran at once.
-      for (const [id, got] of first) {
-        if (id === refused) expect((got as Error).message).toMatch(new RegExp(`on the workers: ${refused} does not load`));
-        else if (id === infra) expect(got).toMatchObject({ result: { kind: 'infra_error' }, paidHere: true });
-        else expect(got).toMatchObject({ result: { output: { answer: id, run: 1 } }, paidHere: true });
-      }
-      expect(mostAtOnce).toBe(4);
-      // A coordinator that restarts finds every member's result by its own id: reused, not paid
-      // again; the infrastructure error runs again, once; the refused one is refused again.
-      const second = await collectAll();
-      for (const [id, got] of second) {
-        if (id === refused) expect((got as Error).message).toMatch(/does not load/);
-        else if (id === infra) expect(got).toMatchObject({ result: { kind: 'ran', output: { run: 2 } }, paidHere: true });
-        else expect(got).toMatchObject({ result: { output: { answer: id, run: 1 } }, paidHere: false });
-      }
-      expect(runs.get(reused)).toBe(1);
-      expect(runs.get(infra)).toBe(2);
-      // Someone with write access to Redis turns a member's failing result into a passing one, inside its chunk.
-      const needle = (pass: boolean) => `{\\"value\\":{\\"kind\\":\\"ran\\",\\"events\\":[],\\"output\\":{\\"pass\\":${pass},\\"answer\\":\\"${forgedId}\\"`;
-      const holder = chunkKeys.find((k) => redisCli('-n', '9', 'HGET', k, 'returnvalue').includes(needle(false))) as string;
-      const stored = redisCli('-n', '9', 'HGET', holder, 'returnvalue');
-      const forged = stored.replace(needle(false), needle(true));
-      expect(forged).not.toBe(stored);
-      redisCli('-n', '9', 'HSET', holder, 'returnvalue', forged);
-      const third = await collectAll();
-      // The forged member is refused and runs again; its chunk's other members are still reused.
-      expect(third.get(forgedId)).toMatchObject({ result: { output: { pass: false, answer: forgedId, run: 2 } }, paidHere: true });
-      expect(third.get(reused)).toMatchObject({ paidHere: false });
-      expect(runs.get(forgedId)).toBe(2);
-      expect(runs.get(reused)).toBe(1);
     } finally {
       await worker.close();
     }

@@ -5,7 +5,6 @@
 // coordinator's batching and collecting live in collector.ts; here is what touches BullMQ: the
 // link it uses (addBulk, a pipelined lookup of job states, one blocking reader of the queue's
 // event stream instead of QueueEvents and a listener per job) and the worker.
-import { randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job, type JobJsonRaw, type RedisClient } from 'bullmq';
 import { isTagged, jobTagHolds, KEY_MISMATCH_REASON, resultTag, versionTagHolds, type Tagged } from './queue-key.ts';
 import type { QueueAddress } from '../../domain/queue-address.ts';
@@ -13,7 +12,6 @@ import { redisEndpoint } from './redis-endpoint.ts';
 import { startCollector, type CaseTrialQueue, type CoordinatorLink, type CoordinatorSettings, type JobState, type QueueEvent } from './collector.ts';
 import { JobRefused, QueueUnreachable } from './errors.ts';
 import { timeoutReason } from './tls-probe.ts';
-import { CHUNK_OF_PREFIX, groups, isChunkEntry, isChunkId, memberAnswer, memberEvents, memberOutcome, type ChunkAnswer, type Member, type MemberAnswer } from './chunks.ts';
 
 export { JobGaveUp, JobRefused, NoWorkerAnswered, QueueUnreachable } from './errors.ts';
 export type { CaseTrialQueue, Collected, CoordinatorSettings } from './collector.ts';
@@ -96,15 +94,6 @@ async function closeWithin(closable: { close(): Promise<void>; disconnect?: () =
   }
 }
 
-/** What the coordinator reads of a job's hash. */
-const JOB_FIELDS = ['timestamp', 'finishedOn', 'returnvalue', 'failedReason'] as const;
-
-function jobState(fields: ReadonlyArray<string | null> | null): JobState | null {
-  const [timestamp, finishedOn, returnvalue, failedReason] = fields ?? [];
-  if (timestamp === null || timestamp === undefined) return null;
-  return { createdAt: Number(timestamp), finished: finishedOn !== null && finishedOn !== undefined, returnvalue: returnvalue ?? null, failedReason: failedReason ?? null };
-}
-
 /** Events read from the stream at once, at most. */
 const EVENTS_PER_READ = 1000;
 
@@ -147,8 +136,6 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
   }
   const client = await queue.client;
   const blocking = reader;
-  /** The chunks this coordinator added and has not heard the end of: their members, for a chunk's failure. */
-  const chunksAdded = new Map<string, readonly string[]>();
   const jobOptions = {
     attempts: settings.attempts,
     backoff: { type: 'exponential', delay: 1000 },
@@ -159,93 +146,28 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
     shown: address.shown,
     states: async (ids) => {
       if (ids.length === 0) return [];
-      // A job of its own, or the chunk the member went in (chunks.ts), in one round trip; the chunks in one more.
       const pipeline = client.pipeline();
-      for (const id of ids) {
-        pipeline.runCommand('hmget', [queue.toKey(id), ...JOB_FIELDS]);
-        pipeline.runCommand('get', [CHUNK_OF_PREFIX + id]);
-      }
+      for (const id of ids) pipeline.runCommand('hmget', [queue.toKey(id), 'timestamp', 'finishedOn', 'returnvalue', 'failedReason']);
       const replies = (await pipeline.exec()) ?? [];
-      const reply = (i: number): unknown => {
-        const [error, value] = replies[i] ?? [new Error('no reply'), null];
+      return ids.map((_, i): JobState | null => {
+        const [error, fields] = replies[i] ?? [new Error('no reply'), null];
         if (error) throw error;
-        return value;
-      };
-      const own = ids.map((_, i) => jobState(reply(2 * i) as Array<string | null>));
-      const chunkOf = ids.map((_, i) => (own[i] === null ? (reply(2 * i + 1) as string | null) : null));
-      const chunkIds = [...new Set(chunkOf.filter((id): id is string => typeof id === 'string' && isChunkId(id)))];
-      const chunks = new Map<string, JobState | null>();
-      if (chunkIds.length > 0) {
-        const lookup = client.pipeline();
-        for (const id of chunkIds) lookup.runCommand('hmget', [queue.toKey(id), ...JOB_FIELDS]);
-        const chunkReplies = (await lookup.exec()) ?? [];
-        chunkIds.forEach((id, i) => {
-          const [error, fields] = chunkReplies[i] ?? [new Error('no reply'), null];
-          if (error) throw error;
-          chunks.set(id, jobState(fields as Array<string | null>));
-        });
-      }
-      return ids.map((id, i): JobState | null => {
-        const chunkId = chunkOf[i];
-        if (own[i] !== null || !chunkId) return own[i] ?? null;
-        const chunk = chunks.get(chunkId) ?? null;
-        if (chunk === null || !chunk.finished) return chunk;
-        if (chunk.returnvalue === null) return chunk;
-        // A completed chunk: the member's own answer, as a job of its own would hold it.
-        const answer = memberAnswer(chunk.returnvalue, id);
-        if (answer === null) return null;
-        const outcome = memberOutcome(answer);
-        return 'returnvalue' in outcome ? { ...chunk, returnvalue: outcome.returnvalue } : { ...chunk, returnvalue: null, failedReason: outcome.failedReason };
+        const [timestamp, finishedOn, returnvalue, failedReason] = fields as Array<string | null>;
+        if (timestamp === null || timestamp === undefined) return null;
+        return { createdAt: Number(timestamp), finished: finishedOn !== null && finishedOn !== undefined, returnvalue: returnvalue ?? null, failedReason: failedReason ?? null };
       });
     },
     addAll: async (jobs) => {
-      const bulk: Array<{ name: string; data: unknown; opts: typeof jobOptions & { jobId: string } }> = [];
-      // Each member's chunk is written before the chunk: a coordinator that restarts finds it by the member's id.
-      const chunkOf = client.pipeline();
-      for (const group of groups(jobs)) {
-        const [first] = group;
-        if (group.length === 1 && first) {
-          bulk.push({ name: 'case-trial', data: first.entry, opts: { ...jobOptions, jobId: first.id } });
-          continue;
-        }
-        const chunkId = `chunk-${randomBytes(16).toString('hex')}`;
-        const members: Member[] = group.map((job) => ({ id: job.id, body: job.entry.body, tag: job.entry.tag }));
-        for (const member of members) chunkOf.runCommand('set', [CHUNK_OF_PREFIX + member.id, chunkId, 'EX', String(settings.keepResultsSeconds)]);
-        chunksAdded.set(chunkId, members.map((member) => member.id));
-        bulk.push({ name: 'case-trials', data: { chunk: members }, opts: { ...jobOptions, jobId: chunkId } });
-      }
-      const added = bulk.filter((job) => isChunkId(job.opts.jobId)).map((job) => job.opts.jobId);
-      try {
-        const written = added.length > 0 ? chunkOf.exec() : Promise.resolve([]);
-        const [replies] = await Promise.all([written, queue.addBulk(bulk)]);
-        for (const [error] of replies ?? []) if (error) throw error;
-      } catch (error) {
-        // The collector sends these case-trials again, in chunks of their own.
-        for (const chunkId of added) chunksAdded.delete(chunkId);
-        throw error;
-      }
+      await queue.addBulk(jobs.map((job) => ({ name: 'case-trial', data: job.entry, opts: { ...jobOptions, jobId: job.id } })));
     },
     remove: async (id) => {
       await queue.remove(id);
-      // A member of a chunk: it no longer answers for the member, which is added again.
-      await client.runCommand('del', [CHUNK_OF_PREFIX + id]);
     },
     eventsEnd: async () => ((await client.runCommand('xrevrange', [queue.keys.events, '+', '-', 'COUNT', 1])) as Array<[string, string[]]>)[0]?.[0] ?? '0-0',
     eventsAfter: async (after, blockMs) => {
       const reply = (await blocking.xread([{ key: queue.keys.events as string, id: after }], { BLOCK: blockMs, COUNT: EVENTS_PER_READ })) as Array<[string, Array<[string, string[]]>]> | null;
       const entries = reply?.[0]?.[1] ?? [];
-      const events: QueueEvent[] = [];
-      for (const [, fields] of entries) {
-        const event = queueEvent(fields);
-        if (event.kind === 'other' || !isChunkId(event.jobId)) {
-          events.push(event);
-          continue;
-        }
-        // A chunk's completion or failure is its members'.
-        events.push(...memberEvents(event, chunksAdded.get(event.jobId)));
-        chunksAdded.delete(event.jobId);
-      }
-      return { position: entries.at(-1)?.[0] ?? after, events };
+      return { position: entries.at(-1)?.[0] ?? after, events: entries.map(([, fields]) => queueEvent(fields)) };
     },
     reachable: async () => client.status === 'ready' && blocking.status === 'ready',
     hasBundle: async (bundleKey) => (await client.runCommand('exists', [BUNDLE_PREFIX + bundleKey])) === 1,
@@ -313,29 +235,6 @@ class TolerantWorker extends Worker {
   }
 }
 
-/** At most `size` holders at once; the others wait their turn, first come first served. */
-function semaphore(size: number): { acquire(): Promise<() => void> } {
-  let free = Math.max(1, size);
-  const waiting: Array<() => void> = [];
-  const release = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else free += 1;
-  };
-  return {
-    acquire: async () => {
-      if (free > 0) free -= 1;
-      else await new Promise<void>((resolve) => waiting.push(resolve));
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        release();
-      };
-    },
-  };
-}
-
 /** A handler's result already as JSON text (say, redacted as text): it travels as is, not serialized again. */
 export class JsonText {
   constructor(readonly json: string) {}
@@ -384,69 +283,46 @@ export async function startCaseTrialWorker(
   const lifetime: Lifetime = { closing: false };
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  // Case-trials running at once on this worker, whether a job carries one or a chunk of them.
-  const slots = semaphore(settings.concurrency);
-  /** One case-trial: its entry proven by its tag, run, and its answer tagged for its id. UnrecoverableError: never to be retried. */
-  const runOne = async (jobId: string, entry: unknown, createdAt: number, attempt: number): Promise<Tagged> => {
-    // Failed once, with its reason, and never retried: no other worker would do better.
-    const malformed = (entry as { malformed?: unknown } | null)?.malformed;
-    if (typeof malformed === 'string') throw new UnrecoverableError(malformed);
-    if (!isTagged(entry)) throw new UnrecoverableError('a malformed entry: not a tagged case-trial job');
-    if (!jobTagHolds(key, jobId, entry.body, entry.tag)) {
-      // Said in the worker's log too: its operator is the one who can fix the key.
-      onError(new Error(`refused job ${jobId}: ${KEY_MISMATCH_REASON}`));
-      throw new UnrecoverableError(KEY_MISMATCH_REASON);
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(entry.body);
-    } catch {
-      throw new UnrecoverableError('a malformed entry: a tagged job that is not JSON');
-    }
-    const context: JobContext = {
-      jobId,
-      attempt,
-      bundle: async (bundleKey) => {
-        const text = await (await worker.client).get(BUNDLE_PREFIX + bundleKey);
-        return text === null ? null : Buffer.from(text, 'base64');
-      },
-    };
-    const release = await slots.acquire();
-    try {
-      // The job's creation time travels with its result, so a coordinator tells a result an
-      // earlier run left behind from its own without another round trip.
-      const value = await handle(data, context);
-      const json = value instanceof JsonText ? value.json : JSON.stringify(value ?? null);
-      // The answer the collector reads: { value, createdAt }.
-      const body = `{"value":${json},"createdAt":${createdAt}}`;
-      return { body, tag: resultTag(key, jobId, body) };
-    } catch (error) {
-      if (error instanceof JobRefused) throw new UnrecoverableError(error.message);
-      throw error;
-    } finally {
-      release();
-    }
-  };
   const worker: Worker = new TolerantWorker(
     QUEUE_NAME,
     async (job) => {
-      const createdAt = Number(job.timestamp);
-      const attempt = job.attemptsMade + 1;
-      if (!isChunkEntry(job.data)) return runOne(job.id ?? '', job.data, createdAt, attempt);
-      // A chunk (chunks.ts): its members run side by side, within this worker's slots, and each answers for itself.
-      const settled = await Promise.allSettled(job.data.chunk.map((member) => runOne(member.id, { body: member.body, tag: member.tag }, createdAt, attempt)));
-      const members = job.data.chunk;
-      // Nothing ran (the version could not be checked out, say): the chunk is tried again, as a job of one would be.
-      const retryable = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected' && !(s.reason instanceof UnrecoverableError));
-      if (retryable.length === settled.length) throw retryable[0]?.reason;
-      const answer: ChunkAnswer = {
-        chunk: settled.map((s, i): MemberAnswer => {
-          const id = (members[i] as Member).id;
-          if (s.status === 'fulfilled') return { id, ...s.value };
-          return s.reason instanceof UnrecoverableError ? { id, refused: s.reason.message } : { id, failed: reasonOf(s.reason) };
-        }),
+      const jobId = job.id ?? '';
+      // Failed once, with its reason, and never retried: no other worker would do better.
+      const malformed = (job.data as { malformed?: unknown } | null)?.malformed;
+      if (typeof malformed === 'string') throw new UnrecoverableError(malformed);
+      if (!isTagged(job.data)) throw new UnrecoverableError('a malformed entry: not a tagged case-trial job');
+      if (!jobTagHolds(key, jobId, job.data.body, job.data.tag)) {
+        // Said in the worker's log too: its operator is the one who can fix the key.
+        onError(new Error(`refused job ${jobId}: ${KEY_MISMATCH_REASON}`));
+        throw new UnrecoverableError(KEY_MISMATCH_REASON);
+      }
+      let data: unknown;
+      try {
+        data = JSON.parse(job.data.body);
+      } catch {
+        throw new UnrecoverableError('a malformed entry: a tagged job that is not JSON');
+      }
+      const context: JobContext = {
+        jobId,
+        attempt: job.attemptsMade + 1,
+        bundle: async (bundleKey) => {
+          const text = await (await worker.client).get(BUNDLE_PREFIX + bundleKey);
+          return text === null ? null : Buffer.from(text, 'base64');
+        },
       };
-      return answer;
+      try {
+        // The job's creation time travels with its result, so a coordinator tells a result an
+        // earlier run left behind from its own without another round trip.
+        const value = await handle(data, context);
+        const json = value instanceof JsonText ? value.json : JSON.stringify(value ?? null);
+        // The answer the collector reads: { value, createdAt }.
+        const body = `{"value":${json},"createdAt":${Number(job.timestamp)}}`;
+        const tagged: Tagged = { body, tag: resultTag(key, jobId, body) };
+        return tagged;
+      } catch (error) {
+        if (error instanceof JobRefused) throw new UnrecoverableError(error.message);
+        throw error;
+      }
     },
     {
       connection: connection(address, lifetime),

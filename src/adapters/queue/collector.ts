@@ -92,7 +92,7 @@ const BATCH_MAX = 500;
  * several workers, and looked up and added in a few milliseconds where a full batch takes tens,
  * so the workers start sooner; the rest follow GATHER_MS later, while these run.
  */
-export const FIRST_BATCH_MAX = 64;
+const FIRST_BATCH_MAX = 64;
 const READ_BLOCK_MS = 1000;
 /**
  * After a read that brought events, the reader waits this long before the next one, and a

@@ -1,6 +1,5 @@
 // The coordinator's executor: case-trials run on workers through the queue. The version is
-// published once per run as a git bundle in Redis; each case-trial is one job (several travel
-// together in one BullMQ job when added at once: chunks.ts); the results come
+// published once per run as a git bundle in Redis; each case-trial is one job; the results come
 // back as trace events and an outcome, which the caller grades and records as if they had run
 // here. The coordinator alone writes the store, the traces and git.
 import path from 'node:path';

@@ -10,7 +10,7 @@ import { traceEventSchema } from '../../domain/trace.ts';
 import { z } from '../../domain/zod.ts';
 
 /** Bumped when a job or its result changes shape; a worker refuses jobs of another version. */
-export const JOB_SCHEMA = 4;
+export const JOB_SCHEMA = 3;
 
 const objectId = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'expected a git object id');
 
