@@ -120,7 +120,7 @@ describe('warm checkouts', () => {
     after.release();
   });
 
-  it('lets a job of a version being evicted wait for the eviction, then check it out again: the eviction never removes the new checkout', async () => {
+  it('lets a job of a version being evicted wait for the eviction, then check it out again; evicts only checkouts idle when their turn comes', async () => {
     const cache = tempDir();
     const versions = await Promise.all([1, 2, 3, 4, 5].map((n) => version({ [`blueprints/bp/v${n}.txt`]: `${n}\n` })));
     const bundleOf = (bytes: Buffer) => async () => bytes;
@@ -141,7 +141,9 @@ describe('warm checkouts', () => {
     // A fifth version: the oldest idle checkout (the first) is evicted, its runtimes closing...
     const fifth = worker.take(versions[4]!.version, bundleOf(versions[4]!.bytes));
     expect(await evicted).toBe(first.version.snapshot.tree);
-    // ...when a job of the first version comes again.
+    // Meanwhile a job takes the second version (next in line to be evicted, when the eviction began)...
+    const second = await worker.take(versions[1]!.version, bundleOf(versions[1]!.bytes));
+    // ...and a job of the first version comes again.
     const again = worker.take(first.version, bundleOf(first.bytes));
     // The eviction ends only after that job had the time to get its checkout (it waits for the eviction).
     await Promise.race([again, new Promise((resolve) => setTimeout(resolve, 300))]);
@@ -151,6 +153,10 @@ describe('warm checkouts', () => {
     expect(readFileSync(path.join(lease.dir, 'blueprints/bp/v1.txt'), 'utf8')).toBe('1\n');
     expect(existsSync(path.join(lease.dir, 'blueprints/bp/agent.sh'))).toBe(true);
     expect(worker.counts.made).toBe(6);
+    // The second version's checkout, in use, was not evicted to make room: an idle one was.
+    expect(readFileSync(path.join(second.dir, 'blueprints/bp/v2.txt'), 'utf8')).toBe('2\n');
+    expect(existsSync(path.join(cache, 'snapshots', path.basename(second.dir)))).toBe(true);
     lease.release();
+    second.release();
   });
 });

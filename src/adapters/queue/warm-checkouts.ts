@@ -100,29 +100,32 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
   }
 
   async function evict(current: string): Promise<void> {
-    const idle = [...kept.values()].filter((k) => k.inFlight === 0 && k.tree !== current).sort((a, b) => a.lastUsed - b.lastUsed);
-    while (kept.size > KEPT_CHECKOUTS && idle.length > 0) {
-      const old = idle.shift() as Kept;
+    // The checkout to evict is picked afresh each time and taken out of `kept` in the same step:
+    // one a job took while an earlier eviction ran is never evicted under it.
+    for (;;) {
+      if (kept.size <= KEPT_CHECKOUTS) break;
+      const old = [...kept.values()].filter((k) => k.inFlight === 0 && k.tree !== current).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      if (!old) break;
       kept.delete(old.tree);
       const removing = (async () => {
         try {
           await onEvict(old.tree);
-        } finally {
           await rm(old.dir, { recursive: true, force: true });
+        } catch (error) {
+          // Said, not thrown: the job that made room has its own checkout, and nothing is wrong with it.
+          note(`could not evict the checkout of ${old.tree.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`);
+          await rm(old.dir, { recursive: true, force: true }).catch(() => undefined);
         }
       })();
       evicting.set(old.tree, removing);
-      try {
-        await removing;
-      } finally {
-        if (evicting.get(old.tree) === removing) evicting.delete(old.tree);
-      }
+      await removing;
+      if (evicting.get(old.tree) === removing) evicting.delete(old.tree);
     }
-    // The cache folder: the most recently used stay, the others go (never one this worker keeps).
+    // The cache folder: the most recently used stay, the others go. Never one of this worker's own
+    // (<tree>-<owner>): those are its checkouts, evicted above, or one being made again right now.
     const names = await readdir(root).catch(() => [] as string[]);
-    const mine = new Set([...kept.values()].map((k) => path.basename(k.dir)));
     const dated = await Promise.all(
-      names.filter((name) => /^[0-9a-f]{40}([0-9a-f]{24})?(-[0-9a-f]{12})?$/.test(name) && !mine.has(name)).map(async (name) => ({ name, at: (await stat(path.join(root, name)).catch(() => null))?.mtimeMs ?? 0 })),
+      names.filter((name) => /^[0-9a-f]{40}([0-9a-f]{24})?(-[0-9a-f]{12})?$/.test(name) && !name.endsWith(`-${owner}`)).map(async (name) => ({ name, at: (await stat(path.join(root, name)).catch(() => null))?.mtimeMs ?? 0 })),
     );
     dated.sort((a, b) => b.at - a.at);
     const recent = systemClock.now().getTime() - IN_USE_MS;

@@ -82,13 +82,13 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
   const runtimes = new Map<string, KeptRuntime>();
   const checkouts = warmCheckouts(
     deps.cacheDir,
-    // A checkout removed takes the runtimes started on it along.
+    // A checkout removed takes the runtimes started on it along: all of them out of the map at
+    // once, then closed; one that fails to close is said, and the others are closed all the same.
     async (tree) => {
-      for (const [key, kept] of [...runtimes]) {
-        if (kept.tree !== tree) continue;
-        runtimes.delete(key);
-        await closeKept(kept);
-      }
+      const started = [...runtimes].filter(([, kept]) => kept.tree === tree);
+      for (const [key] of started) runtimes.delete(key);
+      const closed = await Promise.allSettled(started.map(([, kept]) => closeKept(kept)));
+      for (const result of closed) if (result.status === 'rejected') deps.note(`could not close a runtime of ${tree.slice(0, 12)}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`);
     },
     deps.note,
   );
@@ -137,11 +137,14 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
   }
 
   async function evictIdle(): Promise<void> {
-    const idle = [...runtimes].filter(([, kept]) => kept.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    while (runtimes.size > KEPT_RUNTIMES && idle.length > 0) {
-      const [key, kept] = idle.shift() as [string, KeptRuntime];
-      runtimes.delete(key);
-      await closeKept(kept);
+    // Picked afresh each time and taken out of the map in the same step: a runtime handed to a job
+    // while an earlier one closed is never closed under it.
+    for (;;) {
+      if (runtimes.size <= KEPT_RUNTIMES) break;
+      const oldest = [...runtimes].filter(([, kept]) => kept.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+      if (!oldest) break;
+      runtimes.delete(oldest[0]);
+      await closeKept(oldest[1]);
     }
   }
 
