@@ -107,15 +107,11 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
       const old = [...kept.values()].filter((k) => k.inFlight === 0 && k.tree !== current).sort((a, b) => a.lastUsed - b.lastUsed)[0];
       if (!old) break;
       kept.delete(old.tree);
+      // A failure is said, not thrown: the job that made room has its own checkout, and nothing is wrong with it.
+      const said = (error: unknown) => note(`could not evict the checkout of ${old.tree.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`);
       const removing = (async () => {
-        try {
-          await onEvict(old.tree);
-          await rm(old.dir, { recursive: true, force: true });
-        } catch (error) {
-          // Said, not thrown: the job that made room has its own checkout, and nothing is wrong with it.
-          note(`could not evict the checkout of ${old.tree.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`);
-          await rm(old.dir, { recursive: true, force: true }).catch(() => undefined);
-        }
+        await onEvict(old.tree).catch(said);
+        await rm(old.dir, { recursive: true, force: true }).catch(said);
       })();
       evicting.set(old.tree, removing);
       await removing;
@@ -140,7 +136,7 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
       // Its folder (the same path) may be being removed by an eviction: that ends first.
       const removing = evicting.get(tree);
       fresh.checked = (async () => {
-        await removing?.catch(() => undefined);
+        await removing;
         await ensure(version, fresh, bundle, true);
         const now = systemClock.now();
         await utimes(fresh.dir, now, now).catch(() => undefined);
