@@ -2,7 +2,8 @@
 // CPU per case-trial beyond a local run's (bench/distributed.ts), and what carrying several
 // case-trials per BullMQ job would save of it (agentdevel sends one case-trial per job).
 // Run: npx tsx bench/bullmq-floor.ts [--sleep 1000] [--cases 400] [--per-job 1,4] [--repeat 2]
-// Needs redis-server and redis-cli on PATH; it starts its own server on a free port.
+// Needs redis-server and redis-cli on PATH; it starts its own server on a free port
+// (bench/lib/redis-server.ts), which ends with the bench.
 //
 // 4 worker processes (bench/lib/bullmq-floor-worker.mjs: BullMQ's Worker, concurrency 8, at most
 // 8 case-trials at once each), whose processor only waits --sleep ms per case-trial; this process
@@ -11,14 +12,14 @@
 // process's as the producer, and Redis's (`INFO cpu`), medians over the repeats, with the load
 // average read after each run (its range). The producer polls the completed count 10 times a
 // second, so its figure, and Redis's, grow with --sleep: the workers' figure is the one to read.
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
-import { freePort } from '../test/helpers/free-port.ts';
+import { startBenchRedis, type BenchRedis } from './lib/redis-server.ts';
 import { load, median } from './lib/measure.ts';
 import { redisCpuMs } from './lib/process-cpu.ts';
 
@@ -58,14 +59,9 @@ async function stopWorker(child: ChildProcess): Promise<{ all: number; main: num
   return spent;
 }
 
-const redisCli = (port: number, ...args: string[]): string => {
-  const result = spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
-  if (result.error) throw new Error(`redis-cli: ${result.error.message} (apt-get install redis-tools)`);
-  return result.stdout.trim();
-};
 
-async function oneRun(port: number, cases: number, perJob: number, sleepMs: number): Promise<{ wallS: number; workers: { all: number; main: number }; producer: number; redis: number; load: number }> {
-  const cli = (...args: string[]) => redisCli(port, ...args);
+async function oneRun(redis: BenchRedis, cases: number, perJob: number, sleepMs: number): Promise<{ wallS: number; workers: { all: number; main: number }; producer: number; redis: number; load: number }> {
+  const { port, cli } = redis;
   cli('flushall');
   const children = Array.from({ length: WORKERS }, () => fork(WORKER, [String(port), String(sleepMs), String(CONCURRENCY)], { execArgv: [] }));
   try {
@@ -112,20 +108,14 @@ const { values } = parseArgs({
   for (const [name, value] of [['--cases', cases], ['--sleep', sleepMs], ...perJobs.map((n) => ['--per-job', n] as const)] as const) {
     if (!Number.isInteger(value) || value < (name === '--sleep' ? 0 : 1)) throw new Error(`${name}: expected a whole number${name === '--sleep' ? '' : ' of at least 1'}, got ${String(value)}`);
   }
-  const port = await freePort();
   const scratch = mkdtempSync(path.join(tmpdir(), 'bullmq-floor-'));
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', scratch], { stdio: 'ignore' });
+  const redis = await startBenchRedis(scratch);
   try {
-    const startedAt = Date.now();
-    while (redisCli(port, 'ping') !== 'PONG') {
-      if (Date.now() - startedAt > 10_000) throw new Error('redis-server did not answer within 10 s');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
     console.log(`bullmq-floor: ${cases} case-trials that only wait ${sleepMs} ms, ${WORKERS} BullMQ workers × ${CONCURRENCY}, no agentdevel code; load ${load()} at the start`);
     console.log('CPU in ms per case-trial (medians of the repeats, each repeat interleaving the settings)');
     const seen = new Map<number, Array<Awaited<ReturnType<typeof oneRun>>>>();
     for (let r = 0; r < Number(values.repeat); r++) {
-      for (const perJob of perJobs) seen.set(perJob, [...(seen.get(perJob) ?? []), await oneRun(port, cases, perJob, sleepMs)]);
+      for (const perJob of perJobs) seen.set(perJob, [...(seen.get(perJob) ?? []), await oneRun(redis, cases, perJob, sleepMs)]);
     }
     console.log('| case-trials per job | wall | workers: all threads (main thread) | producer | Redis | load |');
     console.log('| --- | --- | --- | --- | --- | --- |');
@@ -135,7 +125,7 @@ const { values } = parseArgs({
       console.log(`| ${perJob} | ${median(runs.map((run) => run.wallS)).toFixed(1)} s | ${per((run) => run.workers.all).toFixed(3)} (${per((run) => run.workers.main).toFixed(3)}) | ${per((run) => run.producer).toFixed(3)} | ${per((run) => run.redis).toFixed(3)} | ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} |`);
     }
   } finally {
-    redis.kill();
+    await redis.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,8 @@
 // Case-trials on workers against a local run: wall time, speed-up, and the CPU each case-trial
 // costs, split over the coordinator, the workers and Redis.
 // Run: npx tsx bench/distributed.ts [--sleep 1000,200] [--cases 400] [--workers 1,2,4] [--concurrency 8] [--repeat 1]
-// Needs redis-server on PATH (apt-get install redis-server); it starts its own on a free port.
+// Needs redis-server and redis-cli on PATH (apt-get install redis-server); it starts its own on a free port
+// (bench/lib/redis-server.ts), which ends with the bench.
 //
 // The agent is a `command` agent (`sh`) that sleeps a while per case (`sleep`, the only process
 // a case starts besides sh). For each sleep, it runs `agentdevel run` (the coordinator) locally at
@@ -38,13 +39,13 @@
 // CPU figures of identical runs on a shared 2-core machine differ by a fifth, and a figure
 // "beyond the local run's" is the difference of two of them: --repeat N runs every setup N
 // times (each repeat with its own local run) and the summary gives each figure's median and range.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort } from '../test/helpers/free-port.ts';
+import { startBenchRedis, type BenchRedis } from './lib/redis-server.ts';
 import { agentdevelBin, load, median } from './lib/measure.ts';
 import { belowLiveChildren, mainThreadMs, reapedChildrenMs, redisCpuMs, treeCpu } from './lib/process-cpu.ts';
 
@@ -67,6 +68,7 @@ const REPEATS = Math.max(1, Number(values.repeat));
 const scratch = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-distributed-'));
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
 const children: ChildProcess[] = [];
+let redis: BenchRedis | null = null;
 /** The key coordinator and workers share (AGENTDEVEL_QUEUE_KEY), fresh for each bench. */
 const QUEUE_KEY = randomBytes(24).toString('hex');
 const env = { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY };
@@ -332,12 +334,8 @@ const sumCpu = (all: readonly WorkerCpu[]): WorkerCpu =>
   }));
 
 try {
-  const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', scratch], { stdio: 'ignore' });
-  children.push(redis);
-  const url = `redis://127.0.0.1:${port}`;
-  const cli = (...args: string[]) => spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).stdout.trim();
-  for (let i = 0; i < 100 && cli('ping') !== 'PONG'; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  redis = await startBenchRedis(scratch);
+  const { url, cli } = redis;
   const redisNow = () => redisCpuMs(cli('info', 'cpu'));
 
   console.log(`distributed: ${CASES} case-trials of a \`command\` agent (sh + sleep); ${cpus().length} cores; load average ${load()} at the start`);
@@ -444,5 +442,6 @@ try {
   }
 } finally {
   await Promise.all(children.map(stop));
+  await redis?.stop();
   rmSync(scratch, { recursive: true, force: true });
 }

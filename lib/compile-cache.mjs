@@ -5,7 +5,8 @@
 // call; there this does nothing.
 //
 // The cache is kept in agentdevel's cache folder (`$XDG_CACHE_HOME/agentdevel`, else
-// `~/.cache/agentdevel`, where the containment launcher is built), not in Node's default of the
+// `~/.cache/agentdevel`, where the containment launcher is built: the rule of
+// src/adapters/process/cache-folder.ts, repeated here because this runs before the bundle loads), not in Node's default of the
 // shared temporary folder: whoever can write the cache decides what code agentdevel runs, so it
 // lives in a folder of the user's own, created 0700, and is not used when that folder (or
 // agentdevel's above it) belongs to someone else or others may write it. NODE_COMPILE_CACHE

@@ -1,6 +1,7 @@
 // `agentdevel worker`: a process that takes case-trial jobs from the queue. Wires the job handler
 // (runtimes, the engines, the shared pace) to a BullMQ worker, with the queue's key kept from
 // everything a job runs.
+import path from 'node:path';
 import { AgentdevelError } from '../domain/errors.ts';
 import type { Redactor } from '../domain/environment.ts';
 import type { Checkpoint } from '../domain/ports/checkpoint.ts';
@@ -10,6 +11,7 @@ import { QueueUnreachable, startCaseTrialWorker, type WorkerSettings } from '../
 import { queueKeyFrom, withoutQueueKey } from '../adapters/queue/queue-key.ts';
 import { caseTrialHandler } from '../adapters/queue/worker.ts';
 import { whenParentEnds } from '../adapters/process/parent-watch.ts';
+import { agentdevelCacheDir } from '../adapters/process/cache-folder.ts';
 
 export type { WorkerSettings } from '../adapters/queue/bullmq.ts';
 
@@ -18,8 +20,8 @@ export interface QueueWorkerRequest {
   readonly settings: WorkerSettings;
   /** The worker's own environment: the queue's key, its credentials, what `passEnv` names. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Where checkouts of snapshots are kept. */
-  readonly cacheDir: string;
+  /** Where checkouts of snapshots are kept; null: `worker/` in agentdevel's cache folder. */
+  readonly cacheDir: string | null;
   readonly redact: Redactor;
   readonly name: string;
   readonly cassette: { readonly mode: 'record' | 'replay'; readonly dir: string } | null;
@@ -44,7 +46,7 @@ export async function startQueueWorker(request: QueueWorkerRequest): Promise<Que
   const handler = caseTrialHandler({
     // Nothing a job runs can read the queue key.
     env: withoutQueueKey(request.env),
-    cacheDir: request.cacheDir,
+    cacheDir: request.cacheDir ?? path.join(agentdevelCacheDir(request.env), 'worker'),
     redact: request.redact,
     name: request.name,
     cassette: request.cassette,

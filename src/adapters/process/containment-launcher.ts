@@ -13,10 +13,10 @@
 // processes building it at once never run half a file.
 import { createHash, randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess } from './runner.ts';
+import { agentdevelCacheDir } from './cache-folder.ts';
 
 const SOURCE = fileURLToPath(new URL('./launcher/contain.c', import.meta.url));
 const BUILD_TIMEOUT_MS = 60_000;
@@ -24,14 +24,9 @@ const BUILD_TIMEOUT_MS = 60_000;
 /** Where the launcher is, or why there is none (said where the probe is reported). */
 export type LauncherBuild = { readonly binary: string } | { readonly missing: string };
 
-function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
-  const base = env.XDG_CACHE_HOME || path.join(env.HOME || homedir(), '.cache');
-  return path.join(base, 'agentdevel');
-}
-
 /** What decides which launcher is found or built: the compiler and the cache folder. */
 export function launcherKey(env: Readonly<Record<string, string | undefined>>): string {
-  return `${env.CC || 'cc'}\0${cacheDir(env)}`;
+  return `${env.CC || 'cc'}\0${agentdevelCacheDir(env)}`;
 }
 
 function executable(file: string): boolean {
@@ -56,7 +51,7 @@ export async function buildLauncher(env: Readonly<Record<string, string | undefi
     return { missing: `its source ${SOURCE} is not there` };
   }
   const hash = createHash('sha256').update(source).update(`${process.platform}-${process.arch}`).digest('hex').slice(0, 16);
-  const dir = cacheDir(env);
+  const dir = agentdevelCacheDir(env);
   const binary = path.join(dir, `contain-${hash}`);
   if (executable(binary)) return { binary };
   try {

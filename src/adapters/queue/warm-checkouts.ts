@@ -18,6 +18,7 @@ import { systemClock } from '../../domain/ports/clock.ts';
 import { splitNames } from '../../domain/case.ts';
 import { checkoutFromRemote, checkoutSnapshot } from '../git/snapshot.ts';
 import { holdsTree, treeIdOf } from '../git/tree-id.ts';
+import { evictIdle } from './idle-eviction.ts';
 import type { JobVersion } from './job.ts';
 
 const KEPT_CHECKOUTS = 4;
@@ -100,23 +101,22 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
   }
 
   async function evict(current: string): Promise<void> {
-    // The checkout to evict is picked afresh each time and taken out of `kept` in the same step:
-    // one a job took while an earlier eviction ran is never evicted under it.
-    for (;;) {
-      if (kept.size <= KEPT_CHECKOUTS) break;
-      const old = [...kept.values()].filter((k) => k.inFlight === 0 && k.tree !== current).sort((a, b) => a.lastUsed - b.lastUsed)[0];
-      if (!old) break;
-      kept.delete(old.tree);
-      // A failure is said, not thrown: the job that made room has its own checkout, and nothing is wrong with it.
-      const said = (error: unknown) => note(`could not evict the checkout of ${old.tree.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`);
-      const removing = (async () => {
-        await onEvict(old.tree).catch(said);
-        await rm(old.dir, { recursive: true, force: true }).catch(said);
-      })();
-      evicting.set(old.tree, removing);
-      await removing;
-      if (evicting.get(old.tree) === removing) evicting.delete(old.tree);
-    }
+    await evictIdle(
+      kept,
+      KEPT_CHECKOUTS,
+      async (tree, old) => {
+        // A failure is said, not thrown: the job that made room has its own checkout, and nothing is wrong with it.
+        const said = (error: unknown) => note(`could not evict the checkout of ${tree.slice(0, 12)}: ${error instanceof Error ? error.message : String(error)}`);
+        const removing = (async () => {
+          await onEvict(tree).catch(said);
+          await rm(old.dir, { recursive: true, force: true }).catch(said);
+        })();
+        evicting.set(tree, removing);
+        await removing;
+        if (evicting.get(tree) === removing) evicting.delete(tree);
+      },
+      (tree) => tree === current,
+    );
     // The cache folder: the most recently used stay, the others go. Never one of this worker's own
     // (<tree>-<owner>): those are its checkouts, evicted above, or one being made again right now.
     const names = await readdir(root).catch(() => [] as string[]);

@@ -23,6 +23,7 @@ import type { Redactor } from '../../domain/environment.ts';
 import { loadTask } from '../task/load.ts';
 import { JobRefused, JsonText, type JobContext, type PrepareSource } from './bullmq.ts';
 import { warmCheckouts } from './warm-checkouts.ts';
+import { evictIdle } from './idle-eviction.ts';
 import { openSharedPace } from './redis-pace.ts';
 import type { QueueAddress } from '../../domain/queue-address.ts';
 import { caseTrialJobReader, JOB_SCHEMA, jobVersionSchema, type CaseTrialResult, type JobVersion, type ModelCallUsage } from './job.ts';
@@ -124,7 +125,7 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
       runtimes.set(key, fresh);
       started.catch(() => runtimes.delete(key));
       try {
-        await evictIdle();
+        await evictIdle(runtimes, KEPT_RUNTIMES, (_, old) => closeKept(old));
       } catch (error) {
         fresh.inFlight -= 1;
         throw error;
@@ -134,18 +135,6 @@ export function caseTrialHandler(deps: WorkerDeps): CaseTrialHandler {
     kept.inFlight += 1;
     kept.lastUsed = systemClock.now().getTime();
     return kept;
-  }
-
-  async function evictIdle(): Promise<void> {
-    // Picked afresh each time and taken out of the map in the same step: a runtime handed to a job
-    // while an earlier one closed is never closed under it.
-    for (;;) {
-      if (runtimes.size <= KEPT_RUNTIMES) break;
-      const oldest = [...runtimes].filter(([, kept]) => kept.inFlight === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (!oldest) break;
-      runtimes.delete(oldest[0]);
-      await closeKept(oldest[1]);
-    }
   }
 
   async function closeKept(kept: KeptRuntime): Promise<void> {

@@ -1,4 +1,4 @@
-import { homedir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { makeRedactor, secretValues } from '../../domain/environment.ts';
@@ -26,13 +26,6 @@ export function workerSettings(options: WorkerOptions): WorkerSettings {
   };
 }
 
-/** Where a worker keeps its checkouts: --cache, else the user's cache folder. */
-function cacheDir(io: Io, options: WorkerOptions): string {
-  if (options.cache) return path.resolve(io.cwd, options.cache);
-  // An empty XDG_CACHE_HOME counts as unset (as the XDG spec says, and as the launcher's cache reads it).
-  const base = io.env.XDG_CACHE_HOME || path.join(io.env.HOME || homedir(), '.cache');
-  return path.join(base, 'agentdevel', 'worker');
-}
 
 /**
  * `agentdevel worker --queue URL`: takes case-trial jobs until it is stopped (SIGTERM, Ctrl-C;
@@ -50,7 +43,8 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
     address,
     settings,
     env: io.env,
-    cacheDir: cacheDir(io, options),
+    // --cache, else the user's cache folder.
+    cacheDir: options.cache ? path.resolve(io.cwd, options.cache) : null,
     redact,
     name,
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
