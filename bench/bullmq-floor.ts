@@ -59,7 +59,6 @@ async function stopWorker(child: ChildProcess): Promise<{ all: number; main: num
   return spent;
 }
 
-
 async function oneRun(redis: BenchRedis, cases: number, perJob: number, sleepMs: number): Promise<{ wallS: number; workers: { all: number; main: number }; producer: number; redis: number; load: number }> {
   const { port, cli } = redis;
   cli('flushall');

@@ -1,6 +1,6 @@
 // Case-trials on workers against a local run: wall time, speed-up, and the CPU each case-trial
 // costs, split over the coordinator, the workers and Redis.
-// Run: npx tsx bench/distributed.ts [--sleep 1000,200] [--cases 400] [--workers 1,2,4] [--concurrency 8] [--repeat 1]
+// Run: npx tsx bench/distributed.ts [--sleep 1000,200] [--cases 400] [--workers 1,2,4] [--concurrency 8] [--repeat 1] [--serving]
 // Needs redis-server and redis-cli on PATH (apt-get install redis-server); it starts its own on a free port
 // (bench/lib/redis-server.ts), which ends with the bench.
 //
@@ -35,6 +35,12 @@
 //   AGENTDEVEL_CPU_REPORT) and of the workers (their schedstat over the run): what runs the
 //   queue, the grading and the records, without the spawners, the agents, V8's helper threads
 //   or the thread pool.
+// - --serving (one --workers count): workers as a team runs them, processes that serve many
+//   runs. They are started once and warmed by a run of --cases case-trials of a version used
+//   nowhere else, and each run brings a version new to them (a commit to the workspace, as a new
+//   release candidate is): its checkout, runtime and spawners are set up at its first jobs and
+//   counted, "all in". Without it, every setup starts new worker processes, whose first run also
+//   pays for V8 compiling the code its jobs run (in its helper threads, most of it).
 // Figures from a machine shared with other work are noisy: the load average is printed beside them.
 // CPU figures of identical runs on a shared 2-core machine differ by a fifth, and a figure
 // "beyond the local run's" is the difference of two of them: --repeat N runs every setup N
@@ -47,7 +53,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startBenchRedis, type BenchRedis } from './lib/redis-server.ts';
 import { agentdevelBin, load, median } from './lib/measure.ts';
-import { belowLiveChildren, mainThreadMs, reapedChildrenMs, redisCpuMs, treeCpu } from './lib/process-cpu.ts';
+import { belowLiveChildren, mainThreadMs, reapedChildrenMs, redisCpuMs, treeCpu, type TreeCpu } from './lib/process-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,6 +62,7 @@ const { values } = parseArgs({
     workers: { type: 'string', default: '1,2,4' },
     concurrency: { type: 'string', default: '8' },
     repeat: { type: 'string', default: '1' },
+    serving: { type: 'boolean', default: false },
   },
 });
 const list = (text: string) => text.split(',').map((x) => Number(x.trim()));
@@ -64,6 +71,9 @@ const SLEEPS_MS = list(values.sleep);
 const CONCURRENCY = Number(values.concurrency);
 const WORKER_COUNTS = list(values.workers);
 const REPEATS = Math.max(1, Number(values.repeat));
+/** Workers that serve many runs: started once, warmed by a run of another version, and given a new version at every run. */
+const SERVING = values.serving;
+if (SERVING && WORKER_COUNTS.length !== 1) throw new Error('--serving takes one --workers count (idle workers of another count would take jobs too)');
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-distributed-'));
 const git = (dir: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], { cwd: dir, stdio: 'pipe' });
@@ -73,8 +83,8 @@ let redis: BenchRedis | null = null;
 const QUEUE_KEY = randomBytes(24).toString('hex');
 const env = { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY };
 
-function workspace(sleepMs: number): string {
-  const dir = path.join(scratch, `origin-${sleepMs}`);
+function workspace(sleepMs: number, name = `origin-${sleepMs}`): string {
+  const dir = path.join(scratch, name);
   mkdirSync(path.join(dir, 'blueprints', 'sleeper'), { recursive: true });
   mkdirSync(path.join(dir, 'rubrics', 'sleep'), { recursive: true });
   const json = (file: string, value: unknown) => writeFileSync(path.join(dir, file), `${JSON.stringify(value, null, 2)}\n`);
@@ -101,6 +111,13 @@ function workspace(sleepMs: number): string {
   git(dir, 'add', '-A');
   git(dir, 'commit', '-qm', 'bench workspace');
   return dir;
+}
+
+/** A new version of the workspace (a new tree): as a new release candidate is, checked out and set up afresh by every worker. */
+function newVersion(origin: string, label: string): void {
+  writeFileSync(path.join(origin, 'blueprints', 'sleeper', 'version.txt'), `${label}\n`);
+  git(origin, 'add', '-A');
+  git(origin, 'commit', '-qm', label);
 }
 
 let clones = 0;
@@ -174,6 +191,8 @@ interface WorkerCpu {
   /** Its spawners (its live children), and the agents below them. */
   readonly spawnersMs: number;
   readonly agentsMs: number;
+  /** The same by spawner (pid); empty for a difference of two readings. */
+  readonly byChild: TreeCpu['byChild'];
 }
 
 function workerCpu(pid: number): WorkerCpu {
@@ -184,16 +203,26 @@ function workerCpu(pid: number): WorkerCpu {
     mainMs: mainThreadMs(pid) ?? Number.NaN,
     spawnersMs: tree?.liveChildrenMs ?? Number.NaN,
     agentsMs: tree?.grandchildrenMs ?? Number.NaN,
+    byChild: tree?.byChild ?? new Map(),
   };
 }
 
-const minus = (a: WorkerCpu, b: WorkerCpu): WorkerCpu => ({
-  treeMs: a.treeMs - b.treeMs,
-  rootMs: a.rootMs - b.rootMs,
-  mainMs: a.mainMs - b.mainMs,
-  spawnersMs: a.spawnersMs - b.spawnersMs,
-  agentsMs: a.agentsMs - b.agentsMs,
-});
+/**
+ * What a worker spent between two readings. Spawners and agents are taken spawner by spawner: one
+ * that ended between them (its runtime closed, as a worker does when a version is evicted) took
+ * its whole past into the worker's reaped CPU, and it spent nothing since the earlier reading (an
+ * evicted runtime is idle). The whole tree is unaffected: what moves is not new CPU.
+ */
+function minus(a: WorkerCpu, b: WorkerCpu): WorkerCpu {
+  let spawnersMs = 0;
+  let agentsMs = 0;
+  for (const [pid, now] of a.byChild) {
+    const then = b.byChild.get(pid);
+    spawnersMs += now.selfMs - (then?.selfMs ?? 0);
+    agentsMs += now.belowMs - (then?.belowMs ?? 0);
+  }
+  return { treeMs: a.treeMs - b.treeMs, rootMs: a.rootMs - b.rootMs, mainMs: a.mainMs - b.mainMs, spawnersMs, agentsMs, byChild: new Map() };
+}
 
 interface WorkerProbe {
   readonly child: ChildProcess;
@@ -331,6 +360,7 @@ const sumCpu = (all: readonly WorkerCpu[]): WorkerCpu =>
     mainMs: sum.mainMs + s.mainMs,
     spawnersMs: sum.spawnersMs + s.spawnersMs,
     agentsMs: sum.agentsMs + s.agentsMs,
+    byChild: new Map(),
   }));
 
 try {
@@ -340,7 +370,7 @@ try {
 
   console.log(`distributed: ${CASES} case-trials of a \`command\` agent (sh + sleep); ${cpus().length} cores; load average ${load()} at the start`);
   console.log('CPU in ms per case-trial, each process with all its descendants. "all in": the coordinator and the workers over');
-  console.log(`one run of ${CASES} case-trials on fresh workers, start-up and set-up included; "per more": what each further`);
+  console.log(`one run of ${CASES} case-trials on ${SERVING ? 'workers the version is new to' : 'fresh workers'}, start-up and set-up included; "per more": what each further`);
   console.log('case-trial adds, once started and set up (a short run of one case-trial per slot first tells the two apart).');
   console.log('coordinator: its start-up; per case-trial (its main thread). workers: their set-up (checkout, runtime, spawners);');
   console.log('per case-trial (main threads; other threads: V8\'s helpers, the thread pool; spawners; agents: sh and sleep;');
@@ -351,10 +381,20 @@ try {
   const origins = new Map<number, string>();
   /** The sleep whose version a run on the queue published last (what workers that start now prepare). */
   let publishedLast: number | null = null;
+  // --serving: the workers are started once, and a run of 400 case-trials of a version used
+  // nowhere else warms them, as the runs a long-lived worker served before warm it (V8 has
+  // compiled the code every job runs). Each run below then brings a version new to them.
+  const serving = SERVING ? await Promise.all(Array.from({ length: WORKER_COUNTS[0] as number }, (_, i) => startWorker(url, i))) : null;
+  if (serving) {
+    const warmUp = workspace(Math.min(...SLEEPS_MS), 'warm-up');
+    await coordinatorRun(freshClone(warmUp), ['--queue', url]);
+    console.log(`workers serving runs: ${serving.length} started once and warmed by a run of ${CASES} case-trials of another version; every run below brings a new version (checkout and runtime set up afresh, counted)`);
+  }
   for (let repeat = 0; repeat < REPEATS; repeat += 1)
   for (const sleepMs of SLEEPS_MS) {
     const origin = origins.get(sleepMs) ?? workspace(sleepMs);
     origins.set(sleepMs, origin);
+    if (serving) newVersion(origin, `repeat ${repeat + 1}`);
     console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}${REPEATS > 1 ? ` (repeat ${repeat + 1} of ${REPEATS})` : ''}`);
     console.log('| setup | wall | speed-up | CPU/job all in | per more | without agents: all in; per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
@@ -369,9 +409,11 @@ try {
       // The queue is emptied, but the version published last (and its bundle) stays, as it does
       // between runs: workers that start after a run of this same version prepare it before
       // their first job (a later setup, or a later repeat of a single sleep).
-      const prepared = publishedLast === sleepMs;
+      const prepared = !serving && publishedLast === sleepMs;
       cli('eval', "for _, k in ipairs(redis.call('keys', 'bull:*')) do redis.call('del', k) end", '0');
-      const workers = await Promise.all(Array.from({ length: count }, (_, i) => startWorker(url, i)));
+      const workers = serving ?? (await Promise.all(Array.from({ length: count }, (_, i) => startWorker(url, i))));
+      // Serving workers are counted from here; fresh ones from when they said they take case-trials.
+      const before = serving ? workers.map((w) => workerCpu(w.pid)) : workers.map((w) => w.ready);
       // One case-trial per slot, so every worker takes some and sets itself up.
       const short = count * CONCURRENCY;
       const coordinatorShort = await coordinatorRun(freshClone(origin), ['--queue', url, ...firstCases(short)], short);
@@ -399,16 +441,15 @@ try {
         short,
         coordinatorShort,
         coordinator,
-        workersShort: sumCpu(setUp.map((s, i) => minus(s, workers[i]!.ready))),
+        workersShort: sumCpu(setUp.map((s, i) => minus(s, before[i]!))),
         workers: sumCpu(after.map((s, i) => minus(s, setUp[i]!))),
         redisMs,
       };
       printRow(measured, local.wallS);
       // Outside the figures above (a worker serves many runs): its start, with what it prepared before taking case-trials.
-      const started = workers.map((w) => w.ready.treeMs);
-      console.log(`  (each worker's start-up, before it took case-trials: ${started.map(ms).join(', ')} of CPU, its own tree)`);
+      if (!serving) console.log(`  (each worker's start-up, before it took case-trials: ${workers.map((w) => ms(w.ready.treeMs)).join(', ')} of CPU, its own tree)`);
       console.log(wallTimeline(jobs, coordinator, count * CONCURRENCY));
-      await Promise.all(workers.map((w) => stop(w.child)));
+      if (!serving) await Promise.all(workers.map((w) => stop(w.child)));
       if (count === Math.max(...WORKER_COUNTS)) {
         const cost = costs(measured);
         const runs = summary.get(sleepMs) ?? [];
@@ -434,7 +475,7 @@ try {
       return sorted.length === 1 ? middle.toFixed(digits) : `${middle.toFixed(digits)} [${(sorted[0] as number).toFixed(digits)}, ${(sorted.at(-1) as number).toFixed(digits)}]`;
     };
     console.log(
-      `summary: sleep ${sleepMs} ms, ${count} workers ${runs.every((r) => r.prepared) ? 'that prepared the version before their first job' : runs.some((r) => r.prepared) ? '(some fresh, some prepared)' : 'started fresh'}${runs.length > 1 ? ` (median [range] of ${runs.length} repeats)` : ''}: speed-up ${spread((r) => r.speedUp)}×; ` +
+      `summary: sleep ${sleepMs} ms, ${count} workers ${SERVING ? 'serving runs (started once and warmed; a new version each run)' : runs.every((r) => r.prepared) ? 'that prepared the version before their first job' : runs.some((r) => r.prepared) ? '(some fresh, some prepared)' : 'started fresh'}${runs.length > 1 ? ` (median [range] of ${runs.length} repeats)` : ''}: speed-up ${spread((r) => r.speedUp)}×; ` +
         `CPU per case-trial beyond the local run's ${spread((r) => r.allIn)} ms all in, ${spread((r) => r.perMore)} ms per more; ` +
         `the same with the agents' own CPU left out on both sides ${spread((r) => r.bareAllIn)} ms all in, ${spread((r) => r.barePerMore)} ms per more; ` +
         `queue's own work ${spread((r) => r.ownAllIn)} ms all in, ${spread((r) => r.ownPerMore)} ms per more; Redis ${spread((r) => r.redis)} ms`,

@@ -59,6 +59,11 @@ export interface TreeCpu {
   readonly liveChildrenMs: number;
   /** Of those: what lives or lived below its live children (for a worker, the agents). */
   readonly grandchildrenMs: number;
+  /**
+   * The same two by live child (pid): its own CPU, and what lives or lived below it. A child that
+   * exits moves all of it into the root's reaped CPU, so a split over time is taken by pid.
+   */
+  readonly byChild: ReadonlyMap<number, { readonly selfMs: number; readonly belowMs: number }>;
   readonly totalMs: number;
   /** Live processes in the tree, root included. */
   readonly processes: number;
@@ -74,15 +79,22 @@ export function treeCpu(root: number): TreeCpu | null {
   let descendantsMs = rootStat.reapedMs;
   let liveChildrenMs = 0;
   let processes = 1;
-  const stack = [...(byParent.get(root) ?? [])];
-  for (let stat = stack.pop(); stat; stat = stack.pop()) {
-    descendantsMs += stat.selfMs + stat.reapedMs;
-    if (stat.ppid === root) liveChildrenMs += stat.selfMs;
+  const byChild = new Map<number, { selfMs: number; belowMs: number }>();
+  for (const child of byParent.get(root) ?? []) {
+    let belowMs = child.reapedMs;
+    const stack = [...(byParent.get(child.pid) ?? [])];
+    for (let stat = stack.pop(); stat; stat = stack.pop()) {
+      belowMs += stat.selfMs + stat.reapedMs;
+      processes += 1;
+      stack.push(...(byParent.get(stat.pid) ?? []));
+    }
+    byChild.set(child.pid, { selfMs: child.selfMs, belowMs });
+    descendantsMs += child.selfMs + belowMs;
+    liveChildrenMs += child.selfMs;
     processes += 1;
-    stack.push(...(byParent.get(stat.pid) ?? []));
   }
   const grandchildrenMs = descendantsMs - rootStat.reapedMs - liveChildrenMs;
-  return { rootMs: rootStat.selfMs, descendantsMs, liveChildrenMs, grandchildrenMs, totalMs: rootStat.selfMs + descendantsMs, processes };
+  return { rootMs: rootStat.selfMs, descendantsMs, liveChildrenMs, grandchildrenMs, byChild, totalMs: rootStat.selfMs + descendantsMs, processes };
 }
 
 /** The main thread's time on a CPU, ms (nanosecond resolution); null when the process is gone. */

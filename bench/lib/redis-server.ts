@@ -1,7 +1,8 @@
 // A redis-server of a bench's own, on a free port, that ends with the bench however the bench
 // ends, killed from outside included: the server runs below a shell that holds the read end of a
 // pipe from the bench, and stops the server once that pipe closes (the bench's `stop`, or its
-// death). Needs redis-server and redis-cli on PATH.
+// death). The shell ends when the server does, so a server that cannot start is said at once.
+// Needs redis-server and redis-cli on PATH.
 import { spawn, spawnSync } from 'node:child_process';
 import { freePort } from '../../test/helpers/free-port.ts';
 
@@ -10,17 +11,24 @@ export interface BenchRedis {
   readonly url: string;
   /** One redis-cli command; its output, trimmed. */
   cli(...args: string[]): string;
-  /** Stops the server and waits for it (at most 5 s). */
+  /** Stops the server and waits for it: killed after 5 s. */
   stop(): Promise<void>;
 }
 
-const HOLDER = 'redis-server "$@" & server=$!; read -r _; kill "$server" 2>/dev/null; wait "$server"';
+// The pipe is fd 3 for the background reader (a background job's stdin is /dev/null); the
+// server's pid goes out first, for `stop` to kill it if it does not end in time.
+const HOLDER = 'exec 3<&0; redis-server "$@" >/dev/null & server=$!; echo "$server"; { read -r _ <&3; kill "$server" 2>/dev/null; } >/dev/null & wait "$server"';
+const STOP_MS = 5000;
 
 /** Starts the server (no persistence, files in `dir`) and waits, at most 10 s, until it answers. */
 export async function startBenchRedis(dir: string): Promise<BenchRedis> {
   const port = await freePort();
-  const holder = spawn('sh', ['-c', HOLDER, 'sh', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['pipe', 'ignore', 'inherit'] });
+  const holder = spawn('sh', ['-c', HOLDER, 'sh', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let failed: Error | null = null;
+  holder.once('error', (error) => (failed = error));
   const exited = new Promise<void>((resolve) => holder.once('exit', () => resolve()));
+  let serverPid: number | null = null;
+  holder.stdout?.setEncoding('utf8').once('data', (text: string) => (serverPid = Number.parseInt(text, 10) || null));
   const cli = (...args: string[]) => {
     const result = spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
     if (result.error) throw new Error(`redis-cli: ${result.error.message} (apt-get install redis-tools)`);
@@ -29,8 +37,18 @@ export async function startBenchRedis(dir: string): Promise<BenchRedis> {
   const stop = async () => {
     holder.stdin?.end();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5000)))]);
+    const ended = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_MS)))]);
     clearTimeout(timer);
+    if (ended) return;
+    if (serverPid !== null) {
+      try {
+        process.kill(serverPid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    holder.kill('SIGKILL');
+    await exited;
   };
   const startedAt = Date.now();
   for (;;) {
@@ -39,9 +57,9 @@ export async function startBenchRedis(dir: string): Promise<BenchRedis> {
       throw error;
     });
     if (answer === 'PONG') break;
-    if (holder.exitCode !== null || Date.now() - startedAt > 10_000) {
+    if (failed || holder.exitCode !== null || Date.now() - startedAt > 10_000) {
       await stop();
-      throw new Error(`redis-server on port ${port} did not answer within 10 s (is it installed? apt-get install redis-server)`);
+      throw new Error(`redis-server on port ${port} ${failed ? `could not be started: ${(failed as Error).message}` : holder.exitCode !== null ? 'ended at its start' : 'did not answer within 10 s'} (is it installed? apt-get install redis-server)`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -58,4 +58,11 @@ describe('evicting idle entries (what a worker keeps warm)', () => {
     });
     expect(order).toEqual(['b', 'c', 'd']);
   });
+
+  it('breaks a tie in last use by age in the map: the one kept longest goes first', async () => {
+    const kept = new Map([['x', { inFlight: 0, lastUsed: 5 }], ['y', { inFlight: 0, lastUsed: 5 }], ['z', { inFlight: 0, lastUsed: 5 }]]);
+    const closed: string[] = [];
+    await evictIdle(kept, 1, async (key) => void closed.push(key));
+    expect(closed).toEqual(['x', 'y']);
+  });
 });

@@ -26,7 +26,6 @@ export function workerSettings(options: WorkerOptions): WorkerSettings {
   };
 }
 
-
 /**
  * `agentdevel worker --queue URL`: takes case-trial jobs until it is stopped (SIGTERM, Ctrl-C;
  * a job it was running is taken over by another worker once its lock expires).
