@@ -41,11 +41,14 @@ let measured: Promise<Launcher> | null = null;
 
 async function measure(): Promise<Launcher> {
   const env = { PATH: '/nonexistent' };
-  const probe = await runProcess({ command: SHELL, args: ['-c', PROBE_SCRIPT, 'agentdevel-probe', process.execPath, '-e', PROBE], env, timeoutMs: 20_000 });
+  // Two bare Node starts, at once: each is most of a command's wait before its first case-trial.
+  const [probe, setpriv] = await Promise.all([
+    runProcess({ command: SHELL, args: ['-c', PROBE_SCRIPT, 'agentdevel-probe', process.execPath, '-e', PROBE], env, timeoutMs: 20_000 }),
+    runProcess({ command: SETPRIV, args: ['--pdeathsig', 'KILL', '--', process.execPath, '-e', ''], env, timeoutMs: 20_000 }),
+  ]);
   const [hard, baseline] = probe.stdout.trim().split('\n');
   const baselineKb = probe.exitCode === 0 && /^\d+$/.test(baseline ?? '') ? Number(baseline) : null;
   const hardLimitKb = /^\d+$/.test(hard ?? '') ? Number(hard) : null;
-  const setpriv = await runProcess({ command: SETPRIV, args: ['--pdeathsig', 'KILL', '--', process.execPath, '-e', ''], env, timeoutMs: 20_000 });
   return { baselineKb, hardLimitKb, setpriv: setpriv.exitCode === 0 };
 }
 
