@@ -1,6 +1,7 @@
 // Case-trials on workers against a local run: wall time, speed-up, and the CPU each case-trial
 // costs, split over the coordinator, the workers and Redis.
-// Run: npx tsx bench/distributed.ts [--sleep 1000,200] [--cases 400] [--workers 1,2,4] [--concurrency 8] [--repeat 1] [--serving]
+// Run: npx tsx bench/distributed.ts [--sleep 1000,200] [--cases 400] [--workers 1,2,4] [--concurrency 8] [--repeat 1]
+//      [--serving, with one --workers count]
 // Needs redis-server and redis-cli on PATH (apt-get install redis-server); it starts its own on a free port
 // (bench/lib/redis-server.ts), which ends with the bench.
 //
@@ -20,7 +21,8 @@
 //   queue is emptied between setups but the version published last stays, so the workers of
 //   every setup after the first start warm), then the full run. The difference tells the
 //   fixed costs (the coordinator's start-up, the workers' set-up) from the cost per case-trial;
-//   "all in" is what one run of --cases costs on fresh workers, "per more" what each further
+//   "all in" is what one run of --cases costs on workers new to the version (fresh ones, or with
+//   --serving, serving ones), "per more" what each further
 //   case-trial adds. Workers that start after a run of the same version (a later setup, or a
 //   later repeat of a single sleep) prepared it before their first job (checkout, runtime,
 //   spawners: the version published last), as warm workers do; the others started fresh. The
@@ -36,10 +38,10 @@
 //   queue, the grading and the records, without the spawners, the agents, V8's helper threads
 //   or the thread pool.
 // - --serving (one --workers count): workers as a team runs them, processes that serve many
-//   runs. They are started once and warmed by a run of --cases case-trials of a version used
-//   nowhere else, and each run brings a version new to them (a commit to the workspace, as a new
-//   release candidate is): its checkout, runtime and spawners are set up at its first jobs and
-//   counted, "all in". Without it, every setup starts new worker processes, whose first run also
+//   runs. They are started once and warmed by runs of --cases case-trials of 4 versions used
+//   nowhere else (as many as a worker keeps), and each run brings a version new to them (a commit
+//   to the workspace, as a new release candidate is): its checkout, runtime and spawners are set
+//   up at its first jobs, and the least recently used version evicted, all counted, "all in". Without it, every setup starts new worker processes, whose first run also
 //   pays for V8 compiling the code its jobs run (in its helper threads, most of it).
 // Figures from a machine shared with other work are noisy: the load average is printed beside them.
 // CPU figures of identical runs on a shared 2-core machine differ by a fifth, and a figure
@@ -71,8 +73,10 @@ const SLEEPS_MS = list(values.sleep);
 const CONCURRENCY = Number(values.concurrency);
 const WORKER_COUNTS = list(values.workers);
 const REPEATS = Math.max(1, Number(values.repeat));
-/** Workers that serve many runs: started once, warmed by a run of another version, and given a new version at every run. */
+/** Workers that serve many runs: started once, warmed by runs of other versions, and given a new version at every run. */
 const SERVING = values.serving;
+/** Versions a worker keeps (warm-checkouts.ts, worker.ts): the warm-up runs as many. */
+const WARM_VERSIONS = 4;
 if (SERVING && WORKER_COUNTS.length !== 1) throw new Error('--serving takes one --workers count (idle workers of another count would take jobs too)');
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'agentdevel-bench-distributed-'));
@@ -191,7 +195,7 @@ interface WorkerCpu {
   /** Its spawners (its live children), and the agents below them. */
   readonly spawnersMs: number;
   readonly agentsMs: number;
-  /** The same by spawner (pid); empty for a difference of two readings. */
+  /** The same by spawner; empty for a difference of two readings. */
   readonly byChild: TreeCpu['byChild'];
 }
 
@@ -209,15 +213,16 @@ function workerCpu(pid: number): WorkerCpu {
 
 /**
  * What a worker spent between two readings. Spawners and agents are taken spawner by spawner: one
- * that ended between them (its runtime closed, as a worker does when a version is evicted) took
- * its whole past into the worker's reaped CPU, and it spent nothing since the earlier reading (an
- * evicted runtime is idle). The whole tree is unaffected: what moves is not new CPU.
+ * that ended between them (its runtime closed, as a worker does when it evicts a version) took
+ * its whole past into the worker's reaped CPU; its agents ran nothing since the earlier reading
+ * (an evicted runtime is idle), and what it spent closing is left in the worker's "other". The
+ * whole tree is unaffected: what moves is not new CPU.
  */
 function minus(a: WorkerCpu, b: WorkerCpu): WorkerCpu {
   let spawnersMs = 0;
   let agentsMs = 0;
-  for (const [pid, now] of a.byChild) {
-    const then = b.byChild.get(pid);
+  for (const [child, now] of a.byChild) {
+    const then = b.byChild.get(child);
     spawnersMs += now.selfMs - (then?.selfMs ?? 0);
     agentsMs += now.belowMs - (then?.belowMs ?? 0);
   }
@@ -279,7 +284,7 @@ interface Measured {
   /** The coordinator of the short run and of the full run (same start-up, CASES - short more case-trials). */
   readonly coordinatorShort: CoordinatorCost;
   readonly coordinator: CoordinatorCost;
-  /** The fresh workers over the short run (their set-up: checkout, runtime, spawners; and `short` case-trials), and over the full run, set up. */
+  /** The workers over the short run (their set-up for the version: checkout, runtime, spawners, an eviction when serving; and `short` case-trials), and over the full run, set up. */
   readonly workersShort: WorkerCpu | null;
   readonly workers: WorkerCpu | null;
   readonly redisMs: number | null;
@@ -287,7 +292,7 @@ interface Measured {
 
 /**
  * CPU per case-trial, ms: per case-trial more (what each adds once everything is started and
- * set up), and all in (one run of CASES case-trials on fresh workers, start-up and set-up
+ * set up), and all in (one run of CASES case-trials on workers new to the version, start-up and set-up
  * included); the fixed costs: the coordinator's start-up and the workers' set-up.
  */
 function costs(m: Measured) {
@@ -374,27 +379,35 @@ try {
   console.log('case-trial adds, once started and set up (a short run of one case-trial per slot first tells the two apart).');
   console.log('coordinator: its start-up; per case-trial (its main thread). workers: their set-up (checkout, runtime, spawners);');
   console.log('per case-trial (main threads; other threads: V8\'s helpers, the thread pool; spawners; agents: sh and sleep;');
-  console.log('other processes: git). queue\'s own work: the main threads of the coordinator and the workers (all in; per more).');
+  console.log(`other processes: git${SERVING ? ', spawners that ended' : ''}). queue's own work: the main threads of the coordinator and the workers (all in; per more).`);
   console.log('without agents: less the CPU of every process below the spawners (each agent\'s sh and sleep, and its containment), on both sides.');
   /** The most workers' figures against their repeat's local run, by sleep. */
   const summary = new Map<number, Array<{ speedUp: number; prepared: boolean; allIn: number; perMore: number; bareAllIn: number; barePerMore: number; ownAllIn: number; ownPerMore: number; redis: number }>>();
   const origins = new Map<number, string>();
   /** The sleep whose version a run on the queue published last (what workers that start now prepare). */
   let publishedLast: number | null = null;
-  // --serving: the workers are started once, and a run of 400 case-trials of a version used
-  // nowhere else warms them, as the runs a long-lived worker served before warm it (V8 has
-  // compiled the code every job runs). Each run below then brings a version new to them.
+  // --serving: the workers are started once and warmed by runs of versions used nowhere else, as
+  // the runs a long-lived worker served before warm it (V8 has compiled the code every job runs),
+  // as many as a worker keeps, so that each run below, which brings a version new to them, also
+  // evicts one: a worker's steady state.
   const serving = SERVING ? await Promise.all(Array.from({ length: WORKER_COUNTS[0] as number }, (_, i) => startWorker(url, i))) : null;
   if (serving) {
     const warmUp = workspace(Math.min(...SLEEPS_MS), 'warm-up');
-    await coordinatorRun(freshClone(warmUp), ['--queue', url]);
-    console.log(`workers serving runs: ${serving.length} started once and warmed by a run of ${CASES} case-trials of another version; every run below brings a new version (checkout and runtime set up afresh, counted)`);
+    for (let n = 1; n <= WARM_VERSIONS; n += 1) {
+      newVersion(warmUp, `warm-up ${n}`);
+      await coordinatorRun(freshClone(warmUp), ['--queue', url]);
+    }
+    console.log(
+      `workers serving runs: ${serving.length} started once and warmed by runs of ${CASES} case-trials of ${WARM_VERSIONS} other versions (as many as a worker keeps); ` +
+        'every run below brings a new version (checkout, runtime and spawners set up, and an older version evicted: counted)',
+    );
   }
+  let versions = 0;
   for (let repeat = 0; repeat < REPEATS; repeat += 1)
   for (const sleepMs of SLEEPS_MS) {
     const origin = origins.get(sleepMs) ?? workspace(sleepMs);
     origins.set(sleepMs, origin);
-    if (serving) newVersion(origin, `repeat ${repeat + 1}`);
+    if (serving) newVersion(origin, `version ${(versions += 1)}`);
     console.log(`\nagent sleeps ${sleepMs} ms; workers and the local run at concurrency ${CONCURRENCY}${REPEATS > 1 ? ` (repeat ${repeat + 1} of ${REPEATS})` : ''}`);
     console.log('| setup | wall | speed-up | CPU/job all in | per more | without agents: all in; per more | coordinator: start-up; per job (main) | workers: set-up; per job (main; other threads; spawners; agents; other) | Redis | queue\'s own work | load |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');

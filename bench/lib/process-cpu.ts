@@ -20,6 +20,8 @@ const TICK_MS = 10;
 interface Stat {
   readonly pid: number;
   readonly ppid: number;
+  /** When it started (clock ticks since boot): with the pid, names one process even when pids are reused. */
+  readonly startTicks: number;
   /** utime + stime, ms. */
   readonly selfMs: number;
   /** cutime + cstime (reaped descendants), ms. */
@@ -37,7 +39,7 @@ function readStat(pid: number | 'self'): Stat | null {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // After the name: state(3) ppid(4) … utime(14) stime(15) cutime(16) cstime(17); index = field - 3.
   const at = (field: number) => Number(fields[field - 3]);
-  return { pid: pid === 'self' ? process.pid : pid, ppid: at(4), selfMs: (at(14) + at(15)) * TICK_MS, reapedMs: (at(16) + at(17)) * TICK_MS };
+  return { pid: pid === 'self' ? process.pid : pid, ppid: at(4), startTicks: at(22), selfMs: (at(14) + at(15)) * TICK_MS, reapedMs: (at(16) + at(17)) * TICK_MS };
 }
 
 function allProcesses(): Stat[] {
@@ -60,10 +62,11 @@ export interface TreeCpu {
   /** Of those: what lives or lived below its live children (for a worker, the agents). */
   readonly grandchildrenMs: number;
   /**
-   * The same two by live child (pid): its own CPU, and what lives or lived below it. A child that
-   * exits moves all of it into the root's reaped CPU, so a split over time is taken by pid.
+   * The same two by live child (`<pid>@<start>`, one process even when pids are reused): its own
+   * CPU, and what lives or lived below it. A child that exits moves all of it into the root's
+   * reaped CPU, so a split over time is taken child by child.
    */
-  readonly byChild: ReadonlyMap<number, { readonly selfMs: number; readonly belowMs: number }>;
+  readonly byChild: ReadonlyMap<string, { readonly selfMs: number; readonly belowMs: number }>;
   readonly totalMs: number;
   /** Live processes in the tree, root included. */
   readonly processes: number;
@@ -79,7 +82,7 @@ export function treeCpu(root: number): TreeCpu | null {
   let descendantsMs = rootStat.reapedMs;
   let liveChildrenMs = 0;
   let processes = 1;
-  const byChild = new Map<number, { selfMs: number; belowMs: number }>();
+  const byChild = new Map<string, { selfMs: number; belowMs: number }>();
   for (const child of byParent.get(root) ?? []) {
     let belowMs = child.reapedMs;
     const stack = [...(byParent.get(child.pid) ?? [])];
@@ -88,7 +91,7 @@ export function treeCpu(root: number): TreeCpu | null {
       processes += 1;
       stack.push(...(byParent.get(stat.pid) ?? []));
     }
-    byChild.set(child.pid, { selfMs: child.selfMs, belowMs });
+    byChild.set(`${child.pid}@${child.startTicks}`, { selfMs: child.selfMs, belowMs });
     descendantsMs += child.selfMs + belowMs;
     liveChildrenMs += child.selfMs;
     processes += 1;

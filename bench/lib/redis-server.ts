@@ -16,8 +16,9 @@ export interface BenchRedis {
 }
 
 // The pipe is fd 3 for the background reader (a background job's stdin is /dev/null); the
-// server's pid goes out first, for `stop` to kill it if it does not end in time.
-const HOLDER = 'exec 3<&0; redis-server "$@" >/dev/null & server=$!; echo "$server"; { read -r _ <&3; kill "$server" 2>/dev/null; } >/dev/null & wait "$server"';
+// server's pid goes out first, for `stop` to kill it if it does not end in time. Once the server
+// is gone the reader is ended too, so it never signals a pid the system has given another process.
+const HOLDER = 'exec 3<&0; redis-server "$@" >/dev/null & server=$!; echo "$server"; { read -r _ <&3; kill "$server" 2>/dev/null; } >/dev/null & reader=$!; wait "$server"; kill "$reader" 2>/dev/null';
 const STOP_MS = 5000;
 
 /** Starts the server (no persistence, files in `dir`) and waits, at most 10 s, until it answers. */
