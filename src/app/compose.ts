@@ -179,6 +179,7 @@ export async function openCommand(
           queueExecutor(queueAddress, defaultCoordinatorSettings, {
             key: queueKeyFrom(io.env),
             ledger: charge,
+            note: (message) => reporter.emit({ type: 'stage', stage: 'run', message }),
           }),
         )
       : null;

@@ -172,7 +172,8 @@ function handleInterrupts(io: Io): () => void {
   const codes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
   const handlers = (Object.keys(codes) as Array<keyof typeof codes>).map((signal) => {
     const handler = () => {
-      io.stderr.write(`\nagentdevel: ${signal}: stopping (releasing the workspace)\n`);
+      // What is released (a workspace's lock, worktrees, children) is the exit hooks'; a worker holds no workspace.
+      io.stderr.write(`\nagentdevel: ${signal}: stopping\n`);
       process.exit(codes[signal]);
     };
     process.on(signal, handler);

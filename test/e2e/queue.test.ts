@@ -313,6 +313,39 @@ describe('run --queue', () => {
     expect(spawnSync('find', [scratch, '-path', '*snapshots*', '-name', '*.jsonl'], { encoding: 'utf8' }).stdout.trim()).toBe('');
   });
 
+  it('--fresh runs every case-trial again on the workers; without it, a run of the same version takes the results left in Redis', async () => {
+    /** Jobs of the queue a worker took at or after `since` (ms). */
+    const processedSince = (since: number) =>
+      Number(
+        redisCli(
+          'EVAL',
+          "local n = 0 for _, k in ipairs(redis.call('keys', ARGV[1])) do if string.match(k, ':%x+$') and string.len(k) > 64 then local p = redis.call('hget', k, 'processedOn') if p and tonumber(p) >= tonumber(ARGV[2]) then n = n + 1 end end end return n",
+          '0',
+          `bull:${QUEUE_NAME}:*`,
+          String(since),
+        ),
+      );
+    const origin = await exampleWorkspace();
+    let clones = 0;
+    const runOnce = async (...extra: string[]) => {
+      // Each run in a clone of its own (the same commit): its store has no run to reuse, only Redis may have results.
+      const dir = path.join(scratch, `fresh-${(clones += 1)}`);
+      expect(spawnSync('git', ['clone', '-q', origin, dir]).status).toBe(0);
+      const since = Date.now();
+      const result = await agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--json', ...extra]);
+      expect(result.code, result.stderr).toBe(0);
+      const { runId } = JSON.parse(result.stdout) as { runId: string };
+      return { records: runRecords(dir, runId), processed: processedSince(since) };
+    };
+    await runOnce();
+    const again = await runOnce();
+    expect(again.processed).toBe(0);
+    const fresh = await runOnce('--fresh');
+    expect(fresh.records.length).toBeGreaterThan(0);
+    expect(fresh.processed).toBe(fresh.records.length);
+    expect(verdicts(fresh.records)).toEqual(verdicts(again.records));
+  }, 120_000);
+
   it('a job carries no answer a scorer reads from anywhere in the case (expectedFromCase "key.sum"), nor its requirements', async () => {
     const dir = await answerKeyWorkspace();
     const result = await agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--json']);

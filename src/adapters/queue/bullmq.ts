@@ -113,7 +113,7 @@ function queueEvent(fields: readonly string[]): QueueEvent {
   return { kind: 'other' };
 }
 
-export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings, key: Buffer): Promise<CaseTrialQueue> {
+export async function openCaseTrialQueue(address: QueueAddress, settings: CoordinatorSettings, key: Buffer, note?: (message: string) => void): Promise<CaseTrialQueue> {
   const lifetime: Lifetime = { closing: false };
   const queue = new CaseTrialQueueClient(QUEUE_NAME, { connection: connection(address, lifetime) });
   // Connection errors are seen by the collector's watchdog; unhandled 'error' events would crash the process.
@@ -177,11 +177,12 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
     putVersion: async (tagged, ttlSeconds) => {
       await client.set(LAST_VERSION_KEY, tagged, { EX: ttlSeconds });
     },
-    workerCount: () => queue.getWorkersCount(),
+    // Workers of this queue on this database: Redis lists the clients of all its databases.
+    workerCount: async () => (await queue.getWorkers()).filter((worker) => worker.db === undefined || Number(worker.db) === address.db).length,
     close: () => closeAll(2000),
   };
   try {
-    return await startCollector(link, settings, key);
+    return await startCollector(link, settings, key, note);
   } catch (error) {
     await closeAll(1000);
     throw error;

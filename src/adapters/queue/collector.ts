@@ -16,6 +16,8 @@ export interface CoordinatorSettings {
   readonly lostAfterMs: number;
   /** How long pending jobs may see no worker activity at all before the command gives up. */
   readonly idleLimitMs: number;
+  /** After this long without worker activity, the command says so once if no worker is connected (it keeps waiting until idleLimitMs). */
+  readonly noWorkerHintMs: number;
   /** Attempts of a job that fails for infrastructure reasons (a worker's fetch, a crash) before it is given up. */
   readonly attempts: number;
   /** How long finished jobs stay in Redis, so a restarted coordinator collects them instead of running them again. */
@@ -150,7 +152,8 @@ interface Pending {
   sentAt: number;
 }
 
-export async function startCollector(link: CoordinatorLink, settings: CoordinatorSettings, key: Buffer): Promise<CaseTrialQueue> {
+/** `note` says what a waiting command should know (no worker connected), once. */
+export async function startCollector(link: CoordinatorLink, settings: CoordinatorSettings, key: Buffer, note: (message: string) => void = () => undefined): Promise<CaseTrialQueue> {
   const now = () => systemClock.now().getTime();
   const pending = new Map<string, Pending>();
   let outgoing: Pending[] = [];
@@ -241,10 +244,15 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     if (outgoing.length > 0) scheduleFlush();
     const live = () => batch.filter((job) => pending.get(job.id) === job);
     try {
-      for (const job of live().filter((j) => j.removeFirst)) {
-        await link.remove(job.id);
-        job.removeFirst = false;
-      }
+      // At once, on one connection (a fresh run removes a whole batch of finished jobs).
+      await Promise.all(
+        live()
+          .filter((j) => j.removeFirst)
+          .map(async (job) => {
+            await link.remove(job.id);
+            job.removeFirst = false;
+          }),
+      );
       const current = live();
       const states = await link.states(current.map((job) => job.id));
       const toAdd: Pending[] = [];
@@ -320,6 +328,8 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     });
   }
 
+  /** Whether the command was told that no worker is connected (once). */
+  let hinted = false;
   // One watchdog for every pending job: Redis lost too long, or no worker activity too long.
   const watchdog = setInterval(() => {
     void (async () => {
@@ -334,6 +344,14 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
             ? new NoWorkerAnswered(at - lastActivity)
             : null;
       if (failure) return giveUp(failure);
+      if (up && !hinted && at - lastActivity > settings.noWorkerHintMs) {
+        hinted = true;
+        const workers = await link.workerCount().catch(() => null);
+        if (workers === 0) {
+          const minutes = Math.round(settings.idleLimitMs / 60_000);
+          note(`no worker is connected to the queue at ${link.shown}: the case-trials wait for one (agentdevel worker --queue URL, with the same URL and AGENTDEVEL_QUEUE_KEY); the command gives up after ${minutes > 0 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${Math.round(settings.idleLimitMs / 1000)} s`} without one`);
+        }
+      }
       if (up && at - lastSweep > SWEEP_EVERY_MS) {
         lastSweep = at;
         await sweep().catch(() => undefined);

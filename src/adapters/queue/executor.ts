@@ -27,6 +27,7 @@ const BUNDLE_TTL_SECONDS = 7 * 24 * 3600;
 export const defaultCoordinatorSettings: CoordinatorSettings = {
   lostAfterMs: 10_000,
   idleLimitMs: 10 * 60_000,
+  noWorkerHintMs: 30_000,
   attempts: 3,
   keepResultsSeconds: 24 * 3600,
 };
@@ -36,6 +37,8 @@ export interface QueueExecutorDeps {
   readonly key: Buffer;
   /** Model calls the workers made for the agent role, charged in the coordinator's cost ledger. */
   readonly ledger: (role: CallRole, model: string, usage: Usage) => void;
+  /** What a waiting command should tell its user (no worker connected). */
+  readonly note?: (message: string) => void;
 }
 
 /** The queue errors a command reports: an infrastructure failure, never an agent's. */
@@ -52,7 +55,7 @@ function commandError(error: unknown): unknown {
 export function queueExecutor(address: QueueAddress, settings: CoordinatorSettings, deps: QueueExecutorDeps): CaseTrialExecutor {
   let opening: Promise<CaseTrialQueue> | null = null;
   const queue = async (): Promise<CaseTrialQueue> => {
-    opening ??= openCaseTrialQueue(address, settings, deps.key);
+    opening ??= openCaseTrialQueue(address, settings, deps.key, deps.note);
     try {
       return await opening;
     } catch (error) {
@@ -104,9 +107,9 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
       throw commandError(error);
     }
     const readResult = caseTrialResultReader();
-    const runtime: Runtime = {
+    const runtimeOf = (afresh: boolean): Runtime => ({
       runCase: async (testCase, trial, sink) => {
-        const outcome = await runOnWorker(connected, deps, sink, readResult, {
+        const outcome = await runOnWorker(connected, deps, sink, readResult, afresh, {
           schema: JOB_SCHEMA,
           snapshot,
           blueprint: settings.blueprint,
@@ -122,8 +125,8 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
         return outcome.observation === null ? outcome : { output: outcome.output, observation: { state: outcome.observation.state, expectedState: expectedStateOf(testCase) } };
       },
       close: async () => undefined,
-    };
-    return { runtime, concurrency: QUEUE_IN_FLIGHT };
+    });
+    return { runtime: runtimeOf(false), afresh: runtimeOf(true), concurrency: QUEUE_IN_FLIGHT };
   }
 
   return {
@@ -141,17 +144,19 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
 /**
  * One case-trial's result from the workers, and whether this run paid for it. A result an earlier
  * run left behind (a coordinator restarted) is reused, except an infrastructure error: the store
- * never reuses such a run either, so that case-trial runs again, once.
+ * never reuses such a run either, so that case-trial runs again, once. `afresh` (a run asked to
+ * be fresh) reuses none: a finished job of that id is removed, and the case-trial runs now.
  */
 export async function collectCaseTrial(
   queue: CaseTrialQueue,
   job: CaseTrialJob,
   readResult: (value: unknown) => CaseTrialResult | null = caseTrialResultReader(),
+  afresh = false,
 ): Promise<{ readonly result: CaseTrialResult; readonly paidHere: boolean }> {
   let collected: Collected;
   try {
     const { id, body } = serializedJob(job);
-    collected = await queue.submit(id, body);
+    collected = await queue.submit(id, body, { afresh });
     if (collected.earlier && readResult(collected.value)?.kind === 'infra_error') collected = await queue.submit(id, body, { afresh: true });
   } catch (error) {
     // A job BullMQ gave up on (a worker crashed on it, its checkout failed, its stalls ran out)
@@ -174,9 +179,10 @@ async function runOnWorker(
   deps: QueueExecutorDeps,
   sink: TraceSink,
   readResult: (value: unknown) => CaseTrialResult | null,
+  afresh: boolean,
   job: CaseTrialJob,
 ): Promise<CaseOutcome> {
-  const { result, paidHere } = await collectCaseTrial(queue, job, readResult);
+  const { result, paidHere } = await collectCaseTrial(queue, job, readResult, afresh);
   // An earlier run already paid for (and recorded) the model calls of a result it left behind.
   if (paidHere) for (const call of result.usage) deps.ledger(call.role, call.model, call.usage);
   for (const event of result.events) sink.emit(event);

@@ -194,7 +194,7 @@ export function openVersion(context: PipelineContext, source: VersionSource, loa
     // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
     if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
     const running = await runtime(task);
-    const agent = running.runtime;
+    const agent = request.fresh ? (running.afresh ?? running.runtime) : running.runtime;
     const concurrency = Math.max(1, Math.min(running.concurrency, request.concurrency ?? running.concurrency));
     store.createRun(runId, { ...identity, cacheKey, keyParts }, request.purpose);
     const traces = openRunTraces(workspace.tracesRoot, runId);
