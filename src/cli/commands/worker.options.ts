@@ -9,7 +9,7 @@ export const workerCommandLine = command({
   options: [
     option('--queue <url>', 'the Redis queue: redis://[user:password@]HOST[:PORT][/DB], or rediss:// for TLS'),
     option('--concurrency <n>', 'case-trials run at once (default 4)'),
-    option('--cache <dir>', 'where checkouts of the versions under test are kept (default ~/.cache/agentdevel/worker)'),
+    option('--cache <dir>', 'where checkouts of the versions under test are kept (default $XDG_CACHE_HOME/agentdevel/worker, else ~/.cache/agentdevel/worker)'),
     option('--lock-duration <ms>', "how long a job's lock lasts: a dead worker's job is taken over after about this long (default 30000)"),
     option('--stalled-interval <ms>', 'how often to look for jobs of dead workers (default: half the lock duration)'),
     option('--max-stalled <n>', 'times a job may lose its worker before it is recorded as an infrastructure error (default 2)'),

@@ -5,6 +5,7 @@ import { makeRedactor, secretValues } from '../../domain/environment.ts';
 import { startQueueWorker, type WorkerSettings } from '../../app/queue-worker.ts';
 import { parseQueueUrl, queueSecrets } from '../../domain/queue-address.ts';
 import type { Io } from '../io.ts';
+import { collapsingRepeats } from '../repeated-lines.ts';
 import { checkpointOf } from '../../app/command-options.ts';
 import type { WorkerOptions } from './worker.options.ts';
 
@@ -38,6 +39,8 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
   const redact = makeRedactor([...secretValues(io.env), ...queueSecrets(options.queue)]);
   const name = `${hostname()}:${process.pid}`;
   const cassetteDir = options.record ?? options.replay;
+  // The same failure again and again (Redis down: every reconnection) is said once, then counted.
+  const errorLine = collapsingRepeats((line) => io.stderr.write(redact(`worker ${name}: ${line}\n`)), io.clock);
   const worker = await startQueueWorker({
     address,
     settings,
@@ -49,9 +52,7 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
     clock: io.clock,
     checkpoint: checkpointOf(io),
-    onError: (error) => {
-      io.stderr.write(redact(`worker ${name}: ${error.message}\n`));
-    },
+    onError: (error) => errorLine(error.message),
     onNote: (message) => {
       io.stderr.write(redact(`worker ${name}: ${message}\n`));
     },
