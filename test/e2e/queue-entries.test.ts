@@ -191,22 +191,37 @@ describe('the queue trusts only what the shared key tags', () => {
 });
 
 describe('a command waiting on a queue with no worker', () => {
-  it('says once, within its hint delay, that no worker is connected to its database (a worker on another database does not count)', async () => {
+  it('says once that no worker is connected to its database (a worker on another database does not count), and not while one is', async () => {
+    const workerSettings = { concurrency: 1, lockDurationMs: 5000, stalledIntervalMs: 2500, maxStalledCount: 1 };
+    const connectedOn = (db: string) => redisCli('CLIENT', 'LIST').split('\n').some((line) => line.includes(` db=${db} `) && line.includes(' name=bull:'));
     // A worker of this queue on database 7 only: Redis lists it to every client of the server.
-    const elsewhere = await startCaseTrialWorker(parseQueueUrl(`${queueUrl()}/7`, 'test'), { concurrency: 1, lockDurationMs: 5000, stalledIntervalMs: 2500, maxStalledCount: 1 }, key, async () => null, () => undefined);
+    const elsewhere = await startCaseTrialWorker(parseQueueUrl(`${queueUrl()}/7`, 'test'), workerSettings, key, async () => null, () => undefined);
+    await until(() => connectedOn('7'), 10_000, 'the worker on database 7 to be listed');
     const notes: string[] = [];
     const queue = await openCaseTrialQueue(parseQueueUrl(`${queueUrl()}/6`, 'test'), { ...defaultCoordinatorSettings, noWorkerHintMs: 300 }, key, (message) => notes.push(message));
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let here: Awaited<ReturnType<typeof startCaseTrialWorker>> | null = null;
     try {
       const waiting = collectCaseTrial(queue, { schema: 1, caseId: 'nobody', trial: 0 } as unknown as CaseTrialJob).catch(() => null);
       await until(() => notes.length > 0, 10_000, 'the hint');
       expect(notes[0]).toMatch(/^no worker is connected to the queue at redis:\/\/:\[redacted\]@127\.0\.0\.1:\d+\/6: the case-trials wait for one .*gives up after 10 minutes without one$/);
       expect(notes.join('\n')).not.toContain(PASSWORD);
-      // Once: the watchdog looks every half second.
-      await new Promise((resolve) => setTimeout(resolve, 1200));
+      // A worker on this database takes the job and holds it, quiet: nothing more is said.
+      let taken = false;
+      here = await startCaseTrialWorker(parseQueueUrl(`${queueUrl()}/6`, 'test'), workerSettings, key, async () => {
+        taken = true;
+        await held;
+        return null;
+      }, () => undefined);
+      await until(() => taken, 10_000, 'the job to be taken');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(notes).toHaveLength(1);
       void waiting;
     } finally {
+      release();
       await queue.close();
+      await here?.close();
       await elsewhere.close();
     }
   }, 30_000);

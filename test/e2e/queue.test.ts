@@ -314,10 +314,15 @@ describe('run --queue', () => {
   });
 
   it('--fresh runs every case-trial again on the workers; without it, a run of the same version takes the results left in Redis', async () => {
+    // A database of its own, with a worker of its own: no other test's jobs are counted.
+    const url = `${queueUrl()}/9`;
+    startWorker(url);
     /** Jobs of the queue a worker took at or after `since` (ms). */
     const processedSince = (since: number) =>
       Number(
         redisCli(
+          '-n',
+          '9',
           'EVAL',
           "local n = 0 for _, k in ipairs(redis.call('keys', ARGV[1])) do if string.match(k, ':%x+$') and string.len(k) > 64 then local p = redis.call('hget', k, 'processedOn') if p and tonumber(p) >= tonumber(ARGV[2]) then n = n + 1 end end end return n",
           '0',
@@ -332,7 +337,7 @@ describe('run --queue', () => {
       const dir = path.join(scratch, `fresh-${(clones += 1)}`);
       expect(spawnSync('git', ['clone', '-q', origin, dir]).status).toBe(0);
       const since = Date.now();
-      const result = await agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--json', ...extra]);
+      const result = await agentdevel(['run', '-C', dir, '--queue', url, '--json', ...extra]);
       expect(result.code, result.stderr).toBe(0);
       const { runId } = JSON.parse(result.stdout) as { runId: string };
       return { records: runRecords(dir, runId), processed: processedSince(since) };

@@ -328,8 +328,9 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     });
   }
 
-  /** Whether the command was told that no worker is connected (once). */
+  /** Whether the command was told that no worker is connected (once per stretch without activity), and when it last looked. */
   let hinted = false;
+  let lastHintCheck = 0;
   // One watchdog for every pending job: Redis lost too long, or no worker activity too long.
   const watchdog = setInterval(() => {
     void (async () => {
@@ -344,10 +345,14 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
             ? new NoWorkerAnswered(at - lastActivity)
             : null;
       if (failure) return giveUp(failure);
-      if (up && !hinted && at - lastActivity > settings.noWorkerHintMs) {
-        hinted = true;
+      // Once per stretch without activity, and looked at once per noWorkerHintMs: workers that
+      // are connected but quiet (long case-trials) use up nothing, and workers that leave later are said.
+      if (at - lastActivity < settings.noWorkerHintMs) hinted = false;
+      else if (up && !hinted && at - lastHintCheck > settings.noWorkerHintMs) {
+        lastHintCheck = at;
         const workers = await link.workerCount().catch(() => null);
-        if (workers === 0) {
+        if (workers === 0 && !hinted) {
+          hinted = true;
           const minutes = Math.round(settings.idleLimitMs / 60_000);
           note(`no worker is connected to the queue at ${link.shown}: the case-trials wait for one (agentdevel worker --queue URL, with the same URL and AGENTDEVEL_QUEUE_KEY); the command gives up after ${minutes > 0 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${Math.round(settings.idleLimitMs / 1000)} s`} without one`);
         }

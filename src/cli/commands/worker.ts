@@ -40,7 +40,7 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
   const name = `${hostname()}:${process.pid}`;
   const cassetteDir = options.record ?? options.replay;
   // The same failure again and again (Redis down: every reconnection) is said once, then counted.
-  const errorLine = collapsingRepeats((line) => io.stderr.write(redact(`worker ${name}: ${line}\n`)), io.clock);
+  const log = collapsingRepeats((line) => io.stderr.write(redact(`worker ${name}: ${line}\n`)), io.clock);
   const worker = await startQueueWorker({
     address,
     settings,
@@ -52,10 +52,8 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
     cassette: cassetteDir ? { mode: options.record ? 'record' : 'replay', dir: path.resolve(io.cwd, cassetteDir) } : null,
     clock: io.clock,
     checkpoint: checkpointOf(io),
-    onError: (error) => errorLine(error.message),
-    onNote: (message) => {
-      io.stderr.write(redact(`worker ${name}: ${message}\n`));
-    },
+    onError: (error) => log.repeating(error.message),
+    onNote: (message) => log.once(message),
   });
   io.stderr.write(`worker ${name}: taking case-trials from ${address.shown} (concurrency ${settings.concurrency})\n`);
   try {

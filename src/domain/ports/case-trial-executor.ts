@@ -37,9 +37,10 @@ export interface CaseTrials {
   readonly runtime: Runtime;
   readonly concurrency: number;
   /**
-   * The same runtime for a run asked to be fresh (`--fresh`): it takes no result an earlier run
-   * left where results are kept by content (the queue's finished jobs), and runs every case-trial
-   * now. Absent where nothing is kept (a local run: the store's reuse is decided before).
+   * The same runtime for a run asked to be fresh (`--fresh`, a gate's confirmation trials): it
+   * takes no result an earlier run left where results are kept by content (the queue's finished
+   * jobs), and runs every case-trial now. Absent where nothing is kept (a local run: the store's
+   * reuse is decided before).
    */
   readonly afresh?: Runtime;
 }

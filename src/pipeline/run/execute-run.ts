@@ -194,7 +194,10 @@ export function openVersion(context: PipelineContext, source: VersionSource, loa
     // The critic starts from the rubric's declared labels (beside those git brought into the store), so the first run does not coin its own names for them.
     if (request.split !== 'test') for (const entry of declaredSymptoms(task.requirements)) store.addSymptom(entry.label, entry.description, null);
     const running = await runtime(task);
-    const agent = request.fresh ? (running.afresh ?? running.runtime) : running.runtime;
+    // A fresh run, and confirmation trials (fresh draws beside the other version's, whose trial
+    // numbers repeat from one gate against a release to the next), take no result an earlier
+    // run left where results are kept by content (the queue's finished jobs).
+    const agent = request.fresh || request.purpose === 'confirm' ? (running.afresh ?? running.runtime) : running.runtime;
     const concurrency = Math.max(1, Math.min(running.concurrency, request.concurrency ?? running.concurrency));
     store.createRun(runId, { ...identity, cacheKey, keyParts }, request.purpose);
     const traces = openRunTraces(workspace.tracesRoot, runId);
