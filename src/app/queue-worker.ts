@@ -38,6 +38,8 @@ export interface QueueWorker {
   readonly stopped: Promise<void>;
   /** Closes what the jobs opened (runtimes, the shared pace), once the worker has stopped. */
   close(): Promise<void>;
+  /** Takes no more jobs and puts the ones it holds back in the queue, for another worker now (a worker about to end). How many went back. */
+  handBack(): Promise<number>;
 }
 
 /** Starts taking case-trial jobs; an unreachable Redis is QUEUE_UNAVAILABLE (exit 3), at once. */
@@ -74,5 +76,5 @@ export async function startQueueWorker(request: QueueWorkerRequest): Promise<Que
     );
     void worker.close();
   });
-  return { stopped: worker.stopped.finally(stopWatching), close: () => handler.close() };
+  return { stopped: worker.stopped.finally(stopWatching), close: () => handler.close(), handBack: () => worker.handBack() };
 }

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { hasInterruptSteps, runInterruptSteps } from './interrupt-steps.ts';
 import { EXIT } from '../domain/errors.ts';
 import { makeRedactor, secretValues } from '../domain/environment.ts';
 import { terminalText } from '../domain/terminal-text.ts';
@@ -162,6 +163,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   }
 }
 
+/** How long an interrupted command's last steps (a worker handing its jobs back) may take before it exits. */
+const INTERRUPT_STEPS_MS = 3000;
+
 /**
  * SIGINT, SIGTERM and SIGHUP (a closed terminal, an ended shell job) end the command at once,
  * through process.exit, so the exit hooks run:
@@ -170,11 +174,16 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
  */
 function handleInterrupts(io: Io): () => void {
   const codes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+  let interrupted = false;
   const handlers = (Object.keys(codes) as Array<keyof typeof codes>).map((signal) => {
     const handler = () => {
+      // A second signal while the steps run: at once.
+      if (interrupted) process.exit(codes[signal]);
+      interrupted = true;
       // What is released (a workspace's lock, worktrees, children) is the exit hooks'; a worker holds no workspace.
       io.stderr.write(`\nagentdevel: ${signal}: stopping\n`);
-      process.exit(codes[signal]);
+      if (!hasInterruptSteps()) process.exit(codes[signal]);
+      void runInterruptSteps(INTERRUPT_STEPS_MS).finally(() => process.exit(codes[signal]));
     };
     process.on(signal, handler);
     return () => process.removeListener(signal, handler);

@@ -41,9 +41,10 @@ const completedJobs = () => Number(redisCli('ZCARD', 'bull:agentdevel-case-trial
 
 const queueUrl = () => `redis://:${PASSWORD}@127.0.0.1:${port}`;
 
-function startWorker(url = queueUrl(), env: Record<string, string> = {}): { child: ChildProcess; log: () => string } {
+function startWorker(url = queueUrl(), env: Record<string, string> = {}, shortLocks = true): { child: ChildProcess; log: () => string } {
   // Short locks, so a killed worker's jobs are taken over within seconds.
-  const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(scratch, `cache-${workers.length}`), '--lock-duration', '2000', '--stalled-interval', '1000'], {
+  const locks = shortLocks ? ['--lock-duration', '2000', '--stalled-interval', '1000'] : [];
+  const child = spawn(process.execPath, [bin, 'worker', '--queue', url, '--concurrency', '4', '--cache', path.join(scratch, `cache-${workers.length}`), ...locks], {
     env: { ...process.env, CI: 'true', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -390,6 +391,30 @@ describe('run --queue', () => {
     const jobKeys = redisCli('--scan', '--pattern', 'bull:agentdevel-case-trials:*').split('\n').filter((k) => /:[0-9a-f]{64}$/.test(k));
     const stalled = jobKeys.filter((key) => Number(redisCli('HGET', key, 'stc') || '0') > 0 || Number(redisCli('HGET', key, 'ats') || '0') > 1);
     expect(stalled.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a worker stopped with SIGTERM hands the jobs it holds back: another takes them at once, not when its 30 s locks expire', async () => {
+    const dir = await exampleWorkspace();
+    // A worker with the default locks (30 s), paused by the test hook as soon as it holds a job.
+    const marker = path.join(scratch, 'handing-back-paused');
+    const leaving = startWorker(queueUrl(), { AGENTDEVEL_TEST_PAUSE_AT: 'worker-took-job', AGENTDEVEL_TEST_PAUSE_FILE: marker }, false);
+    await until(() => leaving.log().includes('taking case-trials'), 60_000, 'the leaving worker');
+    const running = agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--trials', '2', '--fresh', '--json']);
+    await until(() => existsSync(marker), 60_000, 'the leaving worker to take a job');
+    const stoppedAt = Date.now();
+    leaving.child.kill('SIGTERM');
+    await stopped(leaving.child, 10_000);
+    expect(leaving.child.exitCode, leaving.log()).toBe(143);
+    expect(leaving.log()).toMatch(/handed \d+ case-trials? back to the queue/);
+    const result = await running;
+    expect(result.code, result.stderr).toBe(0);
+    // Well before the 30 s lock would have let the stalled-job check give the job to another worker.
+    expect(Date.now() - stoppedAt).toBeLessThan(20_000);
+    const { runId, infraErrors } = JSON.parse(result.stdout) as { runId: string; infraErrors: number };
+    expect(infraErrors).toBe(0);
+    const records = runRecords(dir, runId);
+    expect(new Set(records.map((r) => `${r.caseId}#${r.trial}`)).size).toBe(records.length);
+    expect(verdicts(records)).toEqual(verdicts(local.records.filter((r) => r.trial < 2)));
   }, 120_000);
 
   it('exits 3 when Redis stops mid-run, and a rerun once it is back completes without duplicates', async () => {

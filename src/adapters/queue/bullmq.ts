@@ -217,6 +217,12 @@ export interface CaseTrialWorker {
   /** Settles when the worker has stopped. */
   readonly stopped: Promise<void>;
   close(): Promise<void>;
+  /**
+   * For a worker about to end (SIGTERM, Ctrl-C): takes no more jobs, and puts the ones it holds
+   * back in the queue, for another worker to take now instead of once their locks expire. A job
+   * handed back counts neither an attempt nor a stall. Resolves with how many went back.
+   */
+  handBack(): Promise<number>;
 }
 
 /**
@@ -284,45 +290,17 @@ export async function startCaseTrialWorker(
   const lifetime: Lifetime = { closing: false };
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
+  /** The jobs this worker holds, with the token of their locks (what handBack needs). */
+  const held = new Map<string, { readonly job: Job; readonly token: string | undefined }>();
   const worker: Worker = new TolerantWorker(
     QUEUE_NAME,
-    async (job) => {
+    async (job, token) => {
       const jobId = job.id ?? '';
-      // Failed once, with its reason, and never retried: no other worker would do better.
-      const malformed = (job.data as { malformed?: unknown } | null)?.malformed;
-      if (typeof malformed === 'string') throw new UnrecoverableError(malformed);
-      if (!isTagged(job.data)) throw new UnrecoverableError('a malformed entry: not a tagged case-trial job');
-      if (!jobTagHolds(key, jobId, job.data.body, job.data.tag)) {
-        // Said in the worker's log too: its operator is the one who can fix the key.
-        onError(new Error(`refused job ${jobId}: ${KEY_MISMATCH_REASON}`));
-        throw new UnrecoverableError(KEY_MISMATCH_REASON);
-      }
-      let data: unknown;
+      held.set(jobId, { job, token });
       try {
-        data = JSON.parse(job.data.body);
-      } catch {
-        throw new UnrecoverableError('a malformed entry: a tagged job that is not JSON');
-      }
-      const context: JobContext = {
-        jobId,
-        attempt: job.attemptsMade + 1,
-        bundle: async (bundleKey) => {
-          const text = await (await worker.client).get(BUNDLE_PREFIX + bundleKey);
-          return text === null ? null : Buffer.from(text, 'base64');
-        },
-      };
-      try {
-        // The job's creation time travels with its result, so a coordinator tells a result an
-        // earlier run left behind from its own without another round trip.
-        const value = await handle(data, context);
-        const json = value instanceof JsonText ? value.json : JSON.stringify(value ?? null);
-        // The answer the collector reads: { value, createdAt }.
-        const body = `{"value":${json},"createdAt":${Number(job.timestamp)}}`;
-        const tagged: Tagged = { body, tag: resultTag(key, jobId, body) };
-        return tagged;
-      } catch (error) {
-        if (error instanceof JobRefused) throw new UnrecoverableError(error.message);
-        throw error;
+        return await processJob(job, jobId);
+      } finally {
+        held.delete(jobId);
       }
     },
     {
@@ -333,13 +311,61 @@ export async function startCaseTrialWorker(
       maxStalledCount: settings.maxStalledCount,
     },
   );
+  async function processJob(job: Job, jobId: string): Promise<Tagged> {
+    // Failed once, with its reason, and never retried: no other worker would do better.
+    const malformed = (job.data as { malformed?: unknown } | null)?.malformed;
+    if (typeof malformed === 'string') throw new UnrecoverableError(malformed);
+    if (!isTagged(job.data)) throw new UnrecoverableError('a malformed entry: not a tagged case-trial job');
+    if (!jobTagHolds(key, jobId, job.data.body, job.data.tag)) {
+      // Said in the worker's log too: its operator is the one who can fix the key.
+      onError(new Error(`refused job ${jobId}: ${KEY_MISMATCH_REASON}`));
+      throw new UnrecoverableError(KEY_MISMATCH_REASON);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(job.data.body);
+    } catch {
+      throw new UnrecoverableError('a malformed entry: a tagged job that is not JSON');
+    }
+    const context: JobContext = {
+      jobId,
+      attempt: job.attemptsMade + 1,
+      bundle: async (bundleKey) => {
+        const text = await (await worker.client).get(BUNDLE_PREFIX + bundleKey);
+        return text === null ? null : Buffer.from(text, 'base64');
+      },
+    };
+    try {
+      // The job's creation time travels with its result, so a coordinator tells a result an
+      // earlier run left behind from its own without another round trip.
+      const value = await handle(data, context);
+      const json = value instanceof JsonText ? value.json : JSON.stringify(value ?? null);
+      // The answer the collector reads: { value, createdAt }.
+      const body = `{"value":${json},"createdAt":${Number(job.timestamp)}}`;
+      const tagged: Tagged = { body, tag: resultTag(key, jobId, body) };
+      return tagged;
+    } catch (error) {
+      if (error instanceof JobRefused) throw new UnrecoverableError(error.message);
+      throw error;
+    }
+  }
   worker.on('error', onError);
   worker.on('closed', () => stop());
+  let handingBack: Promise<number> | null = null;
   return {
     stopped,
     close: async () => {
       await closeWithin(worker, lifetime, 10_000);
       stop();
     },
+    handBack: () =>
+      (handingBack ??= (async () => {
+        // No new job (the running ones are not waited for), then each held one back to waiting.
+        await worker.pause(true).catch(() => undefined);
+        const jobs = [...held.values()];
+        held.clear();
+        const moved = await Promise.allSettled(jobs.map(({ job, token }) => job.moveToWait(token)));
+        return moved.filter((result) => result.status === 'fulfilled').length;
+      })()),
   };
 }

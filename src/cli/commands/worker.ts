@@ -6,6 +6,7 @@ import { startQueueWorker, type WorkerSettings } from '../../app/queue-worker.ts
 import { parseQueueUrl, queueSecrets } from '../../domain/queue-address.ts';
 import type { Io } from '../io.ts';
 import { collapsingRepeats } from '../repeated-lines.ts';
+import { beforeInterruptExit } from '../interrupt-steps.ts';
 import { checkpointOf } from '../../app/command-options.ts';
 import type { WorkerOptions } from './worker.options.ts';
 
@@ -56,9 +57,16 @@ export async function workerCommand(io: Io, options: WorkerOptions): Promise<num
     onNote: (message) => log.once(message),
   });
   io.stderr.write(`worker ${name}: taking case-trials from ${address.shown} (concurrency ${settings.concurrency})\n`);
+  // Interrupted (SIGTERM, Ctrl-C): the jobs it holds go back to the queue at once, for another
+  // worker, instead of waiting out their locks; their agents are stopped as the process exits.
+  const stopHandingBack = beforeInterruptExit(async () => {
+    const count = await worker.handBack();
+    if (count > 0) log.once(`handed ${count} case-trial${count === 1 ? '' : 's'} back to the queue`);
+  });
   try {
     await worker.stopped;
   } finally {
+    stopHandingBack();
     await worker.close();
   }
   return 0;
