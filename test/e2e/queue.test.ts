@@ -399,6 +399,10 @@ describe('run --queue', () => {
     const marker = path.join(scratch, 'handing-back-paused');
     const leaving = startWorker(queueUrl(), { AGENTDEVEL_TEST_PAUSE_AT: 'worker-took-job', AGENTDEVEL_TEST_PAUSE_FILE: marker }, false);
     await until(() => leaving.log().includes('taking case-trials'), 60_000, 'the leaving worker');
+    /** Jobs of the queue whose lock expired while a worker held them (BullMQ's stall count). */
+    const stalledJobs = () =>
+      Number(redisCli('EVAL', "local n = 0 for _, k in ipairs(redis.call('keys', ARGV[1])) do if string.match(k, ':%x+$') and string.len(k) > 64 and tonumber(redis.call('hget', k, 'stc') or '0') > 0 then n = n + 1 end end return n", '0', `bull:${QUEUE_NAME}:*`));
+    const stalledBefore = stalledJobs();
     const running = agentdevel(['run', '-C', dir, '--queue', queueUrl(), '--trials', '2', '--fresh', '--json']);
     await until(() => existsSync(marker), 60_000, 'the leaving worker to take a job');
     const stoppedAt = Date.now();
@@ -415,6 +419,8 @@ describe('run --queue', () => {
     const records = runRecords(dir, runId);
     expect(new Set(records.map((r) => `${r.caseId}#${r.trial}`)).size).toBe(records.length);
     expect(verdicts(records)).toEqual(verdicts(local.records.filter((r) => r.trial < 2)));
+    // Handed back, not stalled: no job's stall count grew.
+    expect(stalledJobs()).toBe(stalledBefore);
   }, 120_000);
 
   it('exits 3 when Redis stops mid-run, and a rerun once it is back completes without duplicates', async () => {

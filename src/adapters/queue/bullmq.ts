@@ -5,7 +5,7 @@
 // coordinator's batching and collecting live in collector.ts; here is what touches BullMQ: the
 // link it uses (addBulk, a pipelined lookup of job states, one blocking reader of the queue's
 // event stream instead of QueueEvents and a listener per job) and the worker.
-import { Queue, UnrecoverableError, Worker, type ConnectionOptions, type Job, type JobJsonRaw, type RedisClient } from 'bullmq';
+import { Queue, UnrecoverableError, WaitingError, Worker, type ConnectionOptions, type Job, type JobJsonRaw, type RedisClient } from 'bullmq';
 import { isTagged, jobTagHolds, KEY_MISMATCH_REASON, resultTag, versionTagHolds, type Tagged } from './queue-key.ts';
 import type { QueueAddress } from '../../domain/queue-address.ts';
 import { redisEndpoint } from './redis-endpoint.ts';
@@ -231,6 +231,21 @@ export interface CaseTrialWorker {
  * locked until its lock expires, to be taken again and again.
  */
 class TolerantWorker extends Worker {
+  /** Set as the worker hands its jobs back: it takes no more. */
+  handingBack = false;
+  /** Requests for a job sent and not answered yet: a job they bring after a hand-back began goes back too. */
+  fetching = 0;
+
+  protected override async moveToActive(client: RedisClient, token: string, name?: string): Promise<Job> {
+    if (this.handingBack) return undefined as unknown as Job;
+    this.fetching += 1;
+    try {
+      return await super.moveToActive(client, token, name);
+    } finally {
+      this.fetching -= 1;
+    }
+  }
+
   protected override createJob(raw: JobJsonRaw, jobId: string): Job {
     try {
       return super.createJob(raw, jobId);
@@ -290,17 +305,36 @@ export async function startCaseTrialWorker(
   const lifetime: Lifetime = { closing: false };
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  /** The jobs this worker holds, with the token of their locks (what handBack needs). */
-  const held = new Map<string, { readonly job: Job; readonly token: string | undefined }>();
-  const worker: Worker = new TolerantWorker(
+  /** The jobs this worker runs, by the token of their locks (what handing them back needs). */
+  const held = new Map<string, Job>();
+  /** Jobs being handed back, and how many went. */
+  const givingBack = new Set<Promise<void>>();
+  let handedBack = 0;
+  const giveBack = (job: Job, token: string) => {
+    const moving = job.moveToWait(token).then(
+      () => void (handedBack += 1),
+      () => undefined,
+    );
+    givingBack.add(moving);
+    return moving;
+  };
+  const worker = new TolerantWorker(
     QUEUE_NAME,
     async (job, token) => {
       const jobId = job.id ?? '';
-      held.set(jobId, { job, token });
+      // Without its lock's token a job cannot be handed back safely; BullMQ always gives one.
+      if (token === undefined) return processJob(job, jobId);
+      // Taken as the worker hands its jobs back (a request sent before): back it goes, unrun,
+      // and BullMQ records nothing for it (a WaitingError leaves a job where it was moved).
+      if (worker.handingBack) {
+        await giveBack(job, token);
+        throw new WaitingError();
+      }
+      held.set(token, job);
       try {
         return await processJob(job, jobId);
       } finally {
-        held.delete(jobId);
+        held.delete(token);
       }
     },
     {
@@ -351,7 +385,7 @@ export async function startCaseTrialWorker(
   }
   worker.on('error', onError);
   worker.on('closed', () => stop());
-  let handingBack: Promise<number> | null = null;
+  let handing: Promise<number> | null = null;
   return {
     stopped,
     close: async () => {
@@ -359,13 +393,19 @@ export async function startCaseTrialWorker(
       stop();
     },
     handBack: () =>
-      (handingBack ??= (async () => {
+      (handing ??= (async () => {
         // No new job (the running ones are not waited for), then each held one back to waiting.
+        worker.handingBack = true;
         await worker.pause(true).catch(() => undefined);
-        const jobs = [...held.values()];
+        for (const [token, job] of held) void giveBack(job, token);
         held.clear();
-        const moved = await Promise.allSettled(jobs.map(({ job, token }) => job.moveToWait(token)));
-        return moved.filter((result) => result.status === 'fulfilled').length;
+        // Requests already sent may still bring jobs: the processor gives those back; wait for
+        // them (a little: the caller's bound ends the process anyway).
+        const until = Date.now() + 1000;
+        while (worker.fetching > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await Promise.all(givingBack);
+        return handedBack;
       })()),
   };
 }

@@ -29,8 +29,9 @@ export function workerSettings(options: WorkerOptions): WorkerSettings {
 }
 
 /**
- * `agentdevel worker --queue URL`: takes case-trial jobs until it is stopped (SIGTERM, Ctrl-C;
- * a job it was running is taken over by another worker once its lock expires).
+ * `agentdevel worker --queue URL`: takes case-trial jobs until it is stopped (SIGTERM, Ctrl-C:
+ * the jobs it was running go back to the queue, for another worker, within 3 s; killed, its
+ * jobs are taken over once their locks expire).
  */
 export async function workerCommand(io: Io, options: WorkerOptions): Promise<number> {
   if (!options.queue) throw new AgentdevelError('USAGE', 'worker: --queue URL is required (redis://HOST:PORT or rediss://…)');
