@@ -401,8 +401,7 @@ export async function startCaseTrialWorker(
         held.clear();
         // Requests already sent may still bring jobs: the processor gives those back; wait for
         // them (a little: the caller's bound ends the process anyway).
-        const until = Date.now() + 1000;
-        while (worker.fetching > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+        for (let waited = 0; worker.fetching > 0 && waited < 1000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
         await new Promise((resolve) => setTimeout(resolve, 20));
         await Promise.all(givingBack);
         return handedBack;
