@@ -67,14 +67,14 @@ export async function startQueueWorker(request: QueueWorkerRequest): Promise<Que
     throw error;
   }
   // A worker started as a shell job outlives the job's end as an orphan (parent-watch.ts): it
-  // stops as it would on SIGTERM, its jobs' locks expiring for another worker to take them over.
+  // stops as it would on SIGTERM, the jobs it runs handed back to the queue for another worker.
   const stopWatching = whenParentEnds(() => {
     request.onError(
       new Error(
         'the process that started it has ended (a shell job stopped, or a script that started it with `&` or nohup ended): stopping. To keep a worker up, run it under a service manager (a systemd unit, a container entry point)',
       ),
     );
-    void worker.close();
+    void worker.handBack().finally(() => worker.close());
   });
   return { stopped: worker.stopped.finally(stopWatching), close: () => handler.close(), handBack: () => worker.handBack() };
 }
