@@ -8,6 +8,8 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runProcess } from '../process/runner.ts';
 import { gitEnvironment, GIT_TIMEOUT_MS, pathExists } from './git-process.ts';
+import { treeIdOf } from './tree-id.ts';
+import { makeBareRepository, packOfBundle, writeBranch, writeRootCommit } from './scratch-repository.ts';
 
 export interface SnapshotBundle {
   readonly commit: string;
@@ -16,14 +18,8 @@ export interface SnapshotBundle {
   readonly bytes: Buffer;
 }
 
-const FIXED_IDENTITY = {
-  GIT_AUTHOR_NAME: 'agentdevel',
-  GIT_AUTHOR_EMAIL: 'agentdevel@localhost',
-  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
-  GIT_COMMITTER_NAME: 'agentdevel',
-  GIT_COMMITTER_EMAIL: 'agentdevel@localhost',
-  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
-};
+/** The snapshot commit's author and committer: 2000-01-01T00:00:00Z. */
+const SNAPSHOT_IDENTITY = { name: 'agentdevel', email: 'agentdevel@localhost', seconds: 946_684_800 };
 
 async function git(args: readonly string[], env: Record<string, string>, cwd: string): Promise<string> {
   const outcome = await runProcess({ command: 'git', args, cwd, env: { ...gitEnvironment(), ...env }, timeoutMs: GIT_TIMEOUT_MS });
@@ -34,21 +30,21 @@ async function git(args: readonly string[], env: Record<string, string>, cwd: st
   return outcome.stdout.trim();
 }
 
-/** Bundles the folders `paths` (relative to `dir`) as one commit with no parent. */
+/** Bundles the folders `paths` (relative to `dir`) as one commit with no parent. Three git processes (besides the bundle's pack-objects). */
 export async function bundleSnapshot(dir: string, paths: readonly string[], scratchRoot: string): Promise<SnapshotBundle> {
   await mkdir(scratchRoot, { recursive: true });
   const scratch = await mkdtemp(path.join(scratchRoot, 'snapshot-'));
   try {
     const gitDir = path.join(scratch, 'git');
-    await git(['init', '-q', '--bare', gitDir], {}, scratch);
+    await makeBareRepository(gitDir);
     const env = { GIT_DIR: gitDir, GIT_WORK_TREE: dir, GIT_INDEX_FILE: path.join(scratch, 'index') };
     // The workspace's .gitignore applies (git reads it from the work tree): ignored files stay home.
     await git(['add', '-A', '--', ...paths], env, dir);
     const tree = await git(['write-tree'], env, dir);
-    // Never signed, whatever the user's commit.gpgSign: a signature (a gpg one carries its time)
-    // would make the same files give another commit.
-    const commit = await git(['commit-tree', '--no-gpg-sign', tree, '-m', 'agentdevel snapshot'], { ...env, ...FIXED_IDENTITY }, dir);
-    await git(['update-ref', 'refs/heads/snapshot', commit], env, dir);
+    // Written here, never signed whatever the user's commit.gpgSign (a signature carries its time),
+    // with a fixed author and date: the same files give the same commit.
+    const commit = await writeRootCommit(gitDir, tree, SNAPSHOT_IDENTITY, 'agentdevel snapshot');
+    await writeBranch(gitDir, 'snapshot', commit);
     const file = path.join(scratch, 'snapshot.bundle');
     await git(['bundle', 'create', '-q', file, 'refs/heads/snapshot'], env, dir);
     return { commit, tree, bytes: await readFile(file) };
@@ -69,10 +65,18 @@ export async function checkoutSnapshot(bytes: Buffer, commit: string, target: st
     const gitDir = path.join(scratch, 'git');
     const files = path.join(scratch, 'files');
     await mkdir(files);
-    await git(['init', '-q', '--bare', gitDir], {}, scratch);
-    const bundle = path.join(scratch, 'snapshot.bundle');
-    await writeFile(bundle, bytes);
-    await git(['bundle', 'unbundle', bundle], { GIT_DIR: gitDir }, scratch);
+    await makeBareRepository(gitDir);
+    // The bundle's pack is indexed where git finds it (one process); any other bundle is unbundled.
+    const pack = packOfBundle(bytes);
+    if (pack) {
+      const file = path.join(gitDir, 'objects', 'pack', 'snapshot.pack');
+      await writeFile(file, pack);
+      await git(['index-pack', file], { GIT_DIR: gitDir }, scratch);
+    } else {
+      const bundle = path.join(scratch, 'snapshot.bundle');
+      await writeFile(bundle, bytes);
+      await git(['bundle', 'unbundle', bundle], { GIT_DIR: gitDir }, scratch);
+    }
     const env = { GIT_DIR: gitDir, GIT_WORK_TREE: files, GIT_INDEX_FILE: path.join(scratch, 'index') };
     // Into an empty index and an empty folder: every file of the commit is written, in one process.
     await git(['read-tree', '--reset', '-u', commit], env, files);
@@ -108,6 +112,10 @@ export async function remoteOf(dir: string): Promise<string | null> {
   return /^[^/\\]+@[^/\\]+:/.test(url) || /^[^/\\:]+:[^/\\]/.test(url) ? url : path.resolve(dir, url);
 }
 
+/** Fetches made into each remote cache repository by this process, and how often git's maintenance is run on one. */
+const fetchesInto = new Map<string, number>();
+const MAINTENANCE_EVERY = 32;
+
 /**
  * Checks a snapshot out from the workspace's remote instead of its bundle: fetches `commit`
  * (the workspace commit the snapshot was taken from) into `gitDir`, a bare repository kept
@@ -115,8 +123,8 @@ export async function remoteOf(dir: string): Promise<string | null> {
  * leaves them out: never written) and moves them into `target` only when what was checked out
  * is exactly the snapshot's tree (compared as git objects, so a checkout that filters or converts
  * line endings still matches). False when the remote cannot serve it (unreachable, the commit
- * not pushed, other contents): the caller then uses the bundle. Three git processes (the fetch,
- * the checkout, the tree), besides the fetch's own.
+ * not pushed, other contents): the caller then uses the bundle. Two git processes (the fetch and
+ * the checkout) besides the fetch's own, and a third where git converted files as it wrote them.
  */
 export async function checkoutFromRemote(
   remote: { readonly url: string; readonly commit: string },
@@ -138,10 +146,17 @@ export async function checkoutFromRemote(
     // Names as they are (`literal`: a folder named with `*` or `[` is no pattern); the splits excluded.
     const pathspecs = [...folders.map((folder) => `:(literal)${folder}`), ...excluded.map((file) => `:(exclude,literal)${file}`)];
     try {
-      await git(['fetch', '-q', '--depth', '1', '--no-tags', '--', remote.url, remote.commit], env, scratch);
+      // git's own maintenance after every fetch is a process more for a check that rarely finds
+      // anything to do: it runs here every MAINTENANCE_EVERY fetches instead.
+      await git(['-c', 'maintenance.auto=false', 'fetch', '-q', '--depth', '1', '--no-tags', '--', remote.url, remote.commit], env, scratch);
+      const fetches = (fetchesInto.get(gitDir) ?? 0) + 1;
+      fetchesInto.set(gitDir, fetches);
+      if (fetches % MAINTENANCE_EVERY === 0) await git(['maintenance', 'run', '--auto', '--quiet'], env, scratch);
       // No hook runs (a user's core.hooksPath included): plumbing never ran one either.
       await git(['-c', 'core.hooksPath=/dev/null', 'checkout', '-q', remote.commit, '--', ...pathspecs], env, files);
-      if ((await git(['write-tree'], env, scratch)) !== tree) return false;
+      // The files as written are the snapshot's tree: the check needs no process. Otherwise git
+      // converted some as it wrote them (.gitattributes), and git compares what it checked out.
+      if ((await treeIdOf(files, tree)) !== tree && (await git(['write-tree'], env, scratch)) !== tree) return false;
     } catch {
       return false;
     }
