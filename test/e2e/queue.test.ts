@@ -1,6 +1,7 @@
 // Case-trials on BullMQ workers over a real Redis: a real redis-server on 127.0.0.1 (with a
 // password, so every output is checked for it), real `agentdevel worker` processes, the real CLI.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { freePort } from '../helpers/free-port.ts';
 import path from 'node:path';
@@ -122,6 +123,10 @@ describe('snapshots from the workspace\'s git remote', () => {
     const dir = await exampleWorkspace();
     const remote = path.join(scratch, 'remote.git');
     const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
+    // A blueprint whose bundle is large (over 1 MB): the remote is asked first (a small one is read from Redis).
+    writeFileSync(path.join(dir, 'blueprints', 'support-agent', 'reference.bin'), randomBytes(1200 * 1024));
+    expect(git('add', '-A').status).toBe(0);
+    expect(git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'a large file').status).toBe(0);
     expect(git('clone', '-q', '--bare', dir, remote).status).toBe(0);
     expect(git('remote', 'add', 'origin', remote).status).toBe(0);
     const head = git('rev-parse', 'HEAD').stdout.trim();
@@ -162,6 +167,7 @@ describe('snapshots from the workspace\'s git remote', () => {
       const { runId } = JSON.parse(result.stdout) as { runId: string };
       expect(verdicts(runRecords(dir, runId))).toEqual(verdicts(local.records.filter((r) => r.trial === 0)));
       expect(spawnSync('git', ['--git-dir', path.join(cacheDir, 'remote.git'), 'cat-file', '-e', `${head}^{commit}`]).status).toBe(0);
+      expect(worker.log()).toMatch(/checked out [0-9a-f]{12} from the remote/);
     } finally {
       worker.child.kill('SIGTERM');
       await stopped(worker.child, 5000);

@@ -31,7 +31,7 @@ async function version(files: Record<string, string> = {}): Promise<{ version: J
     bytes: bundle.bytes,
     version: {
       schema: JOB_SCHEMA,
-      snapshot: { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: 'test', remote: null },
+      snapshot: { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, bundleBytes: bundle.bytes.length, source: 'test', remote: null },
       blueprint: 'bp',
       task: 'task',
       agentModel: 'mock',
@@ -95,6 +95,41 @@ describe('warm checkouts', () => {
     const next = await worker.take(v, bundle);
     expect(existsSync(path.join(next.dir, 'blueprints/bp/in-use.txt'))).toBe(false);
     next.release();
+  });
+
+  it('reads a small bundle before asking the remote, fetches a large one from the remote, and each way falls back to the other', async () => {
+    // A committed workspace whose commit is on a remote (a local bare repository here).
+    const { version: base, bytes } = await version();
+    const workspace = tempDir();
+    mkdirSync(path.join(workspace, 'blueprints/bp'), { recursive: true });
+    mkdirSync(path.join(workspace, 'rubrics/task'), { recursive: true });
+    writeFileSync(path.join(workspace, 'blueprints/bp/agent.sh'), 'echo hi\n');
+    writeFileSync(path.join(workspace, 'rubrics/task/task.json'), '{}\n');
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: workspace, encoding: 'utf8' }).trim();
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'v');
+    const remote = path.join(tempDir(), 'remote.git');
+    git('clone', '-q', '--bare', workspace, remote);
+    const on = (url: string, bundleBytes: number): JobVersion => ({ ...base, snapshot: { ...base.snapshot, bundleBytes, remote: { url, commit: git('rev-parse', 'HEAD') } } });
+    const routes = async (v: JobVersion, bundle: () => Promise<Buffer | null>) => {
+      const cache = tempDir();
+      const notes: string[] = [];
+      const lease = await warmCheckouts(cache, async () => undefined, (note) => notes.push(note)).take(v, bundle);
+      expect(readFileSync(path.join(lease.dir, 'blueprints/bp/agent.sh'), 'utf8')).toBe('echo hi\n');
+      lease.release();
+      return { from: /from (the remote|its bundle)/.exec(notes.join('\n'))?.[1], fetched: existsSync(path.join(cache, 'remote.git')) };
+    };
+    const inRedis = async () => bytes;
+    const expired = async () => null;
+    // Small: the bundle, and the remote is never asked; with the bundle gone, the remote.
+    expect(await routes(on(remote, bytes.length), inRedis)).toEqual({ from: 'its bundle', fetched: false });
+    expect(await routes(on(remote, bytes.length), expired)).toEqual({ from: 'the remote', fetched: true });
+    // Large: the remote; with a remote that lacks the commit, the bundle.
+    expect(await routes(on(remote, 2 * 1024 * 1024), inRedis)).toEqual({ from: 'the remote', fetched: true });
+    expect(await routes(on(path.join(tempDir(), 'no-such-remote'), 2 * 1024 * 1024), inRedis)).toEqual({ from: 'its bundle', fetched: true });
+    // Neither: the job fails, saying so.
+    await expect(routes(on(path.join(tempDir(), 'no-such-remote'), bytes.length), expired)).rejects.toThrow(/not in the queue \(expired\?\), nor its commit on the remote/);
   });
 
   it('keeps a checkout that git converted as it wrote it (.gitattributes eol=crlf) run after run, and still makes it afresh after a run changed it', async () => {

@@ -8,7 +8,7 @@ const ran = (worker: string, events: unknown[] = [{ type: 'final', output: { ans
 
 const job = (tree: string, id: string): CaseTrialJob => ({
   schema: JOB_SCHEMA,
-  snapshot: { commit: 'a'.repeat(40), tree, bundleKey: tree, source: 'a'.repeat(40), remote: null },
+  snapshot: { commit: 'a'.repeat(40), tree, bundleKey: tree, bundleBytes: 1000, source: 'a'.repeat(40), remote: null },
   blueprint: 'bp',
   task: 'orders',
   testCase: { id },

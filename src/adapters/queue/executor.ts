@@ -70,7 +70,7 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
     // The snapshot's git processes, and the remote's, run while the blueprint and the task's
     // environment load; their errors are reported after the blueprint's (bad input comes first).
     const bundling = bundleSnapshot(version.dir, [`blueprints/${settings.blueprint}`, `rubrics/${settings.task}`, ...splits], path.join(version.buildDir, 'snapshots'));
-    // A committed version can come from the workspace's remote, where a worker can reach it; the bundle stays the fallback.
+    // A committed version can also come from the workspace's remote, where a worker can reach it (a large one does: warm-checkouts.ts).
     const remoting = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(version.commit) ? remoteOf(version.dir) : Promise.resolve(null);
     bundling.catch(() => undefined);
     remoting.catch(() => undefined);
@@ -87,7 +87,7 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
     }
     const connected = await queue();
     const url = await remoting;
-    const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, source: version.commit, remote: url ? { url, commit: version.commit } : null };
+    const snapshot: Snapshot = { commit: bundle.commit, tree: bundle.tree, bundleKey: bundle.tree, bundleBytes: bundle.bytes.length, source: version.commit, remote: url ? { url, commit: version.commit } : null };
     const prepared: JobVersion = {
       schema: JOB_SCHEMA,
       snapshot,

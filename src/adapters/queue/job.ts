@@ -10,7 +10,7 @@ import { traceEventSchema } from '../../domain/trace.ts';
 import { z } from '../../domain/zod.ts';
 
 /** Bumped when a job or its result changes shape; a worker refuses jobs of another version. */
-export const JOB_SCHEMA = 3;
+export const JOB_SCHEMA = 4;
 
 const objectId = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'expected a git object id');
 
@@ -22,6 +22,8 @@ export const snapshotSchema = z
     tree: objectId,
     /** The Redis key of the git bundle that holds the commit. */
     bundleKey: z.string().min(1),
+    /** The bundle's size: a small one is read before the remote is asked (warm-checkouts.ts). */
+    bundleBytes: z.number().int().nonnegative(),
     /** The workspace commit the snapshot was taken from ("+dirty": uncommitted files), for messages. */
     source: z.string(),
     /** Where a worker may fetch that commit instead of reading the bundle: the workspace's remote (no password); null when dirty or none. */

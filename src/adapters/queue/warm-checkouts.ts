@@ -22,6 +22,8 @@ import { evictIdle } from './idle-eviction.ts';
 import type { JobVersion } from './job.ts';
 
 const KEPT_CHECKOUTS = 4;
+/** A bundle up to this size is read from Redis before the remote is asked for the commit. */
+const SMALL_BUNDLE_BYTES = 1024 * 1024;
 const KEPT_ON_DISK = 8;
 /** A checkout in use is touched this often, and one touched more recently is never removed (another worker on the machine may be using it). */
 const TOUCH_MS = 60_000;
@@ -78,14 +80,22 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     await rm(dir, { recursive: true, force: true });
     const folders = [`blueprints/${version.blueprint}`, `rubrics/${version.task}`];
     const splits = splitNames.map((split) => `rubrics/${version.task}/${split}.jsonl`);
-    // The workspace's remote first, when it has the commit; the bundle in Redis otherwise.
-    let from = 'the remote';
-    if (!snapshot.remote || !(await checkoutFromRemote(snapshot.remote, folders, splits, snapshot.tree, path.join(cacheDir, 'remote.git'), dir))) {
+    // A small bundle first: one read from Redis and two git processes, where a fetch is several
+    // processes and a round trip to the remote (which never has a candidate that was not pushed).
+    // A large one is fetched from the workspace's remote when it has the commit (only what the
+    // worker lacks travels), the bundle being the fallback.
+    const fromRemote = async () => snapshot.remote !== null && (await checkoutFromRemote(snapshot.remote, folders, splits, snapshot.tree, path.join(cacheDir, 'remote.git'), dir));
+    const fromBundle = async () => {
       const bytes = await bundle(snapshot.bundleKey);
-      if (bytes === null) throw new Error(`the bundle of ${snapshot.source.slice(0, 12)} is not in the queue (expired?); run the command again`);
+      if (bytes === null) return false;
       await checkoutSnapshot(bytes, snapshot.commit, dir);
-      from = 'its bundle';
-    }
+      return true;
+    };
+    const small = snapshot.bundleBytes <= SMALL_BUNDLE_BYTES;
+    let from: string;
+    if (small ? await fromBundle() : await fromRemote()) from = small ? 'its bundle' : 'the remote';
+    else if (small ? await fromRemote() : await fromBundle()) from = small ? 'the remote' : 'its bundle';
+    else throw new Error(`the bundle of ${snapshot.source.slice(0, 12)} is not in the queue (expired?)${snapshot.remote ? ', nor its commit on the remote' : ''}; run the command again`);
     counts.made += 1;
     if (why === 'reset') counts.reset += 1;
     note(`checked out ${snapshot.tree.slice(0, 12)} from ${from}${why === 'reset' ? ' afresh (a run had changed its files)' : ''}; checkouts made: ${counts.made}, afresh: ${counts.reset}`);
