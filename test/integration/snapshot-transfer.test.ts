@@ -1,8 +1,8 @@
 // A version carried to the workers (src/adapters/git/snapshot.ts): the snapshot's commit and
-// ref are written without git, the bundle's pack is indexed without `git bundle unbundle`, and
-// the remote's checkout is checked in this process. Each must give what git itself gives: the
-// same commit id as commit-tree, the same files from any bundle, and a remote checkout that git
-// converted as it wrote it still accepted. Real git throughout.
+// ref are written without git, and a worker indexes the bundle's pack without `git bundle
+// unbundle`. Each must give what git itself gives: the same commit id as commit-tree, the same
+// files from any bundle; and a remote checkout that git converted as it wrote it is still
+// accepted. Real git throughout.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -70,6 +70,8 @@ describe('a snapshot carried to the workers', () => {
     const target = path.join(cache, 'converted');
     expect(await checkoutFromRemote({ url: dir, commit: head }, folders, splits, bundle.tree, path.join(cache, 'remote.git'), target)).toBe(true);
     expect(readFileSync(path.join(target, 'blueprints/bp/notes.txt'), 'utf8')).toBe('one\r\ntwo\r\n');
+    // The fetched commit is kept under a ref: the next fetch says it has it, and gets only what changed.
+    expect(spawnSync('git', ['--git-dir', path.join(cache, 'remote.git'), 'rev-parse', 'refs/agentdevel/fetched'], { encoding: 'utf8' }).stdout.trim()).toBe(head);
     expect(await checkoutFromRemote({ url: dir, commit: head }, folders, splits, 'b'.repeat(40), path.join(cache, 'remote.git'), path.join(cache, 'other'))).toBe(false);
     expect(existsSync(path.join(cache, 'other'))).toBe(false);
   });

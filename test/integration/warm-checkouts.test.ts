@@ -111,7 +111,8 @@ describe('warm checkouts', () => {
     git('commit', '-qm', 'v');
     const remote = path.join(tempDir(), 'remote.git');
     git('clone', '-q', '--bare', workspace, remote);
-    const on = (url: string, bundleBytes: number): JobVersion => ({ ...base, snapshot: { ...base.snapshot, bundleBytes, remote: { url, commit: git('rev-parse', 'HEAD') } } });
+    const head = git('rev-parse', 'HEAD');
+    const on = (url: string, bundleBytes: number, commit = head): JobVersion => ({ ...base, snapshot: { ...base.snapshot, bundleBytes, remote: { url, commit } } });
     const routes = async (v: JobVersion, bundle: () => Promise<Buffer | null>) => {
       const cache = tempDir();
       const notes: string[] = [];
@@ -122,14 +123,19 @@ describe('warm checkouts', () => {
     };
     const inRedis = async () => bytes;
     const expired = async () => null;
-    // Small: the bundle, and the remote is never asked; with the bundle gone, the remote.
+    const broken = async () => Buffer.concat([bytes.subarray(0, bytes.length - 30), Buffer.alloc(30)]);
+    const large = 2 * 1024 * 1024;
+    // Small: the bundle, and the remote is never asked; with the bundle gone or broken, the remote.
     expect(await routes(on(remote, bytes.length), inRedis)).toEqual({ from: 'its bundle', fetched: false });
     expect(await routes(on(remote, bytes.length), expired)).toEqual({ from: 'the remote', fetched: true });
-    // Large: the remote; with a remote that lacks the commit, the bundle.
-    expect(await routes(on(remote, 2 * 1024 * 1024), inRedis)).toEqual({ from: 'the remote', fetched: true });
-    expect(await routes(on(path.join(tempDir(), 'no-such-remote'), 2 * 1024 * 1024), inRedis)).toEqual({ from: 'its bundle', fetched: true });
-    // Neither: the job fails, saying so.
-    await expect(routes(on(path.join(tempDir(), 'no-such-remote'), bytes.length), expired)).rejects.toThrow(/not in the queue \(expired\?\), nor its commit on the remote/);
+    expect(await routes(on(remote, bytes.length), broken)).toEqual({ from: 'the remote', fetched: true });
+    // Large: the remote; with a remote that lacks the commit (not pushed) or cannot be reached, the bundle.
+    expect(await routes(on(remote, large), inRedis)).toEqual({ from: 'the remote', fetched: true });
+    expect(await routes(on(remote, large, 'f'.repeat(40)), inRedis)).toEqual({ from: 'its bundle', fetched: true });
+    expect(await routes(on(path.join(tempDir(), 'no-such-remote'), large), inRedis)).toEqual({ from: 'its bundle', fetched: true });
+    // Neither: the job fails, saying why (a broken bundle's own failure, else that neither had it).
+    await expect(routes(on(remote, bytes.length, 'f'.repeat(40)), expired)).rejects.toThrow(/not in the queue \(expired\?\), and the remote could not serve its commit/);
+    await expect(routes(on(remote, bytes.length, 'f'.repeat(40)), broken)).rejects.toThrow(/git/);
   });
 
   it('keeps a checkout that git converted as it wrote it (.gitattributes eol=crlf) run after run, and still makes it afresh after a run changed it', async () => {

@@ -3,8 +3,10 @@
 // written as a file, and the pack of a bundle read out of it. A git process costs a fork of this
 // large process and git's own start (a few milliseconds of CPU each), and a version carried to
 // the workers paid seven of them on the coordinator and four on every worker.
-// The repository is always SHA-1 and has no config: git reads it as format version 0, whatever
-// the user's init.defaultObjectFormat, so coordinator and workers agree on the object format.
+// A repository made as files has no config: git reads it as format version 0 (SHA-1) with its
+// defaults, which are what `git init` finds on a Linux file system, not on macOS (ignorecase,
+// precomposeunicode) or where modes are not kept. Workers use it on Linux only; the coordinator,
+// whose `git add` reads the user's workspace, has git make its repository.
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,13 +28,14 @@ export interface CommitIdentity {
 
 /**
  * Writes a commit of `tree` with no parent as a loose object, the bytes `git commit-tree -m`
- * would write (the message ends with a newline), and returns its id.
+ * writes for a one-line `message` (followed by a newline), and returns its id: SHA-256 when the
+ * tree's id is (a repository of that format), SHA-1 otherwise.
  */
 export async function writeRootCommit(gitDir: string, tree: string, who: CommitIdentity, message: string): Promise<string> {
   const person = `${who.name} <${who.email}> ${who.seconds} +0000`;
-  const body = Buffer.from(`tree ${tree}\nauthor ${person}\ncommitter ${person}\n\n${message.replace(/\n*$/, '\n')}`);
+  const body = Buffer.from(`tree ${tree}\nauthor ${person}\ncommitter ${person}\n\n${message}\n`);
   const object = Buffer.concat([Buffer.from(`commit ${body.length}\0`), body]);
-  const id = createHash('sha1').update(object).digest('hex');
+  const id = createHash(tree.length === 64 ? 'sha256' : 'sha1').update(object).digest('hex');
   const folder = path.join(gitDir, 'objects', id.slice(0, 2));
   await mkdir(folder, { recursive: true });
   await writeFile(path.join(folder, id.slice(2)), deflateSync(object));

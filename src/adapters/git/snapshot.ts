@@ -8,7 +8,6 @@ import path from 'node:path';
 import { AgentdevelError } from '../../domain/errors.ts';
 import { runProcess } from '../process/runner.ts';
 import { gitEnvironment, GIT_TIMEOUT_MS, pathExists } from './git-process.ts';
-import { treeIdOf } from './tree-id.ts';
 import { makeBareRepository, packOfBundle, writeBranch, writeRootCommit } from './scratch-repository.ts';
 
 export interface SnapshotBundle {
@@ -30,13 +29,15 @@ async function git(args: readonly string[], env: Record<string, string>, cwd: st
   return outcome.stdout.trim();
 }
 
-/** Bundles the folders `paths` (relative to `dir`) as one commit with no parent. Three git processes (besides the bundle's pack-objects). */
+/** Bundles the folders `paths` (relative to `dir`) as one commit with no parent. Four git processes (besides the bundle's pack-objects). */
 export async function bundleSnapshot(dir: string, paths: readonly string[], scratchRoot: string): Promise<SnapshotBundle> {
   await mkdir(scratchRoot, { recursive: true });
   const scratch = await mkdtemp(path.join(scratchRoot, 'snapshot-'));
   try {
     const gitDir = path.join(scratch, 'git');
-    await makeBareRepository(gitDir);
+    // Made by git: it records what the file system needs (core.ignorecase on macOS, core.filemode
+    // where modes are not kept), which `git add` below honours as it reads the workspace.
+    await git(['init', '-q', '--bare', gitDir], {}, scratch);
     const env = { GIT_DIR: gitDir, GIT_WORK_TREE: dir, GIT_INDEX_FILE: path.join(scratch, 'index') };
     // The workspace's .gitignore applies (git reads it from the work tree): ignored files stay home.
     await git(['add', '-A', '--', ...paths], env, dir);
@@ -65,14 +66,17 @@ export async function checkoutSnapshot(bytes: Buffer, commit: string, target: st
     const gitDir = path.join(scratch, 'git');
     const files = path.join(scratch, 'files');
     await mkdir(files);
-    await makeBareRepository(gitDir);
-    // The bundle's pack is indexed where git finds it (one process); any other bundle is unbundled.
-    const pack = packOfBundle(bytes);
+    // A version 2 bundle (SHA-1, no prerequisite: what bundleSnapshot writes) on Linux: its pack
+    // is indexed in a repository made as files, where git's defaults are what git init would find
+    // on a Linux file system. Anything else the way git does it all.
+    const pack = process.platform === 'linux' ? packOfBundle(bytes) : null;
     if (pack) {
+      await makeBareRepository(gitDir);
       const file = path.join(gitDir, 'objects', 'pack', 'snapshot.pack');
       await writeFile(file, pack);
       await git(['index-pack', file], { GIT_DIR: gitDir }, scratch);
     } else {
+      await git(['init', '-q', '--bare', gitDir], {}, scratch);
       const bundle = path.join(scratch, 'snapshot.bundle');
       await writeFile(bundle, bytes);
       await git(['bundle', 'unbundle', bundle], { GIT_DIR: gitDir }, scratch);
@@ -112,19 +116,23 @@ export async function remoteOf(dir: string): Promise<string | null> {
   return /^[^/\\]+@[^/\\]+:/.test(url) || /^[^/\\:]+:[^/\\]/.test(url) ? url : path.resolve(dir, url);
 }
 
-/** Fetches made into each remote cache repository by this process, and how often git's maintenance is run on one. */
-const fetchesInto = new Map<string, number>();
-const MAINTENANCE_EVERY = 32;
+/**
+ * The ref a worker's cache repository keeps the commit it fetched last under: the next fetch
+ * tells the remote it has it, so only what changed since travels. One for all the workers that
+ * share the cache folder: two fetching at once may find it locked, and the one that does uses
+ * the bundle instead.
+ */
+const FETCHED_REF = 'refs/agentdevel/fetched';
 
 /**
- * Checks a snapshot out from the workspace's remote instead of its bundle: fetches `commit`
- * (the workspace commit the snapshot was taken from) into `gitDir`, a bare repository kept
- * between jobs, checks the snapshot's folders out from it (the splits left out, as the bundle
- * leaves them out: never written) and moves them into `target` only when what was checked out
- * is exactly the snapshot's tree (compared as git objects, so a checkout that filters or converts
- * line endings still matches). False when the remote cannot serve it (unreachable, the commit
- * not pushed, other contents): the caller then uses the bundle. Two git processes (the fetch and
- * the checkout) besides the fetch's own, and a third where git converted files as it wrote them.
+ * Checks a snapshot out from the workspace's remote: fetches `commit` (the workspace commit the
+ * snapshot was taken from) into `gitDir`, a bare repository kept between jobs, checks the
+ * snapshot's folders out from it (the splits left out, as the bundle leaves them out: never
+ * written) and moves them into `target` only when what was checked out is exactly the
+ * snapshot's tree (compared as git objects, so a checkout that filters or converts line endings
+ * still matches). False when the remote cannot serve it (unreachable, the commit not pushed,
+ * other contents): the caller then uses the bundle. Three git processes (the fetch, the
+ * checkout, the tree), besides the fetch's own.
  */
 export async function checkoutFromRemote(
   remote: { readonly url: string; readonly commit: string },
@@ -146,17 +154,10 @@ export async function checkoutFromRemote(
     // Names as they are (`literal`: a folder named with `*` or `[` is no pattern); the splits excluded.
     const pathspecs = [...folders.map((folder) => `:(literal)${folder}`), ...excluded.map((file) => `:(exclude,literal)${file}`)];
     try {
-      // git's own maintenance after every fetch is a process more for a check that rarely finds
-      // anything to do: it runs here every MAINTENANCE_EVERY fetches instead.
-      await git(['-c', 'maintenance.auto=false', 'fetch', '-q', '--depth', '1', '--no-tags', '--', remote.url, remote.commit], env, scratch);
-      const fetches = (fetchesInto.get(gitDir) ?? 0) + 1;
-      fetchesInto.set(gitDir, fetches);
-      if (fetches % MAINTENANCE_EVERY === 0) await git(['maintenance', 'run', '--auto', '--quiet'], env, scratch);
+      await git(['fetch', '-q', '--depth', '1', '--no-tags', '--', remote.url, `+${remote.commit}:${FETCHED_REF}`], env, scratch);
       // No hook runs (a user's core.hooksPath included): plumbing never ran one either.
       await git(['-c', 'core.hooksPath=/dev/null', 'checkout', '-q', remote.commit, '--', ...pathspecs], env, files);
-      // The files as written are the snapshot's tree: the check needs no process. Otherwise git
-      // converted some as it wrote them (.gitattributes), and git compares what it checked out.
-      if ((await treeIdOf(files, tree)) !== tree && (await git(['write-tree'], env, scratch)) !== tree) return false;
+      if ((await git(['write-tree'], env, scratch)) !== tree) return false;
     } catch {
       return false;
     }

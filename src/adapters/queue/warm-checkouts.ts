@@ -85,17 +85,27 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
     // A large one is fetched from the workspace's remote when it has the commit (only what the
     // worker lacks travels), the bundle being the fallback.
     const fromRemote = async () => snapshot.remote !== null && (await checkoutFromRemote(snapshot.remote, folders, splits, snapshot.tree, path.join(cacheDir, 'remote.git'), dir));
+    // A bundle that is there but cannot be checked out (Redis failed, git failed) still lets the
+    // remote be tried; its failure is the one said when the remote cannot serve either.
+    let bundleFailure: unknown = null;
     const fromBundle = async () => {
-      const bytes = await bundle(snapshot.bundleKey);
-      if (bytes === null) return false;
-      await checkoutSnapshot(bytes, snapshot.commit, dir);
-      return true;
+      try {
+        const bytes = await bundle(snapshot.bundleKey);
+        if (bytes === null) return false;
+        await checkoutSnapshot(bytes, snapshot.commit, dir);
+        return true;
+      } catch (error) {
+        bundleFailure = error;
+        await rm(dir, { recursive: true, force: true });
+        return false;
+      }
     };
     const small = snapshot.bundleBytes <= SMALL_BUNDLE_BYTES;
     let from: string;
     if (small ? await fromBundle() : await fromRemote()) from = small ? 'its bundle' : 'the remote';
     else if (small ? await fromRemote() : await fromBundle()) from = small ? 'the remote' : 'its bundle';
-    else throw new Error(`the bundle of ${snapshot.source.slice(0, 12)} is not in the queue (expired?)${snapshot.remote ? ', nor its commit on the remote' : ''}; run the command again`);
+    else if (bundleFailure !== null) throw bundleFailure;
+    else throw new Error(`the bundle of ${snapshot.source.slice(0, 12)} is not in the queue (expired?)${snapshot.remote ? ', and the remote could not serve its commit' : ''}; run the command again`);
     counts.made += 1;
     if (why === 'reset') counts.reset += 1;
     note(`checked out ${snapshot.tree.slice(0, 12)} from ${from}${why === 'reset' ? ' afresh (a run had changed its files)' : ''}; checkouts made: ${counts.made}, afresh: ${counts.reset}`);
