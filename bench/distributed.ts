@@ -373,7 +373,7 @@ try {
   const { url, cli } = redis;
   const redisNow = () => redisCpuMs(cli('info', 'cpu'));
 
-  console.log(`distributed: ${CASES} case-trials of a \`command\` agent (sh + sleep); ${cpus().length} cores; load average ${load()} at the start`);
+  console.log(`distributed: ${CASES} case-trials of a \`command\` agent (sh + sleep); node ${process.version}; ${cpus().length} cores; load average ${load()} at the start`);
   console.log('CPU in ms per case-trial, each process with all its descendants. "all in": the coordinator and the workers over');
   console.log(`one run of ${CASES} case-trials on ${SERVING ? 'workers the version is new to' : 'fresh workers'}, start-up and set-up included; "per more": what each further`);
   console.log('case-trial adds, once started and set up (a short run of one case-trial per slot first tells the two apart).');
