@@ -95,8 +95,8 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
         await checkoutSnapshot(bytes, snapshot.commit, dir);
         return true;
       } catch (error) {
+        // checkoutSnapshot leaves nothing at `dir` when it fails (its folder is moved there complete).
         bundleFailure = error;
-        await rm(dir, { recursive: true, force: true });
         return false;
       }
     };
