@@ -33,6 +33,15 @@ function startPrinting(script: string): Promise<{ child: ChildProcess; line: str
   });
 }
 
+/** The name the kernel gives a process (what it last ran), or null once it is gone. */
+function commandName(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
 function stateDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'agentdevel-lock-'));
 }
@@ -44,9 +53,11 @@ function writeLock(dir: string, owner: object): void {
 describe('the workspace lock after its holder was killed', () => {
   it('takes over from a zombie holder (killed, never reaped), with or without its start time on record', async () => {
     // The shell starts a child, prints its pid and becomes `sleep`, which never reaps it: once
-    // the child is killed it stays a zombie as long as the sleep runs.
-    const { line } = await startPrinting('sleep 30 & echo $!; exec sleep 30');
+    // the child is killed it stays a zombie as long as the sleep runs. The kill waits for the
+    // shell's exec: dash reaps a child that dies before it (2 runs in 200 here, without the wait).
+    const { child, line } = await startPrinting('sleep 30 & echo $!; exec sleep 30');
     const pid = Number(line);
+    await until(() => commandName(child.pid as number) === 'sleep', 20_000, `the shell ${child.pid} to become sleep`);
     const startTime = processState(pid)?.startTime ?? null;
     expect(startTime).not.toBeNull();
     process.kill(pid, 'SIGKILL');
