@@ -6,7 +6,7 @@
 // without a compiler gets (CC names no compiler and the cache folder is empty, so no launcher
 // can be found or built). Real processes throughout; each escapee sleeps for a number no other
 // process uses, so the test can look for it.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/adapters/blueprint/load.ts';
@@ -16,6 +16,7 @@ import { startLineRunner } from '../../src/adapters/process/spawner.ts';
 import { containment, containmentReport, untrustedCommand } from '../../src/adapters/process/untrusted.ts';
 import { startRuntime } from '../../src/adapters/runtimes/index.ts';
 import type { TraceEvent } from '../../src/domain/trace.ts';
+import { spawnersOf } from '../helpers/processes.ts';
 import { processesMentioning, tempDir } from '../helpers/workspace.ts';
 import { waitFor } from '../helpers/waits.ts';
 
@@ -181,5 +182,36 @@ console.log(JSON.stringify({ type: 'final', output: kept.length }));
         runner.close();
       }
     });
+  });
+});
+
+/** A process's parent, from /proc (null once it is gone). */
+function parentOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+describe('a program the launcher serves', () => {
+  it.skipIf(!namespaced || !launcherBuilt)("is started under an init that is the helper's own child (cloned into the namespaces, no launcher process between), and the time limit ends both", async () => {
+    const sleep = marker();
+    const launch = await untrustedCommand(['sleep', sleep], 64, { parentEnv: env, passed: [] }, undefined, 'launcher');
+    const runner = startLineRunner(1, { launcher: launch.launcher });
+    try {
+      const outcome = runner.run({ ...launch, env, timeoutMs: 3000 }, () => undefined);
+      expect(await waitFor(() => processesMentioning(`sleep ${sleep}`).length === 1, 2500)).toBe(true);
+      const program = Number(processesMentioning(`sleep ${sleep}`)[0]?.split(' ')[0]);
+      const init = parentOf(program) as number;
+      expect(readFileSync(`/proc/${init}/cmdline`, 'utf8')).toMatch(/contain-[0-9a-f]+\0serve/);
+      expect(spawnersOf(process.pid)).toContain(parentOf(init));
+      expect(await outcome).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
+      expect(await waitFor(() => parentOf(init) === null && processesMentioning(`sleep ${sleep}`).length === 0, 2000)).toBe(true);
+    } finally {
+      await runner.close();
+      for (const line of processesMentioning(`sleep ${sleep}`)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+    }
   });
 });

@@ -18,7 +18,8 @@
  *   reaps every process of the namespace until the program ends; it then exits with the
  *   program's status (128 + the signal when it was killed), and the kernel kills whatever is
  *   left in the namespace. init dies with this process (parent-death signal), and this one
- *   exits with init's status.
+ *   exits with init's status. Started by `serve`, init is the very process `serve` starts
+ *   (a clone into the namespaces): one fork less per case-trial, the same steps in it.
  * - a program it cannot exec: exit 127 (126: not executable), "<program>: <reason>" on stderr.
  */
 #define _GNU_SOURCE
@@ -114,27 +115,43 @@ static int init(char **argv, int parent_alive) {
   }
 }
 
+/* The data limit (argv[1], in kB, or "-"): 0 once set, else LIMIT_REFUSED (said on stderr). */
+static int set_data_limit(const char *kb) {
+  if (strcmp(kb, "-") == 0) return 0;
+  rlim_t bytes = (rlim_t)strtoull(kb, NULL, 10) * 1024;
+  struct rlimit limit = {bytes, bytes};
+  if (setrlimit(RLIMIT_DATA, &limit) == 0) return 0;
+  fprintf(stderr, "agentdevel-contain: ulimit -d %s: %s\n", kb, strerror(errno));
+  return LIMIT_REFUSED;
+}
+
+/* The namespaces a request asks for (argv[2]), as clone flags; 0 for none (or a malformed request). */
+static int namespace_flags(int argc, char **argv) {
+  if (argc < 4) return 0;
+  if (strcmp(argv[2], "user") == 0) return CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUSER;
+  if (strcmp(argv[2], "root") == 0) return CLONE_NEWPID | CLONE_NEWNS;
+  return 0;
+}
+
+/* In the new namespaces, before anything runs there: the user mapped (uid and gid read outside), mounts private. */
+static void settle_namespaces(int flags, unsigned uid, unsigned gid) {
+  if (flags & CLONE_NEWUSER) map_user(uid, gid);
+  if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("private mounts");
+}
+
 static int contain_main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: contain <data-limit-kb|-> <user|root|none> <program> [args...]\n");
     return 2;
   }
-  if (strcmp(argv[1], "-") != 0) {
-    rlim_t bytes = (rlim_t)strtoull(argv[1], NULL, 10) * 1024;
-    struct rlimit limit = {bytes, bytes};
-    if (setrlimit(RLIMIT_DATA, &limit) != 0) {
-      fprintf(stderr, "agentdevel-contain: ulimit -d %s: %s\n", argv[1], strerror(errno));
-      return LIMIT_REFUSED;
-    }
-  }
+  if (set_data_limit(argv[1]) != 0) return LIMIT_REFUSED;
   char **program = argv + 3;
-  int user = strcmp(argv[2], "user") == 0;
-  if (!user && strcmp(argv[2], "root") != 0) exec_program(program);
+  int flags = namespace_flags(argc, argv);
+  if (!flags) exec_program(program);
 
   unsigned uid = getuid(), gid = getgid();
-  if (unshare(CLONE_NEWPID | CLONE_NEWNS | (user ? CLONE_NEWUSER : 0)) != 0) fail("unshare");
-  if (user) map_user(uid, gid);
-  if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) fail("private mounts");
+  if (unshare(flags) != 0) fail("unshare");
+  settle_namespaces(flags, uid, gid);
   int alive[2];
   if (pipe2(alive, O_CLOEXEC) != 0) fail("pipe");
   pid_t first = fork();
@@ -160,6 +177,22 @@ static int contain_main(int argc, char **argv) {
 
 /* serve: see the section below. */
 static int serve(const char *self, int (*contain)(int, char **));
+
+/*
+ * A request for this program in namespaces, as `serve` runs it: the process it starts is made
+ * in the namespaces (clone) and is their init, so no launcher process waits above init. It takes
+ * contain_main's steps in the same order, the namespaces aside: the limit, the user mapped and the
+ * mounts private, then init. `alive` is the read end of `serve`'s own pipe, open while `serve`
+ * lives (init's parent: the parent-death signal is about it); nothing else of `serve` stays open.
+ */
+static int contain_as_init(char **argv, int flags, unsigned uid, unsigned gid, int alive) {
+  if (dup2(alive, 3) < 0) fail("dup2");
+  if (syscall(SYS_close_range, 4, ~0U, 0) != 0)
+    for (int fd = 4; fd < 4096; fd += 1) close(fd);
+  if (set_data_limit(argv[1]) != 0) return LIMIT_REFUSED;
+  settle_namespaces(flags, uid, gid);
+  return init(argv + 3, 3);
+}
 
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "serve") == 0) return serve(argv[0], contain_main);
@@ -319,7 +352,7 @@ static void spawn_error(long id, const char *message) {
 }
 
 /* Starts one request. fields: cwd, argv[argc], env[envc]; the rest of the payload is the input. */
-static void start(const char *self, int (*contain)(int, char **), long id, long timeout_ms, long max_stderr, int argc, int envc, char *payload, size_t length) {
+static void start(const char *self, int (*contain)(int, char **), int alive, long id, long timeout_ms, long max_stderr, int argc, int envc, char *payload, size_t length) {
   char **fields = calloc((size_t)(argc + envc + 3), sizeof *fields);
   size_t at = 0;
   int count = 1 + argc + envc;
@@ -347,7 +380,17 @@ static void start(const char *self, int (*contain)(int, char **), long id, long 
     free(fields), free(argv), free(envp);
     return;
   }
-  pid_t pid = fork();
+  /* This program in namespaces: cloned into them (a raw clone: fork's semantics, the child
+     goes on from here on a copy of this stack); where the clone is refused, forked, and
+     contain_main makes them (or says why not) as it would in a process of its own. */
+  int self_request = strcmp(argv[0], self) == 0;
+  int flags = self_request ? namespace_flags(argc, argv) : 0;
+  unsigned uid = getuid(), gid = getgid();
+  pid_t pid = flags ? (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD, NULL, NULL, NULL, NULL) : -1;
+  if (pid < 0) {
+    flags = 0;
+    pid = fork();
+  }
   if (pid == 0) {
     sigset_t none;
     sigemptyset(&none);
@@ -359,7 +402,8 @@ static void start(const char *self, int (*contain)(int, char **), long id, long 
     if (cwd[0] && chdir(cwd) != 0) problem = errno;
     extern char **environ;
     environ = envp;
-    if (!problem && strcmp(argv[0], self) == 0) {
+    if (!problem && flags) _exit(contain_as_init(argv, flags, uid, gid, alive));
+    if (!problem && self_request) {
       /* This program: contained here, without an exec of it. Nothing of this process stays open
          in it (other runs' pipes, the channel): no exec closes them here. */
       if (syscall(SYS_close_range, 3, ~0U, 0) != 0)
@@ -474,6 +518,9 @@ static int serve(const char *self, int (*contain)(int, char **)) {
   sigprocmask(SIG_BLOCK, &children, NULL);
   int reaped = signalfd(-1, &children, SFD_CLOEXEC | SFD_NONBLOCK);
   if (reaped < 0) fail("signalfd");
+  /* Its write end stays open as long as this process lives: an init started here reads its end to know. */
+  int alive[2];
+  if (pipe2(alive, O_CLOEXEC) != 0) fail("pipe");
   struct text request = {0};
   int input_open = 1;
   text_str(&answers, "{\"type\":\"ready\"}\n");
@@ -525,7 +572,7 @@ static int serve(const char *self, int (*contain)(int, char **)) {
           if (sscanf(request.bytes, "run %ld %ld %ld %d %d %zu", &id, &timeout_ms, &max_stderr, &argc, &envc, &payload) != 6) fail("a malformed request");
           size_t head = (size_t)(newline - request.bytes) + 1;
           if (request.length < head + payload) break;
-          start(self, contain, id, timeout_ms, max_stderr, argc, envc, request.bytes + head, payload);
+          start(self, contain, alive[0], id, timeout_ms, max_stderr, argc, envc, request.bytes + head, payload);
           memmove(request.bytes, request.bytes + head + payload, request.length - head - payload);
           request.length -= head + payload;
         }
