@@ -6,7 +6,7 @@
 // without a compiler gets (CC names no compiler and the cache folder is empty, so no launcher
 // can be found or built). Real processes throughout; each escapee sleeps for a number no other
 // process uses, so the test can look for it.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBlueprint } from '../../src/adapters/blueprint/load.ts';
@@ -200,18 +200,42 @@ describe('a program the launcher serves', () => {
     const sleep = marker();
     const launch = await untrustedCommand(['sleep', sleep], 64, { parentEnv: env, passed: [] }, undefined, 'launcher');
     const runner = startLineRunner(1, { launcher: launch.launcher });
+    const outcome = runner.run({ ...launch, env, timeoutMs: 4000 }, () => undefined);
+    outcome.catch(() => undefined); // A failed assertion below closes the runner first.
     try {
-      const outcome = runner.run({ ...launch, env, timeoutMs: 3000 }, () => undefined);
-      expect(await waitFor(() => processesMentioning(`sleep ${sleep}`).length === 1, 2500)).toBe(true);
+      expect(await waitFor(() => processesMentioning(`sleep ${sleep}`).length === 1, 3500), 'the program started').toBe(true);
       const program = Number(processesMentioning(`sleep ${sleep}`)[0]?.split(' ')[0]);
-      const init = parentOf(program) as number;
+      const init = parentOf(program);
+      expect(init, 'the program has a parent').not.toBeNull();
       expect(readFileSync(`/proc/${init}/cmdline`, 'utf8')).toMatch(/contain-[0-9a-f]+\0serve/);
-      expect(spawnersOf(process.pid)).toContain(parentOf(init));
+      expect(spawnersOf(process.pid)).toContain(parentOf(init as number));
       expect(await outcome).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
-      expect(await waitFor(() => parentOf(init) === null && processesMentioning(`sleep ${sleep}`).length === 0, 2000)).toBe(true);
+      expect(await waitFor(() => parentOf(init as number) === null && processesMentioning(`sleep ${sleep}`).length === 0, 2000)).toBe(true);
     } finally {
       await runner.close();
       for (const line of processesMentioning(`sleep ${sleep}`)) process.kill(Number(line.split(' ')[0]), 'SIGKILL');
+    }
+  });
+
+  // Root reaches another user's folders by its capabilities on the host, which the clone's child
+  // has not: the helper opens the working folder itself, and the program starts there as before.
+  it.skipIf(!namespaced || !launcherBuilt || process.getuid?.() !== 0)("as root, starts in a working folder reached only through another user's private folder", async () => {
+    const outer = tempDir('agentdevel-private-');
+    const inner = path.join(outer, 'blueprint');
+    mkdirSync(inner);
+    chmodSync(inner, 0o755);
+    writeFileSync(path.join(inner, 'note'), 'here\n', { mode: 0o644 });
+    chownSync(outer, 4242, 4242);
+    chmodSync(outer, 0o700);
+    const launch = await untrustedCommand(['cat', 'note'], 64, { parentEnv: env, passed: [] }, undefined, 'launcher');
+    const runner = startLineRunner(1, { launcher: launch.launcher });
+    try {
+      const lines: string[] = [];
+      const outcome = await runner.run({ ...launch, cwd: inner, env, timeoutMs: 20_000 }, (line) => lines.push(line));
+      expect(outcome).toMatchObject({ exitCode: 0, spawnError: null });
+      expect(lines).toEqual(['here']);
+    } finally {
+      await runner.close();
     }
   });
 });

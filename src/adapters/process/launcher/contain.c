@@ -7,8 +7,9 @@
  *   contain <data-limit-kb | -> <user | root | none> <program> [args...]
  *   contain serve      (a spawner for spawner.ts: see the section at the end)
  *
- * - the data limit: RLIMIT_DATA, soft and hard (as `ulimit -d`), set first so that it holds for
- *   everything below; refused: exit 125 with "ulimit" on stderr (memory-limit.ts reads both);
+ * - the data limit: RLIMIT_DATA, soft and hard (as `ulimit -d`), set before anything runs, so
+ *   that it holds for everything below; refused: exit 125 with "ulimit" on stderr
+ *   (memory-limit.ts reads both);
  * - user: new user, PID and mount namespaces; the user outside is the same user inside, or
  *   nobody (65534) for root, so the program it execs holds no capability;
  *   root: PID and mount namespaces only (where no user namespace can be made; needs root);
@@ -90,8 +91,8 @@ static void map_user(unsigned uid, unsigned gid) {
 /* The namespace's first process: never the program itself (the kernel drops the signals process 1 sends itself). */
 static int init(char **argv, int parent_alive) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("pdeathsig");
-  /* Forked from `serve`, it holds a copy of that process's memory (other case-trials' requests):
-     the program, the same user as it, must not read it through /proc/1/mem or environ. */
+  /* Cloned or forked from `serve`, it holds a copy of that process's memory (other case-trials'
+     requests): the program, the same user as it, must not read it through /proc/1/mem or environ. */
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail("dumpable");
   /* The launcher may have died before the line above: its end of the pipe is closed then. */
   struct pollfd gone = {parent_alive, POLLIN, 0};
@@ -182,8 +183,10 @@ static int serve(const char *self, int (*contain)(int, char **));
  * A request for this program in namespaces, as `serve` runs it: the process it starts is made
  * in the namespaces (clone) and is their init, so no launcher process waits above init. It takes
  * contain_main's steps in the same order, the namespaces aside: the limit, the user mapped and the
- * mounts private, then init. `alive` is the read end of `serve`'s own pipe, open while `serve`
- * lives (init's parent: the parent-death signal is about it); nothing else of `serve` stays open.
+ * mounts private, then init; the limit is set inside the new user namespace, which is why a limit
+ * above the current hard one is never cloned (clone_keeps_what_fork_did). `alive` is the read
+ * end of `serve`'s own pipe, open while `serve` lives (init's parent: the parent-death signal is
+ * about it); nothing else of `serve` stays open.
  */
 static int contain_as_init(char **argv, int flags, unsigned uid, unsigned gid, int alive) {
   if (dup2(alive, 3) < 0) fail("dup2");
@@ -203,7 +206,8 @@ int main(int argc, char **argv) {
  * contain serve: a spawner (spawner-entry.mjs's work, for spawner.ts) in this small process.
  * Starting a process from Node's spawner costs about a millisecond of its CPU per case (a fork
  * of a 40 MB process, three streams); from here a fork of a process of a few hundred kB, and a
- * request for this very program runs it in the forked child, without an exec.
+ * request for this very program runs it without an exec, in a child cloned into the namespaces
+ * the request asks for, where it is their init (contain_as_init).
  * Requests on stdin, one after another:
  *   run <id> <timeout-ms|-1> <max-stderr-bytes> <argc> <envc> <payload-bytes>\n<payload>
  * the payload: the working folder, argv and env as NUL-terminated strings, then the input.
@@ -351,6 +355,43 @@ static void spawn_error(long id, const char *message) {
   text_str(&answers, "}\n");
 }
 
+/*
+ * A request for this program in namespaces is cloned into them (below), where its first steps
+ * run without this process's capabilities over the host: for root, two of them could differ
+ * from a fork's. Raising the data limit's hard value takes a capability, so a limit above the
+ * current hard one goes the fork's way; and the working folder is opened here, where it can be
+ * reached as before (root's reach into another user's folders), the child entering it by its
+ * descriptor. For any other user both are the same either way. False: fork instead.
+ */
+static int clone_keeps_what_fork_did(const char *limit_kb, const char *cwd, int *folder) {
+  if (strcmp(limit_kb, "-") != 0) {
+    struct rlimit now;
+    if (getrlimit(RLIMIT_DATA, &now) != 0) return 0;
+    if (now.rlim_max != RLIM_INFINITY && (rlim_t)strtoull(limit_kb, NULL, 10) * 1024 > now.rlim_max) return 0;
+  }
+  if (cwd[0]) {
+    *folder = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (*folder < 0) return 0; /* the fork's chdir says why, as it always did */
+  }
+  return 1;
+}
+
+/*
+ * A child made in new namespaces, as fork makes one (a raw clone: the child goes on from here on
+ * a copy of this stack), or -1: refused, or not this architecture. Only where clone's arguments
+ * are known (s390 swaps the first two; sparc returns the parent's pid in the child). Its child
+ * has glibc's cached thread id of this process: it must not raise or abort (nothing there does).
+ */
+static pid_t clone_into(int flags) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  return (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD, NULL, NULL, NULL, NULL);
+#else
+  (void)flags;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 /* Starts one request. fields: cwd, argv[argc], env[envc]; the rest of the payload is the input. */
 static void start(const char *self, int (*contain)(int, char **), int alive, long id, long timeout_ms, long max_stderr, int argc, int envc, char *payload, size_t length) {
   char **fields = calloc((size_t)(argc + envc + 3), sizeof *fields);
@@ -380,13 +421,12 @@ static void start(const char *self, int (*contain)(int, char **), int alive, lon
     free(fields), free(argv), free(envp);
     return;
   }
-  /* This program in namespaces: cloned into them (a raw clone: fork's semantics, the child
-     goes on from here on a copy of this stack); where the clone is refused, forked, and
-     contain_main makes them (or says why not) as it would in a process of its own. */
   int self_request = strcmp(argv[0], self) == 0;
   int flags = self_request ? namespace_flags(argc, argv) : 0;
   unsigned uid = getuid(), gid = getgid();
-  pid_t pid = flags ? (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD, NULL, NULL, NULL, NULL) : -1;
+  int folder = -1;
+  pid_t pid = -1;
+  if (flags && clone_keeps_what_fork_did(argv[1], cwd, &folder)) pid = clone_into(flags);
   if (pid < 0) {
     flags = 0;
     pid = fork();
@@ -399,7 +439,7 @@ static void start(const char *self, int (*contain)(int, char **), int alive, lon
     setsid();
     dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);
     int problem = 0;
-    if (cwd[0] && chdir(cwd) != 0) problem = errno;
+    if (folder >= 0 ? fchdir(folder) != 0 : cwd[0] && chdir(cwd) != 0) problem = errno;
     extern char **environ;
     environ = envp;
     if (!problem && flags) _exit(contain_as_init(argv, flags, uid, gid, alive));
@@ -418,6 +458,7 @@ static void start(const char *self, int (*contain)(int, char **), int alive, lon
     _exit(FAILED);
   }
   close(in[0]), close(out[1]), close(err[1]), close(report[1]);
+  if (folder >= 0) close(folder);
   int problem = 0;
   ssize_t got = pid < 0 ? -1 : read(report[0], &problem, sizeof problem);
   while (got < 0 && errno == EINTR) got = read(report[0], &problem, sizeof problem);
