@@ -101,22 +101,27 @@ describe.each(CHAINS)('a command agent started by %s gets the limits of every un
     const runtime = await commandAgent(
       `import { execFileSync } from 'node:child_process';
 const listed = execFileSync('sh', ['-c', 'for p in /proc/[0-9]*; do echo "\${p#/proc/}"; done'], { encoding: 'utf8' }).trim().split('\\n').map(Number).sort((a, b) => a - b);
+// The same /proc reached up from its working folder: its own namespace's, not one the folder came from.
+const up = process.cwd().split('/').filter(Boolean).map(() => '..').join('/') + '/proc';
+const listedUp = execFileSync('sh', ['-c', 'for p in ' + up + '/[0-9]*; do echo "\${p##*/}"; done'], { encoding: 'utf8' }).trim().split('\\n').map(Number).sort((a, b) => a - b);
 const init = execFileSync('cat', ['/proc/1/cmdline'], { encoding: 'utf8' }).split('\\0').join(' ');
 let initMemory = 'read';
 try { execFileSync('cat', ['/proc/1/environ'], { stdio: 'ignore' }); } catch { initMemory = 'refused'; }
 const caps = /CapEff:\\s*(\\w+)/.exec(execFileSync('cat', ['/proc/self/status'], { encoding: 'utf8' }))[1];
-console.log(JSON.stringify({ type: 'final', output: { pid: process.pid, listed, init, caps, initMemory } }));
+console.log(JSON.stringify({ type: 'final', output: { pid: process.pid, listed, listedUp, init, caps, initMemory } }));
 `,
       128,
       env,
     );
     try {
       const outcome = await runtime.runCase({ id: 'c1' }, 0, { emit: () => undefined });
-      const seen = outcome.output as { pid: number; listed: number[]; init: string; caps: string; initMemory: string };
+      const seen = outcome.output as { pid: number; listed: number[]; listedUp: number[]; init: string; caps: string; initMemory: string };
       expect(seen.pid).toBe(2);
       // 1 and 2, and the shell the agent started to look: none of agentdevel's.
       expect(seen.listed.slice(0, 2)).toEqual([1, 2]);
       expect(seen.listed).toHaveLength(3);
+      expect(seen.listedUp.slice(0, 2)).toEqual([1, 2]);
+      expect(seen.listedUp.length).toBeLessThan(5);
       expect(seen.caps).toBe('0000000000000000');
       expect(seen.init).toMatch(chain === 'the launcher' ? /agentdevel\/contain-[0-9a-f]+ serve/ : /agentdevel-init/);
       // The launcher's init is a fork of the helper that serves every case-trial of the run, with

@@ -184,7 +184,7 @@ static int serve(const char *self, int (*contain)(int, char **));
  * in the namespaces (clone) and is their init, so no launcher process waits above init. It takes
  * contain_main's steps in the same order, the namespaces aside: the limit, the user mapped and the
  * mounts private, then init; the limit is set inside the new user namespace, which is why a limit
- * above the current hard one is never cloned (clone_keeps_what_fork_did). `alive` is the read
+ * above the current hard one is never cloned (clone_keeps_limit). `alive` is the read
  * end of `serve`'s own pipe, open while `serve` lives (init's parent: the parent-death signal is
  * about it); nothing else of `serve` stays open.
  */
@@ -359,21 +359,17 @@ static void spawn_error(long id, const char *message) {
  * A request for this program in namespaces is cloned into them (below), where its first steps
  * run without this process's capabilities over the host: for root, two of them could differ
  * from a fork's. Raising the data limit's hard value takes a capability, so a limit above the
- * current hard one goes the fork's way; and the working folder is opened here, where it can be
- * reached as before (root's reach into another user's folders), the child entering it by its
- * descriptor. For any other user both are the same either way. False: fork instead.
+ * current hard one goes the fork's way (here); and root may reach the working folder only by
+ * a capability, so a clone's child refused it is started again, forked (start). For any other
+ * user both are the same either way. (The child cannot be given the folder as a descriptor
+ * opened here: its working folder would then be in this mount namespace, not its own, and
+ * `..` from it would reach this namespace's /proc.) False: fork instead.
  */
-static int clone_keeps_what_fork_did(const char *limit_kb, const char *cwd, int *folder) {
-  if (strcmp(limit_kb, "-") != 0) {
-    struct rlimit now;
-    if (getrlimit(RLIMIT_DATA, &now) != 0) return 0;
-    if (now.rlim_max != RLIM_INFINITY && (rlim_t)strtoull(limit_kb, NULL, 10) * 1024 > now.rlim_max) return 0;
-  }
-  if (cwd[0]) {
-    *folder = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (*folder < 0) return 0; /* the fork's chdir says why, as it always did */
-  }
-  return 1;
+static int clone_keeps_limit(const char *limit_kb) {
+  if (strcmp(limit_kb, "-") == 0) return 1;
+  struct rlimit now;
+  if (getrlimit(RLIMIT_DATA, &now) != 0) return 0;
+  return now.rlim_max == RLIM_INFINITY || (rlim_t)strtoull(limit_kb, NULL, 10) * 1024 <= now.rlim_max;
 }
 
 /*
@@ -415,18 +411,21 @@ static void start(const char *self, int (*contain)(int, char **), int alive, lon
   int slot = -1;
   for (int i = 0; i < MAX_RUNS && slot < 0; i += 1)
     if (!runs[i]) slot = i;
+  int self_request = argc >= 1 && strcmp(argv[0], self) == 0;
+  unsigned uid = getuid(), gid = getgid();
+  int may_clone = self_request && clone_keeps_limit(argv[1] ? argv[1] : "-");
   int in[2], out[2], err[2], report[2];
+  pid_t pid;
+  int flags, problem;
+  ssize_t got;
+again:
   if (slot < 0 || argc < 1 || pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
     spawn_error(id, slot < 0 ? "too many processes at once" : strerror(errno));
     free(fields), free(argv), free(envp);
     return;
   }
-  int self_request = strcmp(argv[0], self) == 0;
-  int flags = self_request ? namespace_flags(argc, argv) : 0;
-  unsigned uid = getuid(), gid = getgid();
-  int folder = -1;
-  pid_t pid = -1;
-  if (flags && clone_keeps_what_fork_did(argv[1], cwd, &folder)) pid = clone_into(flags);
+  flags = may_clone ? namespace_flags(argc, argv) : 0;
+  pid = flags ? clone_into(flags) : -1;
   if (pid < 0) {
     flags = 0;
     pid = fork();
@@ -439,7 +438,7 @@ static void start(const char *self, int (*contain)(int, char **), int alive, lon
     setsid();
     dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);
     int problem = 0;
-    if (folder >= 0 ? fchdir(folder) != 0 : cwd[0] && chdir(cwd) != 0) problem = errno;
+    if (cwd[0] && chdir(cwd) != 0) problem = errno;
     extern char **environ;
     environ = envp;
     if (!problem && flags) _exit(contain_as_init(argv, flags, uid, gid, alive));
@@ -458,11 +457,17 @@ static void start(const char *self, int (*contain)(int, char **), int alive, lon
     _exit(FAILED);
   }
   close(in[0]), close(out[1]), close(err[1]), close(report[1]);
-  if (folder >= 0) close(folder);
-  int problem = 0;
-  ssize_t got = pid < 0 ? -1 : read(report[0], &problem, sizeof problem);
+  problem = 0;
+  got = pid < 0 ? -1 : read(report[0], &problem, sizeof problem);
   while (got < 0 && errno == EINTR) got = read(report[0], &problem, sizeof problem);
   close(report[0]);
+  if (flags && uid == 0 && got == (ssize_t)sizeof problem && problem == EACCES) {
+    /* Root, refused its working folder in the namespaces: once more, forked (clone_keeps_limit). */
+    waitpid(pid, NULL, 0);
+    close(in[1]), close(out[0]), close(err[0]);
+    may_clone = 0;
+    goto again;
+  }
   if (pid < 0 || got == (ssize_t)sizeof problem) {
     char message[512];
     int code = pid < 0 ? errno : problem;
