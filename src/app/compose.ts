@@ -62,6 +62,8 @@ export interface OpenedCommand {
   readonly redact: Redactor;
   /** Makes sure the models the config names can be called (API_KEY_MISSING, exit 2, when not): for commands opened with `models: 'at_first_call'`. */
   requireModels(): void;
+  /** With a queue, for an interrupted command: takes back the case-trials no worker has started (CaseTrialExecutor.withdraw); how many. */
+  readonly withdraw?: () => Promise<number>;
   close(): Promise<void>;
 }
 
@@ -192,6 +194,7 @@ export async function openCommand(
       requireModels: () => {
         if (claude && usesClaude) claude.ready();
       },
+      ...(executor?.withdraw ? { withdraw: executor.withdraw } : {}),
       pipelineContext: {
         workspace,
         model,

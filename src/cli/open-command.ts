@@ -3,6 +3,7 @@
 import { commandReporting, openCommand as openOnWorkspace, type OpenedCommand } from '../app/compose.ts';
 import type { Redactor } from '../domain/environment.ts';
 import type { Reporter } from '../domain/ports/reporter.ts';
+import { beforeInterruptExit } from './interrupt-steps.ts';
 import type { CommonOptions, Io } from './io.ts';
 import { createOutput, type Output } from './render.ts';
 
@@ -22,5 +23,21 @@ type OpeningChoices = Parameters<typeof openOnWorkspace> extends [unknown, unkno
 /** Opens the workspace named by -C (default: the current directory) for one command (app/compose.ts), with its output. */
 export async function openCommand(io: Io, options: CommonOptions, ...choices: OpeningChoices): Promise<CommandContext> {
   const opened = await openOnWorkspace(io, options, ...choices);
-  return { ...opened, output: createOutput(options.json === true, opened.redact, io.stdout) };
+  // Interrupted with case-trials on a queue: those no worker has started are taken back, so the
+  // workers spend nothing on a run nobody collects (the running ones leave results to reuse).
+  const withdraw = opened.withdraw;
+  const stopWithdrawing = withdraw
+    ? beforeInterruptExit(async () => {
+        const count = await withdraw();
+        if (count > 0) io.stderr.write(`agentdevel: took ${count} case-trial${count === 1 ? '' : 's'} no worker had started back out of the queue\n`);
+      })
+    : () => undefined;
+  return {
+    ...opened,
+    output: createOutput(options.json === true, opened.redact, io.stdout),
+    close: async () => {
+      stopWithdrawing();
+      await opened.close();
+    },
+  };
 }

@@ -473,6 +473,37 @@ describe('run --queue', () => {
     }
   });
 
+  it('interrupted (Ctrl-C), takes back the case-trials no worker has started: nothing is left to run for nobody', async () => {
+    // A database no worker serves: every job this run sends waits.
+    const db = '11';
+    const waiting = () => Number(redisCli('-n', db, 'LLEN', `bull:${QUEUE_NAME}:wait`));
+    const jobHashes = () => redisCli('-n', db, '--scan', '--pattern', `bull:${QUEUE_NAME}:*`).split('\n').filter((k) => /:[0-9a-f]{64}$/.test(k));
+    const run = spawn(process.execPath, [bin, 'run', '-C', local.dir, '--queue', `${queueUrl()}/${db}`, '--trials', '2'], {
+      env: { ...process.env, CI: 'true', ANTHROPIC_API_KEY: '', AGENTDEVEL_QUEUE_KEY: QUEUE_KEY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    run.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    let sent = 0;
+    try {
+      await until(() => waiting() > 0, 30_000, 'the run to send its case-trials');
+      // Its batches go out within milliseconds of each other.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      sent = waiting();
+      expect(jobHashes()).toHaveLength(sent);
+      run.kill('SIGINT');
+      await stopped(run, 10_000);
+    } finally {
+      run.kill('SIGKILL');
+    }
+    outputs.push(stderr);
+    expect(run.exitCode, stderr).toBe(130);
+    const taken = Number(/took (\d+) case-trials? no worker had started back out of the queue/.exec(stderr)?.[1]);
+    expect(taken, stderr).toBeGreaterThanOrEqual(sent);
+    expect(waiting()).toBe(0);
+    expect(jobHashes()).toEqual([]);
+  });
+
   it('a worker started as a shell job stops when the job is ended, and on SIGHUP', async () => {
     // As `npx agentdevel worker … &` runs it: a shell between the job and node. Ending the job
     // ends the shell, never node; the worker sees its parent gone and stops.

@@ -163,6 +163,17 @@ export async function openCaseTrialQueue(address: QueueAddress, settings: Coordi
     remove: async (id) => {
       await queue.remove(id);
     },
+    // Looked at, then removed: a job a worker takes in between is locked, and its removal refused.
+    removeWaiting: async (ids) => {
+      const removed = await Promise.all(
+        ids.map(async (id) => {
+          const state = await queue.getJobState(id).catch(() => 'unknown');
+          if (state !== 'waiting' && state !== 'prioritized' && state !== 'delayed') return 0;
+          return queue.remove(id).catch(() => 0);
+        }),
+      );
+      return removed.reduce((sum: number, one) => sum + one, 0);
+    },
     eventsEnd: async () => ((await client.runCommand('xrevrange', [queue.keys.events, '+', '-', 'COUNT', 1])) as Array<[string, string[]]>)[0]?.[0] ?? '0-0',
     eventsAfter: async (after, blockMs) => {
       const reply = (await blocking.xread([{ key: queue.keys.events as string, id: after }], { BLOCK: blockMs, COUNT: EVENTS_PER_READ })) as Array<[string, Array<[string, string[]]>]> | null;

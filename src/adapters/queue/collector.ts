@@ -38,6 +38,8 @@ export interface CaseTrialQueue {
   /** Publishes `body` (a JobVersion as JSON) as the version workers prepare when they start, tagged with the key. */
   putVersion(body: string, ttlSeconds: number): Promise<void>;
   workerCount(): Promise<number>;
+  /** Sends nothing more, and takes the jobs waiting for it out of the queue (CaseTrialExecutor.withdraw). */
+  withdraw(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,8 @@ export interface CoordinatorLink {
   addAll(jobs: ReadonlyArray<{ readonly id: string; readonly entry: Tagged }>): Promise<void>;
   /** Removes a finished job, result and all, so its id can run again. */
   remove(id: string): Promise<void>;
+  /** Removes those of these jobs that no worker has taken yet (a running or finished one stays); resolves with how many. */
+  removeWaiting(ids: readonly string[]): Promise<number>;
   /** The position of the end of the event stream: the events after it are new. */
   eventsEnd(): Promise<string>;
   /** The events after `after` (waiting up to `blockMs` for one), and the position after them. */
@@ -159,6 +163,10 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
   let outgoing: Pending[] = [];
   let flushScheduled = false;
   let closing = false;
+  /** Set once the command is interrupted: no batch goes out any more. */
+  let withdrawn = false;
+  /** The batch being sent, if any: a withdrawal waits for it, so that nothing it adds stays behind. */
+  let sending: Promise<void> = Promise.resolve();
   let failure: Error | null = null;
   let lastActivity = now();
   let lastReachable = now();
@@ -180,11 +188,13 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
   let lastFlush = Number.NEGATIVE_INFINITY;
   let flushAfterPause = false;
   const scheduleFlush = () => {
-    if (flushScheduled) return;
+    if (flushScheduled || withdrawn) return;
     flushScheduled = true;
     const delay = lastFlush + GATHER_MS - now();
     flushAfterPause = delay < 0;
-    setTimeout(() => void flush(), Math.max(0, delay));
+    setTimeout(() => {
+      sending = flush();
+    }, Math.max(0, delay));
   };
 
   const enqueue = (job: Pending) => {
@@ -239,6 +249,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
   /** Sends the jobs queued so far: removals asked for, one lookup, one addBulk. */
   async function flush(): Promise<void> {
     flushScheduled = false;
+    if (withdrawn) return;
     lastFlush = now();
     const batch = outgoing.splice(0, flushAfterPause ? FIRST_BATCH_MAX : BATCH_MAX);
     if (outgoing.length > 0) scheduleFlush();
@@ -393,6 +404,15 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     putBundle: (bundleKey, bytes, ttlSeconds) => link.putBundle(bundleKey, bytes, ttlSeconds),
     putVersion: (body, ttlSeconds) => link.putVersion(JSON.stringify({ body, tag: versionTag(key, body) } satisfies Tagged), ttlSeconds),
     workerCount: () => link.workerCount(),
+    withdraw: async () => {
+      withdrawn = true;
+      await sending.catch(() => undefined);
+      // Those never sent are not in Redis; the others are, unless a worker took them already.
+      // Another coordinator waiting on the same job (the same case-trial of the same version)
+      // finds it gone at its next sweep, and adds it again.
+      const ids = [...pending.values()].filter((job) => !job.queued).map((job) => job.id);
+      return ids.length === 0 ? 0 : link.removeWaiting(ids);
+    },
     close: async () => {
       closing = true;
       clearInterval(watchdog);

@@ -134,6 +134,10 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
       await queue();
     },
     start,
+    withdraw: async () => {
+      const connected = opening ? await opening.then((q) => q, () => null) : null;
+      return connected ? connected.withdraw() : 0;
+    },
     close: async () => {
       const connected = opening ? await opening.then((q) => q, () => null) : null;
       await connected?.close();

@@ -50,6 +50,13 @@ export interface CaseTrialExecutor {
   /** Resolves once case-trials can be sent (the queue is reachable), so a command fails before it records anything. */
   ready(): Promise<void>;
   start(version: VersionToRun): Promise<CaseTrials>;
+  /**
+   * For a command interrupted (Ctrl-C, SIGTERM): takes back the case-trials sent and not started
+   * yet, so that no worker runs them for nobody; those running finish and leave their results
+   * for a later run to collect. Resolves with how many were taken back. Absent where case-trials
+   * end with the process (a local run).
+   */
+  readonly withdraw?: () => Promise<number>;
   close(): Promise<void>;
 }
 
