@@ -1,7 +1,8 @@
 // What a command wants done when it is interrupted (SIGINT, SIGTERM, SIGHUP) before the process
-// exits: a worker hands the jobs it holds back to the queue. The steps run together, within a
-// bound; a second signal, or the bound, ends the process whatever they are doing. Without a step
-// the process exits at once, as it always did.
+// exits: a worker hands the jobs it holds back to the queue; a command on a queue takes back the
+// case-trials no worker has started. The steps run together, within a bound; a second signal, or
+// the bound, ends the process whatever they are doing. Without a step the process exits at once,
+// as it always did.
 const steps = new Set<() => Promise<void>>();
 
 /** Adds a step; returns the function that removes it. */

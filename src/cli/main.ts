@@ -163,12 +163,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   }
 }
 
-/** How long an interrupted command's last steps (a worker handing its jobs back) may take before it exits. */
+/** How long an interrupted command's last steps (a worker handing its jobs back, a command on a queue taking its waiting ones back) may take before it exits. */
 const INTERRUPT_STEPS_MS = 3000;
 
 /**
  * SIGINT, SIGTERM and SIGHUP (a closed terminal, an ended shell job) end the command at once,
- * through process.exit, so the exit hooks run:
+ * or after its interrupt steps (interrupt-steps.ts: at most INTERRUPT_STEPS_MS, milliseconds
+ * as a rule), through process.exit, so the exit hooks run:
  * children are killed, RC worktrees and branches removed, the workspace lock released. A
  * promotion caught mid-way keeps its journal; the next command finishes it.
  */
@@ -180,7 +181,7 @@ function handleInterrupts(io: Io): () => void {
       // A second signal while the steps run: at once.
       if (interrupted) process.exit(codes[signal]);
       interrupted = true;
-      // What is released (a workspace's lock, worktrees, children) is the exit hooks'; a worker holds no workspace.
+      // What is released (a workspace's lock, worktrees, children) is the exit hooks', after the steps.
       io.stderr.write(`\nagentdevel: ${signal}: stopping\n`);
       if (!hasInterruptSteps()) process.exit(codes[signal]);
       void runInterruptSteps(INTERRUPT_STEPS_MS).finally(() => process.exit(codes[signal]));

@@ -29,7 +29,7 @@ export async function openCommand(io: Io, options: CommonOptions, ...choices: Op
   const stopWithdrawing = withdraw
     ? beforeInterruptExit(async () => {
         const count = await withdraw();
-        if (count > 0) io.stderr.write(`agentdevel: took ${count} case-trial${count === 1 ? '' : 's'} no worker had started back out of the queue\n`);
+        if (count > 0) io.stderr.write(`agentdevel: took ${count} waiting case-trial${count === 1 ? '' : 's'} back out of the queue\n`);
       })
     : () => undefined;
   return {

@@ -223,7 +223,7 @@ describe('a program the launcher serves', () => {
   });
 
   // Root reaches another user's folders by its capabilities on the host, which the clone's child
-  // has not: the helper opens the working folder itself, and the program starts there as before.
+  // has not: refused its working folder there, the helper starts it again, forked, as before.
   it.skipIf(!namespaced || !launcherBuilt || process.getuid?.() !== 0)("as root, starts in a working folder reached only through another user's private folder", async () => {
     const outer = tempDir('agentdevel-private-');
     const inner = path.join(outer, 'blueprint');

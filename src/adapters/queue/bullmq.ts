@@ -110,6 +110,7 @@ function queueEvent(fields: readonly string[]): QueueEvent {
   // attempts or stalls used up); a failure to be retried goes back to waiting instead.
   if (event === 'completed') return { kind: 'completed', jobId, returnvalue: field('returnvalue') ?? 'null' };
   if (event === 'failed') return { kind: 'failed', jobId, failedReason: field('failedReason') ?? 'failed' };
+  if (event === 'removed') return { kind: 'removed', jobId };
   return { kind: 'other' };
 }
 

@@ -63,6 +63,8 @@ export interface JobState {
 export type QueueEvent =
   | { readonly kind: 'completed'; readonly jobId: string; readonly returnvalue: string }
   | { readonly kind: 'failed'; readonly jobId: string; readonly failedReason: string }
+  /** Removed before it was done with: by another command's withdrawal, say (a job is shared by its content). */
+  | { readonly kind: 'removed'; readonly jobId: string }
   | { readonly kind: 'other' };
 
 /** What the coordinator needs of BullMQ and Redis (bullmq.ts). */
@@ -73,7 +75,7 @@ export interface CoordinatorLink {
   addAll(jobs: ReadonlyArray<{ readonly id: string; readonly entry: Tagged }>): Promise<void>;
   /** Removes a finished job, result and all, so its id can run again. */
   remove(id: string): Promise<void>;
-  /** Removes those of these jobs that no worker has taken yet (a running or finished one stays); resolves with how many. */
+  /** Removes those of these jobs that are waiting for a worker (a retry waiting out its backoff included; a running or finished one stays); resolves with how many. */
   removeWaiting(ids: readonly string[]): Promise<number>;
   /** The position of the end of the event stream: the events after it are new. */
   eventsEnd(): Promise<string>;
@@ -165,8 +167,8 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
   let closing = false;
   /** Set once the command is interrupted: no batch goes out any more. */
   let withdrawn = false;
-  /** The batch being sent, if any: a withdrawal waits for it, so that nothing it adds stays behind. */
-  let sending: Promise<void> = Promise.resolve();
+  /** The batches being sent (they may overlap): a withdrawal waits for them, so that nothing they add stays behind. */
+  const sending = new Set<Promise<void>>();
   let failure: Error | null = null;
   let lastActivity = now();
   let lastReachable = now();
@@ -193,7 +195,9 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     const delay = lastFlush + GATHER_MS - now();
     flushAfterPause = delay < 0;
     setTimeout(() => {
-      sending = flush();
+      const sent = flush();
+      sending.add(sent);
+      void sent.finally(() => sending.delete(sent));
     }, Math.max(0, delay));
   };
 
@@ -278,7 +282,7 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
         // Still waiting or running, for an earlier submission: its events come to the reader.
         else job.earlierRun ||= state.createdAt < job.submittedAt;
       });
-      if (toAdd.length > 0) await link.addAll(toAdd.map((job) => ({ id: job.id, entry: job.entry })));
+      if (toAdd.length > 0 && !withdrawn) await link.addAll(toAdd.map((job) => ({ id: job.id, entry: job.entry })));
     } catch (error) {
       if (failure) return giveUp(failure);
       // Redis answered, with an error: nothing to wait out (a bug, a Redis that refuses the commands).
@@ -301,7 +305,10 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
       // Not ours, or ours but about to run again (the event is of its run before).
       if (!job || job.queued) continue;
       if (event.kind === 'completed') completed(job, event.returnvalue);
-      else failed(job, event.failedReason, false);
+      else if (event.kind === 'failed') failed(job, event.failedReason, false);
+      // Taken out of the queue while this command waits for it: added again (or, if this
+      // command removed it to run it again, looked up once more, which finds it added).
+      else enqueue(job);
     }
   };
 
@@ -406,11 +413,13 @@ export async function startCollector(link: CoordinatorLink, settings: Coordinato
     workerCount: () => link.workerCount(),
     withdraw: async () => {
       withdrawn = true;
-      await sending.catch(() => undefined);
-      // Those never sent are not in Redis; the others are, unless a worker took them already.
-      // Another coordinator waiting on the same job (the same case-trial of the same version)
-      // finds it gone at its next sweep, and adds it again.
-      const ids = [...pending.values()].filter((job) => !job.queued).map((job) => job.id);
+      // Redis lost: nothing can be taken back (the interrupt's bound would only be waited out).
+      if (!(await link.reachable().catch(() => false))) return 0;
+      await Promise.allSettled([...sending]);
+      // Every job this command waits for: one queued again may be in Redis from an earlier send.
+      // Another command waiting on the same job (the same case-trial of the same version) sees
+      // it removed, and adds it again.
+      const ids = [...pending.keys()];
       return ids.length === 0 ? 0 : link.removeWaiting(ids);
     },
     close: async () => {

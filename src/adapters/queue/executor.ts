@@ -54,8 +54,10 @@ function commandError(error: unknown): unknown {
  */
 export function queueExecutor(address: QueueAddress, settings: CoordinatorSettings, deps: QueueExecutorDeps): CaseTrialExecutor {
   let opening: Promise<CaseTrialQueue> | null = null;
+  /** The queue once connected: before that, no case-trial can have been sent. */
+  let connectedQueue: CaseTrialQueue | null = null;
   const queue = async (): Promise<CaseTrialQueue> => {
-    opening ??= openCaseTrialQueue(address, settings, deps.key, deps.note);
+    opening ??= openCaseTrialQueue(address, settings, deps.key, deps.note).then((connected) => (connectedQueue = connected));
     try {
       return await opening;
     } catch (error) {
@@ -134,10 +136,7 @@ export function queueExecutor(address: QueueAddress, settings: CoordinatorSettin
       await queue();
     },
     start,
-    withdraw: async () => {
-      const connected = opening ? await opening.then((q) => q, () => null) : null;
-      return connected ? connected.withdraw() : 0;
-    },
+    withdraw: async () => (connectedQueue ? connectedQueue.withdraw() : 0),
     close: async () => {
       const connected = opening ? await opening.then((q) => q, () => null) : null;
       await connected?.close();

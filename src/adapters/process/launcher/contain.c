@@ -360,8 +360,8 @@ static void spawn_error(long id, const char *message) {
  * run without this process's capabilities over the host: for root, two of them could differ
  * from a fork's. Raising the data limit's hard value takes a capability, so a limit above the
  * current hard one goes the fork's way (here); and root may reach the working folder only by
- * a capability, so a clone's child refused it is started again, forked (start). For any other
- * user both are the same either way. (The child cannot be given the folder as a descriptor
+ * a capability, so a clone's child refused it is started again, forked (start), and that folder
+ * is forked into from then on. For a user without capabilities both are the same either way. (The child cannot be given the folder as a descriptor
  * opened here: its working folder would then be in this mount namespace, not its own, and
  * `..` from it would reach this namespace's /proc.) False: fork instead.
  */
@@ -411,16 +411,23 @@ static void start(const char *self, int (*contain)(int, char **), int alive, lon
   int slot = -1;
   for (int i = 0; i < MAX_RUNS && slot < 0; i += 1)
     if (!runs[i]) slot = i;
+  /* The working folder a clone's child was refused (root's reach by capability): forked into since. */
+  static char *refused_folder = NULL;
   int self_request = argc >= 1 && strcmp(argv[0], self) == 0;
   unsigned uid = getuid(), gid = getgid();
-  int may_clone = self_request && clone_keeps_limit(argv[1] ? argv[1] : "-");
+  int may_clone = self_request && namespace_flags(argc, argv) && clone_keeps_limit(argv[1]) && !(refused_folder && strcmp(refused_folder, cwd) == 0);
   int in[2], out[2], err[2], report[2];
   pid_t pid;
   int flags, problem;
   ssize_t got;
 again:
+  in[0] = in[1] = out[0] = out[1] = err[0] = err[1] = report[0] = report[1] = -1;
   if (slot < 0 || argc < 1 || pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
     spawn_error(id, slot < 0 ? "too many processes at once" : strerror(errno));
+    int *ends[] = {in, out, err, report};
+    for (int i = 0; i < 4; i += 1)
+      for (int e = 0; e < 2; e += 1)
+        if (ends[i][e] >= 0) close(ends[i][e]);
     free(fields), free(argv), free(envp);
     return;
   }
@@ -437,23 +444,23 @@ again:
     signal(SIGPIPE, SIG_DFL);
     setsid();
     dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);
-    int problem = 0;
-    if (cwd[0] && chdir(cwd) != 0) problem = errno;
+    int refused = 0;
+    if (cwd[0] && chdir(cwd) != 0) refused = errno;
     extern char **environ;
     environ = envp;
-    if (!problem && flags) _exit(contain_as_init(argv, flags, uid, gid, alive));
-    if (!problem && self_request) {
+    if (!refused && flags) _exit(contain_as_init(argv, flags, uid, gid, alive));
+    if (!refused && self_request) {
       /* This program: contained here, without an exec of it. Nothing of this process stays open
          in it (other runs' pipes, the channel): no exec closes them here. */
       if (syscall(SYS_close_range, 3, ~0U, 0) != 0)
         for (int fd = 3; fd < 4096; fd += 1) close(fd);
       _exit(contain(argc, argv));
     }
-    if (!problem) {
+    if (!refused) {
       execvp(argv[0], argv);
-      problem = errno;
+      refused = errno;
     }
-    if (write(report[1], &problem, sizeof problem) < 0) _exit(FAILED);
+    if (write(report[1], &refused, sizeof refused) < 0) _exit(FAILED);
     _exit(FAILED);
   }
   close(in[0]), close(out[1]), close(err[1]), close(report[1]);
@@ -461,10 +468,13 @@ again:
   got = pid < 0 ? -1 : read(report[0], &problem, sizeof problem);
   while (got < 0 && errno == EINTR) got = read(report[0], &problem, sizeof problem);
   close(report[0]);
-  if (flags && uid == 0 && got == (ssize_t)sizeof problem && problem == EACCES) {
-    /* Root, refused its working folder in the namespaces: once more, forked (clone_keeps_limit). */
+  if ((flags & CLONE_NEWUSER) && got == (ssize_t)sizeof problem && problem == EACCES) {
+    /* Refused its working folder in the namespaces, reached outside by a capability (root's):
+       once more, forked (clone_keeps_limit), as every later request in that folder is. */
     waitpid(pid, NULL, 0);
     close(in[1]), close(out[0]), close(err[0]);
+    free(refused_folder);
+    refused_folder = strdup(cwd);
     may_clone = 0;
     goto again;
   }
