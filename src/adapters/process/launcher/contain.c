@@ -361,9 +361,10 @@ static void spawn_error(long id, const char *message) {
  * from a fork's. Raising the data limit's hard value takes a capability, so a limit above the
  * current hard one goes the fork's way (here); and root may reach the working folder only by
  * a capability, so a clone's child refused it is started again, forked (start), and that folder
- * is forked into from then on. For a user without capabilities both are the same either way. (The child cannot be given the folder as a descriptor
- * opened here: its working folder would then be in this mount namespace, not its own, and
- * `..` from it would reach this namespace's /proc.) False: fork instead.
+ * is forked into from then on. For a user without capabilities both are the same either way.
+ * (The child cannot be given the folder as a descriptor opened here: its working folder would
+ * then be in this mount namespace, not its own, and `..` from it would reach this namespace's
+ * /proc.) False: fork instead.
  */
 static int clone_keeps_limit(const char *limit_kb) {
   if (strcmp(limit_kb, "-") == 0) return 1;
