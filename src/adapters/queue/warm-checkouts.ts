@@ -100,12 +100,20 @@ export function warmCheckouts(cacheDir: string, onEvict: (tree: string) => Promi
         return false;
       }
     };
-    const small = snapshot.bundleBytes <= SMALL_BUNDLE_BYTES;
-    let from: string;
-    if (small ? await fromBundle() : await fromRemote()) from = small ? 'its bundle' : 'the remote';
-    else if (small ? await fromRemote() : await fromBundle()) from = small ? 'the remote' : 'its bundle';
-    else if (bundleFailure !== null) throw bundleFailure;
-    else throw new Error(`the bundle of ${snapshot.source.slice(0, 12)} is not in the queue (expired?)${snapshot.remote ? ', and the remote could not serve its commit' : ''}; run the command again`);
+    const routes: Array<readonly [string, () => Promise<boolean>]> = [
+      ['its bundle', fromBundle],
+      ['the remote', fromRemote],
+    ];
+    if (snapshot.bundleBytes > SMALL_BUNDLE_BYTES) routes.reverse();
+    let from: string | null = null;
+    for (const [name, route] of routes) {
+      if (await route()) {
+        from = name;
+        break;
+      }
+    }
+    if (from === null && bundleFailure !== null) throw bundleFailure;
+    if (from === null) throw new Error(`the bundle of ${snapshot.source.slice(0, 12)} is not in the queue (expired?)${snapshot.remote ? ', and the remote could not serve its commit' : ''}; run the command again`);
     counts.made += 1;
     if (why === 'reset') counts.reset += 1;
     note(`checked out ${snapshot.tree.slice(0, 12)} from ${from}${why === 'reset' ? ' afresh (a run had changed its files)' : ''}; checkouts made: ${counts.made}, afresh: ${counts.reset}`);
